@@ -1,0 +1,2 @@
+// Placeholder replaced by the real driver in the same change.
+int main() { return 0; }

@@ -1,0 +1,2 @@
+grammar Flow;
+program : EOF ;

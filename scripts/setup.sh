@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs everything Flow needs on a fresh Debian 12 machine, idempotently.
+# Run as root or as a user with sudo. Safe to run again: it only installs what is missing.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+sudo_cmd=""
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
+
+# --- Debian packages -----------------------------------------------------------------
+apt_packages=(
+  build-essential cmake ninja-build pkg-config
+  default-jre-headless maven
+  libantlr4-runtime-dev
+  libclang-cpp14-dev libclang-14-dev llvm-14-dev clang-14 llvm-14-tools
+  libboost-thread-dev
+  libgtest-dev
+  libstxxl-dev            # only for bench/ comparisons, never linked into the product
+  python3 python3-pip
+)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# --- ANTLR4 tool, version must equal the C++ runtime's (4.9) ----------------------------
+antlr_version=4.9
+antlr_dir="$here/third_party/antlr"
+antlr_jar="$antlr_dir/antlr-$antlr_version-complete.jar"
+if [ ! -s "$antlr_jar" ]; then
+  echo "setup: fetching ANTLR $antlr_version tool jar from Maven Central"
+  mkdir -p "$antlr_dir"
+  mvn -q dependency:copy -Dartifact=org.antlr:antlr4:$antlr_version:jar:complete \
+      -DoutputDirectory="$antlr_dir" -Dmdep.stripVersion=false
+  mv -f "$antlr_dir/antlr4-$antlr_version-complete.jar" "$antlr_jar"
+fi
+
+# --- lit (FileCheck comes from llvm-14-tools) --------------------------------------------
+if ! python3 -c 'import lit' 2>/dev/null; then
+  echo "setup: installing lit from PyPI"
+  python3 -m pip install -q lit
+fi
+
+echo "setup: all dependencies present"

@@ -1,0 +1,18 @@
+# lit configuration shared by test/compiler and test/e2e.
+import os
+import lit.formats
+
+config.name = "Flow"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".flow", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "runtime", "fuzz_inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.flow_obj_root, "test")
+
+# FileCheck and `not` come from LLVM 14's tools.
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, os.path.dirname(config.flowc), config.environment.get("PATH", os.environ["PATH"])])
+config.substitutions.append(("%flowc", config.flowc))
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%examples", os.path.join(config.flow_src_root, "examples")))
+config.substitutions.append(("%srcroot", config.flow_src_root))
