@@ -1,2 +1,197 @@
+// The Flow language, v0 (see docs/language.md). ANTLR 4.9, C++ target.
+//
+// The grammar only builds a tree: no actions, no semantic predicates, so the same file
+// could drive any ANTLR target. compiler/parse turns the tree into the AST, and checks
+// what a context-free grammar cannot say well (size units, escapes, literal ranges).
 grammar Flow;
-program : EOF ;
+
+// ---------------------------------------------------------------------------------------
+// Program structure
+// ---------------------------------------------------------------------------------------
+
+program : item* EOF ;
+
+// One expression and nothing else: a `{…}` interpolated into a string, a `--set` value.
+exprOnly : expr EOF ;
+
+item
+    : declaration
+    | statement
+    ;
+
+declaration
+    : 'import' STRING ';'                                         # importDecl
+    | 'param' IDENT ':' type '=' expr ';'                         # paramDecl
+    | 'memory' size ';'                                           # memoryDecl
+    | 'block' size ';'                                            # blockDecl
+    | 'record' IDENT '{' (fieldDecl (',' fieldDecl)* ','?)? '}'   # recordDecl
+    | 'order' IDENT 'on' type '=' orderSpec ';'                   # orderDecl
+    | 'stream' IDENT '=' pipeline ';'                             # streamDecl
+    | 'vector' IDENT (':' type | '=' pipeline) ';'                # vectorDecl
+    | 'pq' IDENT ':' type 'order' orderRef ';'                    # pqDecl
+    ;
+
+fieldDecl : IDENT ':' type ;
+
+// `memory 256 MiB;` or `memory 256MiB;`. A bare number means bytes. A word that is not a
+// unit (`256 MB`) is accepted here and reported by the AST builder with the units it knows.
+size
+    : SIZE                       # sizeLiteral
+    | number IDENT?              # sizeWithWord
+    ;
+
+orderSpec
+    : '(' orderKey (',' orderKey)* ','? ')'   # keyOrder
+    | qualifiedName                           # cppOrder
+    ;
+
+orderKey : expr direction=('asc' | 'desc')? ;
+
+// A queue's order: a declared order, or `asc` / `desc` for scalars.
+orderRef
+    : 'asc'           # ascOrder
+    | 'desc'          # descOrder
+    | qualifiedName   # namedOrder
+    ;
+
+// ---------------------------------------------------------------------------------------
+// Types
+// ---------------------------------------------------------------------------------------
+
+type
+    : '[' type ';' expr ']'   # arrayType
+    | qualifiedName           # namedType      // scalars, records, cpp::ns::T
+    ;
+
+qualifiedName : IDENT ('::' IDENT)* ;
+
+// ---------------------------------------------------------------------------------------
+// Pipelines: source | stage | stage ...
+// ---------------------------------------------------------------------------------------
+
+pipeline : source ('|' stage)* ;
+
+source
+    : 'generate' '(' expr ')' '{' expr '}'                          # generateSource
+    | 'range' '(' expr ',' expr ')'                                  # rangeSource
+    | 'read' '(' STRING ')' 'as' type estimate?                      # readSource
+    | 'read_text' '(' STRING ')' 'as' type estimate?                 # readTextSource
+    | 'scan' '(' IDENT ')'                                           # scanSource
+    | 'merge' '(' pipeline (',' pipeline)* 'by' orderRef ')'         # mergeSource
+    | expr                                                           # exprSource  // a named stream or vector
+    ;
+
+stage
+    : 'map' IDENT '=>' expr                      # mapStage
+    | 'filter' IDENT '=>' expr estimate?         # filterStage
+    | 'sort' ('by' orderRef)?                    # sortStage
+    | 'unique' ('(' expr (',' expr)* ')')? estimate?   # uniqueStage
+    | 'take' expr                                # takeStage
+    | 'for' IDENT block                          # forStage
+    ;
+
+// `~ 1e9` after a file source is its element count; `~ 0.5` after a filter or unique is
+// the fraction of elements that pass. Both only feed the estimates.
+estimate : '~' number ;
+
+// ---------------------------------------------------------------------------------------
+// Statements
+// ---------------------------------------------------------------------------------------
+
+block : '{' statement* '}' ;
+
+statement
+    : 'let' IDENT (':' type)? '=' expr ';'                       # letStmt
+    | 'var' IDENT (':' type)? '=' expr ';'                       # varStmt
+    | ifStatement                                                # ifStmt
+    | 'while' expr block                                         # whileStmt
+    | 'for' IDENT 'in' pipeline block                            # forInStmt
+    | 'break' ';'                                                # breakStmt
+    | 'continue' ';'                                             # continueStmt
+    | 'emit' expr ';'                                            # emitStmt
+    | 'print' STRING ';'                                         # printStmt
+    | 'write' pipeline 'to' STRING ';'                           # writeStmt
+    | 'write_text' pipeline 'to' STRING ';'                      # writeTextStmt
+    | expr op=assignOp expr ';'                                  # assignStmt
+    | expr ';'                                                   # exprStmt
+    | block                                                      # blockStmt
+    ;
+
+ifStatement : 'if' expr block ('else' (elseIf=ifStatement | elseBlock=block))? ;
+
+assignOp : '=' | '+=' | '-=' | '*=' | '/=' | '%=' | '&=' | '^=' | '<<=' | '>>=' ;
+
+// ---------------------------------------------------------------------------------------
+// Expressions, from the tightest binding to the loosest (as in Rust): postfix, unary,
+// `as`, * / %, + -, << >>, &, ^, comparisons, &&, ||. There is no `|` operator: `|`
+// always separates pipeline stages; bitwise or is the builtin bor(a, b).
+// ---------------------------------------------------------------------------------------
+
+expr
+    : primary                                                   # primaryExpr
+    | expr '.' IDENT '(' arguments? ')'                         # methodCallExpr
+    | expr '.' IDENT                                            # fieldExpr
+    | expr '[' expr ']'                                         # indexExpr
+    | op=('-' | '!' | '~') expr                                 # unaryExpr
+    | expr 'as' type                                            # castExpr
+    | expr op=('*' | '/' | '%') expr                            # binaryExpr
+    | expr op=('+' | '-') expr                                  # binaryExpr
+    | expr op=('<<' | '>>') expr                                # binaryExpr
+    | expr op='&' expr                                          # binaryExpr
+    | expr op='^' expr                                          # binaryExpr
+    | expr op=('==' | '!=' | '<' | '<=' | '>' | '>=') expr      # binaryExpr
+    | expr op='&&' expr                                         # binaryExpr
+    | expr op='||' expr                                         # binaryExpr
+    ;
+
+primary
+    : number                                                     # numberLit
+    | SIZE                                                       # sizeLit
+    | STRING                                                     # stringLit
+    | ('true' | 'false')                                         # boolLit
+    | qualifiedName '{' fieldInit (',' fieldInit)* ','? '}'      # recordExpr
+    | qualifiedName '(' arguments? ')'                           # callExpr
+    | qualifiedName                                              # nameExpr
+    | '(' expr ')'                                               # parenExpr
+    | '[' expr ';' expr ']'                                      # arrayRepeatExpr
+    | '[' (expr (',' expr)* ','?)? ']'                           # arrayListExpr
+    ;
+
+fieldInit : IDENT ':' expr ;
+
+// A call argument may be a whole pipeline: count(graph | filter e => e.a > 0).
+arguments : pipeline (',' pipeline)* ;
+
+number : INT | FLOAT ;
+
+// ---------------------------------------------------------------------------------------
+// Lexer
+// ---------------------------------------------------------------------------------------
+
+// A number followed by a unit on the same line is a size (`256MiB`, `256 MiB`, `1.5 GiB`),
+// in bytes. A unit run into more letters (`8 Bytes`) is one bad token.
+SIZE     : DIGITS ('.' DIGITS)? [ \t]* UNIT ;
+BAD_SIZE : DIGITS ('.' DIGITS)? [ \t]* UNIT [A-Za-z0-9_]+ ;
+fragment UNIT : 'B' | 'KiB' | 'MiB' | 'GiB' | 'TiB' ;
+FLOAT : DIGITS '.' DIGITS EXPONENT? | DIGITS EXPONENT ;
+INT   : DIGITS | '0' [xX] [0-9a-fA-F_]+ ;
+// A number run into letters (`12abc`, `0x`, `1.5.3`) is one bad token, reported as such.
+BAD_NUMBER : [0-9] [0-9a-zA-Z_.]* ;
+
+fragment DIGITS   : [0-9] [0-9_]* ;
+fragment EXPONENT : [eE] [+-]? [0-9]+ ;
+
+STRING : '"' (ESCAPE | ~["\\\r\n])* '"' ;
+UNTERMINATED_STRING : '"' (ESCAPE | ~["\\\r\n])* ;
+fragment ESCAPE : '\\' ~[\r\n] ;
+
+IDENT : [A-Za-z_] [A-Za-z0-9_]* ;
+
+LINE_COMMENT  : '//' ~[\r\n]* -> skip ;
+BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
+// A `/*` with no `*/` before the end of the file.
+UNTERMINATED_COMMENT : '/*' (~'*' | '*'+ ~[*/])* '*'* EOF ;
+WS : [ \t\r\n]+ -> skip ;
+
+// Anything else is one bad character; the parser reports it by name.
+BAD_CHAR : . ;

@@ -1,2 +1,89 @@
-// Placeholder replaced by the real driver in the same change.
-int main() { return 0; }
+// flowc: the Flow compiler's command line. Dispatches to one function per command.
+#include "driver/check_command.hpp"
+#include "driver/version.hpp"
+
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+const char* kUsage = R"(flowc - compile .flow scripts for data far larger than memory
+
+usage: flowc <command> [options] FILE...
+       flowc --version | --help
+
+commands:
+  check FILE...        parse and check scripts; print diagnostics as
+                       file:line:col: error: message, with the line and a caret
+
+options of check:
+  --dump-ast           print the syntax tree of each script (with line:column)
+  --summary            print a one-line summary of each clean script
+  --color=WHEN         color diagnostics: auto (default, when stderr is a terminal),
+                       always or never
+
+exit status: 0 success, 1 errors in a script, 2 bad command line, 3 internal error.
+The commands emit, explain, build and run are designed (docs/language.md) and not built yet.
+)";
+
+int usageError(const std::string& message) {
+  std::cerr << "flowc: " << message << "\n(run 'flowc --help' for usage)\n";
+  return 2;
+}
+
+bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+int checkCommand(int argc, char** argv) {
+  flow::driver::CheckOptions options;
+  options.color = isatty(STDERR_FILENO);
+  bool onlyFiles = false;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (onlyFiles || arg == "-" || !startsWith(arg, "-")) options.files.push_back(arg);
+    else if (arg == "--") onlyFiles = true;
+    else if (arg == "--dump-ast") options.dumpAst = true;
+    else if (arg == "--summary") options.summary = true;
+    else if (arg == "--color=always") options.color = true;
+    else if (arg == "--color=never") options.color = false;
+    else if (arg == "--color=auto") options.color = isatty(STDERR_FILENO);
+    else if (arg == "-h" || arg == "--help") {
+      std::cout << kUsage;
+      return 0;
+    } else return usageError("unknown option '" + arg + "' for 'check'");
+  }
+  if (options.files.empty()) return usageError("'check' needs at least one FILE");
+  return flow::driver::runCheck(options);
+}
+
+int run(int argc, char** argv) {
+  if (argc < 2) return usageError("no command given");
+  std::string command = argv[1];
+  if (command == "-h" || command == "--help" || command == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (command == "--version" || command == "version") {
+    std::cout << flow::driver::versionText();
+    return 0;
+  }
+  if (command == "check") return checkCommand(argc, argv);
+  if (command == "emit" || command == "explain" || command == "build" || command == "run")
+    return usageError("'" + command + "' is not built yet in this version of flowc");
+  return usageError("unknown command '" + command + "'");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "flowc: internal error: " << e.what() << "\nplease report this bug with the script that caused it\n";
+  } catch (...) {
+    std::cerr << "flowc: internal error (unknown exception)\nplease report this bug with the script that caused it\n";
+  }
+  return 3;
+}

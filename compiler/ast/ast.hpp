@@ -1,0 +1,550 @@
+#pragma once
+// The Flow AST: what the script says, with a source location on every node and no types
+// yet (sema adds those). Built by compiler/parse, printed by ast_printer for --dump-ast.
+//
+// Node families: TypeRef (types as written), Expr, Source and Stage (the two halves of a
+// pipeline), and Stmt (statements; declarations are statements too, as in C++).
+// Each family has a Kind enum and `as<T>()` for checked downcasts.
+#include "ast/source.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace flow::ast {
+
+template <class Base> struct Node {
+  SourceLoc loc;
+  template <class T> T* as() { return this->kindOf() == T::kKind ? static_cast<T*>(this) : nullptr; }
+  template <class T> const T* as() const {
+    return this->kindOf() == T::kKind ? static_cast<const T*>(this) : nullptr;
+  }
+  virtual ~Node() = default;
+  virtual int kindOf() const = 0;
+};
+
+/// `a::b::c` — a name, possibly qualified (imported C++ names start with `cpp::`).
+struct QualifiedName {
+  std::vector<std::string> parts;
+  SourceLoc loc;
+  std::string str() const;
+};
+
+// ----------------------------------------------------------------------------- types
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct TypeRef : Node<TypeRef> {
+  enum Kind { Named, Array };
+  virtual Kind kind() const = 0;
+  int kindOf() const override { return kind(); }
+};
+using TypeRefPtr = std::unique_ptr<TypeRef>;
+
+struct NamedType : TypeRef {
+  static constexpr int kKind = Named;
+  Kind kind() const override { return Named; }
+  QualifiedName name;
+};
+
+struct ArrayType : TypeRef {
+  static constexpr int kKind = Array;
+  Kind kind() const override { return Array; }
+  TypeRefPtr element;
+  ExprPtr length;
+};
+
+/// The order of a queue, merge or sort: built-in `asc` / `desc`, or a declared order.
+struct OrderRef {
+  enum Kind { Asc, Desc, Named } kind = Asc;
+  QualifiedName name; // for Named
+  SourceLoc loc;
+  std::string str() const;
+};
+
+// ------------------------------------------------------------------------ pipelines
+
+struct Source;
+struct Stage;
+using SourcePtr = std::unique_ptr<Source>;
+using StagePtr = std::unique_ptr<Stage>;
+
+/// `source | stage | stage …`
+struct Pipeline {
+  SourcePtr source;
+  std::vector<StagePtr> stages;
+  SourceLoc loc;
+};
+using PipelinePtr = std::unique_ptr<Pipeline>;
+
+/// A `~ number` annotation: an element count (files) or a selectivity (filter, unique).
+struct Estimate {
+  double value = 0;
+  std::string text;
+  SourceLoc loc;
+};
+
+// ---------------------------------------------------------------------- expressions
+
+/// One piece of a string literal: literal text, or an interpolated `{expr}`.
+struct StringPart {
+  std::string text; // decoded text, when expr is null
+  ExprPtr expr;
+};
+
+struct StringLiteral {
+  std::string raw; // as written, with quotes
+  std::vector<StringPart> parts;
+  SourceLoc loc;
+  bool isInterpolated() const;
+  /// The decoded text; only meaningful when !isInterpolated().
+  std::string text() const;
+};
+
+struct Expr : Node<Expr> {
+  enum Kind {
+    IntLit, FloatLit, SizeLit, StringLit, BoolLit, Name, Call, MethodCall, Field, Index,
+    Unary, Binary, Cast, RecordInit, ArrayRepeat, ArrayList, PipelineArg
+  };
+  virtual Kind kind() const = 0;
+  int kindOf() const override { return kind(); }
+};
+
+struct IntLitExpr : Expr {
+  static constexpr int kKind = IntLit;
+  Kind kind() const override { return IntLit; }
+  uint64_t value = 0;
+  std::string text;
+};
+
+struct FloatLitExpr : Expr {
+  static constexpr int kKind = FloatLit;
+  Kind kind() const override { return FloatLit; }
+  double value = 0;
+  std::string text;
+};
+
+/// `256 MiB`: a byte count.
+struct SizeLitExpr : Expr {
+  static constexpr int kKind = SizeLit;
+  Kind kind() const override { return SizeLit; }
+  uint64_t bytes = 0;
+  std::string text;
+};
+
+struct StringLitExpr : Expr {
+  static constexpr int kKind = StringLit;
+  Kind kind() const override { return StringLit; }
+  StringLiteral literal;
+};
+
+struct BoolLitExpr : Expr {
+  static constexpr int kKind = BoolLit;
+  Kind kind() const override { return BoolLit; }
+  bool value = false;
+};
+
+struct NameExpr : Expr {
+  static constexpr int kKind = Name;
+  Kind kind() const override { return Name; }
+  QualifiedName name;
+};
+
+/// `f(a, b)`, `cpp::ns::f(a)`, and builtins such as `rand(n)`, `min(a, b)`, `count(s)`.
+struct CallExpr : Expr {
+  static constexpr int kKind = Call;
+  Kind kind() const override { return Call; }
+  QualifiedName callee;
+  std::vector<ExprPtr> args;
+};
+
+/// `q.push(x)`, `v.size()`.
+struct MethodCallExpr : Expr {
+  static constexpr int kKind = MethodCall;
+  Kind kind() const override { return MethodCall; }
+  ExprPtr object;
+  std::string method;
+  SourceLoc methodLoc;
+  std::vector<ExprPtr> args;
+};
+
+struct FieldExpr : Expr {
+  static constexpr int kKind = Field;
+  Kind kind() const override { return Field; }
+  ExprPtr object;
+  std::string field;
+  SourceLoc fieldLoc;
+};
+
+struct IndexExpr : Expr {
+  static constexpr int kKind = Index;
+  Kind kind() const override { return Index; }
+  ExprPtr object;
+  ExprPtr index;
+};
+
+struct UnaryExpr : Expr {
+  static constexpr int kKind = Unary;
+  Kind kind() const override { return Unary; }
+  std::string op; // "-", "!", "~"
+  ExprPtr operand;
+};
+
+struct BinaryExpr : Expr {
+  static constexpr int kKind = Binary;
+  Kind kind() const override { return Binary; }
+  std::string op;
+  ExprPtr lhs, rhs;
+};
+
+struct CastExpr : Expr {
+  static constexpr int kKind = Cast;
+  Kind kind() const override { return Cast; }
+  ExprPtr operand;
+  TypeRefPtr type;
+};
+
+struct FieldInit {
+  std::string field;
+  SourceLoc loc;
+  ExprPtr value;
+};
+
+/// `Edge { src: a, dst: b }`
+struct RecordInitExpr : Expr {
+  static constexpr int kKind = RecordInit;
+  Kind kind() const override { return RecordInit; }
+  QualifiedName type;
+  std::vector<FieldInit> fields;
+};
+
+/// `[0; 10]`
+struct ArrayRepeatExpr : Expr {
+  static constexpr int kKind = ArrayRepeat;
+  Kind kind() const override { return ArrayRepeat; }
+  ExprPtr value;
+  ExprPtr count;
+};
+
+/// `[a, b, c]`
+struct ArrayListExpr : Expr {
+  static constexpr int kKind = ArrayList;
+  Kind kind() const override { return ArrayList; }
+  std::vector<ExprPtr> elements;
+};
+
+/// A call argument that is a pipeline rather than a plain expression:
+/// `count(graph | filter e => e.a > 0)`, `sum(range(0, 10))`.
+struct PipelineArgExpr : Expr {
+  static constexpr int kKind = PipelineArg;
+  Kind kind() const override { return PipelineArg; }
+  PipelinePtr pipeline;
+};
+
+// -------------------------------------------------------------------------- sources
+
+struct Source : Node<Source> {
+  enum Kind { Generate, Range, Read, ReadText, Scan, Merge, ExprSrc };
+  virtual Kind kind() const = 0;
+  int kindOf() const override { return kind(); }
+};
+
+/// `generate(count) { expr }` — expr may use `i` and `rand()`.
+struct GenerateSource : Source {
+  static constexpr int kKind = Generate;
+  Kind kind() const override { return Generate; }
+  ExprPtr count;
+  ExprPtr body;
+};
+
+/// `range(a, b)`: a, a+1, …, b-1.
+struct RangeSource : Source {
+  static constexpr int kKind = Range;
+  Kind kind() const override { return Range; }
+  ExprPtr begin, end;
+};
+
+/// `read("path") as T ~ n` and `read_text("path") as T ~ n`.
+struct ReadSource : Source {
+  static constexpr int kKind = Read;
+  Kind kind() const override { return text ? ReadText : Read; }
+  int kindOf() const override { return Read; }
+  bool text = false;
+  StringLiteral path;
+  TypeRefPtr type;
+  std::optional<Estimate> estimate;
+};
+
+/// `scan(v)`
+struct ScanSource : Source {
+  static constexpr int kKind = Scan;
+  Kind kind() const override { return Scan; }
+  std::string vector;
+  SourceLoc vectorLoc;
+};
+
+/// `merge(s1, s2, … by O)`
+struct MergeSource : Source {
+  static constexpr int kKind = Merge;
+  Kind kind() const override { return Merge; }
+  std::vector<PipelinePtr> inputs;
+  OrderRef order;
+};
+
+/// Any other expression as a source; in a valid script, a named stream or vector.
+struct ExprSource : Source {
+  static constexpr int kKind = ExprSrc;
+  Kind kind() const override { return ExprSrc; }
+  ExprPtr expr;
+};
+
+// --------------------------------------------------------------------------- stages
+
+struct Stmt;
+using StmtPtr = std::unique_ptr<Stmt>;
+
+struct Stage : Node<Stage> {
+  enum Kind { Map, Filter, Sort, Unique, Take, For };
+  virtual Kind kind() const = 0;
+  int kindOf() const override { return kind(); }
+};
+
+/// `map x => expr`
+struct MapStage : Stage {
+  static constexpr int kKind = Map;
+  Kind kind() const override { return Map; }
+  std::string var;
+  SourceLoc varLoc;
+  ExprPtr body;
+};
+
+/// `filter x => cond ~ selectivity`
+struct FilterStage : Stage {
+  static constexpr int kKind = Filter;
+  Kind kind() const override { return Filter; }
+  std::string var;
+  SourceLoc varLoc;
+  ExprPtr cond;
+  std::optional<Estimate> estimate;
+};
+
+/// `sort` or `sort by O`
+struct SortStage : Stage {
+  static constexpr int kKind = Sort;
+  Kind kind() const override { return Sort; }
+  std::optional<OrderRef> order;
+};
+
+/// `unique` (whole element) or `unique (key, …)`
+struct UniqueStage : Stage {
+  static constexpr int kKind = Unique;
+  Kind kind() const override { return Unique; }
+  std::vector<ExprPtr> keys;
+  std::optional<Estimate> estimate;
+};
+
+/// `take n`
+struct TakeStage : Stage {
+  static constexpr int kKind = Take;
+  Kind kind() const override { return Take; }
+  ExprPtr count;
+};
+
+/// `for x { … emit e; … }` — a stateful stage.
+struct ForStage : Stage {
+  static constexpr int kKind = For;
+  Kind kind() const override { return For; }
+  std::string var;
+  SourceLoc varLoc;
+  std::vector<StmtPtr> body;
+};
+
+// ----------------------------------------------------------------------- statements
+
+struct Stmt : Node<Stmt> {
+  enum Kind {
+    // declarations
+    Import, Param, Memory, BlockSize, Record, Order, Stream, Vector, Pq,
+    // statements
+    Let, Var, If, While, ForIn, Break, Continue, Emit, Print, Write, WriteText, Assign,
+    Evaluate, Block
+  };
+  virtual Kind kind() const = 0;
+  int kindOf() const override { return kind(); }
+  bool isDeclaration() const { return kind() <= Pq; }
+};
+
+struct ImportDecl : Stmt {
+  static constexpr int kKind = Import;
+  Kind kind() const override { return Import; }
+  StringLiteral path;
+};
+
+struct ParamDecl : Stmt {
+  static constexpr int kKind = Param;
+  Kind kind() const override { return Param; }
+  std::string name;
+  TypeRefPtr type;
+  ExprPtr init;
+};
+
+/// `memory SIZE;` and `block SIZE;`
+struct SizeDecl : Stmt {
+  static constexpr int kKind = Memory;
+  Kind kind() const override { return isBlock ? BlockSize : Memory; }
+  int kindOf() const override { return Memory; }
+  bool isBlock = false;
+  uint64_t bytes = 0;
+  std::string text;
+  SourceLoc sizeLoc;
+};
+
+struct FieldDecl {
+  std::string name;
+  SourceLoc loc;
+  TypeRefPtr type;
+};
+
+struct RecordDecl : Stmt {
+  static constexpr int kKind = Record;
+  Kind kind() const override { return Record; }
+  std::string name;
+  std::vector<FieldDecl> fields;
+};
+
+struct OrderKey {
+  ExprPtr key;
+  bool descending = false;
+  SourceLoc loc;
+};
+
+/// `order O on T = (k asc, …);` or `order O on T = cpp::functor;`
+struct OrderDecl : Stmt {
+  static constexpr int kKind = Order;
+  Kind kind() const override { return Order; }
+  std::string name;
+  TypeRefPtr type;
+  std::vector<OrderKey> keys;       // key order, or
+  std::optional<QualifiedName> cpp; // an imported comparator
+};
+
+struct StreamDecl : Stmt {
+  static constexpr int kKind = Stream;
+  Kind kind() const override { return Stream; }
+  std::string name;
+  PipelinePtr pipeline;
+};
+
+/// `vector v: T;` or `vector v = pipeline;`
+struct VectorDecl : Stmt {
+  static constexpr int kKind = Vector;
+  Kind kind() const override { return Vector; }
+  std::string name;
+  TypeRefPtr type;       // or
+  PipelinePtr pipeline;
+};
+
+struct PqDecl : Stmt {
+  static constexpr int kKind = Pq;
+  Kind kind() const override { return Pq; }
+  std::string name;
+  TypeRefPtr type;
+  OrderRef order;
+};
+
+/// `let x = e;` and `var x: T = e;`
+struct LetStmt : Stmt {
+  static constexpr int kKind = Let;
+  Kind kind() const override { return isVar ? Var : Let; }
+  int kindOf() const override { return Let; }
+  bool isVar = false;
+  std::string name;
+  TypeRefPtr type; // may be null
+  ExprPtr init;
+};
+
+struct IfStmt : Stmt {
+  static constexpr int kKind = If;
+  Kind kind() const override { return If; }
+  ExprPtr cond;
+  std::vector<StmtPtr> then;
+  StmtPtr elseBranch; // an IfStmt (else if) or a BlockStmt, or null
+};
+
+struct WhileStmt : Stmt {
+  static constexpr int kKind = While;
+  Kind kind() const override { return While; }
+  ExprPtr cond;
+  std::vector<StmtPtr> body;
+};
+
+/// `for x in pipeline { … }`
+struct ForInStmt : Stmt {
+  static constexpr int kKind = ForIn;
+  Kind kind() const override { return ForIn; }
+  std::string var;
+  SourceLoc varLoc;
+  PipelinePtr pipeline;
+  std::vector<StmtPtr> body;
+};
+
+/// `break;` and `continue;`
+struct JumpStmt : Stmt {
+  static constexpr int kKind = Break;
+  Kind kind() const override { return isContinue ? Continue : Break; }
+  int kindOf() const override { return Break; }
+  bool isContinue = false;
+};
+
+struct EmitStmt : Stmt {
+  static constexpr int kKind = Emit;
+  Kind kind() const override { return Emit; }
+  ExprPtr value;
+};
+
+struct PrintStmt : Stmt {
+  static constexpr int kKind = Print;
+  Kind kind() const override { return Print; }
+  StringLiteral message;
+};
+
+/// `write p to "path";` and `write_text p to "path";`
+struct WriteStmt : Stmt {
+  static constexpr int kKind = Write;
+  Kind kind() const override { return text ? WriteText : Write; }
+  int kindOf() const override { return Write; }
+  bool text = false;
+  PipelinePtr pipeline;
+  StringLiteral path;
+};
+
+/// `x = e`, `x += e`, …
+struct AssignStmt : Stmt {
+  static constexpr int kKind = Assign;
+  Kind kind() const override { return Assign; }
+  std::string op;
+  ExprPtr target, value;
+};
+
+struct ExprStmt : Stmt {
+  static constexpr int kKind = Evaluate;
+  Kind kind() const override { return Evaluate; }
+  ExprPtr expr;
+};
+
+struct BlockStmt : Stmt {
+  static constexpr int kKind = Block;
+  Kind kind() const override { return Block; }
+  std::vector<StmtPtr> body;
+};
+
+/// A whole script: its top-level declarations and statements, in program order.
+struct Program {
+  const SourceFile* file = nullptr;
+  std::vector<StmtPtr> items;
+};
+
+} // namespace flow::ast

@@ -1,0 +1,116 @@
+#include "ast/diagnostics.hpp"
+
+#include <algorithm>
+#include <ostream>
+
+namespace flow {
+
+namespace {
+const char* severityName(Severity s) {
+  switch (s) {
+  case Severity::Error: return "error";
+  case Severity::Warning: return "warning";
+  case Severity::Note: return "note";
+  }
+  return "error";
+}
+
+const char* severityColor(Severity s) {
+  switch (s) {
+  case Severity::Error: return "\033[1;31m";
+  case Severity::Warning: return "\033[1;35m";
+  case Severity::Note: return "\033[1;36m";
+  }
+  return "";
+}
+
+bool isContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+/// The caret line: spaces (tabs kept, so it lines up) up to the column, then '^'.
+/// Columns count characters, so UTF-8 continuation bytes take no room.
+std::string caretLine(std::string_view line, uint32_t column) {
+  std::string caret;
+  uint32_t chars = 0;
+  for (size_t i = 0; i < line.size() && chars + 1 < column; ++i) {
+    if (isContinuationByte(line[i])) continue;
+    caret += line[i] == '\t' ? '\t' : ' ';
+    ++chars;
+  }
+  while (chars + 1 < column) { // a column past the end of the line (e.g. a missing ';')
+    caret += ' ';
+    ++chars;
+  }
+  return caret + '^';
+}
+} // namespace
+
+void DiagnosticEngine::error(const SourceFile* file, SourceLoc loc, std::string message) {
+  report(Severity::Error, file, loc, std::move(message));
+}
+void DiagnosticEngine::warning(const SourceFile* file, SourceLoc loc, std::string message) {
+  report(Severity::Warning, file, loc, std::move(message));
+}
+void DiagnosticEngine::note(const SourceFile* file, SourceLoc loc, std::string message) {
+  report(Severity::Note, file, loc, std::move(message));
+}
+
+void DiagnosticEngine::report(Severity severity, const SourceFile* file, SourceLoc loc,
+                              std::string message) {
+  if (severity == Severity::Error) {
+    if (tooManyErrors()) return;
+    // One error per position: recovery can stumble over the same token twice.
+    for (const Diagnostic& d : diagnostics_)
+      if (d.severity == Severity::Error && d.file == file && d.loc.line == loc.line &&
+          d.loc.column == loc.column)
+        return;
+  }
+  diagnostics_.push_back({severity, file, loc, std::move(message)});
+  if (severity == Severity::Error) ++errors_;
+}
+
+bool DiagnosticEngine::hasErrorOnLine(const SourceFile* file, uint32_t line) const {
+  for (const Diagnostic& d : diagnostics_)
+    if (d.severity == Severity::Error && d.file == file && d.loc.line == line) return true;
+  return false;
+}
+
+void DiagnosticEngine::flush() {
+  auto byPosition = [](const Diagnostic& a, const Diagnostic& b) {
+    if (a.file != b.file) return false; // keep files in the order they were reported
+    return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.column < b.loc.column;
+  };
+  std::stable_sort(diagnostics_.begin() + static_cast<long>(printed_), diagnostics_.end(), byPosition);
+  for (; printed_ < diagnostics_.size(); ++printed_) print(diagnostics_[printed_]);
+  if (tooManyErrors() && !limitNoticePrinted_) {
+    out_ << "flowc: too many errors emitted, stopping now\n";
+    limitNoticePrinted_ = true;
+  }
+  out_.flush();
+}
+
+void DiagnosticEngine::print(const Diagnostic& d) {
+  if (color_) out_ << "\033[1m";
+  if (d.file) {
+    out_ << d.file->path() << ':';
+    if (d.loc.valid()) out_ << d.loc.line << ':' << d.loc.column << ':';
+    out_ << ' ';
+  } else {
+    out_ << "flowc: ";
+  }
+  if (color_) out_ << severityColor(d.severity);
+  out_ << severityName(d.severity) << ": ";
+  if (color_) out_ << "\033[0m\033[1m";
+  out_ << d.message;
+  if (color_) out_ << "\033[0m";
+  out_ << '\n';
+  if (d.file && d.loc.valid()) {
+    std::string_view line = d.file->lineText(d.loc.line);
+    out_ << line << '\n';
+    if (color_) out_ << "\033[1;32m";
+    out_ << caretLine(line, d.loc.column);
+    if (color_) out_ << "\033[0m";
+    out_ << '\n';
+  }
+}
+
+} // namespace flow

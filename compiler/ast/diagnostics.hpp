@@ -1,0 +1,58 @@
+#pragma once
+// The diagnostic engine: compiler errors are values collected here, printed as
+// `file:line:col: error: message`, the source line, and a caret under the column.
+#include "ast/source.hpp"
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace flow {
+
+enum class Severity { Error, Warning, Note };
+
+struct Diagnostic {
+  Severity severity;
+  const SourceFile* file; // may be null for errors about no particular file
+  SourceLoc loc;
+  std::string message;
+};
+
+class DiagnosticEngine {
+public:
+  /// Diagnostics are collected and printed to `out`, in source order, by flush() (or
+  /// when the engine is destroyed): the lexer runs ahead of the parser, so reports do
+  /// not arrive in the order a reader expects.
+  explicit DiagnosticEngine(std::ostream& out, bool color = false) : out_(out), color_(color) {}
+  ~DiagnosticEngine() { flush(); }
+  DiagnosticEngine(const DiagnosticEngine&) = delete;
+  DiagnosticEngine& operator=(const DiagnosticEngine&) = delete;
+
+  void flush();
+
+  void error(const SourceFile* file, SourceLoc loc, std::string message);
+  void warning(const SourceFile* file, SourceLoc loc, std::string message);
+  void note(const SourceFile* file, SourceLoc loc, std::string message);
+
+  unsigned errorCount() const { return errors_; }
+  bool hasErrors() const { return errors_ != 0; }
+  /// True once so many errors were reported that the rest are dropped.
+  bool tooManyErrors() const { return errors_ >= maxErrors_; }
+  void setMaxErrors(unsigned n) { maxErrors_ = n; }
+  bool hasErrorOnLine(const SourceFile* file, uint32_t line) const;
+  const std::vector<Diagnostic>& all() const { return diagnostics_; }
+
+private:
+  void report(Severity severity, const SourceFile* file, SourceLoc loc, std::string message);
+  void print(const Diagnostic& d);
+
+  std::ostream& out_;
+  bool color_;
+  unsigned errors_ = 0;
+  unsigned maxErrors_ = 20;
+  std::vector<Diagnostic> diagnostics_;
+  size_t printed_ = 0;
+  bool limitNoticePrinted_ = false;
+};
+
+} // namespace flow

@@ -1,0 +1,18 @@
+#pragma once
+// `flowc check`: parse and check scripts, print diagnostics and, on request, the AST.
+#include <string>
+#include <vector>
+
+namespace flow::driver {
+
+struct CheckOptions {
+  bool dumpAst = false;
+  bool summary = false;
+  bool color = false;
+  std::vector<std::string> files;
+};
+
+/// Returns the process exit status: 0 when every file is clean, 1 otherwise.
+int runCheck(const CheckOptions& options);
+
+} // namespace flow::driver

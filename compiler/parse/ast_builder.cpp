@@ -1,0 +1,513 @@
+#include "parse/ast_builder.hpp"
+
+#include "parse/literals.hpp"
+#include "parse/parser.hpp"
+
+namespace flow::parse {
+
+using namespace flow::ast;
+using P = grammar::FlowParser;
+
+namespace {
+
+template <class T> std::unique_ptr<T> make(SourceLoc loc) {
+  auto node = std::make_unique<T>();
+  node->loc = loc;
+  return node;
+}
+
+} // namespace
+
+AstBuilder::AstBuilder(const SourceFile& file, DiagnosticEngine& diags, LocationMap map)
+    : file_(file), diags_(diags), map_(map) {}
+
+SourceLoc AstBuilder::loc(antlr4::ParserRuleContext* ctx) const { return map_.start(ctx->getStart()); }
+SourceLoc AstBuilder::loc(antlr4::tree::TerminalNode* node) const { return map_.start(node->getSymbol()); }
+SourceLoc AstBuilder::loc(antlr4::Token* token) const { return map_.start(token); }
+
+void AstBuilder::error(SourceLoc at, std::string message) { diags_.error(&file_, at, std::move(message)); }
+
+std::unique_ptr<Program> AstBuilder::program(P::ProgramContext* ctx) {
+  auto program = std::make_unique<Program>();
+  program->file = &file_;
+  for (P::ItemContext* item : ctx->item()) {
+    if (item->declaration()) program->items.push_back(declaration(item->declaration()));
+    else program->items.push_back(statement(item->statement()));
+  }
+  return program;
+}
+
+// ----------------------------------------------------------------------- declarations
+
+StmtPtr AstBuilder::declaration(P::DeclarationContext* ctx) {
+  if (auto* c = dynamic_cast<P::ImportDeclContext*>(ctx)) {
+    auto d = make<ImportDecl>(loc(ctx));
+    d->path = stringLiteral(c->STRING());
+    return d;
+  }
+  if (auto* c = dynamic_cast<P::ParamDeclContext*>(ctx)) {
+    auto d = make<ParamDecl>(loc(ctx));
+    d->name = c->IDENT()->getText();
+    d->type = type(c->type());
+    d->init = expr(c->expr());
+    return d;
+  }
+  if (auto* c = dynamic_cast<P::MemoryDeclContext*>(ctx)) return sizeDecl(loc(ctx), c->size(), false);
+  if (auto* c = dynamic_cast<P::BlockDeclContext*>(ctx)) return sizeDecl(loc(ctx), c->size(), true);
+  if (auto* c = dynamic_cast<P::RecordDeclContext*>(ctx)) {
+    auto d = make<RecordDecl>(loc(ctx));
+    d->name = c->IDENT()->getText();
+    for (P::FieldDeclContext* f : c->fieldDecl())
+      d->fields.push_back({f->IDENT()->getText(), loc(f), type(f->type())});
+    return d;
+  }
+  if (auto* c = dynamic_cast<P::OrderDeclContext*>(ctx)) {
+    auto d = make<OrderDecl>(loc(ctx));
+    d->name = c->IDENT()->getText();
+    d->type = type(c->type());
+    if (auto* keys = dynamic_cast<P::KeyOrderContext*>(c->orderSpec())) {
+      for (P::OrderKeyContext* k : keys->orderKey())
+        d->keys.push_back({expr(k->expr()), k->direction && k->direction->getText() == "desc", loc(k)});
+    } else {
+      d->cpp = qualifiedName(dynamic_cast<P::CppOrderContext*>(c->orderSpec())->qualifiedName());
+    }
+    return d;
+  }
+  if (auto* c = dynamic_cast<P::StreamDeclContext*>(ctx)) {
+    auto d = make<StreamDecl>(loc(ctx));
+    d->name = c->IDENT()->getText();
+    d->pipeline = pipeline(c->pipeline());
+    return d;
+  }
+  if (auto* c = dynamic_cast<P::VectorDeclContext*>(ctx)) {
+    auto d = make<VectorDecl>(loc(ctx));
+    d->name = c->IDENT()->getText();
+    if (c->type()) d->type = type(c->type());
+    else d->pipeline = pipeline(c->pipeline());
+    return d;
+  }
+  auto* c = dynamic_cast<P::PqDeclContext*>(ctx);
+  auto d = make<PqDecl>(loc(ctx));
+  d->name = c->IDENT()->getText();
+  d->type = type(c->type());
+  d->order = orderRef(c->orderRef());
+  return d;
+}
+
+StmtPtr AstBuilder::sizeDecl(SourceLoc at, P::SizeContext* ctx, bool isBlock) {
+  auto d = make<SizeDecl>(at);
+  d->isBlock = isBlock;
+  d->sizeLoc = loc(ctx);
+  d->text = ctx->getText();
+  std::string number, unit, message;
+  if (auto* s = dynamic_cast<P::SizeLiteralContext*>(ctx)) {
+    splitSize(s->SIZE()->getText(), number, unit);
+  } else {
+    auto* w = dynamic_cast<P::SizeWithWordContext*>(ctx);
+    number = w->number()->getText();
+    unit = w->IDENT() ? w->IDENT()->getText() : "B";
+    if (w->IDENT()) d->text = number + " " + unit;
+  }
+  if (auto bytes = parseSize(number, unit, message)) d->bytes = *bytes;
+  else error(d->sizeLoc, message);
+  return d;
+}
+
+// ------------------------------------------------------------------------------ types
+
+TypeRefPtr AstBuilder::type(P::TypeContext* ctx) {
+  if (auto* a = dynamic_cast<P::ArrayTypeContext*>(ctx)) {
+    auto t = make<ArrayType>(loc(ctx));
+    t->element = type(a->type());
+    t->length = expr(a->expr());
+    return t;
+  }
+  auto t = make<NamedType>(loc(ctx));
+  t->name = qualifiedName(dynamic_cast<P::NamedTypeContext*>(ctx)->qualifiedName());
+  return t;
+}
+
+QualifiedName AstBuilder::qualifiedName(P::QualifiedNameContext* ctx) {
+  QualifiedName name;
+  name.loc = loc(ctx);
+  for (antlr4::tree::TerminalNode* part : ctx->IDENT()) name.parts.push_back(part->getText());
+  return name;
+}
+
+OrderRef AstBuilder::orderRef(P::OrderRefContext* ctx) {
+  OrderRef order;
+  order.loc = loc(ctx);
+  if (dynamic_cast<P::AscOrderContext*>(ctx)) order.kind = OrderRef::Asc;
+  else if (dynamic_cast<P::DescOrderContext*>(ctx)) order.kind = OrderRef::Desc;
+  else {
+    order.kind = OrderRef::Named;
+    order.name = qualifiedName(dynamic_cast<P::NamedOrderContext*>(ctx)->qualifiedName());
+  }
+  return order;
+}
+
+// -------------------------------------------------------------------------- pipelines
+
+PipelinePtr AstBuilder::pipeline(P::PipelineContext* ctx) {
+  auto p = std::make_unique<Pipeline>();
+  p->loc = loc(ctx);
+  p->source = source(ctx->source());
+  for (P::StageContext* s : ctx->stage()) p->stages.push_back(stage(s));
+  return p;
+}
+
+std::optional<Estimate> AstBuilder::estimate(P::EstimateContext* ctx) {
+  if (!ctx) return std::nullopt;
+  Estimate e;
+  e.loc = loc(ctx->number());
+  e.text = ctx->number()->getText();
+  std::string message;
+  if (ctx->number()->INT()) {
+    if (auto value = parseInteger(e.text, message)) e.value = static_cast<double>(*value);
+  } else if (auto value = parseFloat(e.text, message)) {
+    e.value = *value;
+  }
+  if (!message.empty()) error(e.loc, message);
+  return e;
+}
+
+SourcePtr AstBuilder::source(P::SourceContext* ctx) {
+  if (auto* c = dynamic_cast<P::GenerateSourceContext*>(ctx)) {
+    auto s = make<GenerateSource>(loc(ctx));
+    s->count = expr(c->expr(0));
+    s->body = expr(c->expr(1));
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::RangeSourceContext*>(ctx)) {
+    auto s = make<RangeSource>(loc(ctx));
+    s->begin = expr(c->expr(0));
+    s->end = expr(c->expr(1));
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::ReadSourceContext*>(ctx)) {
+    auto s = make<ReadSource>(loc(ctx));
+    s->path = stringLiteral(c->STRING());
+    s->type = type(c->type());
+    s->estimate = estimate(c->estimate());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::ReadTextSourceContext*>(ctx)) {
+    auto s = make<ReadSource>(loc(ctx));
+    s->text = true;
+    s->path = stringLiteral(c->STRING());
+    s->type = type(c->type());
+    s->estimate = estimate(c->estimate());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::ScanSourceContext*>(ctx)) {
+    auto s = make<ScanSource>(loc(ctx));
+    s->vector = c->IDENT()->getText();
+    s->vectorLoc = loc(c->IDENT());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::MergeSourceContext*>(ctx)) {
+    auto s = make<MergeSource>(loc(ctx));
+    for (P::PipelineContext* input : c->pipeline()) s->inputs.push_back(pipeline(input));
+    s->order = orderRef(c->orderRef());
+    return s;
+  }
+  auto* c = dynamic_cast<P::ExprSourceContext*>(ctx);
+  auto s = make<ExprSource>(loc(ctx));
+  s->expr = expr(c->expr());
+  return s;
+}
+
+StagePtr AstBuilder::stage(P::StageContext* ctx) {
+  if (auto* c = dynamic_cast<P::MapStageContext*>(ctx)) {
+    auto s = make<MapStage>(loc(ctx));
+    s->var = c->IDENT()->getText();
+    s->varLoc = loc(c->IDENT());
+    s->body = expr(c->expr());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::FilterStageContext*>(ctx)) {
+    auto s = make<FilterStage>(loc(ctx));
+    s->var = c->IDENT()->getText();
+    s->varLoc = loc(c->IDENT());
+    s->cond = expr(c->expr());
+    s->estimate = estimate(c->estimate());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::SortStageContext*>(ctx)) {
+    auto s = make<SortStage>(loc(ctx));
+    if (c->orderRef()) s->order = orderRef(c->orderRef());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::UniqueStageContext*>(ctx)) {
+    auto s = make<UniqueStage>(loc(ctx));
+    for (P::ExprContext* key : c->expr()) s->keys.push_back(expr(key));
+    s->estimate = estimate(c->estimate());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::TakeStageContext*>(ctx)) {
+    auto s = make<TakeStage>(loc(ctx));
+    s->count = expr(c->expr());
+    return s;
+  }
+  auto* c = dynamic_cast<P::ForStageContext*>(ctx);
+  auto s = make<ForStage>(loc(ctx));
+  s->var = c->IDENT()->getText();
+  s->varLoc = loc(c->IDENT());
+  s->body = block(c->block());
+  return s;
+}
+
+// ------------------------------------------------------------------------- statements
+
+std::vector<StmtPtr> AstBuilder::block(P::BlockContext* ctx) {
+  std::vector<StmtPtr> body;
+  for (P::StatementContext* s : ctx->statement()) body.push_back(statement(s));
+  return body;
+}
+
+StmtPtr AstBuilder::ifStatement(P::IfStatementContext* ctx) {
+  auto s = make<IfStmt>(loc(ctx));
+  s->cond = expr(ctx->expr());
+  s->then = block(ctx->block(0));
+  if (ctx->elseIf) {
+    s->elseBranch = ifStatement(ctx->elseIf);
+  } else if (ctx->elseBlock) {
+    auto b = make<BlockStmt>(loc(ctx->elseBlock));
+    b->body = block(ctx->elseBlock);
+    s->elseBranch = std::move(b);
+  }
+  return s;
+}
+
+StmtPtr AstBuilder::statement(P::StatementContext* ctx) {
+  if (auto* c = dynamic_cast<P::LetStmtContext*>(ctx)) {
+    auto s = make<LetStmt>(loc(ctx));
+    s->name = c->IDENT()->getText();
+    if (c->type()) s->type = type(c->type());
+    s->init = expr(c->expr());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::VarStmtContext*>(ctx)) {
+    auto s = make<LetStmt>(loc(ctx));
+    s->isVar = true;
+    s->name = c->IDENT()->getText();
+    if (c->type()) s->type = type(c->type());
+    s->init = expr(c->expr());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::IfStmtContext*>(ctx)) return ifStatement(c->ifStatement());
+  if (auto* c = dynamic_cast<P::WhileStmtContext*>(ctx)) {
+    auto s = make<WhileStmt>(loc(ctx));
+    s->cond = expr(c->expr());
+    s->body = block(c->block());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::ForInStmtContext*>(ctx)) {
+    auto s = make<ForInStmt>(loc(ctx));
+    s->var = c->IDENT()->getText();
+    s->varLoc = loc(c->IDENT());
+    s->pipeline = pipeline(c->pipeline());
+    s->body = block(c->block());
+    return s;
+  }
+  if (dynamic_cast<P::BreakStmtContext*>(ctx)) return make<JumpStmt>(loc(ctx));
+  if (dynamic_cast<P::ContinueStmtContext*>(ctx)) {
+    auto s = make<JumpStmt>(loc(ctx));
+    s->isContinue = true;
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::EmitStmtContext*>(ctx)) {
+    auto s = make<EmitStmt>(loc(ctx));
+    s->value = expr(c->expr());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::PrintStmtContext*>(ctx)) {
+    auto s = make<PrintStmt>(loc(ctx));
+    s->message = stringLiteral(c->STRING());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::WriteStmtContext*>(ctx)) {
+    auto s = make<WriteStmt>(loc(ctx));
+    s->pipeline = pipeline(c->pipeline());
+    s->path = stringLiteral(c->STRING());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::WriteTextStmtContext*>(ctx)) {
+    auto s = make<WriteStmt>(loc(ctx));
+    s->text = true;
+    s->pipeline = pipeline(c->pipeline());
+    s->path = stringLiteral(c->STRING());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::AssignStmtContext*>(ctx)) {
+    auto s = make<AssignStmt>(loc(ctx));
+    s->op = c->op->getText();
+    s->target = expr(c->expr(0));
+    s->value = expr(c->expr(1));
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::ExprStmtContext*>(ctx)) {
+    auto s = make<ExprStmt>(loc(ctx));
+    s->expr = expr(c->expr());
+    return s;
+  }
+  auto* c = dynamic_cast<P::BlockStmtContext*>(ctx);
+  auto s = make<BlockStmt>(loc(ctx));
+  s->body = block(c->block());
+  return s;
+}
+
+// ------------------------------------------------------------------------ expressions
+
+ExprPtr AstBuilder::expr(P::ExprContext* ctx) {
+  if (auto* c = dynamic_cast<P::PrimaryExprContext*>(ctx)) return primary(c->primary());
+  if (auto* c = dynamic_cast<P::MethodCallExprContext*>(ctx)) {
+    auto e = make<MethodCallExpr>(loc(ctx));
+    e->object = expr(c->expr());
+    e->method = c->IDENT()->getText();
+    e->methodLoc = loc(c->IDENT());
+    if (c->arguments()) e->args = arguments(c->arguments());
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::FieldExprContext*>(ctx)) {
+    auto e = make<FieldExpr>(loc(ctx));
+    e->object = expr(c->expr());
+    e->field = c->IDENT()->getText();
+    e->fieldLoc = loc(c->IDENT());
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::IndexExprContext*>(ctx)) {
+    auto e = make<IndexExpr>(loc(ctx));
+    e->object = expr(c->expr(0));
+    e->index = expr(c->expr(1));
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::UnaryExprContext*>(ctx)) {
+    auto e = make<UnaryExpr>(loc(ctx));
+    e->op = c->op->getText();
+    e->operand = expr(c->expr());
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::CastExprContext*>(ctx)) {
+    auto e = make<CastExpr>(loc(ctx));
+    e->operand = expr(c->expr());
+    e->type = type(c->type());
+    return e;
+  }
+  auto* c = dynamic_cast<P::BinaryExprContext*>(ctx);
+  // A binary expression is located at its operator, where a type error would point.
+  auto e = make<BinaryExpr>(loc(c->op));
+  e->op = c->op->getText();
+  e->lhs = expr(c->expr(0));
+  e->rhs = expr(c->expr(1));
+  return e;
+}
+
+ExprPtr AstBuilder::primary(P::PrimaryContext* ctx) {
+  if (auto* c = dynamic_cast<P::NumberLitContext*>(ctx)) return number(c->number());
+  if (auto* c = dynamic_cast<P::SizeLitContext*>(ctx)) {
+    auto e = make<SizeLitExpr>(loc(ctx));
+    e->text = c->SIZE()->getText();
+    std::string number, unit, message;
+    splitSize(e->text, number, unit);
+    if (auto bytes = parseSize(number, unit, message)) e->bytes = *bytes;
+    else error(e->loc, message);
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::StringLitContext*>(ctx)) {
+    auto e = make<StringLitExpr>(loc(ctx));
+    e->literal = stringLiteral(c->STRING());
+    return e;
+  }
+  if (dynamic_cast<P::BoolLitContext*>(ctx)) {
+    auto e = make<BoolLitExpr>(loc(ctx));
+    e->value = ctx->getText() == "true";
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::RecordExprContext*>(ctx)) {
+    auto e = make<RecordInitExpr>(loc(ctx));
+    e->type = qualifiedName(c->qualifiedName());
+    for (P::FieldInitContext* f : c->fieldInit())
+      e->fields.push_back({f->IDENT()->getText(), loc(f), expr(f->expr())});
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::CallExprContext*>(ctx)) {
+    auto e = make<CallExpr>(loc(ctx));
+    e->callee = qualifiedName(c->qualifiedName());
+    if (c->arguments()) e->args = arguments(c->arguments());
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::NameExprContext*>(ctx)) {
+    auto e = make<NameExpr>(loc(ctx));
+    e->name = qualifiedName(c->qualifiedName());
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::ParenExprContext*>(ctx)) return expr(c->expr());
+  if (auto* c = dynamic_cast<P::ArrayRepeatExprContext*>(ctx)) {
+    auto e = make<ArrayRepeatExpr>(loc(ctx));
+    e->value = expr(c->expr(0));
+    e->count = expr(c->expr(1));
+    return e;
+  }
+  auto* c = dynamic_cast<P::ArrayListExprContext*>(ctx);
+  auto e = make<ArrayListExpr>(loc(ctx));
+  for (P::ExprContext* element : c->expr()) e->elements.push_back(expr(element));
+  return e;
+}
+
+ExprPtr AstBuilder::number(P::NumberContext* ctx) {
+  std::string message;
+  if (ctx->INT()) {
+    auto e = make<IntLitExpr>(loc(ctx));
+    e->text = ctx->getText();
+    if (auto value = parseInteger(e->text, message)) e->value = *value;
+    else error(e->loc, message);
+    return e;
+  }
+  auto e = make<FloatLitExpr>(loc(ctx));
+  e->text = ctx->getText();
+  if (auto value = parseFloat(e->text, message)) e->value = *value;
+  else error(e->loc, message);
+  return e;
+}
+
+std::vector<ExprPtr> AstBuilder::arguments(P::ArgumentsContext* ctx) {
+  std::vector<ExprPtr> args;
+  for (P::PipelineContext* p : ctx->pipeline()) {
+    // A plain expression stays an expression; anything with a stage or a special
+    // source is a pipeline argument.
+    auto* plain = dynamic_cast<P::ExprSourceContext*>(p->source());
+    if (plain && p->stage().empty()) {
+      args.push_back(expr(plain->expr()));
+      continue;
+    }
+    auto e = make<PipelineArgExpr>(loc(p));
+    e->pipeline = pipeline(p);
+    args.push_back(std::move(e));
+  }
+  return args;
+}
+
+StringLiteral AstBuilder::stringLiteral(antlr4::tree::TerminalNode* node) {
+  StringLiteral literal;
+  literal.raw = node->getText();
+  literal.loc = loc(node);
+  std::vector<StringError> errors;
+  std::vector<StringPiece> pieces = decodeString(literal.raw, errors);
+  for (const StringError& e : errors)
+    error({literal.loc.line, literal.loc.column + static_cast<uint32_t>(e.offset)}, e.message);
+  for (StringPiece& piece : pieces) {
+    StringPart part;
+    if (piece.isExpr) {
+      LocationMap at{literal.loc.line, literal.loc.column + static_cast<uint32_t>(piece.offset)};
+      part.expr = parseExpression(piece.text, file_, diags_, at);
+      if (!part.expr) continue;
+    } else {
+      part.text = std::move(piece.text);
+    }
+    literal.parts.push_back(std::move(part));
+  }
+  return literal;
+}
+
+} // namespace flow::parse

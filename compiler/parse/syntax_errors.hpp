@@ -1,0 +1,45 @@
+#pragma once
+// Syntax errors in words a user understands. ANTLR's default messages name raw tokens
+// ("mismatched input 'x' expecting {';', '|', '+', ...}"); this strategy reports what was
+// expected by category ("expected ';'", "expected an expression, found ')'") at the
+// position a person would point at, and keeps ANTLR's recovery so one run finds many errors.
+#include "ast/diagnostics.hpp"
+#include "parse/location_map.hpp"
+
+#include <DefaultErrorStrategy.h>
+
+namespace flow::parse {
+
+class SyntaxErrorStrategy : public antlr4::DefaultErrorStrategy {
+public:
+  SyntaxErrorStrategy(const SourceFile& file, DiagnosticEngine& diags, LocationMap map)
+      : file_(file), diags_(diags), map_(map) {}
+
+protected:
+  void reportNoViableAlternative(antlr4::Parser* parser, const antlr4::NoViableAltException& e) override;
+  void reportInputMismatch(antlr4::Parser* parser, const antlr4::InputMismatchException& e) override;
+  void reportFailedPredicate(antlr4::Parser* parser, const antlr4::FailedPredicateException& e) override;
+  void reportUnwantedToken(antlr4::Parser* parser) override;
+  void reportMissingToken(antlr4::Parser* parser) override;
+
+private:
+  /// "expected X, found Y" at Y, or "expected X" just after the previous token when Y
+  /// starts a new line (a missing ';' belongs to the line it ends).
+  void reportExpected(antlr4::Parser* parser, antlr4::Token* offending,
+                      const antlr4::misc::IntervalSet& expected);
+
+  /// True when an error was already reported on the line of either token.
+  bool suppressed(antlr4::Token* offending, antlr4::Token* previous) const;
+
+  const SourceFile& file_;
+  DiagnosticEngine& diags_;
+  LocationMap map_;
+};
+
+/// "';'", "an expression", "',' or '}'" — the expected set in words; empty if too long.
+std::string describeExpected(const antlr4::misc::IntervalSet& expected,
+                             const antlr4::dfa::Vocabulary& vocabulary);
+/// "'print'", "end of file", "string \"abc\"" — a token as a user sees it.
+std::string describeToken(const antlr4::Token* token);
+
+} // namespace flow::parse
