@@ -1,0 +1,89 @@
+#pragma once
+// Reading a block_sequence element by element with prefetching. The per-element calls
+// (empty, *, ++) are inline pointer operations; the block change is out of line.
+// batch() exposes the rest of the current block for loops that take many at once.
+//
+//   block_istream<Block> in(seq, 4);
+//   for (; !in.empty(); ++in) use(*in);
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "flow/mng/block_sequence.hpp"
+#include "flow/mng/prefetcher.hpp"
+
+namespace flow::mng {
+
+template <class Block> class block_istream {
+public:
+  using value_type = typename Block::value_type;
+
+  /// Reads `seq` with `buffers` (>= 1; 2 or more overlap reading with computing)
+  /// buffers. If `free_to` is given, each block is returned to that block manager as
+  /// soon as it has been read (consuming a run frees its space). Blocks until the first
+  /// block is in memory.
+  block_istream(const block_sequence& seq, std::size_t buffers, block_manager* free_to = nullptr)
+      : prefetcher_(seq.blocks, buffers), remaining_(seq.size), free_to_(free_to),
+        blocks_(seq.blocks) {
+    if (!free_to_) blocks_.clear(); // only kept to free them
+    next_block();
+  }
+  ~block_istream() {
+    if (current_) prefetcher_.give_back(current_);
+    if (free_to_) { // blocks not read yet are freed too: the sequence is consumed
+      for (std::size_t i = freed_; i < blocks_.size(); ++i) free_to_->free(blocks_[i]);
+    }
+  }
+  block_istream(const block_istream&) = delete;
+  block_istream& operator=(const block_istream&) = delete;
+
+  bool empty() const noexcept { return pos_ == end_; }
+  const value_type& operator*() const noexcept { return *pos_; }
+  const value_type* operator->() const noexcept { return pos_; }
+  block_istream& operator++() {
+    if (++pos_ == end_) next_block();
+    return *this;
+  }
+
+  /// The elements left in the current block (never empty unless the stream is).
+  std::span<const value_type> batch() const noexcept {
+    return {pos_, static_cast<std::size_t>(end_ - pos_)};
+  }
+  /// Skips `n` <= batch().size() elements.
+  void advance(std::size_t n) {
+    pos_ += n;
+    if (pos_ == end_) next_block();
+  }
+  /// Elements not yet consumed.
+  std::uint64_t remaining() const noexcept {
+    return remaining_ + static_cast<std::uint64_t>(end_ - pos_);
+  }
+
+private:
+  void next_block() {
+    if (current_) {
+      prefetcher_.give_back(current_);
+      current_ = nullptr;
+      if (free_to_) free_to_->free(blocks_[freed_++]);
+    }
+    pos_ = end_ = nullptr;
+    if (remaining_ == 0 || prefetcher_.empty()) return;
+    current_ = prefetcher_.pull();
+    const std::size_t n =
+        remaining_ < Block::size ? static_cast<std::size_t>(remaining_) : Block::size;
+    remaining_ -= n;
+    pos_ = current_->begin();
+    end_ = pos_ + n;
+  }
+
+  block_prefetcher<Block> prefetcher_;
+  std::uint64_t remaining_; // elements in blocks not yet pulled
+  block_manager* free_to_;
+  std::vector<block_id> blocks_;
+  std::size_t freed_ = 0;
+  Block* current_ = nullptr;
+  const value_type* pos_ = nullptr;
+  const value_type* end_ = nullptr;
+};
+
+} // namespace flow::mng
