@@ -1,0 +1,282 @@
+#pragma once
+// An external vector: elements in blocks on the block manager's disks, a small LRU cache
+// of blocks in memory. push_back writes behind (a filled block starts its write at once,
+// so by the time the cache evicts it the write is done); get/set go through the cache
+// (one read per miss); scan() reads sequentially with prefetching. Its buffers never
+// exceed the memory budget given at construction: the cache holds memory / BlockBytes
+// blocks, and a scan borrows that same memory (the cache is emptied for the scan).
+//
+//   flow::containers::vector<u64> v(64 << 20);          // 64 MiB budget
+//   for (u64 i = 0; i < n; ++i) v.push_back(i);
+//   for (auto r = v.scan(); !r.empty(); ++r) use(*r);
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "flow/io/request.hpp"
+#include "flow/mng/allocation.hpp"
+#include "flow/mng/block_istream.hpp"
+#include "flow/mng/block_manager.hpp"
+#include "flow/mng/typed_block.hpp"
+
+namespace flow::containers {
+
+inline constexpr std::size_t default_block_bytes = std::size_t{1} << 20;
+
+template <class T, std::size_t BlockBytes = default_block_bytes> class vector {
+public:
+  using value_type = T;
+  using block_type = mng::typed_block<BlockBytes, T>;
+  static constexpr std::size_t block_elements = block_type::size;
+
+  /// A sequential reader that borrows the vector's memory for prefetch buffers. The
+  /// vector cannot be changed or randomly accessed while a reader exists.
+  class reader {
+  public:
+    bool empty() const noexcept { return in_.empty(); }
+    const T& operator*() const noexcept { return *in_; }
+    const T* operator->() const noexcept { return &*in_; }
+    reader& operator++() {
+      ++in_;
+      return *this;
+    }
+    std::span<const T> batch() const noexcept { return in_.batch(); }
+    void advance(std::size_t n) { in_.advance(n); }
+    std::uint64_t remaining() const noexcept { return in_.remaining(); }
+    ~reader() { --owner_.readers_; }
+    reader(const reader&) = delete;
+    reader& operator=(const reader&) = delete;
+
+  private:
+    friend class vector;
+    reader(vector& owner, std::size_t buffers)
+        : owner_(owner), in_(mng::block_sequence{owner.blocks_, owner.size_}, buffers) {}
+    vector& owner_;
+    mng::block_istream<block_type> in_;
+  };
+
+  /// `memory_bytes` >= 2 blocks: the cache (and the buffers of a scan).
+  explicit vector(std::size_t memory_bytes,
+                  mng::block_manager& bm = mng::block_manager::global(),
+                  mng::allocation_strategy strategy = mng::allocation_strategy::striping())
+      : bm_(bm), strategy_(std::move(strategy)), slots_(memory_bytes / BlockBytes) {
+    if (slots_.size() < 2) {
+      throw std::invalid_argument("flow: an external vector of " + std::to_string(BlockBytes) +
+                                  "-byte blocks needs a memory budget of at least 2 blocks (" +
+                                  std::to_string(2 * BlockBytes) + " bytes), got " +
+                                  std::to_string(memory_bytes));
+    }
+  }
+  ~vector() {
+    for (auto& s : slots_) {
+      if (s.pending) {
+        try {
+          s.pending->wait();
+        } catch (...) {
+        }
+      }
+    }
+    bm_.free(blocks_);
+  }
+  vector(const vector&) = delete;
+  vector& operator=(const vector&) = delete;
+
+  std::uint64_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  std::size_t memory() const noexcept { return slots_.size() * BlockBytes; }
+  const std::vector<mng::block_id>& blocks() const noexcept { return blocks_; }
+
+  void push_back(const T& v) {
+    if (tail_pos_ == tail_end_) start_tail();
+    *tail_pos_++ = v;
+    ++size_;
+  }
+
+  T get(std::uint64_t i) {
+    check_index(i);
+    const std::uint64_t b = i / block_elements;
+    if (b != last_block_) touch(b);
+    return (*slots_[last_slot_].block)[i % block_elements];
+  }
+  T operator[](std::uint64_t i) { return get(i); }
+  T back() {
+    if (size_ == 0) throw std::out_of_range("flow: back() of an empty external vector");
+    return get(size_ - 1);
+  }
+
+  void set(std::uint64_t i, const T& v) {
+    check_index(i);
+    const std::uint64_t b = i / block_elements;
+    if (b != last_block_) touch(b);
+    slot& s = slots_[last_slot_];
+    prepare_to_modify(s);
+    (*s.block)[i % block_elements] = v;
+  }
+
+  /// Writes every changed cached block and waits for all writes (rethrows failures).
+  void flush() {
+    for (auto& s : slots_) {
+      if (s.dirty) write_slot(s);
+    }
+    for (auto& s : slots_) wait_pending(s);
+    tail_pos_ = tail_end_ = nullptr; // the next push marks the tail dirty again
+  }
+
+  /// Flushes, frees the cache and reads the whole vector with prefetching in the
+  /// vector's memory. Only one reader at a time.
+  reader scan() {
+    mutable_check("scan");
+    flush();
+    drop_cache();
+    ++readers_;
+    try {
+      return reader(*this, slots_.size());
+    } catch (...) {
+      --readers_;
+      throw;
+    }
+  }
+
+  /// Removes every element and frees the blocks.
+  void clear() {
+    mutable_check("clear");
+    for (auto& s : slots_) wait_pending(s);
+    drop_cache();
+    bm_.free(blocks_);
+    blocks_.clear();
+    slot_of_.clear();
+    size_ = 0;
+  }
+
+private:
+  struct slot {
+    std::unique_ptr<block_type> block; // allocated on first use
+    std::uint64_t index = none;        // block index cached here
+    bool dirty = false;
+    io::request_ptr pending;           // write in flight from this buffer
+    std::uint64_t last_use = 0;
+  };
+  static constexpr std::uint64_t none = static_cast<std::uint64_t>(-1);
+
+  void check_index(std::uint64_t i) const {
+    if (i >= size_) {
+      throw std::out_of_range("flow: index " + std::to_string(i) +
+                              " out of range of an external vector of " + std::to_string(size_) +
+                              " elements");
+    }
+    if (readers_) throw std::logic_error("flow: random access to a vector while it is scanned");
+  }
+  void mutable_check(const char* what) const {
+    if (readers_) {
+      throw std::logic_error(std::string("flow: external vector: ") + what +
+                             " while a scan of it is in progress");
+    }
+  }
+
+  static void wait_pending(slot& s) {
+    if (s.pending) {
+      io::request_ptr r = std::move(s.pending);
+      r->wait();
+    }
+  }
+  // The disk may still be reading the buffer for a write: never change it meanwhile.
+  void prepare_to_modify(slot& s) {
+    wait_pending(s);
+    s.dirty = true;
+  }
+  void write_slot(slot& s) {
+    wait_pending(s);
+    s.pending = s.block->write(blocks_[s.index]);
+    s.dirty = false;
+  }
+
+  void drop_cache() {
+    for (auto& s : slots_) {
+      if (s.index != none) slot_of_[s.index] = -1;
+      s.block.reset();
+      s.index = none;
+      s.dirty = false;
+    }
+    last_block_ = none;
+    tail_pos_ = tail_end_ = nullptr;
+  }
+
+  // Makes block b the cached "last" block (reading it on a miss). Once per block change.
+  void touch(std::uint64_t b) {
+    int found = slot_of_[b];
+    if (found < 0) found = static_cast<int>(load(b, true));
+    last_block_ = b;
+    last_slot_ = static_cast<std::size_t>(found);
+    slots_[last_slot_].last_use = ++clock_;
+  }
+
+  // Picks a slot for block b (evicting the least recently used one) and reads b into it
+  // if `read` is set; returns the slot index.
+  std::size_t load(std::uint64_t b, bool read) {
+    if (readers_) throw std::logic_error("flow: external vector changed while it is scanned");
+    std::size_t victim = 0;
+    for (std::size_t k = 1; k < slots_.size(); ++k) {
+      if (slots_[k].last_use < slots_[victim].last_use) victim = k;
+    }
+    slot& s = slots_[victim];
+    if (s.index != none) {
+      if (s.dirty) write_slot(s);
+      wait_pending(s);
+      slot_of_[s.index] = -1;
+      if (victim == tail_slot_) tail_pos_ = tail_end_ = nullptr;
+      if (victim == last_slot_) last_block_ = none;
+    }
+    if (!s.block) s.block.reset(new block_type);
+    s.index = none;
+    if (read) s.block->read(blocks_[b])->wait();
+    s.index = b;
+    s.dirty = false;
+    s.last_use = ++clock_;
+    slot_of_[b] = static_cast<int>(victim);
+    return victim;
+  }
+
+  // The tail block is full, not cached, or this is the first push: (re)establish it.
+  void start_tail() {
+    mutable_check("push_back");
+    const std::uint64_t b = size_ / block_elements;
+    std::size_t k;
+    if (b == blocks_.size()) {
+      // Write behind: the previous block is complete, start its write now.
+      if (b > 0 && slot_of_[b - 1] >= 0) {
+        slot& prev = slots_[static_cast<std::size_t>(slot_of_[b - 1])];
+        if (prev.dirty) write_slot(prev);
+      }
+      blocks_.push_back(bm_.allocate(BlockBytes, strategy_, b));
+      slot_of_.push_back(-1);
+      k = load(b, false);
+    } else {
+      k = slot_of_[b] >= 0 ? static_cast<std::size_t>(slot_of_[b]) : load(b, true);
+    }
+    slot& s = slots_[k];
+    prepare_to_modify(s);
+    s.last_use = ++clock_;
+    tail_slot_ = k;
+    tail_pos_ = s.block->begin() + size_ % block_elements;
+    tail_end_ = s.block->end();
+  }
+
+  mng::block_manager& bm_;
+  mng::allocation_strategy strategy_;
+  std::vector<slot> slots_;
+  std::vector<mng::block_id> blocks_;
+  std::vector<int> slot_of_; // block index -> slot, -1 when not cached
+  std::uint64_t size_ = 0;
+  std::uint64_t clock_ = 0;
+  std::uint64_t last_block_ = none; // get/set fast path
+  std::size_t last_slot_ = 0;
+  std::size_t tail_slot_ = none;
+  T* tail_pos_ = nullptr; // push_back fast path: the free part of the tail block
+  T* tail_end_ = nullptr;
+  int readers_ = 0;
+};
+
+} // namespace flow::containers

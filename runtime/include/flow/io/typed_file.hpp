@@ -1,0 +1,288 @@
+#pragma once
+// Binary files of T, the language's `read("x.bin") as T` and `write ... to "x.bin"`:
+// plain arrays of T with no header, read and written in large aligned chunks through
+// the same asynchronous requests as disk blocks (O_DIRECT by default, reads ahead and
+// writes behind with several chunks). A chunk is a multiple of both sizeof(T) and 4096,
+// so no element ever straddles two chunks and every transfer is O_DIRECT-aligned.
+//
+//   flow::io::file_writer<point> out("points.bin");
+//   for (...) out.push(p);
+//   out.finish();                       // throws io_error on failure
+//   flow::io::file_reader<point> in("points.bin");
+//   for (; !in.empty(); ++in) use(*in);
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <numeric>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <unistd.h>
+
+#include "flow/io/buffer.hpp"
+#include "flow/io/error.hpp"
+#include "flow/io/posix_file.hpp"
+
+namespace flow::io {
+
+namespace detail {
+/// Chunk size and count for elements of `element_bytes` within `memory_bytes`: up to 4
+/// chunks (reading ahead / writing behind), each a multiple of lcm(element, 4096).
+struct chunking {
+  std::size_t chunk_bytes;
+  std::size_t chunks;
+};
+chunking plan_chunks(std::size_t element_bytes, std::size_t memory_bytes, const std::string& path);
+/// True if `path` names a regular file (not a device, pipe or directory).
+bool is_regular_file(const std::string& path) noexcept;
+} // namespace detail
+
+/// Default memory of a typed file reader or writer.
+inline constexpr std::size_t default_typed_file_memory = std::size_t{16} << 20;
+
+template <class T> class file_reader {
+  static_assert(std::is_trivially_copyable_v<T>, "files hold raw bytes of T");
+
+public:
+  /// Opens `path`; throws open_error, or file_format_error when its size is not a
+  /// multiple of sizeof(T). Uses at most `memory_bytes` of buffers (at least
+  /// lcm(sizeof(T), 4096)). Starts reading ahead at once.
+  explicit file_reader(const std::string& path,
+                       std::size_t memory_bytes = default_typed_file_memory, bool direct = true)
+      : file_(path, open_mode::read | (direct ? open_mode::direct : 0u)) {
+    bytes_ = file_.size();
+    if (bytes_ % sizeof(T) != 0) {
+      throw file_format_error(
+          describe_failure("cannot read elements from", path, 0, bytes_, 0,
+                           "The file has " + std::to_string(bytes_) +
+                               " bytes, which is not a multiple of the element size " +
+                               std::to_string(sizeof(T)) + " (" +
+                               std::to_string(bytes_ / sizeof(T)) + " whole elements and " +
+                               std::to_string(bytes_ % sizeof(T)) +
+                               " bytes left over). Check the element type given to read(...) "
+                               "as T, or whether the file was cut short."),
+          path, 0, bytes_, 0);
+    }
+    const auto plan = detail::plan_chunks(sizeof(T), memory_bytes, path);
+    chunk_bytes_ = plan.chunk_bytes;
+    chunk_count_ = (bytes_ + chunk_bytes_ - 1) / chunk_bytes_;
+    const std::size_t buffers =
+        static_cast<std::size_t>(std::min<std::uint64_t>(plan.chunks, chunk_count_));
+    for (std::size_t i = 0; i < buffers; ++i) free_.emplace_back(chunk_bytes_);
+    issue();
+    next_chunk();
+  }
+  ~file_reader() {
+    for (auto& f : in_flight_) {
+      try {
+        f.request->wait();
+      } catch (...) {
+      }
+    }
+  }
+  file_reader(const file_reader&) = delete;
+  file_reader& operator=(const file_reader&) = delete;
+
+  /// Elements in the file.
+  std::uint64_t size() const noexcept { return bytes_ / sizeof(T); }
+  bool empty() const noexcept { return pos_ == end_; }
+  const T& operator*() const noexcept { return *pos_; }
+  const T* operator->() const noexcept { return pos_; }
+  file_reader& operator++() {
+    if (++pos_ == end_) next_chunk();
+    return *this;
+  }
+  /// The elements left in the current chunk.
+  std::span<const T> batch() const noexcept { return {pos_, static_cast<std::size_t>(end_ - pos_)}; }
+  void advance(std::size_t n) {
+    pos_ += n;
+    if (pos_ == end_) next_chunk();
+  }
+
+private:
+  struct pending {
+    aligned_buffer buffer;
+    request_ptr request;
+    std::size_t bytes;
+  };
+
+  void issue() {
+    while (!free_.empty() && next_issue_ < chunk_count_) {
+      const std::uint64_t offset = next_issue_ * chunk_bytes_;
+      const std::size_t bytes = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes_, bytes_ - offset));
+      // A direct read must have an aligned size: ask for the rounded-up tail, accept EOF.
+      const std::size_t asked =
+          file_.direct() ? (bytes + direct_alignment - 1) / direct_alignment * direct_alignment
+                         : bytes;
+      pending p{std::move(free_.back()), nullptr, bytes};
+      free_.pop_back();
+      p.request = file_.aread_partial(p.buffer.data(), offset, asked, bytes);
+      in_flight_.push_back(std::move(p));
+      ++next_issue_;
+    }
+  }
+
+  void next_chunk() {
+    if (current_.size()) free_.push_back(std::move(current_));
+    pos_ = end_ = nullptr;
+    issue();
+    if (in_flight_.empty()) return;
+    pending p = std::move(in_flight_.front());
+    in_flight_.pop_front();
+    try {
+      p.request->wait();
+    } catch (...) {
+      free_.push_back(std::move(p.buffer));
+      throw;
+    }
+    current_ = std::move(p.buffer);
+    pos_ = reinterpret_cast<const T*>(current_.data());
+    end_ = pos_ + p.bytes / sizeof(T);
+  }
+
+  posix_file file_;
+  std::uint64_t bytes_ = 0;
+  std::size_t chunk_bytes_ = 0;
+  std::uint64_t chunk_count_ = 0;
+  std::uint64_t next_issue_ = 0;
+  std::vector<aligned_buffer> free_;
+  std::deque<pending> in_flight_;
+  aligned_buffer current_;
+  const T* pos_ = nullptr;
+  const T* end_ = nullptr;
+};
+
+template <class T> class file_writer {
+  static_assert(std::is_trivially_copyable_v<T>, "files hold raw bytes of T");
+
+public:
+  /// Creates (or truncates) `path`; throws open_error if that is not possible.
+  explicit file_writer(const std::string& path,
+                       std::size_t memory_bytes = default_typed_file_memory, bool direct = true)
+      : file_(path, open_mode::write | open_mode::create | open_mode::truncate |
+                        (direct ? open_mode::direct : 0u)) {
+    const auto plan = detail::plan_chunks(sizeof(T), memory_bytes, path);
+    chunk_bytes_ = plan.chunk_bytes;
+    buffers_ = plan.chunks;
+    regular_ = detail::is_regular_file(path);
+  }
+  /// A writer destroyed without finish() (e.g. while an exception unwinds) removes its
+  /// partial output, so no truncated result is left behind (only a regular file: never
+  /// a device such as /dev/null).
+  ~file_writer() {
+    if (finished_) return;
+    for (auto& f : in_flight_) {
+      try {
+        f.request->wait();
+      } catch (...) {
+      }
+    }
+    const std::string path = file_.path();
+    try {
+      file_.close();
+    } catch (...) {
+    }
+    if (regular_) ::unlink(path.c_str());
+  }
+  file_writer(const file_writer&) = delete;
+  file_writer& operator=(const file_writer&) = delete;
+
+  void push(const T& v) {
+    if (pos_ == end_) next_chunk();
+    std::memcpy(static_cast<void*>(pos_++), &v, sizeof(T));
+  }
+  file_writer& operator<<(const T& v) {
+    push(v);
+    return *this;
+  }
+  /// Elements pushed so far.
+  std::uint64_t size() const noexcept {
+    return (written_ + (current_.size() ? static_cast<std::uint64_t>(
+                                              reinterpret_cast<std::byte*>(pos_) - current_.data())
+                                        : 0)) /
+           sizeof(T);
+  }
+
+  /// Writes what is buffered, waits for every write, cuts the file to its exact size and
+  /// closes it. Throws io_error (e.g. disk_full_error) on failure. Call once.
+  void finish() {
+    if (finished_) throw std::logic_error("flow: file_writer::finish called twice");
+    if (current_.size()) {
+      const std::size_t bytes =
+          static_cast<std::size_t>(reinterpret_cast<std::byte*>(pos_) - current_.data());
+      if (bytes) {
+        // A direct write must have an aligned size: pad with zeros, cut the file after.
+        const std::size_t padded =
+            file_.direct() ? (bytes + direct_alignment - 1) / direct_alignment * direct_alignment
+                           : bytes;
+        std::memset(current_.data() + bytes, 0, padded - bytes);
+        submit(std::move(current_), padded);
+        written_ += bytes;
+      }
+      current_ = aligned_buffer();
+      pos_ = end_ = nullptr;
+    }
+    while (!in_flight_.empty()) reclaim_oldest();
+    if (file_.size() != written_) file_.set_size(written_);
+    file_.close();
+    finished_ = true;
+  }
+
+private:
+  struct pending {
+    aligned_buffer buffer;
+    request_ptr request;
+  };
+
+  void submit(aligned_buffer buffer, std::size_t bytes) {
+    pending p{std::move(buffer), nullptr};
+    p.request = file_.awrite(p.buffer.data(), offset_, bytes);
+    offset_ += bytes;
+    in_flight_.push_back(std::move(p));
+  }
+
+  void reclaim_oldest() {
+    pending p = std::move(in_flight_.front());
+    in_flight_.pop_front();
+    free_.push_back(std::move(p.buffer));
+    p.request->wait(); // rethrows a failed write
+  }
+
+  void next_chunk() {
+    if (current_.size()) {
+      submit(std::move(current_), chunk_bytes_);
+      written_ += chunk_bytes_;
+    }
+    if (free_.empty()) {
+      if (in_flight_.size() < buffers_) {
+        free_.emplace_back(chunk_bytes_);
+      } else {
+        reclaim_oldest();
+      }
+    }
+    current_ = std::move(free_.back());
+    free_.pop_back();
+    pos_ = reinterpret_cast<T*>(current_.data());
+    end_ = pos_ + chunk_bytes_ / sizeof(T);
+  }
+
+  posix_file file_;
+  std::size_t chunk_bytes_ = 0;
+  std::size_t buffers_ = 0;
+  std::uint64_t offset_ = 0;  // where the next chunk goes
+  std::uint64_t written_ = 0; // bytes of elements handed to writes
+  std::vector<aligned_buffer> free_;
+  std::deque<pending> in_flight_;
+  aligned_buffer current_;
+  T* pos_ = nullptr;
+  T* end_ = nullptr;
+  bool finished_ = false;
+  bool regular_ = false;
+};
+
+} // namespace flow::io
