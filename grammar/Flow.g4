@@ -31,7 +31,7 @@ declaration
     | 'pq' IDENT ':' type 'order' orderRef ';'                    # pqDecl
     ;
 
-fieldDecl : IDENT ':' type ;
+fieldDecl : fieldName ':' type ;
 
 // `memory 256 MiB;` or `memory 256MiB;`. A bare number means bytes. A word that is not a
 // unit (`256 MB`) is accepted here and reported by the AST builder with the units it knows.
@@ -63,7 +63,20 @@ type
     | qualifiedName           # namedType      // scalars, records, cpp::ns::T
     ;
 
-qualifiedName : IDENT ('::' IDENT)* ;
+qualifiedName : name ('::' name)* ;
+
+// A name in an expression or type. The short keywords that cannot start anything where a
+// name stands may be names too, so records can have fields such as `to` or `in`.
+name : IDENT | 'to' | 'on' | 'in' | 'by' ;
+
+// After `.` and before `:` in records any word is a field or method name, keywords too.
+fieldName
+    : IDENT | 'to' | 'on' | 'in' | 'by' | 'asc' | 'desc' | 'as' | 'order' | 'block' | 'memory'
+    | 'map' | 'filter' | 'sort' | 'unique' | 'take' | 'for' | 'generate' | 'range' | 'read'
+    | 'read_text' | 'scan' | 'merge' | 'import' | 'param' | 'record' | 'stream' | 'vector'
+    | 'pq' | 'let' | 'var' | 'if' | 'else' | 'while' | 'break' | 'continue' | 'emit' | 'print'
+    | 'write' | 'write_text' | 'true' | 'false'
+    ;
 
 // ---------------------------------------------------------------------------------------
 // Pipelines: source | stage | stage ...
@@ -129,8 +142,8 @@ assignOp : '=' | '+=' | '-=' | '*=' | '/=' | '%=' | '&=' | '^=' | '<<=' | '>>=' 
 
 expr
     : primary                                                   # primaryExpr
-    | expr '.' IDENT '(' arguments? ')'                         # methodCallExpr
-    | expr '.' IDENT                                            # fieldExpr
+    | expr '.' fieldName '(' arguments? ')'                     # methodCallExpr
+    | expr '.' fieldName                                        # fieldExpr
     | expr '[' expr ']'                                         # indexExpr
     | op=('-' | '!' | '~') expr                                 # unaryExpr
     | expr 'as' type                                            # castExpr
@@ -157,7 +170,7 @@ primary
     | '[' (expr (',' expr)* ','?)? ']'                           # arrayListExpr
     ;
 
-fieldInit : IDENT ':' expr ;
+fieldInit : fieldName ':' expr ;
 
 // A call argument may be a whole pipeline: count(graph | filter e => e.a > 0).
 arguments : pipeline (',' pipeline)* ;
@@ -183,6 +196,8 @@ fragment EXPONENT : [eE] [+-]? [0-9]+ ;
 
 STRING : '"' (ESCAPE | ~["\\\r\n])* '"' ;
 UNTERMINATED_STRING : '"' (ESCAPE | ~["\\\r\n])* ;
+// 'text' in single quotes: reported once, read as a string.
+SINGLE_QUOTED : '\'' (ESCAPE | ~['\\\r\n])* '\''? ;
 fragment ESCAPE : '\\' ~[\r\n] ;
 
 IDENT : [A-Za-z_] [A-Za-z0-9_]* ;

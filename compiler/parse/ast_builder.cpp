@@ -58,7 +58,7 @@ StmtPtr AstBuilder::declaration(P::DeclarationContext* ctx) {
     auto d = make<RecordDecl>(loc(ctx));
     d->name = c->IDENT()->getText();
     for (P::FieldDeclContext* f : c->fieldDecl())
-      d->fields.push_back({f->IDENT()->getText(), loc(f), type(f->type())});
+      d->fields.push_back({f->fieldName()->getText(), loc(f), type(f->type())});
     return d;
   }
   if (auto* c = dynamic_cast<P::OrderDeclContext*>(ctx)) {
@@ -130,7 +130,7 @@ TypeRefPtr AstBuilder::type(P::TypeContext* ctx) {
 QualifiedName AstBuilder::qualifiedName(P::QualifiedNameContext* ctx) {
   QualifiedName name;
   name.loc = loc(ctx);
-  for (antlr4::tree::TerminalNode* part : ctx->IDENT()) name.parts.push_back(part->getText());
+  for (P::NameContext* part : ctx->name()) name.parts.push_back(part->getText());
   return name;
 }
 
@@ -364,16 +364,16 @@ ExprPtr AstBuilder::expr(P::ExprContext* ctx) {
   if (auto* c = dynamic_cast<P::MethodCallExprContext*>(ctx)) {
     auto e = make<MethodCallExpr>(loc(ctx));
     e->object = expr(c->expr());
-    e->method = c->IDENT()->getText();
-    e->methodLoc = loc(c->IDENT());
+    e->method = c->fieldName()->getText();
+    e->methodLoc = loc(c->fieldName());
     if (c->arguments()) e->args = arguments(c->arguments());
     return e;
   }
   if (auto* c = dynamic_cast<P::FieldExprContext*>(ctx)) {
     auto e = make<FieldExpr>(loc(ctx));
     e->object = expr(c->expr());
-    e->field = c->IDENT()->getText();
-    e->fieldLoc = loc(c->IDENT());
+    e->field = c->fieldName()->getText();
+    e->fieldLoc = loc(c->fieldName());
     return e;
   }
   if (auto* c = dynamic_cast<P::IndexExprContext*>(ctx)) {
@@ -428,7 +428,7 @@ ExprPtr AstBuilder::primary(P::PrimaryContext* ctx) {
     auto e = make<RecordInitExpr>(loc(ctx));
     e->type = qualifiedName(c->qualifiedName());
     for (P::FieldInitContext* f : c->fieldInit())
-      e->fields.push_back({f->IDENT()->getText(), loc(f), expr(f->expr())});
+      e->fields.push_back({f->fieldName()->getText(), loc(f), expr(f->expr())});
     return e;
   }
   if (auto* c = dynamic_cast<P::CallExprContext*>(ctx)) {

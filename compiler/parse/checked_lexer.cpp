@@ -41,6 +41,8 @@ std::string describeBadNumber(const std::string& text) {
     std::string word = text.substr(wordStart);
     bool letters = !word.empty();
     for (char c : word) letters = letters && std::isalpha(static_cast<unsigned char>(c));
+    if (!word.empty() && (word[0] == 'e' || word[0] == 'E') && word.size() == 1)
+      return "exponent of '" + text + "' has no digits";
     bool unitLike = letters && (word.back() == 'B' || word.back() == 'b' || word.size() == 1);
     if (unitLike) return "unknown size unit '" + word + "' (use " + kUnits + ")";
     if (!word.empty() && word[0] == '.') return "invalid number '" + text + "'";
@@ -48,6 +50,13 @@ std::string describeBadNumber(const std::string& text) {
       return "exponent of '" + text + "' has no digits";
   }
   return "invalid number '" + text + "'";
+}
+
+std::string describeBadSize(const std::string& text) {
+  size_t end = 0;
+  isDecimalPrefix(text, end);
+  while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
+  return "unknown size unit '" + text.substr(end) + "' (use " + kUnits + ")";
 }
 
 void CheckedLexer::report(const antlr4::Token& token, std::string message) {
@@ -64,7 +73,7 @@ std::unique_ptr<antlr4::Token> CheckedLexer::nextToken() {
     writable->setType(INT);
     break;
   case BAD_SIZE:
-    report(*token, describeBadNumber(token->getText()));
+    report(*token, describeBadSize(token->getText()));
     writable->setType(SIZE);
     break;
   case UNTERMINATED_STRING:
@@ -72,6 +81,14 @@ std::unique_ptr<antlr4::Token> CheckedLexer::nextToken() {
     writable->setType(STRING);
     writable->setText(token->getText() + "\"");
     break;
+  case SINGLE_QUOTED: {
+    report(*token, "strings are written in double quotes");
+    std::string text = token->getText();
+    std::string body = text.size() >= 2 && text.back() == '\'' ? text.substr(1, text.size() - 2) : text.substr(1);
+    writable->setType(STRING);
+    writable->setText("\"" + body + "\"");
+    break;
+  }
   case UNTERMINATED_COMMENT:
     report(*token, "unterminated /* comment");
     writable->setChannel(antlr4::Token::HIDDEN_CHANNEL);
@@ -80,8 +97,7 @@ std::unique_ptr<antlr4::Token> CheckedLexer::nextToken() {
     std::string text = token->getText();
     std::string shown = text.size() == 1 ? printable(text[0]) : "'" + text + "'";
     std::string hint;
-    if (text == "'") hint = "; strings are written in double quotes";
-    else if (text == "#") hint = "; comments start with //";
+    if (text == "#") hint = "; comments start with //";
     else if (text == "?") hint = "; use if / else";
     else if (text == "$" || text == "@" || text == "`") hint = "";
     report(*token, "unexpected character " + shown + hint);

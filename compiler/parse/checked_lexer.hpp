@@ -27,5 +27,7 @@ private:
 
 /// Explains why `text` (a BAD_NUMBER or BAD_SIZE token) is not a number or size.
 std::string describeBadNumber(const std::string& text);
+/// Explains a BAD_SIZE token (`8 Bytes`): a known unit run into more letters.
+std::string describeBadSize(const std::string& text);
 
 } // namespace flow::parse

@@ -17,11 +17,12 @@ struct FrontEnd {
   antlr4::CommonTokenStream tokens;
   grammar::FlowParser parser;
 
-  FrontEnd(const std::string& text, const SourceFile& file, DiagnosticEngine& diags, LocationMap map)
+  FrontEnd(const std::string& text, const SourceFile& file, DiagnosticEngine& diags, LocationMap map,
+           std::string endName)
       : input(text), lexer(&input, file, diags, map), tokens(&lexer), parser(&tokens) {
     lexer.removeErrorListeners();
     parser.removeErrorListeners();
-    parser.setErrorHandler(std::make_shared<SyntaxErrorStrategy>(file, diags, map));
+    parser.setErrorHandler(std::make_shared<SyntaxErrorStrategy>(file, diags, map, std::move(endName)));
   }
 };
 
@@ -29,7 +30,7 @@ struct FrontEnd {
 
 std::unique_ptr<ast::Program> parseProgram(const SourceFile& file, DiagnosticEngine& diags) {
   unsigned errorsBefore = diags.errorCount();
-  FrontEnd front(file.text(), file, diags, LocationMap{});
+  FrontEnd front(file.text(), file, diags, LocationMap{}, "end of file");
   grammar::FlowParser::ProgramContext* tree = front.parser.program();
   // A tree with syntax errors has holes where recovery skipped or invented tokens;
   // building an AST from it would only produce follow-on errors.
@@ -40,7 +41,7 @@ std::unique_ptr<ast::Program> parseProgram(const SourceFile& file, DiagnosticEng
 ast::ExprPtr parseExpression(const std::string& text, const SourceFile& file,
                              DiagnosticEngine& diags, LocationMap map) {
   unsigned errorsBefore = diags.errorCount();
-  FrontEnd front(text, file, diags, map);
+  FrontEnd front(text, file, diags, map, "'}'");
   grammar::FlowParser::ExprOnlyContext* tree = front.parser.exprOnly();
   if (diags.errorCount() != errorsBefore || front.parser.getNumberOfSyntaxErrors() != 0) return nullptr;
   return AstBuilder(file, diags, map).expr(tree->expr());

@@ -3,6 +3,7 @@
 #include "FlowParser.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace flow::parse {
@@ -18,6 +19,8 @@ std::string literalOf(const antlr4::dfa::Vocabulary& vocabulary, size_t type) {
 
 // Token groups, named by their spelling so the lists read like the grammar.
 const std::set<std::string> kExpressionStart = {"(", "[", "-", "!", "~", "true", "false"};
+// Keywords that may also be names (`to`, `in`, …): listed whenever a name is.
+const std::set<std::string> kSoftNames = {"to", "on", "in", "by"};
 const std::set<std::string> kDeclarationStart = {"import", "param", "memory", "block", "record",
                                                  "order", "stream", "vector", "pq"};
 const std::set<std::string> kStatementStart = {"let", "var", "if", "while", "for", "break",
@@ -58,6 +61,13 @@ std::string describeExpected(const antlr4::misc::IntervalSet& expected,
   };
 
   std::vector<std::string> words;
+  // After `.` or inside a record's braces every keyword may be a field name.
+  if (symbols.count(FlowParser::IDENT) && has("desc") && has("filter") && has("let")) {
+    for (auto it = literals.begin(); it != literals.end();)
+      it = std::isalpha(static_cast<unsigned char>((*it)[0])) ? literals.erase(it) : std::next(it);
+    symbols.erase(FlowParser::IDENT);
+    words.push_back("a field name");
+  }
   bool expression = symbols.count(FlowParser::IDENT) && symbols.count(FlowParser::INT) && has("(");
   bool declaration = has("param") && has("record");
   bool statement = has("let") && has("while");
@@ -72,6 +82,8 @@ std::string describeExpected(const antlr4::misc::IntervalSet& expected,
     for (const std::string& s : kContinuation) rest.erase(s);
     if (!rest.empty() || expression || statement || declaration || !symbols.empty()) drop(kContinuation);
   }
+
+  if (symbols.count(FlowParser::IDENT)) drop(kSoftNames);
 
   if (declaration) {
     drop(kDeclarationStart);
@@ -121,8 +133,8 @@ std::string describeExpected(const antlr4::misc::IntervalSet& expected,
   return joinWithOr(words);
 }
 
-std::string describeToken(const antlr4::Token* token) {
-  if (!token || token->getType() == antlr4::Token::EOF) return "end of file";
+std::string describeToken(const antlr4::Token* token, const std::string& endName) {
+  if (!token || token->getType() == antlr4::Token::EOF) return endName;
   std::string text = token->getText();
   if (token->getType() == FlowParser::STRING) {
     if (text.size() > 24) text = text.substr(0, 20) + "...\"";
@@ -134,22 +146,57 @@ std::string describeToken(const antlr4::Token* token) {
   return "'" + text + "'";
 }
 
+namespace {
+/// The last token the parser saw before `token` (prediction may have rewound the stream,
+/// so LT(-1) is not it).
+antlr4::Token* tokenBefore(antlr4::Parser* parser, antlr4::Token* token) {
+  antlr4::TokenStream* tokens = parser->getTokenStream();
+  if (!token) return tokens->LT(-1);
+  for (size_t i = token->getTokenIndex(); i-- > 0;) {
+    antlr4::Token* t = tokens->get(i);
+    if (t->getChannel() == antlr4::Token::DEFAULT_CHANNEL) return t;
+  }
+  return nullptr;
+}
+} // namespace
+
 void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* offending,
                                          const antlr4::misc::IntervalSet& expected) {
-  antlr4::Token* previous = parser->getTokenStream()->LT(-1);
+  antlr4::Token* previous = tokenBefore(parser, offending);
   if (suppressed(offending, previous)) return;
   std::string what = describeExpected(expected, parser->getVocabulary());
+  // Prediction that fails inside `b.` or `a +` reports the set from before the operator;
+  // what is missing is the operand after it.
+  bool onlyContinuations = !expected.isEmpty();
+  for (size_t type : expected.toList())
+    onlyContinuations = onlyContinuations && kContinuation.count(literalOf(parser->getVocabulary(), type));
+  if (onlyContinuations && previous && kContinuation.count(previous->getText()))
+    what = previous->getText() == "." ? "a field or method name" : "an expression";
+  bool atEnd = offending && offending->getType() == antlr4::Token::EOF;
+  if (atEnd) {
+    // At the end of the input what is missing is what closes the open construct.
+    std::vector<std::string> closers;
+    for (const char* closer : {"}", ")", "]"})
+      if (expected.contains(parser->getTokenType(std::string("'") + closer + "'")))
+        closers.push_back(std::string("'") + closer + "'");
+    if (!closers.empty()) what = joinWithOr(closers);
+  }
+  // A keyword where a name was expected: say it is reserved.
+  std::string found;
+  if (what == "a name" && offending && std::isalpha(static_cast<unsigned char>(offending->getText()[0])) &&
+      offending->getType() != FlowParser::IDENT && offending->getType() != antlr4::Token::EOF)
+    found = " (a reserved word)";
   bool atLineEnd = previous && offending &&
                    (offending->getType() == antlr4::Token::EOF ||
                     offending->getLine() > previous->getLine());
   if (what.empty()) {
-    diags_.error(&file_, map_.start(offending), "unexpected " + describeToken(offending));
+    diags_.error(&file_, map_.start(offending), "unexpected " + describeToken(offending, endName_));
   } else if (atLineEnd) {
-    std::string tail = offending->getType() == antlr4::Token::EOF ? " before end of file" : "";
+    std::string tail = atEnd ? " before " + endName_ : "";
     diags_.error(&file_, map_.end(previous), "expected " + what + tail);
   } else {
     diags_.error(&file_, map_.start(offending),
-                 "expected " + what + ", found " + describeToken(offending));
+                 "expected " + what + ", found " + describeToken(offending, endName_) + found);
   }
 }
 
@@ -173,17 +220,21 @@ void SyntaxErrorStrategy::reportUnwantedToken(antlr4::Parser* parser) {
   if (inErrorRecoveryMode(parser)) return;
   beginErrorCondition(parser);
   antlr4::Token* token = parser->getCurrentToken();
+  if (token->getType() == antlr4::Token::EOF) {
+    reportExpected(parser, token, getExpectedTokens(parser));
+    return;
+  }
   antlr4::misc::IntervalSet expected = getExpectedTokens(parser);
   // Where anything could start (between statements) "expected a statement" says nothing;
   // inside a construct, naming what was expected does.
-  bool betweenItems = expected.contains(parser->getTokenType("'param'")) ||
-                      expected.contains(parser->getTokenType("'let'"));
-  if (!betweenItems) {
+  std::string what = describeExpected(expected, parser->getVocabulary());
+  bool betweenItems = what.rfind("a declaration or statement", 0) == 0 || what.rfind("a statement", 0) == 0;
+  if (!betweenItems && !what.empty()) {
     reportExpected(parser, token, expected);
     return;
   }
-  if (suppressed(token, parser->getTokenStream()->LT(-1))) return;
-  diags_.error(&file_, map_.start(token), "unexpected " + describeToken(token));
+  if (suppressed(token, tokenBefore(parser, token))) return;
+  diags_.error(&file_, map_.start(token), "unexpected " + describeToken(token, endName_));
 }
 
 bool SyntaxErrorStrategy::suppressed(antlr4::Token* offending, antlr4::Token* previous) const {

@@ -12,8 +12,11 @@ namespace flow::parse {
 
 class SyntaxErrorStrategy : public antlr4::DefaultErrorStrategy {
 public:
-  SyntaxErrorStrategy(const SourceFile& file, DiagnosticEngine& diags, LocationMap map)
-      : file_(file), diags_(diags), map_(map) {}
+  /// `endName` is what the end of the input is called: "end of file", or "'}'" for an
+  /// expression interpolated into a string.
+  SyntaxErrorStrategy(const SourceFile& file, DiagnosticEngine& diags, LocationMap map,
+                      std::string endName)
+      : file_(file), diags_(diags), map_(map), endName_(std::move(endName)) {}
 
 protected:
   void reportNoViableAlternative(antlr4::Parser* parser, const antlr4::NoViableAltException& e) override;
@@ -34,12 +37,13 @@ private:
   const SourceFile& file_;
   DiagnosticEngine& diags_;
   LocationMap map_;
+  std::string endName_;
 };
 
 /// "';'", "an expression", "',' or '}'" — the expected set in words; empty if too long.
 std::string describeExpected(const antlr4::misc::IntervalSet& expected,
                              const antlr4::dfa::Vocabulary& vocabulary);
 /// "'print'", "end of file", "string \"abc\"" — a token as a user sees it.
-std::string describeToken(const antlr4::Token* token);
+std::string describeToken(const antlr4::Token* token, const std::string& endName);
 
 } // namespace flow::parse
