@@ -16,7 +16,7 @@ apt_packages=(
   libboost-thread-dev
   libgtest-dev
   libstxxl-dev            # only for bench/ comparisons, never linked into the product
-  python3 python3-pip
+  python3 python3-pip git
 )
 missing=()
 for p in "${apt_packages[@]}"; do
@@ -25,7 +25,7 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${missing[*]}"
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # --- ANTLR4 tool, version must equal the C++ runtime's (4.9) ----------------------------
@@ -41,9 +41,12 @@ if [ ! -s "$antlr_jar" ]; then
 fi
 
 # --- lit (FileCheck comes from llvm-14-tools) --------------------------------------------
+# Installed for the python3 first on PATH, which CMake also picks. Debian's own Python
+# refuses plain pip installs (PEP 668), hence the second try.
 if ! python3 -c 'import lit' 2>/dev/null; then
   echo "setup: installing lit from PyPI"
-  python3 -m pip install -q lit
+  export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
+  python3 -m pip install -q lit 2>/dev/null || python3 -m pip install -q --break-system-packages lit
 fi
 
 echo "setup: all dependencies present"
