@@ -228,6 +228,7 @@ public:
       pos_ = end_ = nullptr;
     }
     while (!in_flight_.empty()) reclaim_oldest();
+    free_.clear(); // a finished writer holds no memory
     if (file_.size() != written_) file_.set_size(written_);
     file_.close();
     finished_ = true;

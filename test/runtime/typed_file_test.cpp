@@ -1,0 +1,143 @@
+// Binary user files of T: round trips for every element size and boundary count, size
+// checks, truncation, bad paths, full disks, abandoned writers.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "flow/io/error.hpp"
+#include "flow/io/typed_file.hpp"
+#include "test_support.hpp"
+
+using namespace flow;
+using namespace flow::io;
+using flow::test::value_of;
+
+template <class T> class TypedFiles : public ::testing::Test {};
+TYPED_TEST_SUITE(TypedFiles, test::element_types);
+
+TYPED_TEST(TypedFiles, RoundTripAcrossChunkBoundariesDirectAndBuffered) {
+  using T = TypeParam;
+  test::scratch_dir dir;
+  const std::size_t unit = std::lcm(sizeof(T), std::size_t{4096});
+  const std::size_t memory = 8 * unit; // 4 chunks of 2 units: a chunk holds C elements
+  const std::uint64_t C = 2 * unit / sizeof(T);
+  for (bool direct : {true, false}) {
+    for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, C - 1, C, C + 1, 9 * C + 7}) {
+      SCOPED_TRACE((direct ? "direct, count " : "buffered, count ") + std::to_string(n));
+      const std::string path = dir.file("data.bin");
+      {
+        file_writer<T> w(path, memory, direct);
+        for (std::uint64_t i = 0; i < n; ++i) w.push(value_of<T>(i));
+        EXPECT_EQ(w.size(), n);
+        w.finish();
+      }
+      struct stat st;
+      ASSERT_EQ(::stat(path.c_str(), &st), 0);
+      EXPECT_EQ(static_cast<std::uint64_t>(st.st_size), n * sizeof(T)) << "exact size, no padding";
+      file_reader<T> r(path, memory, direct);
+      EXPECT_EQ(r.size(), n);
+      std::uint64_t i = 0;
+      for (; !r.empty(); ++r, ++i) ASSERT_TRUE(*r == value_of<T>(i)) << i;
+      EXPECT_EQ(i, n);
+    }
+  }
+}
+
+TEST(TypedFiles, SizeNotAMultipleOfTheElementIsAClearError) {
+  test::scratch_dir dir;
+  const std::string path = dir.file("odd.bin");
+  {
+    file_writer<std::uint8_t> w(path);
+    for (int i = 0; i < 1001; ++i) w.push(1);
+    w.finish();
+  }
+  try {
+    file_reader<std::uint64_t> r(path);
+    FAIL() << "expected file_format_error";
+  } catch (const file_format_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(path), std::string::npos) << m;
+    EXPECT_NE(m.find("1001 bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("element size 8"), std::string::npos) << m;
+    EXPECT_NE(m.find("125 whole elements and 1 bytes left over"), std::string::npos) << m;
+  }
+}
+
+TEST(TypedFiles, FileTruncatedWhileBeingReadGivesShortReadError) {
+  test::scratch_dir dir;
+  const std::string path = dir.file("cut.bin");
+  {
+    file_writer<std::uint64_t> w(path, 64 << 10);
+    for (std::uint64_t i = 0; i < 100000; ++i) w.push(i);
+    w.finish();
+  }
+  // 64 KiB of memory: 4 chunks of 16 KiB; the first chunks are read ahead at once.
+  file_reader<std::uint64_t> r(path, 64 << 10);
+  ASSERT_EQ(::truncate(path.c_str(), 200 << 10), 0);
+  EXPECT_THROW(
+      {
+        while (!r.empty()) ++r;
+      },
+      short_read_error);
+}
+
+TEST(TypedFiles, MissingFileAndUnwritablePlacesAreOpenErrors) {
+  try {
+    file_reader<int> r("/nonexistent-flow-dir/in.bin");
+    FAIL();
+  } catch (const open_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-flow-dir/in.bin"), std::string::npos);
+    EXPECT_EQ(e.error_number(), ENOENT);
+  }
+  EXPECT_THROW(file_writer<int>("/nonexistent-flow-dir/out.bin"), open_error);
+  EXPECT_THROW(file_writer<int>("/proc/flow-out.bin"), open_error);
+}
+
+TEST(TypedFiles, WritingToAFullDeviceFailsInFinishAndLeavesTheDeviceAlone) {
+  EXPECT_THROW(
+      {
+        file_writer<std::uint64_t> w("/dev/full", 64 << 10, false);
+        for (std::uint64_t i = 0; i < 100000; ++i) w.push(i);
+        w.finish();
+      },
+      disk_full_error);
+  EXPECT_TRUE(test::exists("/dev/full"));
+}
+
+TEST(TypedFiles, AbandonedWriterRemovesItsPartialOutput) {
+  test::scratch_dir dir;
+  const std::string path = dir.file("partial.bin");
+  {
+    file_writer<std::uint64_t> w(path, 64 << 10);
+    for (std::uint64_t i = 0; i < 50000; ++i) w.push(i);
+  }
+  EXPECT_FALSE(test::exists(path));
+}
+
+TEST(TypedFiles, TooLittleMemoryIsRefusedWithTheNeededAmount) {
+  test::scratch_dir dir;
+  try {
+    file_writer<test::bytes_elem<100>> w(dir.file("x"), 4096);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("102400"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TypedFiles, MemoryStaysWithinTheBudget) {
+  test::scratch_dir dir;
+  const std::size_t budget = 256 << 10;
+  const auto base = io::buffer_memory::current();
+  io::buffer_memory::reset_peak();
+  {
+    file_writer<std::uint32_t> w(dir.file("m.bin"), budget);
+    for (std::uint32_t i = 0; i < 1000000; ++i) w.push(i);
+    w.finish();
+    file_reader<std::uint32_t> r(dir.file("m.bin"), budget);
+    std::uint32_t i = 0;
+    for (; !r.empty(); ++r) ASSERT_EQ(*r, i++);
+  }
+  EXPECT_LE(io::buffer_memory::peak() - base, budget);
+  EXPECT_EQ(io::buffer_memory::current(), base);
+}
