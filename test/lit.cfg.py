@@ -5,7 +5,7 @@ import lit.formats
 config.name = "Flow"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".flow", ".test"]
-config.excludes = ["Inputs", "lit.cfg.py", "runtime"]
+config.excludes = ["Inputs", "lit.cfg.py", "runtime", "run_lit.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.flow_obj_root, "test")
 
