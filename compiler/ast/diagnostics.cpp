@@ -68,6 +68,11 @@ void DiagnosticEngine::report(Severity severity, const SourceFile* file, SourceL
   if (severity == Severity::Error) ++errors_;
 }
 
+const SourceFile* DiagnosticEngine::keepFile(SourceFile file) {
+  keptFiles_.push_back(std::move(file));
+  return &keptFiles_.back();
+}
+
 bool DiagnosticEngine::hasErrorOnLine(const SourceFile* file, uint32_t line) const {
   for (const Diagnostic& d : diagnostics_)
     if (d.severity == Severity::Error && d.file == file && d.loc.line == line) return true;

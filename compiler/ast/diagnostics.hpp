@@ -3,6 +3,7 @@
 // `file:line:col: error: message`, the source line, and a caret under the column.
 #include "ast/source.hpp"
 
+#include <deque>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ public:
   void warning(const SourceFile* file, SourceLoc loc, std::string message);
   void note(const SourceFile* file, SourceLoc loc, std::string message);
 
+  /// Keeps a file alive as long as the engine, for diagnostics that point into a file
+  /// nobody else owns (an imported C++ header).
+  const SourceFile* keepFile(SourceFile file);
+
   unsigned errorCount() const { return errors_; }
   bool hasErrors() const { return errors_ != 0; }
   /// True once so many errors were reported that the rest are dropped.
@@ -51,6 +56,7 @@ private:
   unsigned errors_ = 0;
   unsigned maxErrors_ = 20;
   std::vector<Diagnostic> diagnostics_;
+  std::deque<SourceFile> keptFiles_;
   size_t printed_ = 0;
   bool limitNoticePrinted_ = false;
 };
