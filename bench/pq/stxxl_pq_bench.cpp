@@ -1,0 +1,101 @@
+// STXXL 1.4.1's priority queue (PRIORITY_QUEUE_GENERATOR) on the benchmarks of
+// flow_pq_bench.cpp, with the same budget split as the bulk-parallel paper's runs of
+// STXXL's queue: half the budget for the queue's internal structure, a quarter each
+// for the prefetch pool and the write pool. Prints one "RESULT" line per benchmark.
+//
+//   stxxl_pq_bench BENCH LOG2_N     (BENCH: push-rand-pop | push-asc-pop | bulk-rewrite)
+// The disk comes from $STXXL_CONFIG (run.sh writes one with syscall I/O and O_DIRECT).
+#include <stxxl.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+using u64 = std::uint64_t;
+
+struct greater_u64 { // STXXL's queue pops the *largest* under its comparator
+  bool operator()(const u64& a, const u64& b) const { return a > b; }
+  u64 min_value() const { return ~u64(0); } // the smallest under this order
+};
+
+static constexpr stxxl::internal_size_type budget = 256ull << 20;
+static constexpr stxxl::internal_size_type queue_mem = budget / 2;
+static constexpr stxxl::internal_size_type pool_mem = budget / 4;
+// MaxItems in units of 1024: 2^28 items covers every benchmark (2^27 items, rewrite).
+typedef stxxl::PRIORITY_QUEUE_GENERATOR<u64, greater_u64, queue_mem, (1ull << 28) / 1024>::result
+    pq_type;
+
+static u64 rng_state = 42;
+static inline u64 rnd() { // splitmix64: the same stream in both benchmark programs
+  u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+static double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s push-rand-pop|push-asc-pop|bulk-rewrite LOG2_N\n", argv[0]);
+    return 2;
+  }
+  const std::string bench = argv[1];
+  const u64 n = u64(1) << std::atoi(argv[2]);
+  stxxl::stats* st = stxxl::stats::get_instance();
+  pq_type pq(pool_mem, pool_mem);
+  bool ok = true;
+  double t0 = 0, t1 = 0;
+  stxxl::stats_data s0;
+  if (bench == "push-rand-pop" || bench == "push-asc-pop") {
+    const bool rnd_keys = bench == "push-rand-pop";
+    s0 = stxxl::stats_data(*st);
+    t0 = now();
+    for (u64 i = 0; i < n; ++i) pq.push(rnd_keys ? rnd() : i);
+    u64 prev = 0;
+    for (u64 i = 0; i < n; ++i) {
+      const u64 v = pq.top();
+      ok &= v >= prev;
+      prev = v;
+      pq.pop();
+    }
+    t1 = now();
+    ok &= pq.empty();
+  } else if (bench == "bulk-rewrite") {
+    for (u64 i = 0; i < n; ++i) pq.push(i); // ascending fill: not measured
+    s0 = stxxl::stats_data(*st);
+    t0 = now();
+    u64 extracted = 0, prev = 0;
+    std::vector<u64> bulk;
+    while (extracted < n) {
+      u64 v = rnd() % 640001;
+      if (v > n - extracted) v = n - extracted;
+      bulk.clear();
+      for (u64 j = 0; j < v; ++j) {
+        const u64 x = pq.top();
+        ok &= x >= prev;
+        prev = x;
+        bulk.push_back(x);
+        pq.pop();
+      }
+      for (u64 x : bulk) pq.push(x + n);
+      extracted += v;
+    }
+    t1 = now();
+    ok &= pq.size() == n;
+  } else {
+    std::fprintf(stderr, "unknown benchmark %s\n", bench.c_str());
+    return 2;
+  }
+  stxxl::stats_data d = stxxl::stats_data(*st) - s0;
+  std::printf("RESULT lib=stxxl bench=%s n=%llu seconds=%.3f read_bytes=%llu write_bytes=%llu ok=%d\n",
+              bench.c_str(), (unsigned long long)n, t1 - t0,
+              (unsigned long long)d.get_read_volume(), (unsigned long long)d.get_written_volume(),
+              ok ? 1 : 0);
+  return ok ? 0 : 1;
+}
