@@ -13,6 +13,12 @@
 #include <string>
 #include <vector>
 
+namespace flow::sema {
+struct Type;
+struct Symbol;
+struct OrderInfo;
+} // namespace flow::sema
+
 namespace flow::ast {
 
 template <class Base> struct Node {
@@ -41,6 +47,7 @@ struct TypeRef : Node<TypeRef> {
   enum Kind { Named, Array };
   virtual Kind kind() const = 0;
   int kindOf() const override { return kind(); }
+  const sema::Type* resolved = nullptr; // set by sema
 };
 using TypeRefPtr = std::unique_ptr<TypeRef>;
 
@@ -62,6 +69,7 @@ struct OrderRef {
   enum Kind { Asc, Desc, Named } kind = Asc;
   QualifiedName name; // for Named
   SourceLoc loc;
+  const sema::OrderInfo* order = nullptr; // set by sema
   std::string str() const;
 };
 
@@ -77,6 +85,7 @@ struct Pipeline {
   SourcePtr source;
   std::vector<StagePtr> stages;
   SourceLoc loc;
+  const sema::Type* elementType = nullptr; // set by sema: the type of what comes out
 };
 using PipelinePtr = std::unique_ptr<Pipeline>;
 
@@ -111,6 +120,8 @@ struct Expr : Node<Expr> {
   };
   virtual Kind kind() const = 0;
   int kindOf() const override { return kind(); }
+  /// Set by sema: the expression's type (never an untyped literal type after sema).
+  const sema::Type* type = nullptr;
 };
 
 struct IntLitExpr : Expr {
@@ -151,6 +162,7 @@ struct NameExpr : Expr {
   static constexpr int kKind = Name;
   Kind kind() const override { return Name; }
   QualifiedName name;
+  const sema::Symbol* symbol = nullptr; // set by sema
 };
 
 /// `f(a, b)`, `cpp::ns::f(a)`, and builtins such as `rand(n)`, `min(a, b)`, `count(s)`.
@@ -159,6 +171,7 @@ struct CallExpr : Expr {
   Kind kind() const override { return Call; }
   QualifiedName callee;
   std::vector<ExprPtr> args;
+  const sema::Symbol* symbol = nullptr; // set by sema: a builtin or an imported function
 };
 
 /// `q.push(x)`, `v.size()`.
@@ -204,7 +217,7 @@ struct CastExpr : Expr {
   static constexpr int kKind = Cast;
   Kind kind() const override { return Cast; }
   ExprPtr operand;
-  TypeRefPtr type;
+  TypeRefPtr target;
 };
 
 struct FieldInit {
@@ -250,12 +263,14 @@ struct Source : Node<Source> {
   enum Kind { Generate, Range, Read, ReadText, Scan, Merge, ExprSrc };
   virtual Kind kind() const = 0;
   int kindOf() const override { return kind(); }
+  const sema::Type* elementType = nullptr; // set by sema
 };
 
 /// `generate(count) { expr }` — expr may use `i` and `rand()`.
 struct GenerateSource : Source {
   static constexpr int kKind = Generate;
   Kind kind() const override { return Generate; }
+  const sema::Symbol* indexSymbol = nullptr; // `i`, set by sema
   ExprPtr count;
   ExprPtr body;
 };
@@ -284,6 +299,7 @@ struct ScanSource : Source {
   Kind kind() const override { return Scan; }
   std::string vector;
   SourceLoc vectorLoc;
+  const sema::Symbol* symbol = nullptr; // set by sema
 };
 
 /// `merge(s1, s2, … by O)`
@@ -310,6 +326,7 @@ struct Stage : Node<Stage> {
   enum Kind { Map, Filter, Sort, Unique, Take, For };
   virtual Kind kind() const = 0;
   int kindOf() const override { return kind(); }
+  const sema::Type* elementType = nullptr; // set by sema: the type this stage puts out
 };
 
 /// `map x => expr`
@@ -318,6 +335,7 @@ struct MapStage : Stage {
   Kind kind() const override { return Map; }
   std::string var;
   SourceLoc varLoc;
+  const sema::Symbol* varSymbol = nullptr;
   ExprPtr body;
 };
 
@@ -327,6 +345,7 @@ struct FilterStage : Stage {
   Kind kind() const override { return Filter; }
   std::string var;
   SourceLoc varLoc;
+  const sema::Symbol* varSymbol = nullptr;
   ExprPtr cond;
   std::optional<Estimate> estimate;
 };
@@ -359,6 +378,7 @@ struct ForStage : Stage {
   Kind kind() const override { return For; }
   std::string var;
   SourceLoc varLoc;
+  const sema::Symbol* varSymbol = nullptr;
   std::vector<StmtPtr> body;
 };
 
@@ -375,6 +395,7 @@ struct Stmt : Node<Stmt> {
   virtual Kind kind() const = 0;
   int kindOf() const override { return kind(); }
   bool isDeclaration() const { return kind() <= Pq; }
+  const sema::Symbol* symbol = nullptr; // set by sema for declarations, let and var
 };
 
 struct ImportDecl : Stmt {
@@ -487,6 +508,7 @@ struct ForInStmt : Stmt {
   Kind kind() const override { return ForIn; }
   std::string var;
   SourceLoc varLoc;
+  const sema::Symbol* varSymbol = nullptr;
   PipelinePtr pipeline;
   std::vector<StmtPtr> body;
 };

@@ -97,7 +97,7 @@ public:
     }
     case Expr::Cast: {
       auto& x = *e.as<CastExpr>();
-      line("Cast as " + typeName(*x.type), e.loc);
+      line("Cast as " + typeName(*x.target), e.loc);
       Indent in(*this);
       expr(*x.operand);
       break;

@@ -3,6 +3,7 @@
 #include "ast/ast_printer.hpp"
 #include "ast/diagnostics.hpp"
 #include "parse/parser.hpp"
+#include "sema/sema.hpp"
 
 #include <iostream>
 
@@ -22,6 +23,12 @@ int runCheck(const CheckOptions& options) {
     }
     std::unique_ptr<ast::Program> program = parse::parseProgram(file, diags);
     if (program && options.dumpAst) ast::printAst(*program, std::cout);
+    if (program && !diags.hasErrors() && !options.parseOnly) {
+      sema::SemaOptions semaOptions;
+      semaOptions.includeDirs = options.includeDirs;
+      std::unique_ptr<sema::CheckedProgram> checked = sema::analyze(*program, diags, semaOptions);
+      if (checked && options.dumpTypes) sema::dumpTypes(*checked, std::cout);
+    }
     if (program && options.summary && !diags.hasErrors())
       std::cout << path << ": " << ast::summarize(*program) << '\n';
     diags.flush();

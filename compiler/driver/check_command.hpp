@@ -7,6 +7,9 @@ namespace flow::driver {
 
 struct CheckOptions {
   bool dumpAst = false;
+  bool dumpTypes = false;
+  bool parseOnly = false; // stop after parsing (no names or types checked)
+  std::vector<std::string> includeDirs;
   bool summary = false;
   bool color = false;
   std::vector<std::string> files;

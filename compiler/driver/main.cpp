@@ -16,11 +16,16 @@ usage: flowc <command> [options] FILE...
        flowc --version | --help
 
 commands:
-  check FILE...        parse and check scripts; print diagnostics as
-                       file:line:col: error: message, with the line and a caret
+  check FILE...        parse and check scripts (syntax, names, types, C++ imports);
+                       print diagnostics as file:line:col: error: message, with the
+                       line and a caret
 
 options of check:
   --dump-ast           print the syntax tree of each script (with line:column)
+  --dump-types         print every record's layout (size, alignment, field offsets),
+                       every order, and every declaration and stream with its type
+  --parse-only         check the syntax only, not names and types
+  -I DIR               look for imported C++ headers in DIR too (repeatable)
   --summary            print a one-line summary of each clean script
   --color=WHEN         color diagnostics: auto (default, when stderr is a terminal),
                        always or never
@@ -46,6 +51,10 @@ int checkCommand(int argc, char** argv) {
     else if (arg == "--") onlyFiles = true;
     else if (arg == "--dump-ast") options.dumpAst = true;
     else if (arg == "--summary") options.summary = true;
+    else if (arg == "--dump-types") options.dumpTypes = true;
+    else if (arg == "--parse-only") options.parseOnly = true;
+    else if (arg == "-I" && i + 1 < argc) options.includeDirs.push_back(argv[++i]);
+    else if (startsWith(arg, "-I") && arg.size() > 2) options.includeDirs.push_back(arg.substr(2));
     else if (arg == "--color=always") options.color = true;
     else if (arg == "--color=never") options.color = false;
     else if (arg == "--color=auto") options.color = isatty(STDERR_FILENO);

@@ -391,7 +391,7 @@ ExprPtr AstBuilder::expr(P::ExprContext* ctx) {
   if (auto* c = dynamic_cast<P::CastExprContext*>(ctx)) {
     auto e = make<CastExpr>(loc(ctx));
     e->operand = expr(c->expr());
-    e->type = type(c->type());
+    e->target = type(c->type());
     return e;
   }
   auto* c = dynamic_cast<P::BinaryExprContext*>(ctx);

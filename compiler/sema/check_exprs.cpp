@@ -1,0 +1,653 @@
+// Expressions: names, operators, calls, methods, records and arrays, with Flow's rules for
+// literals (they take the type their context needs if they fit) and conversions (only
+// widening is implicit; everything else needs `as`).
+#include "sema/checker.hpp"
+
+#include <cmath>
+
+namespace flow::sema {
+
+using namespace flow::ast;
+
+namespace {
+const std::set<std::string> kArithmetic = {"+", "-", "*", "/", "%"};
+const std::set<std::string> kBitwise = {"&", "^"};
+const std::set<std::string> kShift = {"<<", ">>"};
+const std::set<std::string> kEquality = {"==", "!="};
+const std::set<std::string> kRelational = {"<", "<=", ">", ">="};
+const std::set<std::string> kLogical = {"&&", "||"};
+const std::set<std::string> kAggregates = {"count", "sum"};
+const std::set<std::string> kBuiltins = {"min", "max", "abs", "hash", "rand", "bor", "count", "sum"};
+
+std::string plural(size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+} // namespace
+
+std::optional<ConstValue> Checker::constant(const Expr& e, std::string* whyNot) {
+  return evaluate(e, [](const Symbol* s) { return s->kind == Symbol::Param ? s->value : std::nullopt; }, whyNot);
+}
+
+// ------------------------------------------------------------------------- conversions
+
+void Checker::materialize(Expr& e, const Type* to) {
+  if (!e.type || !e.type->isUntyped()) return;
+  e.type = to;
+  if (auto* u = e.as<UnaryExpr>()) materialize(*u->operand, to);
+  if (auto* b = e.as<BinaryExpr>()) {
+    if (kShift.count(b->op)) materialize(*b->lhs, to);
+    else if (kArithmetic.count(b->op) || kBitwise.count(b->op)) {
+      materialize(*b->lhs, to);
+      materialize(*b->rhs, to);
+    }
+  }
+  if (auto* c = e.as<CallExpr>())
+    for (ExprPtr& a : c->args) materialize(*a, to);
+}
+
+const Type* Checker::finalize(Expr& e) {
+  if (!e.type || !e.type->isUntyped()) return e.type;
+  if (e.type->kind == Type::FloatLit) {
+    materialize(e, out_.types.scalar(Type::F64));
+  } else {
+    auto v = constant(e);
+    bool negative = v && v->kind == ConstValue::Int && v->i < 0;
+    const Type* t = out_.types.scalar(negative ? Type::I64 : Type::U64);
+    if (v && v->kind == ConstValue::Int && (v->i > static_cast<__int128>(UINT64_MAX) || v->i < INT64_MIN)) {
+      error(e.loc, "the constant " + v->str() + " does not fit in 64 bits");
+      e.type = out_.types.error();
+      return e.type;
+    }
+    materialize(e, t);
+  }
+  return e.type;
+}
+
+bool Checker::convert(Expr& e, const Type* to, const std::string& context) {
+  const Type* from = e.type;
+  if (!from || from->isError() || to->isError()) return false;
+  if (from == to) return true;
+  if (from->isUntyped() && to->isNumeric() && !to->isUntyped()) {
+    std::string why;
+    auto v = constant(e, &why);
+    if (!v) { // an untyped expression is built from literals only, so this is a division by zero or such
+      error(e.loc, "cannot compute this constant: " + why);
+      return false;
+    }
+    if (to->isInteger()) {
+      __int128 value = v->i;
+      if (v->kind == ConstValue::Float) {
+        if (v->f != std::floor(v->f) || !std::isfinite(v->f)) {
+          error(e.loc, v->str() + " is not a whole number, so it cannot be " + to->name() + " " + context);
+          return false;
+        }
+        value = static_cast<__int128>(v->f);
+      }
+      __int128 lo = to->isSigned() ? -(static_cast<__int128>(1) << (to->bits() - 1)) : 0;
+      __int128 hi = to->isSigned() ? (static_cast<__int128>(1) << (to->bits() - 1)) - 1
+                                   : (static_cast<__int128>(1) << to->bits()) - 1;
+      if (value < lo || value > hi) {
+        error(e.loc, "the constant " + ConstValue::integer(value).str() + " does not fit in " + to->name() + " " + context);
+        return false;
+      }
+    }
+    materialize(e, to);
+    return true;
+  }
+  if (from->isUntyped()) finalize(e);
+  from = e.type;
+  if (from == to || widens(from, to)) return true;
+  std::string hint;
+  if (from->isNumeric() && to->isNumeric()) hint = "; convert it with 'as " + to->name() + "'";
+  error(e.loc, "cannot use a value of type " + from->name() + " as " + to->name() + " " + context + hint);
+  return false;
+}
+
+const Type* Checker::unify(Expr& lhs, Expr& rhs, const std::string& op, SourceLoc loc) {
+  const Type* l = lhs.type;
+  const Type* r = rhs.type;
+  if (l->isError() || r->isError()) return nullptr;
+  if (l->isUntyped() && r->isUntyped())
+    return (l->kind == Type::FloatLit || r->kind == Type::FloatLit) ? out_.types.scalar(Type::FloatLit) : l;
+  if (l->isUntyped()) return convert(lhs, r, "in '" + op + "'") ? r : nullptr;
+  if (r->isUntyped()) return convert(rhs, l, "in '" + op + "'") ? l : nullptr;
+  if (l == r) return l;
+  if (widens(l, r)) return r;
+  if (widens(r, l)) return l;
+  std::string hint = l->isNumeric() && r->isNumeric() ? "; convert one side with 'as'" : "";
+  error(loc, "'" + op + "' between " + l->name() + " and " + r->name() + hint);
+  return nullptr;
+}
+
+// -------------------------------------------------------------------------- dispatcher
+
+const Type* Checker::check(Expr& e, const Type* expected) {
+  const Type* t = out_.types.error();
+  switch (e.kind()) {
+  case Expr::IntLit: t = out_.types.scalar(Type::IntLit); break;
+  case Expr::SizeLit: t = out_.types.scalar(Type::IntLit); break;
+  case Expr::FloatLit: t = out_.types.scalar(Type::FloatLit); break;
+  case Expr::BoolLit: t = out_.types.scalar(Type::Bool); break;
+  case Expr::StringLit:
+    error(e.loc, "a string can only be printed or used as a path");
+    break;
+  case Expr::Name: t = checkName(*e.as<NameExpr>()); break;
+  case Expr::Unary: t = checkUnary(*e.as<UnaryExpr>(), expected); break;
+  case Expr::Binary: t = checkBinary(*e.as<BinaryExpr>(), expected); break;
+  case Expr::Cast: t = checkCast(*e.as<CastExpr>()); break;
+  case Expr::Field: t = checkField(*e.as<FieldExpr>()); break;
+  case Expr::Index: t = checkIndex(*e.as<IndexExpr>()); break;
+  case Expr::MethodCall: t = checkMethod(*e.as<MethodCallExpr>()); break;
+  case Expr::Call: t = checkCall(*e.as<CallExpr>(), expected); break;
+  case Expr::RecordInit: t = checkRecordInit(*e.as<RecordInitExpr>()); break;
+  case Expr::ArrayRepeat:
+  case Expr::ArrayList: t = checkArray(e, expected); break;
+  case Expr::PipelineArg:
+    error(e.loc, "a pipeline can only be the argument of count, sum, min or max");
+    break;
+  }
+  e.type = t;
+  return t;
+}
+
+const Type* Checker::checkName(NameExpr& e) {
+  if (e.name.parts.size() > 1) {
+    error(e.loc, "'" + e.name.str() + "' is not a value" +
+                     (e.name.parts[0] == "cpp" ? " (imported C++ functions are called: " + e.name.str() + "(…))" : ""));
+    return out_.types.error();
+  }
+  Symbol* s = lookup(e.name.str());
+  if (!s) {
+    error(e.loc, "unknown name '" + e.name.str() + "'" + suggest(e.name.str(), namesInScope()));
+    return out_.types.error();
+  }
+  e.symbol = s;
+  switch (s->kind) {
+  case Symbol::Param:
+  case Symbol::Let:
+  case Symbol::Var:
+  case Symbol::LoopVar:
+  case Symbol::LambdaVar:
+  case Symbol::Index:
+  case Symbol::Field: return s->type;
+  case Symbol::Stream:
+  case Symbol::Vector:
+    error(e.loc, "'" + s->name + "' is a " + s->kindName() + ", not a value; read it in a pipeline (for x in " + s->name +
+                     " { … }) or aggregate it (count(" + s->name + "))");
+    break;
+  case Symbol::Queue:
+    error(e.loc, "'" + s->name + "' is a priority queue, not a value; use its methods (" + s->name + ".top(), …)");
+    break;
+  case Symbol::Builtin:
+  case Symbol::CppFunction:
+    error(e.loc, "'" + s->name + "' is a function; call it: " + s->name + "(…)");
+    break;
+  default:
+    error(e.loc, "'" + s->name + "' is a " + s->kindName() + ", not a value");
+    break;
+  }
+  return out_.types.error();
+}
+
+const Type* Checker::checkUnary(UnaryExpr& e, const Type* expected) {
+  const Type* t = check(*e.operand, expected);
+  if (t->isError()) return t;
+  if (e.op == "!") {
+    if (t->kind != Type::Bool) {
+      error(e.loc, "'!' needs a bool, not " + t->name());
+      return out_.types.error();
+    }
+    return t;
+  }
+  if (e.op == "~") {
+    if (!t->isInteger()) {
+      error(e.loc, "'~' needs an integer, not " + t->name());
+      return out_.types.error();
+    }
+    return t;
+  }
+  if (!t->isNumeric()) {
+    error(e.loc, "'-' needs a number, not " + t->name());
+    return out_.types.error();
+  }
+  if (t->isUnsigned()) {
+    error(e.loc, "cannot negate a value of unsigned type " + t->name() + "; convert it to a signed type with 'as' first");
+    return out_.types.error();
+  }
+  return t;
+}
+
+const Type* Checker::checkBinary(BinaryExpr& e, const Type* expected) {
+  const std::string& op = e.op;
+  bool arithmetic = kArithmetic.count(op) || kBitwise.count(op);
+  const Type* l = check(*e.lhs, arithmetic ? expected : nullptr);
+  const Type* r = check(*e.rhs, arithmetic ? expected : nullptr);
+  if (l->isError() || r->isError()) return out_.types.error();
+
+  if (kLogical.count(op)) {
+    for (Expr* side : {e.lhs.get(), e.rhs.get()})
+      if (side->type->kind != Type::Bool) {
+        error(side->loc, "'" + op + "' needs bool operands, not " + side->type->name());
+        return out_.types.error();
+      }
+    return out_.types.scalar(Type::Bool);
+  }
+  if (kShift.count(op)) {
+    if (!l->isInteger() || !r->isInteger()) {
+      error(e.loc, "'" + op + "' needs integers, not " + (l->isInteger() ? r : l)->name());
+      return out_.types.error();
+    }
+    finalize(*e.rhs);
+    if (l->isUntyped() && expected && expected->isInteger() && !expected->isUntyped()) {
+      if (!convert(*e.lhs, expected, "in '" + op + "'")) return out_.types.error();
+      return expected;
+    }
+    if (auto c = e.rhs->type->isError() ? std::nullopt : constant(*e.rhs); c && c->kind == ConstValue::Int) {
+      unsigned bits = l->isUntyped() ? 64 : l->bits();
+      if (c->i < 0 || c->i >= bits) {
+        error(e.rhs->loc, "shift count " + c->str() + " is out of range for " + (l->isUntyped() ? "u64" : l->name()) +
+                              " (0 to " + std::to_string(bits - 1) + ")");
+        return out_.types.error();
+      }
+    }
+    return e.lhs->type;
+  }
+  const Type* t = unify(*e.lhs, *e.rhs, op, e.loc);
+  if (!t) return out_.types.error();
+  if (arithmetic) {
+    bool integerOnly = op == "%" || kBitwise.count(op);
+    if (!t->isNumeric() || (integerOnly && !t->isInteger())) {
+      error(e.loc, "'" + op + "' needs " + (integerOnly ? "integers" : "numbers") + ", not " + t->name());
+      return out_.types.error();
+    }
+    if ((op == "/" || op == "%") && t->isInteger()) {
+      auto divisor = constant(*e.rhs);
+      if (divisor && divisor->kind == ConstValue::Int && divisor->i == 0) {
+        error(e.rhs->loc, "division by zero");
+        return out_.types.error();
+      }
+    }
+    return t;
+  }
+  // Comparisons: both sides of one type; the result is bool.
+  if (t->isUntyped()) {
+    finalize(*e.lhs);
+    finalize(*e.rhs);
+    t = e.lhs->type;
+  }
+  if (kRelational.count(op) && !t->isOrderable()) {
+    error(e.loc, "'" + op + "' cannot compare values of type " + t->name() +
+                     (t->kind == Type::Record ? "; compare their fields, or sort them by an order" : ""));
+    return out_.types.error();
+  }
+  if (kEquality.count(op) && (t->kind == Type::Void || t->kind == Type::String)) {
+    error(e.loc, "'" + op + "' cannot compare values of type " + t->name());
+    return out_.types.error();
+  }
+  return out_.types.scalar(Type::Bool);
+}
+
+const Type* Checker::checkCast(CastExpr& e) {
+  const Type* to = resolveType(*e.target);
+  const Type* from = check(*e.operand);
+  if (to->isError() || from->isError()) return out_.types.error();
+  finalize(*e.operand);
+  from = e.operand->type;
+  bool ok = from == to || (from->isNumeric() && to->isNumeric()) || (from->kind == Type::Bool && to->isNumeric());
+  if (!ok) {
+    std::string hint = to->kind == Type::Bool && from->isNumeric() ? "; compare it instead (x != 0)" : "";
+    error(e.loc, "cannot convert " + from->name() + " to " + to->name() + " with 'as'" + hint);
+    return out_.types.error();
+  }
+  return to;
+}
+
+const Type* Checker::checkField(FieldExpr& e) {
+  const Type* t = check(*e.object);
+  if (t->isError()) return t;
+  if (t->kind != Type::Record) {
+    error(e.fieldLoc, "'" + e.field + "' is not a field: " + t->name() + " has no fields");
+    return out_.types.error();
+  }
+  const FieldInfo* f = t->record->field(e.field);
+  if (!f) {
+    std::vector<std::string> names;
+    for (const FieldInfo& fi : t->record->fields) names.push_back(fi.name);
+    error(e.fieldLoc, "record " + t->record->name + " has no field '" + e.field + "'" + suggest(e.field, names));
+    return out_.types.error();
+  }
+  return f->type;
+}
+
+const Type* Checker::checkIndex(IndexExpr& e) {
+  const Type* t = check(*e.object);
+  const Type* i = check(*e.index, out_.types.scalar(Type::U64));
+  if (t->isError() || i->isError()) return out_.types.error();
+  if (t->kind != Type::Array) {
+    error(e.loc, t->name() + " cannot be indexed" +
+                     (e.object->as<NameExpr>() && e.object->as<NameExpr>()->symbol &&
+                              e.object->as<NameExpr>()->symbol->kind == Symbol::Vector
+                          ? std::string("; read a vector with scan()")
+                          : std::string()));
+    return out_.types.error();
+  }
+  if (!i->isInteger()) {
+    error(e.index->loc, "an index must be an integer, not " + i->name());
+    return out_.types.error();
+  }
+  finalize(*e.index);
+  if (auto v = constant(*e.index); v && v->kind == ConstValue::Int && (v->i < 0 || v->i >= static_cast<__int128>(t->length))) {
+    error(e.index->loc, "index " + v->str() + " is out of range for " + t->name());
+    return out_.types.error();
+  }
+  return t->element;
+}
+
+bool Checker::argumentCount(CallExpr& e, size_t min, size_t max) {
+  if (e.args.size() >= min && e.args.size() <= max) return true;
+  std::string expected = min == max ? plural(min, "argument") : std::to_string(min) + " or " + plural(max, "argument");
+  error(e.loc, "'" + e.callee.str() + "' takes " + expected + ", but " + std::to_string(e.args.size()) +
+                   (e.args.size() == 1 ? " was" : " were") + " given");
+  return false;
+}
+
+const Type* Checker::checkMethod(MethodCallExpr& e) {
+  auto* name = e.object->as<NameExpr>();
+  Symbol* s = name && name->name.parts.size() == 1 ? lookup(name->name.str()) : nullptr;
+  if (!s || (s->kind != Symbol::Queue && s->kind != Symbol::Vector)) {
+    const Type* t = s ? nullptr : check(*e.object);
+    if (t && t->isError()) return t;
+    std::string what = s ? "'" + s->name + "' is a " + s->kindName() : "a value of type " + t->name();
+    error(e.methodLoc, what + " has no methods; '." + e.method + "()' needs a priority queue or a vector");
+    return out_.types.error();
+  }
+  name->symbol = s;
+  name->type = s->type;
+  bool queue = s->kind == Symbol::Queue;
+  struct Method {
+    const char* name;
+    size_t args;
+    const Type* result;
+  };
+  const Type* element = s->type;
+  const Type* u64 = out_.types.scalar(Type::U64);
+  const Type* boolean = out_.types.scalar(Type::Bool);
+  const Type* none = out_.types.scalar(Type::Void);
+  std::vector<Method> methods = queue ? std::vector<Method>{{"push", 1, none}, {"top", 0, element}, {"pop", 0, none},
+                                                           {"empty", 0, boolean}, {"size", 0, u64}}
+                                      : std::vector<Method>{{"push", 1, none}, {"back", 0, element},
+                                                            {"empty", 0, boolean}, {"size", 0, u64}};
+  for (const Method& m : methods) {
+    if (e.method != m.name) continue;
+    if (e.args.size() != m.args) {
+      error(e.methodLoc, "'" + e.method + "' takes " + plural(m.args, "argument") + ", but " +
+                             std::to_string(e.args.size()) + (e.args.size() == 1 ? " was" : " were") + " given");
+      return out_.types.error();
+    }
+    if (m.args == 1) {
+      if (element->isError()) return out_.types.error();
+      check(*e.args[0], element);
+      if (!convert(*e.args[0], element, "in '" + s->name + "." + e.method + "'")) return out_.types.error();
+    }
+    if (lambdaDepth_ > 0 && m.result == none) {
+      error(e.methodLoc, "'" + s->name + "." + e.method + "()' changes the " + s->kindName() +
+                             "; map and filter must not change anything (use a 'for' stage)");
+      return out_.types.error();
+    }
+    return m.result;
+  }
+  std::string list;
+  for (size_t i = 0; i < methods.size(); ++i)
+    list += std::string(i ? (i + 1 == methods.size() ? " and " : ", ") : "") + methods[i].name;
+  error(e.methodLoc, std::string(queue ? "priority queue '" : "vector '") + s->name + "' has no method '" + e.method +
+                         "'; its methods are " + list);
+  return out_.types.error();
+}
+
+const Type* Checker::checkAggregate(CallExpr& e) {
+  const std::string name = e.callee.str();
+  Expr& arg = *e.args[0];
+  const Type* element = nullptr;
+  if (auto* p = arg.as<PipelineArgExpr>()) {
+    element = checkPipeline(*p->pipeline, name);
+  } else if (auto* n = arg.as<NameExpr>(); n && n->name.parts.size() == 1 && lookup(n->name.str()) &&
+                                           (lookup(n->name.str())->kind == Symbol::Stream ||
+                                            lookup(n->name.str())->kind == Symbol::Vector)) {
+    Symbol* s = lookup(n->name.str());
+    n->symbol = s;
+    consume(*s, n->loc, name);
+    element = s->type;
+  } else {
+    error(arg.loc, "'" + name + "' takes a stream, vector or pipeline");
+    return out_.types.error();
+  }
+  arg.type = element;
+  if (!element || element->isError()) return out_.types.error();
+  if (name == "count") return out_.types.scalar(Type::U64);
+  if (name == "sum") {
+    if (!element->isNumeric()) {
+      error(arg.loc, "'sum' adds numbers; this stream holds " + element->name());
+      return out_.types.error();
+    }
+    // Sums are accumulated in the widest type of the element's kind, so they rarely overflow.
+    return out_.types.scalar(element->isFloat() ? Type::F64 : element->isSigned() ? Type::I64 : Type::U64);
+  }
+  if (!element->isOrderable()) {
+    error(arg.loc, "'" + name + "' needs elements with an order; this stream holds " + element->name());
+    return out_.types.error();
+  }
+  return element;
+}
+
+const Type* Checker::checkCall(CallExpr& e, const Type* expected) {
+  const std::string name = e.callee.str();
+  if (e.callee.parts.size() > 1) return checkCppCall(e);
+  Symbol* s = lookup(name);
+  if (s && s->kind != Symbol::Builtin) {
+    error(e.loc, "'" + name + "' is a " + s->kindName() + ", not a function");
+    return out_.types.error();
+  }
+  if (!s) {
+    std::vector<std::string> names(kBuiltins.begin(), kBuiltins.end());
+    error(e.loc, "unknown function '" + name + "'" + suggest(name, names) +
+                     " (imported C++ functions are called as cpp::name(…))");
+    return out_.types.error();
+  }
+  e.symbol = s;
+  const Type* u64 = out_.types.scalar(Type::U64);
+  bool pipelineArg = e.args.size() == 1 && (e.args[0]->as<PipelineArgExpr>() ||
+                                            (e.args[0]->as<NameExpr>() && lookup(e.args[0]->as<NameExpr>()->name.str()) &&
+                                             (lookup(e.args[0]->as<NameExpr>()->name.str())->kind == Symbol::Stream ||
+                                              lookup(e.args[0]->as<NameExpr>()->name.str())->kind == Symbol::Vector)));
+  if (kAggregates.count(name) || ((name == "min" || name == "max") && pipelineArg)) {
+    if (!argumentCount(e, 1, 1)) return out_.types.error();
+    if (lambdaDepth_ > 0) {
+      error(e.loc, "'" + name + "' reads a whole stream, which a map or filter cannot do per element");
+      return out_.types.error();
+    }
+    return checkAggregate(e);
+  }
+  if (name == "rand") {
+    if (!argumentCount(e, 0, 1)) return out_.types.error();
+    if (e.args.size() == 1) {
+      const Type* t = check(*e.args[0], u64);
+      if (t->isError() || !convert(*e.args[0], u64, "as the bound of rand")) return out_.types.error();
+      if (auto v = constant(*e.args[0]); v && v->kind == ConstValue::Int && v->i == 0) {
+        error(e.args[0]->loc, "rand(0) has no value to return; the bound must be at least 1");
+        return out_.types.error();
+      }
+    }
+    return u64;
+  }
+  if (name == "hash") {
+    if (!argumentCount(e, 1, 1)) return out_.types.error();
+    if (check(*e.args[0])->isError()) return out_.types.error();
+    finalize(*e.args[0]);
+    return u64;
+  }
+  if (name == "abs") {
+    if (!argumentCount(e, 1, 1)) return out_.types.error();
+    const Type* t = check(*e.args[0], expected);
+    if (t->isError()) return t;
+    if (!t->isNumeric()) {
+      error(e.args[0]->loc, "'abs' needs a number, not " + t->name());
+      return out_.types.error();
+    }
+    return t;
+  }
+  // min, max, bor: two operands of one type.
+  if (!argumentCount(e, 2, 2)) return out_.types.error();
+  const Type* a = check(*e.args[0], expected);
+  const Type* b = check(*e.args[1], expected);
+  if (a->isError() || b->isError()) return out_.types.error();
+  const Type* t = unify(*e.args[0], *e.args[1], name, e.loc);
+  if (!t) return out_.types.error();
+  if (name == "bor" && !t->isInteger()) {
+    error(e.loc, "'bor' needs integers, not " + t->name());
+    return out_.types.error();
+  }
+  if (name != "bor" && !t->isOrderable()) {
+    error(e.loc, "'" + name + "' needs values with an order, not " + t->name());
+    return out_.types.error();
+  }
+  return t;
+}
+
+const Type* Checker::checkCppCall(CallExpr& e) {
+  const std::string name = e.callee.str();
+  if (e.callee.parts[0] != "cpp") {
+    error(e.loc, "unknown function '" + name + "' (imported C++ functions are called as cpp::name(…))");
+    return out_.types.error();
+  }
+  std::string cppName = name.substr(5);
+  const CppFunction* f = nullptr;
+  std::vector<const CppFunction*> overloads;
+  for (auto& h : out_.headers) {
+    auto found = h->findOverloads(cppName);
+    overloads.insert(overloads.end(), found.begin(), found.end());
+  }
+  if (overloads.empty()) {
+    std::vector<std::string> names;
+    for (auto& h : out_.headers)
+      for (const CppFunction& fn : h->functions) names.push_back(fn.name);
+    error(e.loc, "no function 'cpp::" + cppName + "' in the imported headers" +
+                     (out_.headers.empty() ? std::string(" (nothing is imported)") : suggest(cppName, names)));
+    return out_.types.error();
+  }
+  for (const CppFunction* candidate : overloads)
+    if (candidate->params.size() == e.args.size()) f = candidate;
+  if (!f) {
+    f = overloads[0];
+    error(e.loc, "'" + name + "' takes " + plural(f->params.size(), "argument") + ", but " +
+                     std::to_string(e.args.size()) + (e.args.size() == 1 ? " was" : " were") + " given");
+    return out_.types.error();
+  }
+  bool ok = true;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const Type* param = importedType(f->params[i], e.args[i]->loc,
+                                     "parameter " + std::to_string(i + 1) + " of " + name);
+    const Type* arg = check(*e.args[i], param->isError() ? nullptr : param);
+    if (param->isError() || arg->isError()) {
+      ok = false;
+      continue;
+    }
+    std::string pname = i < f->paramNames.size() && !f->paramNames[i].empty() ? " '" + f->paramNames[i] + "'" : "";
+    ok = convert(*e.args[i], param, "as argument " + std::to_string(i + 1) + pname + " of " + name) && ok;
+  }
+  const Type* result = importedType(f->result, e.loc, "the result of " + name);
+  if (!ok || result->isError()) return out_.types.error();
+  Symbol s{Symbol::CppFunction, name, e.loc};
+  s.function = f;
+  s.type = result;
+  e.symbol = &out_.symbols.emplace_back(std::move(s));
+  return result;
+}
+
+const Type* Checker::checkRecordInit(RecordInitExpr& e) {
+  NamedType ref;
+  ref.name = e.type;
+  ref.loc = e.loc;
+  const Type* t = resolveType(ref);
+  if (t->isError()) return t;
+  if (t->kind != Type::Record) {
+    error(e.loc, t->name() + " is not a record, so it cannot be built with { field: … }");
+    return out_.types.error();
+  }
+  const RecordInfo* r = t->record;
+  bool ok = true;
+  std::set<std::string> given;
+  for (FieldInit& f : e.fields) {
+    const FieldInfo* field = r->field(f.field);
+    if (!field) {
+      std::vector<std::string> names;
+      for (const FieldInfo& fi : r->fields) names.push_back(fi.name);
+      error(f.loc, "record " + r->name + " has no field '" + f.field + "'" + suggest(f.field, names));
+      ok = false;
+      check(*f.value);
+      continue;
+    }
+    if (!given.insert(f.field).second) {
+      error(f.loc, "field '" + f.field + "' is given twice");
+      ok = false;
+      continue;
+    }
+    const Type* v = check(*f.value, field->type);
+    ok = !v->isError() && convert(*f.value, field->type, "for field '" + f.field + "' of " + r->name) && ok;
+  }
+  std::vector<std::string> missing;
+  for (const FieldInfo& fi : r->fields)
+    if (!given.count(fi.name)) missing.push_back("'" + fi.name + "'");
+  if (!missing.empty()) {
+    std::string list;
+    for (size_t i = 0; i < missing.size(); ++i) list += (i ? ", " : "") + missing[i];
+    error(e.loc, r->name + " { … } is missing " + (missing.size() == 1 ? "field " : "fields ") + list +
+                     " (every field is given by name)");
+    ok = false;
+  }
+  return ok ? t : out_.types.error();
+}
+
+const Type* Checker::checkArray(Expr& e, const Type* expected) {
+  const Type* element = expected && expected->kind == Type::Array ? expected->element : nullptr;
+  if (auto* r = e.as<ArrayRepeatExpr>()) {
+    const Type* v = check(*r->value, element);
+    const Type* n = check(*r->count, out_.types.scalar(Type::U64));
+    if (v->isError() || n->isError()) return out_.types.error();
+    std::string why;
+    auto count = n->isInteger() ? constant(*r->count, &why) : std::nullopt;
+    if (!count || count->kind != ConstValue::Int) {
+      error(r->count->loc, "the length of [value; length] must be a constant integer" + (why.empty() ? "" : ": " + why));
+      return out_.types.error();
+    }
+    if (count->i <= 0 || count->i > (1 << 24)) {
+      error(r->count->loc, "an array length must be between 1 and 16777216, not " + count->str());
+      return out_.types.error();
+    }
+    finalize(*r->count);
+    if (element) {
+      if (!convert(*r->value, element, "as an array element")) return out_.types.error();
+    } else {
+      element = finalize(*r->value);
+    }
+    return out_.types.array(element, static_cast<uint64_t>(count->i));
+  }
+  auto& list = *e.as<ArrayListExpr>();
+  if (list.elements.empty()) {
+    if (expected && expected->kind == Type::Array && expected->length == 0) return expected;
+    error(e.loc, "an array needs at least one element; write [value; length] for a filled array");
+    return out_.types.error();
+  }
+  bool ok = true;
+  for (ExprPtr& el : list.elements) ok = !check(*el, element)->isError() && ok;
+  if (!ok) return out_.types.error();
+  if (!element) {
+    for (ExprPtr& el : list.elements)
+      if (!el->type->isUntyped()) {
+        element = el->type;
+        break;
+      }
+    if (!element) element = finalize(*list.elements[0]);
+  }
+  for (ExprPtr& el : list.elements) ok = convert(*el, element, "as an array element") && ok;
+  return ok ? out_.types.array(element, list.elements.size()) : out_.types.error();
+}
+
+} // namespace flow::sema

@@ -1,0 +1,260 @@
+// Pipelines: sources and stages, each typed left to right; where streams and vectors are
+// consumed (recorded for the planner, which branches or materializes streams used twice).
+#include "sema/checker.hpp"
+
+namespace flow::sema {
+
+using namespace flow::ast;
+
+void Checker::consume(Symbol& s, SourceLoc loc, const std::string& what) {
+  s.consumers.push_back({loc, what, inLoopBody()});
+}
+
+void Checker::checkEstimate(const std::optional<Estimate>& e, bool selectivity) {
+  if (!e) return;
+  if (selectivity && (e->value < 0 || e->value > 1))
+    error(e->loc, "a selectivity is the fraction of elements that pass, between 0 and 1, not " + e->text);
+  if (!selectivity && (e->value < 0 || e->value != static_cast<double>(static_cast<uint64_t>(e->value))))
+    error(e->loc, "an element count must be a whole number, not " + e->text);
+}
+
+bool Checker::requireTextual(const Type* type, SourceLoc loc, const std::string& what) {
+  // Text holds one element per line as whitespace-separated scalars.
+  if (type->isError()) return false;
+  if (type->isScalar()) return true;
+  if (type->kind == Type::Array) return requireTextual(type->element, loc, what);
+  if (type->kind == Type::Record) {
+    for (const FieldInfo& f : type->record->fields)
+      if (!requireTextual(f.type, loc, what)) return false;
+    return true;
+  }
+  error(loc, what + " cannot hold " + type->name());
+  return false;
+}
+
+const Type* Checker::checkPipeline(Pipeline& p, const std::string& consumer) {
+  const Type* t = checkSource(*p.source, consumer);
+  p.source->elementType = t;
+  for (StagePtr& s : p.stages) {
+    if (t->isError()) break;
+    t = checkStage(*s, t);
+    s->elementType = t;
+  }
+  p.elementType = t;
+  return t;
+}
+
+const Type* Checker::checkSource(Source& s, const std::string& consumer) {
+  const Type* u64 = out_.types.scalar(Type::U64);
+  switch (s.kind()) {
+  case Source::Generate: {
+    auto& g = *s.as<GenerateSource>();
+    const Type* n = check(*g.count, u64);
+    if (!n->isError()) convert(*g.count, u64, "as the count of generate");
+    pushScope();
+    Symbol index{Symbol::Index, "i", g.loc};
+    index.type = u64;
+    g.indexSymbol = &declare(std::move(index));
+    ++lambdaDepth_;
+    const Type* t = check(*g.body);
+    --lambdaDepth_;
+    popScope();
+    if (t->isError()) return t;
+    t = finalize(*g.body);
+    if (t->kind == Type::Void || t->kind == Type::String) {
+      error(g.body->loc, "generate needs a value to produce, not " + t->name());
+      return out_.types.error();
+    }
+    return requireUsable(t, g.body->loc) ? t : out_.types.error();
+  }
+  case Source::Range: {
+    auto& r = *s.as<RangeSource>();
+    const Type* a = check(*r.begin);
+    const Type* b = check(*r.end);
+    if (a->isError() || b->isError()) return out_.types.error();
+    const Type* t = unify(*r.begin, *r.end, "range", r.loc);
+    if (!t) return out_.types.error();
+    if (!t->isInteger()) {
+      error(r.loc, "range needs integer bounds, not " + t->name());
+      return out_.types.error();
+    }
+    if (t->isUntyped()) {
+      convert(*r.begin, u64, "as a bound of range");
+      convert(*r.end, u64, "as a bound of range");
+      t = u64;
+    }
+    return t;
+  }
+  case Source::Read:
+  case Source::ReadText: {
+    auto& r = *s.as<ReadSource>();
+    checkPath(r.path);
+    checkEstimate(r.estimate, false);
+    const Type* t = resolveType(*r.type);
+    if (t->isError() || !requireUsable(t, r.type->loc)) return out_.types.error();
+    if (r.text && !requireTextual(t, r.type->loc, "read_text")) return out_.types.error();
+    return t;
+  }
+  case Source::Scan: {
+    auto& sc = *s.as<ScanSource>();
+    Symbol* v = lookup(sc.vector);
+    if (!v || v->kind != Symbol::Vector) {
+      if (v) error(sc.vectorLoc, "scan() reads a vector; '" + sc.vector + "' is a " + v->kindName());
+      else error(sc.vectorLoc, "unknown vector '" + sc.vector + "'" + suggest(sc.vector, namesInScope()));
+      return out_.types.error();
+    }
+    sc.symbol = v;
+    consume(*v, sc.loc, consumer);
+    return v->type;
+  }
+  case Source::Merge: {
+    auto& m = *s.as<MergeSource>();
+    if (m.inputs.size() < 2) {
+      error(m.loc, "merge needs at least two inputs");
+      return out_.types.error();
+    }
+    const Type* t = nullptr;
+    bool ok = true;
+    for (PipelinePtr& input : m.inputs) {
+      const Type* it = checkPipeline(*input, "merge");
+      if (it->isError()) {
+        ok = false;
+        continue;
+      }
+      if (!t) t = it;
+      else if (it != t) {
+        error(input->loc, "merge inputs must hold one type: this one holds " + it->name() + ", the first " + t->name());
+        ok = false;
+      }
+    }
+    if (!ok || !t) return out_.types.error();
+    if (!resolveOrder(m.order, t, "merge", true)) return out_.types.error();
+    return t;
+  }
+  case Source::ExprSrc: {
+    Expr& e = *s.as<ExprSource>()->expr;
+    auto* name = e.as<NameExpr>();
+    Symbol* sym = name && name->name.parts.size() == 1 ? lookup(name->name.str()) : nullptr;
+    if (sym && (sym->kind == Symbol::Stream || sym->kind == Symbol::Vector)) {
+      name->symbol = sym;
+      name->type = sym->type;
+      consume(*sym, name->loc, consumer);
+      return sym->type;
+    }
+    if (sym) {
+      error(e.loc, "a pipeline starts from a stream, a vector or a source such as range(…); '" + sym->name +
+                       "' is a " + sym->kindName());
+    } else if (name) {
+      error(e.loc, "unknown stream or vector '" + name->name.str() + "'" + suggest(name->name.str(), namesInScope()));
+    } else {
+      error(e.loc, "a pipeline starts from a stream, a vector or a source such as range(…) or generate(…)");
+    }
+    return out_.types.error();
+  }
+  }
+  return out_.types.error();
+}
+
+const Type* Checker::checkStage(Stage& s, const Type* input) {
+  switch (s.kind()) {
+  case Stage::Map:
+  case Stage::Filter: {
+    bool isMap = s.kind() == Stage::Map;
+    std::string var = isMap ? s.as<MapStage>()->var : s.as<FilterStage>()->var;
+    SourceLoc varLoc = isMap ? s.as<MapStage>()->varLoc : s.as<FilterStage>()->varLoc;
+    Expr& body = isMap ? *s.as<MapStage>()->body : *s.as<FilterStage>()->cond;
+    pushScope();
+    Symbol element{Symbol::LambdaVar, var, varLoc};
+    element.type = input;
+    const Symbol* sym = &declare(std::move(element));
+    if (isMap) s.as<MapStage>()->varSymbol = sym;
+    else s.as<FilterStage>()->varSymbol = sym;
+    ++lambdaDepth_;
+    const Type* t = check(body);
+    --lambdaDepth_;
+    popScope();
+    if (t->isError()) return t;
+    if (!isMap) {
+      checkEstimate(s.as<FilterStage>()->estimate, true);
+      if (t->kind != Type::Bool) {
+        error(body.loc, "a filter condition must be a bool, not " + t->name());
+        return out_.types.error();
+      }
+      return input;
+    }
+    t = finalize(body);
+    if (t->kind == Type::Void || t->kind == Type::String) {
+      error(body.loc, "map needs a value for each element, not " + t->name());
+      return out_.types.error();
+    }
+    return requireUsable(t, body.loc) ? t : out_.types.error();
+  }
+  case Stage::Sort: {
+    auto& so = *s.as<SortStage>();
+    if (!so.order) {
+      if (!input->isOrderable()) {
+        error(so.loc, "'sort' alone sorts scalars and arrays; " + input->name() +
+                          " needs an order: sort by NAME, with order NAME on " + input->name() + " = (field asc, …)");
+        return out_.types.error();
+      }
+      so.order = OrderRef{};
+      so.order->loc = so.loc;
+    }
+    return resolveOrder(*so.order, input, "sort", true) ? input : out_.types.error();
+  }
+  case Stage::Unique: {
+    auto& u = *s.as<UniqueStage>();
+    checkEstimate(u.estimate, true);
+    if (u.keys.empty()) {
+      if (input->kind == Type::Record)
+        for (const FieldInfo& f : input->record->fields)
+          if (f.type->isFloat()) {
+            error(u.loc, "'unique' compares whole elements, and field '" + f.name + "' of " + input->name() +
+                             " is a float; name the key fields: unique (field, …)");
+            return out_.types.error();
+          }
+      return input;
+    }
+    if (input->kind != Type::Record) {
+      error(u.loc, "unique (key, …) picks fields of a record; " + input->name() + " has none, so write just 'unique'");
+      return out_.types.error();
+    }
+    for (ExprPtr& key : u.keys) {
+      OrderKeyInfo info;
+      if (!checkKeyPath(*key, input, info)) return out_.types.error();
+    }
+    return input;
+  }
+  case Stage::Take: {
+    auto& t = *s.as<TakeStage>();
+    const Type* u64 = out_.types.scalar(Type::U64);
+    const Type* n = check(*t.count, u64);
+    if (n->isError() || !convert(*t.count, u64, "as the count of take")) return out_.types.error();
+    return input;
+  }
+  case Stage::For: {
+    auto& f = *s.as<ForStage>();
+    pushScope();
+    Symbol element{Symbol::LambdaVar, f.var, f.varLoc};
+    element.type = input;
+    f.varSymbol = &declare(std::move(element));
+    stages_.push_back({&f, nullptr, loopDepth_});
+    int savedLoops = loopDepth_;
+    loopDepth_ = 0; // a for stage's body runs once per element; it is not a loop to break out of
+    checkBlock(f.body);
+    loopDepth_ = savedLoops;
+    const Type* emitted = stages_.back().emitted;
+    stages_.pop_back();
+    popScope();
+    if (!emitted) {
+      error(f.loc, "this for stage never emits, so nothing comes out of it; add 'emit value;' (or consume the "
+                   "stream with a top-level 'for x in …' loop)");
+      return out_.types.error();
+    }
+    return emitted;
+  }
+  }
+  return out_.types.error();
+}
+
+} // namespace flow::sema

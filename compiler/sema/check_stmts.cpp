@@ -1,0 +1,384 @@
+// Statements and declarations, scopes, and the order in which a script is checked.
+#include "sema/checker.hpp"
+
+#include <algorithm>
+
+namespace flow::sema {
+
+using namespace flow::ast;
+
+namespace {
+const char* kBuiltinNames[] = {"min", "max", "abs", "hash", "rand", "bor", "count", "sum"};
+
+size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+} // namespace
+
+Checker::Checker(Program& program, CheckedProgram& out, DiagnosticEngine& diags, const SemaOptions& options)
+    : program_(program), out_(out), diags_(diags), file_(program.file), options_(options) {
+  out_.ast = &program;
+  pushScope();
+  for (const char* name : kBuiltinNames) {
+    Symbol s{Symbol::Builtin, name, {}};
+    scopes_.back()[name] = &out_.symbols.emplace_back(std::move(s));
+  }
+  // The script's own names live in a scope of their own, so `var sum` or `let count`
+  // shadow the builtins instead of clashing with them.
+  pushScope();
+}
+
+// ------------------------------------------------------------------------------ scopes
+
+Symbol& Checker::declare(Symbol symbol) {
+  auto& scope = scopes_.back();
+  auto it = scope.find(symbol.name);
+  if (it != scope.end()) {
+    error(symbol.loc, "redefinition of '" + symbol.name + "'");
+    note(it->second->loc, "previous definition of '" + symbol.name + "' is here");
+    return out_.symbols.emplace_back(std::move(symbol)); // checked, but not visible
+  }
+  Symbol& s = out_.symbols.emplace_back(std::move(symbol));
+  scope[s.name] = &s;
+  return s;
+}
+
+Symbol* Checker::lookup(const std::string& name) {
+  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope)
+    if (auto it = scope->find(name); it != scope->end()) return it->second;
+  return nullptr;
+}
+
+std::vector<std::string> Checker::namesInScope() const {
+  std::vector<std::string> names;
+  for (const auto& scope : scopes_)
+    for (const auto& [name, s] : scope) names.push_back(name);
+  return names;
+}
+
+std::string Checker::suggest(const std::string& name, const std::vector<std::string>& candidates) const {
+  std::string best;
+  size_t bestDistance = name.size() <= 3 ? 1 : 2;
+  for (const std::string& c : candidates) {
+    size_t d = editDistance(name, c);
+    if (d <= bestDistance && d > 0 && (best.empty() || d < bestDistance)) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best.empty() ? "" : "; did you mean '" + best + "'?";
+}
+
+// -------------------------------------------------------------------------- the driver
+
+void Checker::run() {
+  // Types and orders may be used before their declaration (they do not run); values
+  // (params, streams, vectors, queues, variables) are visible from their declaration on.
+  for (StmtPtr& item : program_.items)
+    if (auto* d = item->as<ImportDecl>()) importHeader(*d);
+  for (StmtPtr& item : program_.items)
+    if (auto* d = item->as<RecordDecl>()) declareRecord(*d);
+  for (auto& [info, decl] : declOfRecord_) layOutRecord(*info, *decl);
+  for (StmtPtr& item : program_.items)
+    if (auto* d = item->as<OrderDecl>()) declareOrder(*d);
+  for (StmtPtr& item : program_.items) checkItem(*item);
+}
+
+void Checker::checkItem(Stmt& s) {
+  switch (s.kind()) {
+  case Stmt::Import:
+  case Stmt::Record:
+  case Stmt::Order: return; // done before the rest
+  case Stmt::Param: return checkParam(*s.as<ParamDecl>());
+  case Stmt::Memory:
+  case Stmt::BlockSize: return checkSizeDecl(*s.as<SizeDecl>());
+  case Stmt::Stream: {
+    auto& d = *s.as<StreamDecl>();
+    const Type* t = checkPipeline(*d.pipeline, "stream");
+    Symbol sym{Symbol::Stream, d.name, d.loc};
+    sym.type = t;
+    sym.pipeline = d.pipeline.get();
+    sym.decl = &d;
+    d.symbol = &declare(std::move(sym));
+    return;
+  }
+  case Stmt::Vector: {
+    auto& d = *s.as<VectorDecl>();
+    const Type* t = d.type ? resolveType(*d.type) : checkPipeline(*d.pipeline, "vector " + d.name);
+    if (d.type && !t->isError()) requireUsable(t, d.type->loc);
+    Symbol sym{Symbol::Vector, d.name, d.loc};
+    sym.type = t;
+    sym.pipeline = d.pipeline.get();
+    sym.decl = &d;
+    d.symbol = &declare(std::move(sym));
+    return;
+  }
+  case Stmt::Pq: {
+    auto& d = *s.as<PqDecl>();
+    const Type* t = resolveType(*d.type);
+    if (!t->isError()) requireUsable(t, d.type->loc);
+    Symbol sym{Symbol::Queue, d.name, d.loc};
+    sym.type = t;
+    sym.decl = &d;
+    if (!t->isError()) sym.order = resolveOrder(d.order, t, "priority queue '" + d.name + "'", true);
+    d.symbol = &declare(std::move(sym));
+    return;
+  }
+  default: return checkStmt(s);
+  }
+}
+
+void Checker::checkParam(ParamDecl& d) {
+  const Type* t = resolveType(*d.type);
+  Symbol sym{Symbol::Param, d.name, d.loc};
+  sym.type = t;
+  sym.decl = &d;
+  if (!t->isError() && !t->isNumeric() && t->kind != Type::Bool) {
+    error(d.type->loc, "a param is a number or a bool (it is set with --" + d.name + "=VALUE), not " + t->name());
+    t = out_.types.error();
+  }
+  if (!t->isError() && !check(*d.init, t)->isError() && convert(*d.init, t, "as the default of param '" + d.name + "'")) {
+    std::string why;
+    sym.value = constant(*d.init, &why);
+    if (!sym.value) error(d.init->loc, "the default of param '" + d.name + "' must be a constant: " + why);
+  }
+  d.symbol = &declare(std::move(sym));
+}
+
+void Checker::checkSizeDecl(SizeDecl& d) {
+  std::optional<uint64_t>& slot = d.isBlock ? out_.blockBytes : out_.memoryBytes;
+  const char* what = d.isBlock ? "block" : "memory";
+  if (slot) {
+    error(d.loc, std::string("'") + what + "' is declared twice");
+    return;
+  }
+  if (d.isBlock && (d.bytes < 4096 || (d.bytes & (d.bytes - 1)) != 0)) {
+    error(d.sizeLoc, "a block size must be a power of two of at least 4 KiB (direct I/O needs aligned blocks), not " +
+                         std::to_string(d.bytes) + " bytes");
+    return;
+  }
+  if (!d.isBlock && d.bytes < (1u << 20)) {
+    error(d.sizeLoc, "a memory budget below 1 MiB leaves no room for even one block; " + std::to_string(d.bytes) +
+                         " bytes given");
+    return;
+  }
+  slot = d.bytes;
+}
+
+// --------------------------------------------------------------------------- statements
+
+void Checker::checkBlock(std::vector<StmtPtr>& body) {
+  pushScope();
+  for (StmtPtr& s : body) {
+    if (s->isDeclaration()) {
+      error(s->loc, "declarations (param, memory, block, record, order, stream, vector, pq, import) belong at the "
+                    "top level of the script");
+      continue;
+    }
+    checkStmt(*s);
+  }
+  popScope();
+}
+
+void Checker::checkLet(LetStmt& s) {
+  const Type* declared = s.type ? resolveType(*s.type) : nullptr;
+  const Type* t = check(*s.init, declared);
+  if (declared && !declared->isError() && !t->isError()) {
+    if (convert(*s.init, declared, "to initialize '" + s.name + "'")) t = declared;
+    else t = out_.types.error();
+  } else if (!t->isError()) {
+    t = finalize(*s.init);
+  }
+  if (!t->isError() && (t->kind == Type::Void || t->kind == Type::String)) {
+    error(s.init->loc, "'" + s.name + "' needs a value, but this expression has none");
+    t = out_.types.error();
+  }
+  Symbol sym{s.isVar ? Symbol::Var : Symbol::Let, s.name, s.loc};
+  sym.type = declared && !declared->isError() ? declared : t;
+  sym.decl = &s;
+  s.symbol = &declare(std::move(sym));
+}
+
+bool Checker::isAssignable(Expr& target, std::string& why, SourceLoc& declLoc) {
+  if (auto* f = target.as<FieldExpr>()) return isAssignable(*f->object, why, declLoc);
+  if (auto* i = target.as<IndexExpr>()) return isAssignable(*i->object, why, declLoc);
+  auto* n = target.as<NameExpr>();
+  if (!n || !n->symbol) {
+    why = "only variables, their fields and their elements can be assigned";
+    return false;
+  }
+  declLoc = n->symbol->loc;
+  switch (n->symbol->kind) {
+  case Symbol::Var: return true;
+  case Symbol::Let: why = "'" + n->symbol->name + "' is declared with let; declare it with var to change it"; break;
+  case Symbol::Param: why = "'" + n->symbol->name + "' is a param, set on the command line"; break;
+  case Symbol::LoopVar:
+  case Symbol::LambdaVar: why = "'" + n->symbol->name + "' is the current element, which cannot be changed"; break;
+  default: why = "'" + n->symbol->name + "' is a " + n->symbol->kindName(); break;
+  }
+  return false;
+}
+
+void Checker::checkAssign(AssignStmt& s) {
+  const Type* target = check(*s.target);
+  if (target->isError()) {
+    check(*s.value);
+    return;
+  }
+  std::string why;
+  SourceLoc declLoc;
+  if (!isAssignable(*s.target, why, declLoc)) {
+    error(s.target->loc, "cannot assign to this: " + why);
+    if (declLoc.valid()) note(declLoc, "declared here");
+    return;
+  }
+  const Type* v = check(*s.value, target);
+  if (v->isError()) return;
+  if (s.op == "=") {
+    convert(*s.value, target, "in an assignment to " + target->name());
+    return;
+  }
+  std::string op = s.op.substr(0, s.op.size() - 1);
+  bool shift = op == "<<" || op == ">>";
+  bool integerOnly = op == "%" || op == "&" || op == "^" || shift;
+  if (!target->isNumeric() || (integerOnly && !target->isInteger())) {
+    error(s.loc, "'" + s.op + "' needs " + std::string(integerOnly ? "an integer" : "a number") + " to change, not " +
+                     target->name());
+    return;
+  }
+  if (shift) {
+    if (!v->isInteger()) error(s.value->loc, "a shift count must be an integer, not " + v->name());
+    else finalize(*s.value);
+    return;
+  }
+  convert(*s.value, target, "in '" + s.op + "'");
+}
+
+void Checker::checkPath(const StringLiteral& path) {
+  if (path.isInterpolated()) error(path.loc, "a path cannot contain '{…}'");
+  else if (path.text().empty()) error(path.loc, "a path cannot be empty");
+}
+
+void Checker::checkPrint(PrintStmt& s) {
+  for (StringPart& part : s.message.parts) {
+    if (!part.expr) continue;
+    const Type* t = check(*part.expr);
+    if (t->isError()) continue;
+    t = finalize(*part.expr);
+    if (!t->isScalar() || t->kind == Type::Void)
+      error(part.expr->loc, "print shows numbers and bools; this is " + t->name() +
+                                (t->kind == Type::Record ? " (print its fields)" : ""));
+  }
+}
+
+void Checker::checkStmt(Stmt& s) {
+  switch (s.kind()) {
+  case Stmt::Let:
+  case Stmt::Var: return checkLet(*s.as<LetStmt>());
+  case Stmt::Assign: return checkAssign(*s.as<AssignStmt>());
+  case Stmt::If: {
+    auto& i = *s.as<IfStmt>();
+    const Type* c = check(*i.cond);
+    if (!c->isError() && c->kind != Type::Bool) error(i.cond->loc, "a condition must be a bool, not " + c->name());
+    checkBlock(i.then);
+    if (i.elseBranch) {
+      if (auto* b = i.elseBranch->as<BlockStmt>()) checkBlock(b->body);
+      else checkStmt(*i.elseBranch);
+    }
+    return;
+  }
+  case Stmt::While: {
+    auto& w = *s.as<WhileStmt>();
+    const Type* c = check(*w.cond);
+    if (!c->isError() && c->kind != Type::Bool) error(w.cond->loc, "a condition must be a bool, not " + c->name());
+    ++loopDepth_;
+    checkBlock(w.body);
+    --loopDepth_;
+    return;
+  }
+  case Stmt::ForIn: {
+    auto& f = *s.as<ForInStmt>();
+    const Type* t = checkPipeline(*f.pipeline, "for loop");
+    pushScope();
+    Symbol element{Symbol::LoopVar, f.var, f.varLoc};
+    element.type = t;
+    f.varSymbol = &declare(std::move(element));
+    ++loopDepth_;
+    checkBlock(f.body);
+    --loopDepth_;
+    popScope();
+    return;
+  }
+  case Stmt::Break:
+  case Stmt::Continue: {
+    const char* word = s.kind() == Stmt::Break ? "break" : "continue";
+    if (loopDepth_ == 0)
+      error(s.loc, std::string("'") + word + "' is only allowed inside a while or for loop" +
+                       (stages_.empty() ? "" : " (a for stage runs once per element; it is not a loop)"));
+    return;
+  }
+  case Stmt::Emit: {
+    auto& e = *s.as<EmitStmt>();
+    if (stages_.empty()) {
+      error(s.loc, "'emit' is only allowed in a for stage (pipeline | for x { … emit value; … })");
+      check(*e.value);
+      return;
+    }
+    StageContext& stage = stages_.back();
+    const Type* t = check(*e.value, stage.emitted);
+    if (t->isError()) return;
+    if (!stage.emitted) {
+      t = finalize(*e.value);
+      if (t->kind == Type::Void || t->kind == Type::String) {
+        error(e.value->loc, "emit needs a value, not " + t->name());
+        return;
+      }
+      if (requireUsable(t, e.value->loc)) stage.emitted = t;
+    } else {
+      convert(*e.value, stage.emitted, "in emit (this for stage emits " + stage.emitted->name() + ")");
+    }
+    return;
+  }
+  case Stmt::Print: return checkPrint(*s.as<PrintStmt>());
+  case Stmt::Write:
+  case Stmt::WriteText: {
+    auto& w = *s.as<WriteStmt>();
+    checkPath(w.path);
+    const Type* t = checkPipeline(*w.pipeline, w.text ? "write_text" : "write");
+    if (w.text) requireTextual(t, w.pipeline->loc, "write_text");
+    return;
+  }
+  case Stmt::Evaluate: {
+    Expr& e = *s.as<ExprStmt>()->expr;
+    const Type* t = check(e);
+    if (!t->isError() && !e.as<MethodCallExpr>() && !e.as<CallExpr>())
+      error(e.loc, "this expression computes a value and throws it away; assign it or use it");
+    return;
+  }
+  case Stmt::Block: return checkBlock(s.as<BlockStmt>()->body);
+  default:
+    // Declarations inside blocks are reported by checkBlock.
+    return;
+  }
+}
+
+std::unique_ptr<CheckedProgram> analyze(Program& program, DiagnosticEngine& diags, const SemaOptions& options) {
+  auto out = std::make_unique<CheckedProgram>();
+  unsigned before = diags.errorCount();
+  Checker(program, *out, diags, options).run();
+  if (diags.errorCount() != before) return nullptr;
+  return out;
+}
+
+} // namespace flow::sema

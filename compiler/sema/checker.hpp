@@ -1,0 +1,123 @@
+#pragma once
+// The semantic checker: resolves every name, types every expression and pipeline stage,
+// and reports each misuse as a Flow diagnostic at the script's own line. Its four parts
+// live in check_types.cpp (types, records, imports, orders), check_exprs.cpp,
+// check_pipelines.cpp and check_stmts.cpp (statements, declarations, the driver).
+#include "ast/ast.hpp"
+#include "ast/diagnostics.hpp"
+#include "sema/sema.hpp"
+#include "sema/symbols.hpp"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace flow::sema {
+
+class Checker {
+public:
+  Checker(ast::Program& program, CheckedProgram& out, DiagnosticEngine& diags, const SemaOptions& options);
+  void run();
+
+private:
+  // ---- scopes
+  Symbol& declare(Symbol symbol);           // reports a redefinition in the same scope
+  Symbol* lookup(const std::string& name);  // innermost first
+  void pushScope() { scopes_.emplace_back(); }
+  void popScope() { scopes_.pop_back(); }
+  std::string suggest(const std::string& name, const std::vector<std::string>& candidates) const;
+  std::vector<std::string> namesInScope() const;
+
+  // ---- diagnostics
+  void error(SourceLoc loc, std::string message) { diags_.error(file_, loc, std::move(message)); }
+  void note(SourceLoc loc, std::string message) { diags_.note(file_, loc, std::move(message)); }
+
+  // ---- types, records, imports, orders (check_types.cpp)
+  void importHeader(ast::ImportDecl& decl);
+  void declareRecord(ast::RecordDecl& decl);
+  void layOutRecord(RecordInfo& record, ast::RecordDecl& decl);
+  const Type* resolveType(ast::TypeRef& ref);
+  const Type* scalarByName(const std::string& name) const;
+  /// A key path as the user wrote it: `e.src`, `key[0]`.
+  std::string exprText(const ast::Expr& e) const;
+  const Type* importedType(const CppType& type, SourceLoc loc, const std::string& what);
+  const RecordInfo* importedRecord(const std::string& cppName, SourceLoc loc);
+  bool requireUsable(const Type* type, SourceLoc loc); // imported records must be trivially copyable
+  void declareOrder(ast::OrderDecl& decl);
+  const OrderInfo* resolveOrder(ast::OrderRef& ref, const Type* element, const std::string& user, bool needsSentinels);
+  const OrderInfo* builtinOrder(bool descending, const Type* element);
+  /// A key of an order or of `unique (…)`: a field path into `element`.
+  bool checkKeyPath(ast::Expr& key, const Type* element, OrderKeyInfo& out);
+
+  // ---- expressions (check_exprs.cpp)
+  const Type* check(ast::Expr& e, const Type* expected = nullptr);
+  /// Converts `e` (already checked) to `to`, or reports why not. `context` completes
+  /// "cannot use a value of type X as Y in …".
+  bool convert(ast::Expr& e, const Type* to, const std::string& context);
+  /// Gives an untyped literal expression its default type (u64, i64 or f64).
+  const Type* finalize(ast::Expr& e);
+  void materialize(ast::Expr& e, const Type* to);
+  const Type* checkName(ast::NameExpr& e);
+  const Type* checkUnary(ast::UnaryExpr& e, const Type* expected);
+  const Type* checkBinary(ast::BinaryExpr& e, const Type* expected);
+  const Type* checkCast(ast::CastExpr& e);
+  const Type* checkField(ast::FieldExpr& e);
+  const Type* checkIndex(ast::IndexExpr& e);
+  const Type* checkMethod(ast::MethodCallExpr& e);
+  const Type* checkCall(ast::CallExpr& e, const Type* expected);
+  const Type* checkAggregate(ast::CallExpr& e);
+  const Type* checkCppCall(ast::CallExpr& e);
+  const Type* checkRecordInit(ast::RecordInitExpr& e);
+  const Type* checkArray(ast::Expr& e, const Type* expected);
+  bool argumentCount(ast::CallExpr& e, size_t min, size_t max);
+  /// Unifies the operand types of a binary operator; null after reporting a mismatch.
+  const Type* unify(ast::Expr& lhs, ast::Expr& rhs, const std::string& op, SourceLoc loc);
+  std::optional<ConstValue> constant(const ast::Expr& e, std::string* whyNot = nullptr);
+
+  // ---- pipelines (check_pipelines.cpp)
+  const Type* checkPipeline(ast::Pipeline& p, const std::string& consumer);
+  const Type* checkSource(ast::Source& s, const std::string& consumer);
+  const Type* checkStage(ast::Stage& s, const Type* input);
+  void consume(Symbol& s, SourceLoc loc, const std::string& what);
+  void checkEstimate(const std::optional<ast::Estimate>& e, bool selectivity);
+  bool requireTextual(const Type* type, SourceLoc loc, const std::string& what);
+
+  // ---- statements and declarations (check_stmts.cpp)
+  void checkItem(ast::Stmt& s);
+  void checkStmt(ast::Stmt& s);
+  void checkBlock(std::vector<ast::StmtPtr>& body);
+  void checkParam(ast::ParamDecl& d);
+  void checkSizeDecl(ast::SizeDecl& d);
+  void checkLet(ast::LetStmt& s);
+  void checkAssign(ast::AssignStmt& s);
+  void checkPrint(ast::PrintStmt& s);
+  void checkPath(const ast::StringLiteral& path);
+  bool isAssignable(ast::Expr& target, std::string& why, SourceLoc& declLoc);
+
+  ast::Program& program_;
+  CheckedProgram& out_;
+  DiagnosticEngine& diags_;
+  const SourceFile* file_;
+  SemaOptions options_;
+
+  std::vector<std::map<std::string, Symbol*>> scopes_;
+  std::map<std::string, RecordInfo*> recordsByName_;
+  std::map<RecordInfo*, ast::RecordDecl*> declOfRecord_;
+  std::set<const RecordInfo*> layingOut_; // records whose fields are being resolved (cycles)
+  std::map<std::string, const RecordInfo*> importedRecords_; // by C++ qualified name
+  std::map<std::string, const OrderInfo*> builtinOrders_;    // "asc u32", "desc [u8; 10]"
+
+  // Where checking is: loops (break/continue), the enclosing for stage (emit).
+  int loopDepth_ = 0;
+  struct StageContext {
+    ast::ForStage* stage;
+    const Type* emitted = nullptr;
+    int loopDepthAtEntry = 0;
+  };
+  std::vector<StageContext> stages_;
+  int lambdaDepth_ = 0;
+  bool inLoopBody() const { return loopDepth_ > 0 || !stages_.empty(); }
+};
+
+} // namespace flow::sema

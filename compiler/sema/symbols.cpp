@@ -1,0 +1,32 @@
+#include "sema/symbols.hpp"
+
+namespace flow::sema {
+
+const char* Symbol::kindName() const {
+  switch (kind) {
+  case Param: return "param";
+  case Record: return "record";
+  case Order: return "order";
+  case Stream: return "stream";
+  case Vector: return "vector";
+  case Queue: return "priority queue";
+  case Let: return "let value";
+  case Var: return "variable";
+  case LoopVar: return "loop variable";
+  case LambdaVar: return "element";
+  case Index: return "index";
+  case Field: return "field";
+  case CppFunction: return "C++ function";
+  case Builtin: return "builtin function";
+  }
+  return "name";
+}
+
+std::vector<const Symbol*> CheckedProgram::symbolsOf(Symbol::Kind kind) const {
+  std::vector<const Symbol*> out;
+  for (const Symbol& s : symbols)
+    if (s.kind == kind) out.push_back(&s);
+  return out;
+}
+
+} // namespace flow::sema
