@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -190,6 +191,36 @@ TEST(BlockOstream, DiskFullWhileWritingIsReportedAndLeavesNothingAllocated) {
           for (std::uint64_t i = 0; i < 100 * block::size; ++i) out.push(i);
         },
         disk_full_error);
+    EXPECT_EQ(bm.allocated_bytes(), 0u);
+  }
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+TEST(BlockStreams, SeveralThreadsShareOneBlockManager) {
+  using block = typed_block<4096, std::uint64_t>;
+  test::scratch_dir dir;
+  {
+    block_manager bm(test::direct_config(dir.path(), 2));
+    std::vector<std::thread> threads;
+    std::atomic<int> failures{0};
+    for (std::uint64_t t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        for (int round = 0; round < 5; ++round) {
+          const std::uint64_t n = 7 * block::size + t;
+          block_ostream<block> out(bm, 2, allocation_strategy::fully_random(t));
+          for (std::uint64_t i = 0; i < n; ++i) out.push(i * 4 + t);
+          block_sequence seq = out.finish();
+          block_istream<block> in(seq, 2, &bm);
+          std::uint64_t i = 0;
+          for (; !in.empty(); ++in, ++i) {
+            if (*in != i * 4 + t) ++failures;
+          }
+          if (i != n) ++failures;
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(failures, 0);
     EXPECT_EQ(bm.allocated_bytes(), 0u);
   }
   EXPECT_TRUE(dir.entries().empty());
