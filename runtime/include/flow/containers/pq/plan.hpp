@@ -1,0 +1,147 @@
+#pragma once
+// Parameters of the external priority queue from a byte budget: the job of STXXL's
+// PRIORITY_QUEUE_GENERATOR, as a plain constexpr function the compiler's planner calls
+// at compile time (and the queue calls at run time), with the I/O volume bound the
+// estimator prints. Header-only, no dependency on the rest of the runtime.
+//
+//   constexpr auto cfg = flow::containers::plan_priority_queue(256 << 20, 1 << 27, 8, 1 << 20);
+//   static_assert(cfg.feasible);
+//   flow::containers::priority_queue<u64, std::less<u64>, cfg.block_bytes> q(cfg);
+//   std::uint64_t bound = cfg.io_bytes(inserts);
+#include <cstddef>
+#include <cstdint>
+
+namespace flow::containers {
+
+/// What plan_priority_queue decided. All sizes in bytes unless named *_items/_blocks.
+/// The parts that always exist add up to at most memory_bytes:
+///   pages(insertion_items*item_bytes) + pages(deletion_items*item_bytes)
+///   + write_blocks*block_bytes + pool_bytes  <=  memory_bytes   (pages: rounded up to 4 KiB),
+/// and the pool is shared, at run time, by the internal arrays' chunks and the external
+/// arrays' read buffers (read_blocks_per_array blocks each): chunks are only handed out
+/// while the pool has room, so the queue never holds more than memory_bytes of buffers.
+struct pq_config {
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t expected_max_items = 0;
+  std::size_t item_bytes = 0;
+  std::size_t block_bytes = 0;
+
+  std::size_t insertion_items = 0;  // insertion heap capacity (sorted and flushed when full)
+  std::size_t deletion_items = 0;   // deletion buffer: the smallest items outside the heap
+  std::size_t chunk_bytes = 0;      // allocation unit of internal sorted arrays
+  std::size_t internal_arity = 0;   // internal arrays per level before they are merged
+  std::size_t write_blocks = 0;     // write pool of the external merges
+  std::size_t read_blocks_per_array = 0; // an external array's current block + read-ahead
+  std::size_t external_arity = 0;   // external arrays per level before they are merged
+  std::uint64_t pool_bytes = 0;     // chunks of internal arrays + external read buffers
+  /// Items an external flush writes at least: the pool, less the read buffers of
+  /// external_arity arrays, the partial chunks of the internal arrays and a heap's worth.
+  std::uint64_t flush_items = 0;
+  /// External levels an item passes through when at most expected_max_items are held
+  /// (0: the queue stays in memory).
+  unsigned external_levels = 0;
+  bool feasible = false;            // the budget holds every mandatory part
+  const char* problem = "";         // why not, for the planner's diagnostic
+
+  /// Upper bound of the bytes read plus written by a queue that receives `inserts`
+  /// pushes in total and never holds more than expected_max_items at once:
+  ///   0                                   if expected_max_items fit into flush_items,
+  ///   2 * s * I' * L + 2 * B * F * L      otherwise,
+  /// with s = item_bytes, B = block_bytes, I' = inserts * (1 + deletion/insertion) (the
+  /// deletion buffer's items may be put back once per insertion-heap flush),
+  /// F = ceil(I' / flush_items) external flushes, and L = max(1, ceil(log_K F)) the
+  /// levels of external arrays with K = external_arity (each level writes and reads an
+  /// item once; every array rounds up to whole blocks).
+  constexpr std::uint64_t io_bytes(std::uint64_t inserts) const {
+    if (!feasible || expected_max_items <= flush_items || inserts == 0) return 0;
+    const std::uint64_t moved = inserts + inserts * deletion_items / insertion_items;
+    const std::uint64_t flushes = (moved + flush_items - 1) / flush_items;
+    unsigned levels = 1;
+    for (std::uint64_t cap = external_arity; cap < flushes; cap *= external_arity) ++levels;
+    return 2 * std::uint64_t(item_bytes) * moved * levels +
+           2 * std::uint64_t(block_bytes) * flushes * levels;
+  }
+};
+
+namespace pq_plan_detail {
+constexpr std::uint64_t clamp(std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+constexpr std::uint64_t round_page(std::uint64_t bytes) { return (bytes + 4095) / 4096 * 4096; }
+constexpr std::uint64_t floor_pow2(std::uint64_t v) {
+  std::uint64_t p = 1;
+  while (p * 2 <= v) p *= 2;
+  return p;
+}
+} // namespace pq_plan_detail
+
+/// Plans a queue of items of `item_bytes` within `memory_bytes`, for at most
+/// `expected_max_items` items at once (0: unknown, plan for memory only), with external
+/// blocks of `block_bytes` (a multiple of 4096). See pq_config for the result; a budget
+/// too small for the mandatory parts gives feasible == false and a reason in problem.
+constexpr pq_config plan_priority_queue(std::uint64_t memory_bytes, std::uint64_t expected_max_items,
+                                        std::size_t item_bytes, std::size_t block_bytes) {
+  using namespace pq_plan_detail;
+  pq_config c;
+  c.memory_bytes = memory_bytes;
+  c.expected_max_items = expected_max_items;
+  c.item_bytes = item_bytes;
+  c.block_bytes = block_bytes;
+  if (item_bytes == 0 || block_bytes == 0 || block_bytes % 4096 != 0 || item_bytes > block_bytes) {
+    c.problem = "block size must be a positive multiple of 4096 holding at least one item";
+    return c;
+  }
+  const std::uint64_t M = memory_bytes, s = item_bytes, B = block_bytes;
+  // Insertion heap: 1/32 of the budget, at most 256 KiB (it is sorted when full: keep it
+  // in the second-level cache), at least 64 items.
+  c.insertion_items = static_cast<std::size_t>(clamp(M / 32 / s, 64, (256u << 10) / s));
+  // Deletion buffer: an eighth of that.
+  c.deletion_items = static_cast<std::size_t>(clamp(c.insertion_items / 8, 32, (64u << 10) / s));
+  // Chunks: 1/2048 of the budget, 4 KiB .. 64 KiB, a power of two, at least 4 items.
+  c.chunk_bytes = static_cast<std::size_t>(floor_pow2(clamp(M / 2048, 4096, 65536)));
+  while (c.chunk_bytes < 4 * s) c.chunk_bytes *= 2;
+  c.write_blocks = static_cast<std::size_t>(clamp(M / 32 / B, 2, 8));
+  c.read_blocks_per_array = 2;
+  // The heap and the deletion buffer are page-aligned buffers: count whole pages.
+  const std::uint64_t fixed = round_page(c.insertion_items * s) + round_page(c.deletion_items * s) +
+                              c.write_blocks * B;
+  if (fixed >= M) {
+    c.problem = "memory budget smaller than the insertion heap, deletion buffer and write pool";
+    return c;
+  }
+  c.pool_bytes = M - fixed;
+  // External arrays may take up to a quarter of the pool for their read buffers.
+  const std::uint64_t per_array = c.read_blocks_per_array * B;
+  std::uint64_t arrays = c.pool_bytes / 4 / per_array;
+  if (arrays < 2) {
+    c.problem = "memory budget holds fewer than two external arrays' read buffers (use smaller blocks)";
+    return c;
+  }
+  c.external_arity = static_cast<std::size_t>(arrays > 64 ? 64 : arrays);
+  // Partial chunks: at most two per internal array, plus a merge's slack. The arity of
+  // internal levels is 16 unless that waste would take more than a quarter of the pool.
+  const std::uint64_t ext_reserve = std::uint64_t(c.external_arity) * per_array;
+  std::uint64_t waste = 0;
+  for (std::size_t k = 16; k >= 2; k /= 2) {
+    unsigned int_levels = 1;
+    for (std::uint64_t sz = c.insertion_items; sz * k * s < c.pool_bytes; sz *= k) ++int_levels;
+    waste = (2 * k * int_levels + 3 * k + 8) * c.chunk_bytes;
+    c.internal_arity = k;
+    if (waste <= c.pool_bytes / 4) break;
+  }
+  if (c.pool_bytes <= waste + ext_reserve + 2 * c.insertion_items * s) {
+    c.problem = "memory budget too small for the internal arrays (use smaller blocks or more memory)";
+    return c;
+  }
+  c.flush_items = (c.pool_bytes - waste - ext_reserve - c.insertion_items * s) / s;
+  c.feasible = true;
+  if (expected_max_items > c.flush_items) {
+    const std::uint64_t moved = expected_max_items + expected_max_items * c.deletion_items / c.insertion_items;
+    const std::uint64_t flushes = (moved + c.flush_items - 1) / c.flush_items;
+    c.external_levels = 1;
+    for (std::uint64_t cap = c.external_arity; cap < flushes; cap *= c.external_arity) ++c.external_levels;
+  }
+  return c;
+}
+
+} // namespace flow::containers

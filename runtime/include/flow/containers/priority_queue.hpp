@@ -1,0 +1,933 @@
+#pragma once
+// The external priority queue: Sanders' sequence heap as STXXL builds it, reorganised
+// the way the bulk-parallel paper does (sorted arrays labelled with levels instead of
+// rigid groups), within a byte budget that it never exceeds.
+//
+//   insertion heap H   a binary heap of planned capacity (<= 256 KiB, cache resident);
+//                      push is a sift-up. When full it is sorted (two halves, one per
+//                      core) into sorted runs.
+//   internal arrays    sorted runs in memory, in fixed-size chunks from a counted pool,
+//                      labelled with a level; when a level holds internal_arity arrays
+//                      they are merged (loser tree, split between both cores) into one
+//                      array of the next level. Consumed chunks are returned at once.
+//   external arrays    when the pool has no room for the next runs, every internal
+//                      array is merged into one sorted external array, written block by
+//                      block through the write pool while merging goes on. Only its
+//                      current block and one read-ahead block are in memory once it is
+//                      read ("first blocks"); per block the first item is kept, which
+//                      tells how far the loaded blocks can be merged without the next.
+//                      When a level holds external_arity arrays they are merged into one
+//                      of the next level (external multiway merge with prefetching).
+//   deletion buffer D  the smallest items outside H, refilled by a multiway merge of
+//                      every array's loaded part (the group buffers' job in STXXL);
+//                      top() is min(H.top, D.front), pop() takes it.
+//
+// Equal items: nothing is lost or duplicated, whatever the number of equal items or
+// levels; among equal items the order in which they come out is unspecified (not FIFO).
+//
+// Threads: one queue is used by one thread at a time. Its sorts and merges of thousands
+// of items are split between the caller and one helper thread (pq/parallel.hpp).
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "flow/containers/pq/chunk_pool.hpp"
+#include "flow/containers/pq/loser_tree.hpp"
+#include "flow/containers/pq/parallel.hpp"
+#include "flow/containers/pq/plan.hpp"
+#include "flow/containers/pq/runs.hpp"
+#include "flow/io/buffer.hpp"
+#include "flow/mng/allocation.hpp"
+#include "flow/mng/block_manager.hpp"
+#include "flow/mng/buffered_writer.hpp"
+#include "flow/mng/prefetcher.hpp"
+#include "flow/mng/typed_block.hpp"
+
+namespace flow::containers {
+
+/// Counters of what a queue did (for tests, benchmarks and the run report).
+struct pq_stats {
+  std::uint64_t heap_flushes = 0;      // insertion heap sorted into runs
+  std::uint64_t internal_merges = 0;   // level merges of internal arrays
+  std::uint64_t external_flushes = 0;  // internal arrays merged into an external array
+  std::uint64_t external_merges = 0;   // level merges of external arrays
+  std::uint64_t refills = 0;           // deletion buffer refills
+  std::uint64_t parallel_pieces = 0;   // sorts / merges split between two threads
+};
+
+/// An external priority queue of T; top() is the smallest item under Cmp (Cmp(a, b)
+/// means a comes out before b). T must be trivially copyable.
+template <class T, class Cmp = std::less<T>, std::size_t BlockBytes = (std::size_t{1} << 20)>
+class priority_queue {
+  static_assert(std::is_trivially_copyable_v<T>, "queue items move as raw bytes");
+
+public:
+  using value_type = T;
+  using compare_type = Cmp;
+  using block_type = mng::typed_block<BlockBytes, T>;
+  static constexpr std::size_t block_bytes = BlockBytes;
+  static constexpr std::size_t block_items = block_type::size;
+
+  /// A queue planned by plan_priority_queue (cfg.item_bytes == sizeof(T) and
+  /// cfg.block_bytes == BlockBytes). Throws std::invalid_argument if it is not feasible.
+  explicit priority_queue(const pq_config& cfg,
+                          mng::block_manager& bm = mng::block_manager::global(), Cmp cmp = Cmp())
+      : cfg_(checked(cfg)), cmp_(cmp), bm_(bm), ci_(cfg_.chunk_bytes / sizeof(T)),
+        pool_(cfg_.chunk_bytes, static_cast<std::size_t>(cfg_.pool_bytes / cfg_.chunk_bytes)),
+        heap_buf_(round_up(cfg_.insertion_items * sizeof(T))),
+        del_buf_(round_up(cfg_.deletion_items * sizeof(T))), tree_(cmp), tree2_(cmp) {
+    heap_ = reinterpret_cast<T*>(heap_buf_.data());
+    del_ = reinterpret_cast<T*>(del_buf_.data());
+    heap_cap_ = cfg_.insertion_items;
+    del_cap_ = cfg_.deletion_items;
+  }
+  /// Plans for `memory_bytes` and at most `expected_max_items` items (0: unknown).
+  explicit priority_queue(std::uint64_t memory_bytes, std::uint64_t expected_max_items = 0,
+                          mng::block_manager& bm = mng::block_manager::global(), Cmp cmp = Cmp())
+      : priority_queue(plan_priority_queue(memory_bytes, expected_max_items, sizeof(T), BlockBytes),
+                       bm, cmp) {}
+
+  ~priority_queue() {
+    writer_.reset(); // waits for writes in flight
+    for (auto& a : ints_) release_chunks(*a);
+    for (auto& e : exts_) drop_external(*e);
+  }
+  priority_queue(const priority_queue&) = delete;
+  priority_queue& operator=(const priority_queue&) = delete;
+
+  // --- the classic interface -------------------------------------------------------------
+  std::uint64_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+
+  void push(const T& v) {
+    if (bulk_) {
+      bulk_push(v);
+      return;
+    }
+    if (heap_size_ == heap_cap_) flush_heap();
+    sift_up(v);
+    ++size_;
+  }
+
+  /// The smallest item (the queue must not be empty).
+  const T& top() {
+    if (bulk_) bulk_push_end();
+    if (del_pos_ == del_end_) refill();
+    if (del_pos_ == del_end_) return heap_[0];
+    if (heap_size_ && cmp_(heap_[0], del_[del_pos_])) return heap_[0];
+    return del_[del_pos_];
+  }
+
+  /// Removes the smallest item (the queue must not be empty).
+  void pop() {
+    if (bulk_) bulk_push_end();
+    if (del_pos_ == del_end_) refill();
+    if (del_pos_ != del_end_ && !(heap_size_ && cmp_(heap_[0], del_[del_pos_]))) {
+      ++del_pos_;
+    } else {
+      if (heap_size_ == 0) throw std::out_of_range("flow: pop on an empty priority queue");
+      pop_heap_top();
+    }
+    --size_;
+  }
+
+  // --- the bulk interface of the bulk-parallel paper -------------------------------------
+  /// Starts a bulk of pushes: bulk_push appends without keeping heap order (the heap is
+  /// restored by bulk_push_end, or a full buffer is sorted on both cores). top/pop end
+  /// the bulk implicitly.
+  void bulk_push_begin(std::size_t approx_items = 0) {
+    (void)approx_items;
+    bulk_ = true;
+  }
+  void bulk_push(const T& v) {
+    if (heap_size_ == heap_cap_) flush_heap();
+    heap_[heap_size_++] = v;
+    ++size_;
+  }
+  void bulk_push(std::span<const T> items) {
+    while (!items.empty()) {
+      if (heap_size_ == heap_cap_) flush_heap();
+      const std::size_t n = std::min(items.size(), heap_cap_ - heap_size_);
+      std::memcpy(static_cast<void*>(heap_ + heap_size_), items.data(), n * sizeof(T));
+      heap_size_ += n;
+      size_ += n;
+      items = items.subspan(n);
+    }
+  }
+  void bulk_push_end() {
+    if (!bulk_) return;
+    bulk_ = false;
+    if (heap_size_ > heap_cap_ / 2) {
+      flush_heap(); // a big bulk: sorting beats heapifying
+    } else {
+      std::make_heap(heap_, heap_ + heap_size_, heap_less{cmp_});
+    }
+  }
+
+  /// Removes the min(k, size()) smallest items and stores them, in order, in out
+  /// (replacing its content). Returns their number. The merge runs on both cores.
+  std::size_t bulk_pop(std::vector<T>& out, std::size_t k) {
+    out.clear();
+    pop_bulk(out, k, nullptr);
+    return out.size();
+  }
+  /// Like bulk_pop, but only items strictly smaller than `limit`. Returns true if items
+  /// smaller than `limit` remain in the queue afterwards (k was reached).
+  bool bulk_pop_limit(std::vector<T>& out, const T& limit, std::size_t k) {
+    out.clear();
+    pop_bulk(out, k, &limit);
+    return !empty() && cmp_(top(), limit);
+  }
+
+  // --- the limit-item loop ---------------------------------------------------------------
+  //   q.limit_begin(L, bulk);
+  //   while (!q.limit_empty()) { T x = q.limit_top(); q.limit_pop(); ... q.limit_push(y); }
+  //   q.limit_end();
+  // Between begin and end every pushed item must be >= L (limit_push checks); the items
+  // smaller than L are then independent of the pushes and come out in bulks of `bulk`.
+  void limit_begin(const T& limit, std::size_t bulk_items) {
+    if (limit_mode_) throw std::logic_error("flow: limit_begin inside a limit loop");
+    if (bulk_) bulk_push_end();
+    limit_ = limit;
+    limit_bulk_ = std::max<std::size_t>(bulk_items, 1);
+    limit_buf_.clear();
+    limit_pos_ = 0;
+    pop_bulk(limit_buf_, limit_bulk_, &limit_, /*count=*/false); // also flushes H
+    limit_mode_ = true;
+    bulk_ = true; // limit_push appends to H without heap order
+  }
+  /// True when no item smaller than the limit is left.
+  bool limit_empty() {
+    if (limit_pos_ == limit_buf_.size()) {
+      limit_buf_.clear();
+      limit_pos_ = 0;
+      extract_limited(limit_buf_, limit_bulk_, &limit_);
+    }
+    return limit_pos_ == limit_buf_.size();
+  }
+  /// The smallest item smaller than the limit (requires !limit_empty()).
+  const T& limit_top() {
+    if (limit_empty()) throw std::out_of_range("flow: limit_top with no item below the limit");
+    return limit_buf_[limit_pos_];
+  }
+  void limit_pop() {
+    if (limit_empty()) throw std::out_of_range("flow: limit_pop with no item below the limit");
+    ++limit_pos_;
+    --size_;
+  }
+  void limit_push(const T& v) {
+    if (cmp_(v, limit_)) {
+      throw std::invalid_argument("flow: limit_push of an item smaller than the limit item");
+    }
+    bulk_push(v);
+  }
+  void limit_end() {
+    if (!limit_mode_) return;
+    limit_mode_ = false;
+    // Items below the limit that were not popped go back (they are counted in size_).
+    for (std::size_t i = limit_pos_; i < limit_buf_.size(); ++i) {
+      if (heap_size_ == heap_cap_) flush_heap();
+      heap_[heap_size_++] = limit_buf_[i];
+    }
+    limit_buf_.clear();
+    limit_pos_ = 0;
+    bulk_push_end();
+  }
+
+  // --- introspection ---------------------------------------------------------------------
+  const pq_config& config() const noexcept { return cfg_; }
+  const pq_stats& stats() const noexcept { return stats_; }
+  std::size_t internal_arrays() const noexcept { return ints_.size(); }
+  std::size_t external_arrays() const noexcept { return exts_.size(); }
+  /// Buffer bytes the queue holds now (never more than config().memory_bytes).
+  std::uint64_t buffer_bytes() const {
+    return heap_buf_.size() + del_buf_.size() + pool_.held_bytes() +
+           (writer_ ? writer_->buffers() * BlockBytes : 0) + ext_read_bytes_;
+  }
+
+private:
+  // ---------------------------------------------------------------------------------------
+  struct heap_less { // std heap algorithms build max-heaps: invert for a min-heap
+    Cmp cmp;
+    bool operator()(const T& a, const T& b) const { return cmp(b, a); }
+  };
+  struct int_array {
+    std::vector<T*> chunks; // chunk c holds positions [c*ci, (c+1)*ci); nullptr once freed
+    std::uint64_t begin = 0, end = 0;
+    unsigned level = 0;
+  };
+  struct ext_array {
+    std::vector<mng::block_id> ids;
+    std::vector<std::uint32_t> counts; // items per block
+    std::vector<T> firsts;             // first item per block
+    std::uint64_t remaining = 0;       // items not yet consumed
+    std::size_t next_block = 0;        // next block to load
+    std::size_t freed = 0;             // ids[0, freed) returned to the block manager
+    std::unique_ptr<mng::block_prefetcher<block_type>> pf;
+    block_type* cur = nullptr;         // loaded block, items [pos, end)
+    T* cur_data = nullptr;
+    std::uint32_t pos = 0, end = 0;
+    std::size_t read_bytes = 0;        // budget reserved for its read buffers
+    unsigned level = 0;
+  };
+
+  static const pq_config& checked(const pq_config& cfg) {
+    if (!cfg.feasible) {
+      throw std::invalid_argument(std::string("flow: priority queue: ") + cfg.problem + " (budget " +
+                                  std::to_string(cfg.memory_bytes) + " bytes)");
+    }
+    if (cfg.item_bytes != sizeof(T) || cfg.block_bytes != BlockBytes) {
+      throw std::invalid_argument("flow: priority queue planned for other item or block size");
+    }
+    return cfg;
+  }
+  static std::size_t round_up(std::size_t bytes) {
+    return (bytes + io::buffer_alignment - 1) / io::buffer_alignment * io::buffer_alignment;
+  }
+  static constexpr std::size_t parallel_min_items = 16384;
+
+  // --- insertion heap --------------------------------------------------------------------
+  void sift_up(const T& v) {
+    std::size_t i = heap_size_++;
+    while (i > 0) {
+      const std::size_t parent = (i - 1) >> 1;
+      if (!cmp_(v, heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = v;
+  }
+  void pop_heap_top() {
+    std::pop_heap(heap_, heap_ + heap_size_, heap_less{cmp_});
+    --heap_size_;
+  }
+
+  std::size_t chunks_for(std::uint64_t items) const {
+    return static_cast<std::size_t>((items + ci_ - 1) / ci_);
+  }
+  std::size_t merge_slack() const { return 3 * cfg_.internal_arity + 8; }
+
+  /// Sorts H into runs and moves them into internal arrays (or, when the pool has no
+  /// room, merges them with every internal array into a new external array).
+  void flush_heap() {
+    const std::size_t n = heap_size_;
+    if (n == 0) return;
+    ++stats_.heap_flushes;
+    heap_less_free_sort(n);
+    std::vector<pq::run_range<T>> runs;
+    heap_ptr_ = heap_;
+    if (heap_runs_ == 1) {
+      runs.push_back({&heap_ptr_, pq::contiguous, 0, n});
+    } else {
+      runs.push_back({&heap_ptr_, pq::contiguous, 0, heap_split_});
+      runs.push_back({&heap_ptr_, pq::contiguous, heap_split_, n});
+    }
+    // Invariant: D <= every array. A run starting below D's last item breaks it: D's
+    // items then go back into the arrays (they are found again by the next refill).
+    bool conflict = false;
+    if (del_pos_ != del_end_) {
+      for (const auto& r : runs) conflict |= cmp_(r.at(r.begin), del_[del_end_ - 1]);
+    }
+    del_ptr_ = del_;
+    const std::size_t del_live = del_end_ - del_pos_;
+    std::size_t need = chunks_for(n) + runs.size() + merge_slack();
+    if (conflict) need += chunks_for(del_live) + 1;
+    if (pool_.available() < need) {
+      if (conflict) runs.push_back({&del_ptr_, pq::contiguous, del_pos_, del_end_});
+      flush_to_external(runs);
+      if (conflict) del_pos_ = del_end_ = 0;
+    } else {
+      if (conflict) {
+        add_internal(del_ + del_pos_, del_live, 0);
+        del_pos_ = del_end_ = 0;
+      }
+      for (const auto& r : runs) add_internal(heap_ + r.begin, r.size(), 0);
+      cascade_internal();
+    }
+    heap_size_ = 0;
+  }
+
+  /// Sorts heap_[0, n): two halves on two cores when worth it.
+  void heap_less_free_sort(std::size_t n) {
+    if (n >= 2 * parallel_min_items && pq::parallel_available()) {
+      heap_split_ = n / 2;
+      T* h = heap_;
+      const Cmp cmp = cmp_;
+      pq::run_pair([&] { std::sort(h, h + n / 2, cmp); }, [&] { std::sort(h + n / 2, h + n, cmp); });
+      heap_runs_ = 2;
+      ++stats_.parallel_pieces;
+    } else {
+      std::sort(heap_, heap_ + n, cmp_);
+      heap_runs_ = 1;
+      heap_split_ = n;
+    }
+  }
+
+  void add_internal(const T* data, std::size_t n, unsigned level) {
+    if (n == 0) return;
+    auto a = std::make_unique<int_array>();
+    a->chunks.assign(chunks_for(n), nullptr);
+    a->begin = 0;
+    a->end = n;
+    a->level = level;
+    for (std::size_t c = 0; c < a->chunks.size(); ++c) {
+      a->chunks[c] = static_cast<T*>(pool_.acquire());
+      const std::size_t m = std::min<std::uint64_t>(ci_, n - c * ci_);
+      std::memcpy(static_cast<void*>(a->chunks[c]), data + c * ci_, m * sizeof(T));
+    }
+    ints_.push_back(std::move(a));
+  }
+
+  void release_chunks(int_array& a) {
+    for (T*& c : a.chunks) {
+      if (c) pool_.release(c);
+      c = nullptr;
+    }
+  }
+  /// Returns the chunks wholly before a.begin; drops the array if it is empty.
+  void trim(int_array& a) {
+    const std::uint64_t first_live = a.begin / ci_;
+    for (std::uint64_t c = 0; c < first_live && c < a.chunks.size(); ++c) {
+      if (a.chunks[c]) {
+        pool_.release(a.chunks[c]);
+        a.chunks[c] = nullptr;
+      }
+    }
+    if (a.begin == a.end) release_chunks(a);
+  }
+  void drop_empty_internal() {
+    std::erase_if(ints_, [](const std::unique_ptr<int_array>& a) { return a->begin == a->end; });
+  }
+
+  // --- merging ---------------------------------------------------------------------------
+  /// Walks run i's chunks for the loser tree; returns chunks that were fully consumed
+  /// and belong to no other part of the merge (free_lo/free_hi) to the pool.
+  struct walker {
+    std::span<const pq::run_range<T>> runs;
+    std::vector<std::uint64_t> chunk;
+    std::vector<char> exhausted;
+    std::vector<T**> owner;                  // chunk table to free from (nullptr: none)
+    std::vector<std::uint64_t> free_lo, free_hi; // freeable chunks lie inside [lo, hi)
+    pq::chunk_pool* pool = nullptr;
+
+    explicit walker(std::span<const pq::run_range<T>> r)
+        : runs(r), chunk(r.size()), exhausted(r.size()), owner(r.size(), nullptr),
+          free_lo(r.size(), 0), free_hi(r.size(), 0) {}
+
+    std::vector<pq::segment<T>> first_segments() {
+      std::vector<pq::segment<T>> s(runs.size());
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        const pq::run_range<T>& r = runs[i];
+        if (r.begin < r.end) {
+          chunk[i] = r.begin / r.chunk_items;
+          s[i] = r.segment_at(r.begin);
+        } else {
+          chunk[i] = r.begin / r.chunk_items;
+          s[i] = {};
+        }
+      }
+      return s;
+    }
+    void leave(std::size_t i, std::uint64_t c) {
+      if (!owner[i]) return;
+      const std::uint64_t ci = runs[i].chunk_items;
+      if (c * ci >= free_lo[i] && (c + 1) * ci <= free_hi[i] && owner[i][c]) {
+        pool->release(owner[i][c]);
+        owner[i][c] = nullptr;
+      }
+    }
+    bool operator()(std::size_t i, pq::segment<T>& seg) {
+      const pq::run_range<T>& r = runs[i];
+      if (exhausted[i]) return false;
+      if (r.begin == r.end) {
+        exhausted[i] = 1;
+        return false;
+      }
+      const std::uint64_t next = (chunk[i] + 1) * r.chunk_items;
+      leave(i, chunk[i]);
+      if (next >= r.end || r.chunk_items == pq::contiguous) {
+        exhausted[i] = 1;
+        return false;
+      }
+      ++chunk[i];
+      seg = r.segment_at(next);
+      return true;
+    }
+    std::uint64_t position(std::size_t i, const pq::segment<T>& cur) const {
+      const pq::run_range<T>& r = runs[i];
+      if (exhausted[i] || r.begin == r.end) return r.end;
+      return chunk[i] * r.chunk_items + static_cast<std::uint64_t>(cur.cur - r.chunks[chunk[i]]);
+    }
+  };
+
+  /// Merges the runs (exactly `n` items in total are taken) into out[0, n).
+  /// Returns the positions where each run stopped.
+  template <class Setup>
+  std::vector<std::uint64_t> merge_seq(pq::loser_tree<T, Cmp>& tree, std::span<const pq::run_range<T>> runs,
+                                       T* out, std::uint64_t n, Setup&& setup) {
+    walker w(runs);
+    setup(w);
+    auto segs = w.first_segments();
+    tree.start(std::span<const pq::segment<T>>(segs), w);
+    tree.merge(out, n, w);
+    std::vector<std::uint64_t> pos(runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) pos[i] = w.position(i, tree.cursor(i));
+    return pos;
+  }
+
+  /// Merges all of `runs` into positions [0, n) of the chunk table `out` (chunks taken
+  /// from the pool as needed). Chunks of owned input runs are returned as they empty.
+  /// owners[i] is run i's int_array or nullptr. Splits between two cores when large.
+  void merge_into_chunks(std::span<const pq::run_range<T>> runs, std::span<int_array* const> owners,
+                         std::vector<T*>& out, std::uint64_t n) {
+    out.assign(chunks_for(n), nullptr);
+    auto setup_for = [&](std::span<const pq::run_range<T>> part, bool first_part, bool last_part) {
+      return [&, part, first_part, last_part](walker& w) {
+        w.pool = &pool_;
+        for (std::size_t i = 0; i < part.size(); ++i) {
+          if (!owners[i]) continue;
+          w.owner[i] = owners[i]->chunks.data();
+          w.free_lo[i] = first_part ? 0 : part[i].begin;
+          w.free_hi[i] = last_part ? std::numeric_limits<std::uint64_t>::max() : part[i].end;
+        }
+      };
+    };
+    auto fill = [&](pq::loser_tree<T, Cmp>& tree, std::span<const pq::run_range<T>> part,
+                    std::uint64_t from, std::uint64_t to, bool first_part, bool last_part) {
+      walker w(part);
+      setup_for(part, first_part, last_part)(w);
+      auto segs = w.first_segments();
+      tree.start(std::span<const pq::segment<T>>(segs), w);
+      for (std::uint64_t p = from; p < to;) {
+        const std::uint64_t c = p / ci_;
+        if (!out[c]) out[c] = static_cast<T*>(pool_.acquire());
+        const std::uint64_t m = std::min<std::uint64_t>(to, (c + 1) * ci_) - p;
+        tree.merge(out[c] + (p - c * ci_), static_cast<std::size_t>(m), w);
+        p += m;
+      }
+      // The last chunk of a run is left when the run ends inside it: walk once more.
+      for (std::size_t i = 0; i < part.size(); ++i) {
+        if (part[i].begin < part[i].end && !w.exhausted[i]) {
+          pq::segment<T> s = tree.cursor(i);
+          if (s.cur == s.end) w(i, s);
+        }
+      }
+    };
+    if (n >= 2 * parallel_min_items && pq::parallel_available() && runs.size() > 1) {
+      const std::uint64_t h = n / 2;
+      std::vector<std::uint64_t> mid = pq::multiseq_split<T>(runs, h, cmp_);
+      std::vector<pq::run_range<T>> a(runs.begin(), runs.end()), b(runs.begin(), runs.end());
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        a[i].end = mid[i];
+        b[i].begin = mid[i];
+      }
+      if (h % ci_ != 0) out[h / ci_] = static_cast<T*>(pool_.acquire()); // shared chunk
+      pq::run_pair([&] { fill(tree_, a, 0, h, true, false); },
+                   [&] { fill(tree2_, b, h, n, false, true); });
+      ++stats_.parallel_pieces;
+    } else {
+      fill(tree_, runs, 0, n, true, true);
+    }
+  }
+
+  /// Merges internal levels that are full, lowest first.
+  void cascade_internal() {
+    for (unsigned level = 0;; ++level) {
+      std::size_t count = 0;
+      for (const auto& a : ints_) count += a->level == level;
+      if (count < cfg_.internal_arity) {
+        bool higher = false;
+        for (const auto& a : ints_) higher |= a->level > level;
+        if (!higher) return;
+        continue;
+      }
+      if (pool_.available() < merge_slack()) {
+        std::vector<pq::run_range<T>> none;
+        flush_to_external(none);
+        return;
+      }
+      merge_internal_level(level);
+    }
+  }
+
+  void merge_internal_level(unsigned level) {
+    std::vector<pq::run_range<T>> runs;
+    std::vector<int_array*> owners;
+    std::uint64_t n = 0;
+    for (auto& a : ints_) {
+      if (a->level != level || a->begin == a->end) continue;
+      runs.push_back({a->chunks.data(), ci_, a->begin, a->end});
+      owners.push_back(a.get());
+      n += a->end - a->begin;
+    }
+    auto out = std::make_unique<int_array>();
+    out->level = level + 1;
+    out->begin = 0;
+    out->end = n;
+    merge_into_chunks(runs, owners, out->chunks, n);
+    for (int_array* a : owners) {
+      a->begin = a->end;
+      release_chunks(*a);
+    }
+    for (auto& a : ints_) {
+      if (a->level == level) a->begin = a->end; // empty ones too
+    }
+    drop_empty_internal();
+    if (n) ints_.push_back(std::move(out));
+    ++stats_.internal_merges;
+  }
+
+  // --- external arrays -------------------------------------------------------------------
+  mng::buffered_writer<block_type>& writer() {
+    if (!writer_) writer_ = std::make_unique<mng::buffered_writer<block_type>>(cfg_.write_blocks);
+    return *writer_;
+  }
+
+  /// Writes the merge of `runs` (whose total is n) into a new external array.
+  template <class Next>
+  std::unique_ptr<ext_array> write_external(pq::loser_tree<T, Cmp>& tree, Next& next, std::uint64_t n,
+                                            unsigned level) {
+    auto e = std::make_unique<ext_array>();
+    e->level = level;
+    e->remaining = n;
+    auto& w = writer();
+    for (std::uint64_t done = 0; done < n;) {
+      block_type* blk = w.get_free_block();
+      const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(block_items, n - done));
+      tree.merge(blk->data(), m, next);
+      if (m < block_items) {
+        std::memset(static_cast<void*>(blk->data() + m), 0, (block_items - m) * sizeof(T));
+      }
+      mng::block_id id;
+      try {
+        id = bm_.allocate(BlockBytes, strategy_, blocks_allocated_++);
+      } catch (...) {
+        w.release(blk);
+        throw;
+      }
+      e->ids.push_back(id);
+      e->counts.push_back(static_cast<std::uint32_t>(m));
+      e->firsts.push_back((*blk)[0]);
+      w.write(blk, id);
+      done += m;
+    }
+    return e;
+  }
+
+  /// Every internal array (and `extra` runs, e.g. the sorted heap) into one external array.
+  void flush_to_external(std::span<const pq::run_range<T>> extra) {
+    std::vector<pq::run_range<T>> runs;
+    std::vector<int_array*> owners;
+    std::uint64_t n = 0;
+    for (auto& a : ints_) {
+      if (a->begin == a->end) continue;
+      runs.push_back({a->chunks.data(), ci_, a->begin, a->end});
+      owners.push_back(a.get());
+      n += a->end - a->begin;
+    }
+    for (const auto& r : extra) {
+      if (r.begin == r.end) continue;
+      runs.push_back(r);
+      owners.push_back(nullptr);
+      n += r.size();
+    }
+    if (n > 0) {
+      walker w(runs);
+      w.pool = &pool_;
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (!owners[i]) continue;
+        w.owner[i] = owners[i]->chunks.data();
+        w.free_lo[i] = 0;
+        w.free_hi[i] = std::numeric_limits<std::uint64_t>::max();
+      }
+      auto segs = w.first_segments();
+      tree_.start(std::span<const pq::segment<T>>(segs), w);
+      auto e = write_external(tree_, w, n, 0);
+      for (auto& a : ints_) release_chunks(*a);
+      ints_.clear();
+      ++stats_.external_flushes;
+      add_external(std::move(e));
+    } else {
+      for (auto& a : ints_) release_chunks(*a);
+      ints_.clear();
+    }
+  }
+
+  void add_external(std::unique_ptr<ext_array> e) {
+    e->read_bytes = std::min<std::size_t>(cfg_.read_blocks_per_array, e->ids.size()) * BlockBytes;
+    ext_read_bytes_ += e->read_bytes;
+    update_pool_limit();
+    exts_.push_back(std::move(e));
+    cascade_external();
+  }
+
+  void update_pool_limit() {
+    const std::uint64_t room = cfg_.pool_bytes > ext_read_bytes_ ? cfg_.pool_bytes - ext_read_bytes_ : 0;
+    pool_.set_limit(static_cast<std::size_t>(room / cfg_.chunk_bytes));
+  }
+
+  void cascade_external() {
+    for (unsigned level = 0;; ++level) {
+      std::size_t count = 0;
+      bool higher = false;
+      for (const auto& e : exts_) {
+        count += e->level == level;
+        higher |= e->level > level;
+      }
+      // Also merge when the read buffers would crowd out the internal arrays.
+      const bool crowded = ext_read_bytes_ > cfg_.pool_bytes / 2 && count >= 2;
+      if (count >= cfg_.external_arity || crowded) {
+        merge_external_level(level);
+        continue;
+      }
+      if (!higher) return;
+    }
+  }
+
+  void open_external(ext_array& e) {
+    if (e.pf) return;
+    e.pf = std::make_unique<mng::block_prefetcher<block_type>>(
+        e.ids, std::min<std::size_t>(cfg_.read_blocks_per_array, e.ids.size()));
+  }
+  /// Moves e to its next block; false when it has none.
+  bool advance_block(ext_array& e) {
+    open_external(e);
+    if (e.cur) {
+      e.pf->give_back(e.cur);
+      e.cur = nullptr;
+      e.cur_data = nullptr;
+      bm_.free(e.ids[e.freed]);
+      ++e.freed;
+    }
+    if (e.next_block == e.ids.size()) return false;
+    e.cur = e.pf->pull();
+    e.cur_data = e.cur->data();
+    e.pos = 0;
+    e.end = e.counts[e.next_block];
+    ++e.next_block;
+    return true;
+  }
+  void drop_external(ext_array& e) {
+    if (e.cur && e.pf) e.pf->give_back(e.cur);
+    e.cur = nullptr;
+    e.pf.reset();
+    for (std::size_t i = e.freed; i < e.ids.size(); ++i) bm_.free(e.ids[i]);
+    e.freed = e.ids.size();
+  }
+  void remove_external(std::size_t idx) {
+    drop_external(*exts_[idx]);
+    ext_read_bytes_ -= exts_[idx]->read_bytes;
+    exts_.erase(exts_.begin() + static_cast<std::ptrdiff_t>(idx));
+    update_pool_limit();
+  }
+
+  void merge_external_level(unsigned level) {
+    std::vector<ext_array*> in;
+    std::uint64_t n = 0;
+    for (auto& e : exts_) {
+      if (e->level == level) {
+        in.push_back(e.get());
+        n += e->remaining;
+      }
+    }
+    // Each source: the rest of its current block, then its next blocks.
+    std::vector<pq::segment<T>> segs(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      ext_array& e = *in[i];
+      if (!e.cur || e.pos == e.end) {
+        if (!advance_block(e)) continue;
+      }
+      segs[i] = {e.cur_data + e.pos, e.cur_data + e.end};
+    }
+    auto next = [&](std::size_t i, pq::segment<T>& s) {
+      ext_array& e = *in[i];
+      if (!advance_block(e)) return false;
+      s = {e.cur_data, e.cur_data + e.end};
+      return true;
+    };
+    tree_.start(std::span<const pq::segment<T>>(segs), next);
+    auto out = write_external(tree_, next, n, level + 1);
+    for (std::size_t i = exts_.size(); i-- > 0;) {
+      if (exts_[i]->level == level) remove_external(i);
+    }
+    ++stats_.external_merges;
+    out->read_bytes = std::min<std::size_t>(cfg_.read_blocks_per_array, out->ids.size()) * BlockBytes;
+    ext_read_bytes_ += out->read_bytes;
+    update_pool_limit();
+    exts_.push_back(std::move(out));
+  }
+
+  // --- extraction ------------------------------------------------------------------------
+  void refill() {
+    del_pos_ = del_end_ = 0;
+    if (ints_.empty() && exts_.empty()) return;
+    ++stats_.refills;
+    del_end_ = extract(del_, del_cap_, nullptr);
+  }
+
+  /// Writes up to k of the smallest items of the arrays (not H, not D) to out, in order;
+  /// with a limit only items smaller than *limit. Returns their number.
+  std::size_t extract(T* out, std::size_t k, const T* limit) {
+    std::size_t produced = 0;
+    std::vector<pq::run_range<T>> runs;
+    std::vector<int_array*> int_owner;
+    std::vector<ext_array*> ext_owner;
+    while (produced < k) {
+      runs.clear();
+      int_owner.clear();
+      ext_owner.clear();
+      // External arrays: the loaded block takes part; the first item of the next block
+      // not loaded bounds what may be merged now.
+      bool bounded = false;
+      T bound{};
+      ext_array* bounding = nullptr;
+      for (std::size_t i = 0; i < exts_.size();) {
+        ext_array& e = *exts_[i];
+        if (e.cur && e.pos == e.end && !advance_block(e)) {
+          remove_external(i);
+          continue;
+        }
+        if (e.next_block < e.ids.size()) {
+          const T& f = e.firsts[e.next_block];
+          if (!bounded || cmp_(f, bound)) {
+            bound = f;
+            bounded = true;
+            bounding = &e;
+          }
+        }
+        if (e.cur) {
+          runs.push_back({&e.cur_data, pq::contiguous, e.pos, e.end});
+          int_owner.push_back(nullptr);
+          ext_owner.push_back(&e);
+        }
+        ++i;
+      }
+      for (auto& a : ints_) {
+        if (a->begin == a->end) continue;
+        runs.push_back({a->chunks.data(), ci_, a->begin, a->end});
+        int_owner.push_back(a.get());
+        ext_owner.push_back(nullptr);
+      }
+      std::uint64_t avail = 0;
+      for (auto& r : runs) {
+        if (bounded) r.end = pq::upper_pos(r, r.begin, r.end, bound, cmp_);
+        if (limit) r.end = pq::lower_pos(r, r.begin, r.end, *limit, cmp_);
+        avail += r.size();
+      }
+      if (avail == 0) {
+        // Nothing loaded may go out: load the block that bounds (unless the limit
+        // says nothing below it can be left).
+        if (bounded && !(limit && !cmp_(bound, *limit))) {
+          if (!advance_block(*bounding)) throw std::logic_error("flow: priority queue lost a block");
+          continue;
+        }
+        break;
+      }
+      const std::uint64_t want = std::min<std::uint64_t>(k - produced, avail);
+      std::vector<std::uint64_t> stop;
+      if (want >= 2 * parallel_min_items && pq::parallel_available() && runs.size() > 1) {
+        if (want < avail) {
+          stop = pq::multiseq_split<T>(runs, want, cmp_);
+          for (std::size_t i = 0; i < runs.size(); ++i) runs[i].end = stop[i];
+        } else {
+          stop.resize(runs.size());
+          for (std::size_t i = 0; i < runs.size(); ++i) stop[i] = runs[i].end;
+        }
+        const std::uint64_t h = want / 2;
+        std::vector<std::uint64_t> mid = pq::multiseq_split<T>(runs, h, cmp_);
+        std::vector<pq::run_range<T>> a(runs), b(runs);
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+          a[i].end = mid[i];
+          b[i].begin = mid[i];
+        }
+        T* o = out + produced;
+        auto none = [](walker&) {};
+        pq::run_pair([&] { merge_seq(tree_, a, o, h, none); },
+                     [&] { merge_seq(tree2_, b, o + h, want - h, none); });
+        ++stats_.parallel_pieces;
+      } else {
+        stop = merge_seq(tree_, runs, out + produced, want, [](walker&) {});
+      }
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (int_owner[i]) {
+          int_owner[i]->begin = stop[i];
+          trim(*int_owner[i]);
+        } else {
+          ext_array& e = *ext_owner[i];
+          const std::uint64_t taken = stop[i] - e.pos;
+          e.pos = static_cast<std::uint32_t>(stop[i]);
+          e.remaining -= taken;
+        }
+      }
+      drop_empty_internal();
+      produced += static_cast<std::size_t>(want);
+    }
+    return produced;
+  }
+
+  /// bulk_pop / bulk_pop_limit: H is sorted into the arrays first, D's items come first.
+  void pop_bulk(std::vector<T>& out, std::size_t k, const T* limit, bool count = true) {
+    if (bulk_) bulk_push_end();
+    if (heap_size_) flush_heap();
+    extract_limited(out, k, limit);
+    if (count) size_ -= out.size();
+  }
+  /// Appends up to k items (below *limit if given) from D and the arrays to out.
+  void extract_limited(std::vector<T>& out, std::size_t k, const T* limit) {
+    k = static_cast<std::size_t>(std::min<std::uint64_t>(k, size_));
+    const std::size_t start = out.size();
+    std::size_t from_d = std::min(k, del_end_ - del_pos_);
+    if (limit) {
+      from_d = static_cast<std::size_t>(
+          std::lower_bound(del_ + del_pos_, del_ + del_pos_ + from_d, *limit, cmp_) - (del_ + del_pos_));
+    }
+    out.insert(out.end(), del_ + del_pos_, del_ + del_pos_ + from_d);
+    del_pos_ += from_d;
+    if (from_d < k && del_pos_ == del_end_) {
+      out.resize(start + k);
+      const std::size_t got = extract(out.data() + start + from_d, k - from_d, limit);
+      out.resize(start + from_d + got);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  pq_config cfg_;
+  Cmp cmp_;
+  mng::block_manager& bm_;
+  mng::allocation_strategy strategy_ = mng::allocation_strategy::striping();
+  const std::size_t ci_; // items per chunk
+  pq::chunk_pool pool_;
+  io::aligned_buffer heap_buf_, del_buf_;
+  T* heap_ = nullptr;
+  T* heap_ptr_ = nullptr; // chunk table of one entry for runs over the heap buffer
+  std::size_t heap_size_ = 0, heap_cap_ = 0;
+  std::size_t heap_runs_ = 1, heap_split_ = 0;
+  T* del_ = nullptr;
+  T* del_ptr_ = nullptr;
+  std::size_t del_pos_ = 0, del_end_ = 0, del_cap_ = 0;
+  std::vector<std::unique_ptr<int_array>> ints_;
+  std::vector<std::unique_ptr<ext_array>> exts_;
+  std::unique_ptr<mng::buffered_writer<block_type>> writer_;
+  std::uint64_t ext_read_bytes_ = 0;
+  std::uint64_t blocks_allocated_ = 0;
+  std::uint64_t size_ = 0;
+  pq::loser_tree<T, Cmp> tree_, tree2_;
+  bool bulk_ = false;
+  bool limit_mode_ = false;
+  T limit_{};
+  std::size_t limit_bulk_ = 1;
+  std::vector<T> limit_buf_;
+  std::size_t limit_pos_ = 0;
+  pq_stats stats_;
+};
+
+} // namespace flow::containers

@@ -1,0 +1,118 @@
+// The priority queue's helper thread (see flow/containers/pq/parallel.hpp).
+#include "flow/containers/pq/parallel.hpp"
+
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace flow::containers::pq {
+namespace {
+
+class helper {
+public:
+  helper() : worker_([this] { loop(); }) {}
+  ~helper() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    worker_.join();
+  }
+
+  /// Hands b to the worker if it is idle; false if it is busy.
+  bool try_post(task b) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (busy_) return false;
+    busy_ = true;
+    job_ = b;
+    has_job_ = true;
+    done_ = false;
+    error_ = nullptr;
+    wake_.notify_all();
+    return true;
+  }
+  /// Waits for the posted task; rethrows its exception.
+  void wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    finished_.wait(lock, [this] { return done_; });
+    busy_ = false;
+    if (error_) {
+      std::exception_ptr e = std::move(error_);
+      error_ = nullptr;
+      lock.unlock();
+      std::rethrow_exception(e);
+    }
+  }
+
+private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [this] { return stop_ || has_job_; });
+      if (has_job_) {
+        task t = job_;
+        has_job_ = false;
+        lock.unlock();
+        std::exception_ptr e;
+        try {
+          t();
+        } catch (...) {
+          e = std::current_exception();
+        }
+        lock.lock();
+        error_ = e;
+        done_ = true;
+        finished_.notify_all();
+      } else if (stop_) {
+        return;
+      }
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_, finished_;
+  task job_;
+  bool has_job_ = false, busy_ = false, done_ = false, stop_ = false;
+  std::exception_ptr error_;
+  std::thread worker_; // last: starts after the members it uses
+};
+
+bool threads_allowed() noexcept {
+  const char* env = std::getenv("FLOW_PQ_THREADS");
+  if (env && std::strcmp(env, "1") == 0) return false;
+  return std::thread::hardware_concurrency() != 1;
+}
+
+helper& the_helper() {
+  static helper h;
+  return h;
+}
+
+} // namespace
+
+bool parallel_available() noexcept {
+  static const bool ok = threads_allowed();
+  return ok;
+}
+
+void run_pair_tasks(task a, task b) {
+  if (!parallel_available() || !the_helper().try_post(b)) {
+    a();
+    b();
+    return;
+  }
+  std::exception_ptr ea;
+  try {
+    a();
+  } catch (...) {
+    ea = std::current_exception();
+  }
+  the_helper().wait(); // rethrows b's exception
+  if (ea) std::rethrow_exception(ea);
+}
+
+} // namespace flow::containers::pq

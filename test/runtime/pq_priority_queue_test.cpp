@@ -1,0 +1,433 @@
+// The external priority queue (containers/priority_queue.hpp) against std::priority_queue:
+// random interleavings (including the thesis' 1/3 push, 2/3 pop mix), monotone
+// time-forward use, many equal keys, items of 8, 16 and 24 bytes, sizes that cross the
+// internal and the external levels (tiny budgets, 4 KiB blocks), memory and O_DIRECT
+// disks, the byte budget, the bulk and limit interfaces, and the planner.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <queue>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "flow/containers/priority_queue.hpp"
+#include "flow/io/buffer.hpp"
+#include "flow/io/stats.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using flow::containers::plan_priority_queue;
+using flow::containers::pq_config;
+using flow::containers::priority_queue;
+using u64 = std::uint64_t;
+
+// Items of 8, 16 and 24 bytes: a key (compared) and a payload (an id that makes every
+// item distinct, so lost or duplicated items are seen even among equal keys).
+template <std::size_t N> struct item {
+  u64 key;
+  u64 payload[(N - 8) / 8];
+};
+template <> struct item<8> {
+  u64 key;
+};
+static_assert(sizeof(item<16>) == 16 && sizeof(item<24>) == 24 && sizeof(item<8>) == 8);
+
+template <std::size_t N> item<N> make_item(u64 key, u64 id) {
+  item<N> x{};
+  x.key = key;
+  if constexpr (N > 8) {
+    for (auto& p : x.payload) p = id;
+  } else {
+    (void)id;
+  }
+  return x;
+}
+template <std::size_t N> u64 id_of(const item<N>& x) {
+  if constexpr (N > 8) return x.payload[0];
+  return x.key;
+}
+
+struct key_less {
+  template <class T> bool operator()(const T& a, const T& b) const { return a.key < b.key; }
+};
+struct key_greater { // for std::priority_queue (a max-heap): top = smallest key
+  template <class T> bool operator()(const T& a, const T& b) const { return a.key > b.key; }
+};
+
+constexpr std::size_t small_block = 4096;
+
+template <std::size_t N> using small_pq = priority_queue<item<N>, key_less, small_block>;
+
+/// Pops one item from both queues and checks the keys agree; remembers the ids.
+template <class Q, class R, class T>
+void pop_both(Q& q, R& ref, std::vector<u64>& got, std::vector<u64>& want, T*) {
+  ASSERT_FALSE(q.empty());
+  const T a = q.top();
+  const T b = ref.top();
+  ASSERT_EQ(a.key, b.key);
+  got.push_back(id_of(a));
+  want.push_back(id_of(b));
+  q.pop();
+  ref.pop();
+}
+
+/// Runs `ops` random operations: push with probability push_percent, else pop.
+/// Keys are drawn from [0, key_range). Checks every top against the reference and that
+/// the multiset of popped ids is the same (no item lost or duplicated).
+template <std::size_t N>
+void random_run(flow::mng::block_manager& bm, u64 budget, u64 prefill, u64 ops, int push_percent,
+                u64 key_range, u64 seed, bool check_external = true) {
+  using T = item<N>;
+  small_pq<N> q(budget, 0, bm);
+  std::priority_queue<T, std::vector<T>, key_greater> ref;
+  std::mt19937_64 rng(seed);
+  u64 next_id = 1;
+  std::vector<u64> got, want;
+  for (u64 i = 0; i < prefill; ++i) {
+    const T x = make_item<N>(rng() % key_range, next_id++);
+    q.push(x);
+    ref.push(x);
+  }
+  for (u64 i = 0; i < ops; ++i) {
+    if (ref.empty() || static_cast<int>(rng() % 100) < push_percent) {
+      const T x = make_item<N>(rng() % key_range, next_id++);
+      q.push(x);
+      ref.push(x);
+    } else {
+      pop_both(q, ref, got, want, static_cast<T*>(nullptr));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    ASSERT_EQ(q.size(), ref.size());
+  }
+  if (check_external) {
+    EXPECT_GT(q.stats().external_flushes, 0u) << "test did not reach external memory";
+  }
+  while (!ref.empty()) {
+    pop_both(q, ref, got, want, static_cast<T*>(nullptr));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_TRUE(q.empty());
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(got, want);
+  if constexpr (N > 8) {
+    EXPECT_TRUE(std::adjacent_find(got.begin(), got.end()) == got.end());
+  }
+}
+
+class PqTest : public ::testing::Test {
+protected:
+  flow::mng::block_manager bm{flow::test::memory_config()};
+};
+
+// --- planner ------------------------------------------------------------------------------
+
+TEST(PqPlan, IsConstexprAndFitsTheBudget) {
+  constexpr pq_config c = plan_priority_queue(256ull << 20, 1ull << 27, 8, 1u << 20);
+  static_assert(c.feasible);
+  static_assert(c.io_bytes(1ull << 27) > 0);
+  EXPECT_GE(c.insertion_items, 1024u);
+  EXPECT_GE(c.internal_arity, 2u);
+  EXPECT_GE(c.external_arity, 2u);
+  const u64 pages = [](u64 b) { return (b + 4095) / 4096 * 4096; }(c.insertion_items * 8) +
+                    (c.deletion_items * 8 + 4095) / 4096 * 4096;
+  EXPECT_LE(pages + c.write_blocks * c.block_bytes + c.pool_bytes, c.memory_bytes);
+  EXPECT_EQ(c.external_levels, 1u);
+}
+
+TEST(PqPlan, IoBoundGrowsWithInsertsAndIsZeroInMemory) {
+  constexpr pq_config small = plan_priority_queue(64ull << 20, 1000, 8, 1u << 20);
+  EXPECT_EQ(small.io_bytes(1000), 0u);
+  const pq_config c = plan_priority_queue(64ull << 20, 1ull << 26, 8, 1u << 20);
+  ASSERT_TRUE(c.feasible);
+  const u64 a = c.io_bytes(1ull << 24), b = c.io_bytes(1ull << 26);
+  EXPECT_GT(a, 0u);
+  EXPECT_GT(b, a);
+  // At least one write and one read of every item, at most a few levels' worth.
+  EXPECT_GE(b, 2ull * 8 * (1ull << 26));
+  EXPECT_LE(b, 2ull * 8 * (1ull << 26) * 2 * c.external_levels + (64ull << 20));
+}
+
+TEST(PqPlan, TooSmallBudgetIsReportedNotThrown) {
+  constexpr pq_config c = plan_priority_queue(1u << 20, 1000, 8, 1u << 20);
+  static_assert(!c.feasible);
+  EXPECT_STRNE(c.problem, "");
+  flow::mng::block_manager bm(flow::test::memory_config());
+  EXPECT_THROW((priority_queue<u64, std::less<u64>, (1u << 20)>(c, bm)), std::invalid_argument);
+  const pq_config bad_block = plan_priority_queue(64u << 20, 0, 8, 1000);
+  EXPECT_FALSE(bad_block.feasible);
+}
+
+// --- classic interface --------------------------------------------------------------------
+
+TEST_F(PqTest, SmallQueueInMemoryMatchesStd) {
+  priority_queue<u64, std::less<u64>, small_block> q(1u << 20, 0, bm);
+  std::priority_queue<u64, std::vector<u64>, std::greater<u64>> ref;
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 20000; ++i) {
+    if (ref.empty() || rng() % 3) {
+      const u64 v = rng() % 1000;
+      q.push(v);
+      ref.push(v);
+    } else {
+      ASSERT_EQ(q.top(), ref.top());
+      q.pop();
+      ref.pop();
+    }
+  }
+  while (!ref.empty()) {
+    ASSERT_EQ(q.top(), ref.top());
+    q.pop();
+    ref.pop();
+  }
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.stats().external_flushes, 0u);
+  EXPECT_THROW(q.pop(), std::out_of_range);
+}
+
+TEST_F(PqTest, PushAllPopAllCrossesExternalLevels8) { random_run<8>(bm, 512u << 10, 300000, 0, 0, ~0ull, 2); }
+TEST_F(PqTest, PushAllPopAllCrossesExternalLevels16) { random_run<16>(bm, 512u << 10, 150000, 0, 0, ~0ull, 3); }
+TEST_F(PqTest, PushAllPopAllCrossesExternalLevels24) { random_run<24>(bm, 512u << 10, 100000, 0, 0, ~0ull, 4); }
+
+TEST_F(PqTest, ThesisMixOneThirdPushTwoThirdsPop8) {
+  random_run<8>(bm, 512u << 10, 200000, 300000, 33, ~0ull, 5);
+}
+TEST_F(PqTest, ThesisMixOneThirdPushTwoThirdsPop24) {
+  random_run<24>(bm, 512u << 10, 100000, 150000, 33, ~0ull, 6);
+}
+TEST_F(PqTest, RandomInterleavingHalfHalf16) { random_run<16>(bm, 512u << 10, 50000, 400000, 55, ~0ull, 7); }
+
+TEST_F(PqTest, ManyEqualKeysAcrossExternalLevels) {
+  // Four distinct keys among 200000 items: every merge and every block boundary meets
+  // runs of equal keys; every item (by id) must come out exactly once.
+  random_run<16>(bm, 512u << 10, 200000, 100000, 40, 4, 8);
+  random_run<24>(bm, 512u << 10, 100000, 0, 0, 1, 9); // all keys equal
+}
+
+TEST_F(PqTest, MonotoneTimeForwardUse) {
+  // Time-forward processing: each pop may push items with keys >= the popped key.
+  using T = item<16>;
+  small_pq<16> q(512u << 10, 0, bm);
+  std::priority_queue<T, std::vector<T>, key_greater> ref;
+  std::mt19937_64 rng(10);
+  u64 id = 1;
+  for (int i = 0; i < 50000; ++i) {
+    const T x = make_item<16>(rng() % 100000, id++);
+    q.push(x);
+    ref.push(x);
+  }
+  u64 last = 0, pops = 0;
+  while (!ref.empty()) {
+    const T a = q.top(), b = ref.top();
+    ASSERT_EQ(a.key, b.key);
+    ASSERT_GE(a.key, last);
+    last = a.key;
+    q.pop();
+    ref.pop();
+    ++pops;
+    const int children = pops < 150000 ? static_cast<int>(rng() % 3) : 0;
+    for (int c = 0; c < children; ++c) {
+      const T x = make_item<16>(last + rng() % 5000, id++);
+      q.push(x);
+      ref.push(x);
+    }
+  }
+  EXPECT_TRUE(q.empty());
+  EXPECT_GT(q.stats().external_flushes, 0u);
+}
+
+TEST_F(PqTest, AscendingAndDescendingPushes) {
+  small_pq<8> q(512u << 10, 0, bm);
+  const u64 n = 200000;
+  for (u64 i = 0; i < n; ++i) q.push(make_item<8>(i, 0));
+  for (u64 i = 0; i < n / 2; ++i) {
+    ASSERT_EQ(q.top().key, i);
+    q.pop();
+  }
+  for (u64 i = n; i-- > n / 2;) q.push(make_item<8>(i, 0)); // descending, duplicates
+  for (u64 i = n / 2; i < n; ++i) {
+    for (int twice = 0; twice < 2; ++twice) {
+      ASSERT_EQ(q.top().key, i);
+      q.pop();
+    }
+  }
+  EXPECT_TRUE(q.empty());
+}
+
+TEST_F(PqTest, NeverExceedsItsBudget) {
+  const u64 budget = 1u << 20;
+  const u64 base = flow::io::buffer_memory::current();
+  flow::io::buffer_memory::reset_peak();
+  {
+    small_pq<8> q(budget, 0, bm);
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 400000; ++i) q.push(make_item<8>(rng(), 0));
+    EXPECT_LE(q.buffer_bytes(), budget);
+    for (int i = 0; i < 300000; ++i) {
+      if (rng() % 3 == 0) q.push(make_item<8>(rng(), 0));
+      else q.pop();
+    }
+    std::vector<item<8>> out;
+    while (q.bulk_pop(out, 20000)) {
+    }
+    EXPECT_TRUE(q.empty());
+    EXPECT_GT(q.stats().external_flushes, 2u);
+  }
+  EXPECT_LE(flow::io::buffer_memory::peak() - base, budget);
+  EXPECT_EQ(flow::io::buffer_memory::current(), base);
+}
+
+TEST_F(PqTest, IoVolumeWithinThePlannedBound) {
+  const u64 budget = 1u << 20, n = 500000;
+  const pq_config cfg = plan_priority_queue(budget, n, 8, small_block);
+  flow::io::scoped_stats phase;
+  {
+    small_pq<8> q(cfg, bm);
+    std::mt19937_64 rng(12);
+    for (u64 i = 0; i < n; ++i) q.push(make_item<8>(rng(), 0));
+    while (!q.empty()) q.pop();
+  }
+  const auto t = phase.elapsed().total();
+  EXPECT_GT(t.write_bytes, n * 8 / 2);
+  EXPECT_LE(t.read_bytes + t.write_bytes, cfg.io_bytes(n));
+}
+
+TEST(PqDirect, RandomRunOnODirectFile) {
+  flow::test::scratch_dir dir;
+  {
+    flow::mng::block_manager bm(flow::test::direct_config(dir.path()));
+    random_run<8>(bm, 512u << 10, 150000, 150000, 33, ~0ull, 13);
+    random_run<24>(bm, 512u << 10, 60000, 60000, 50, 16, 14);
+    EXPECT_EQ(bm.allocated_bytes(), 0u);
+  }
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+// --- bulk interface -----------------------------------------------------------------------
+
+TEST_F(PqTest, BulkPushAndBulkPopMatchStd) {
+  using T = item<16>;
+  small_pq<16> q(512u << 10, 0, bm);
+  std::priority_queue<T, std::vector<T>, key_greater> ref;
+  std::mt19937_64 rng(15);
+  u64 id = 1;
+  std::vector<T> out, batch;
+  std::vector<u64> got, want;
+  for (int round = 0; round < 40; ++round) {
+    const std::size_t pushes = rng() % 20000;
+    q.bulk_push_begin(pushes);
+    batch.clear();
+    for (std::size_t i = 0; i < pushes; ++i) {
+      const T x = make_item<16>(rng() % 50000, id++);
+      if (i % 2) q.bulk_push(x);
+      else batch.push_back(x);
+      ref.push(x);
+    }
+    q.bulk_push(std::span<const T>(batch));
+    q.bulk_push_end();
+    ASSERT_EQ(q.size(), ref.size());
+    const std::size_t k = rng() % 25000;
+    const std::size_t n = q.bulk_pop(out, k);
+    ASSERT_EQ(n, std::min<std::size_t>(k, ref.size()));
+    for (const T& x : out) {
+      ASSERT_EQ(x.key, ref.top().key);
+      got.push_back(id_of(x));
+      want.push_back(id_of(ref.top()));
+      ref.pop();
+    }
+    ASSERT_EQ(q.size(), ref.size());
+  }
+  while (q.bulk_pop(out, 70000)) {
+    for (const T& x : out) {
+      ASSERT_EQ(x.key, ref.top().key);
+      got.push_back(id_of(x));
+      want.push_back(id_of(ref.top()));
+      ref.pop();
+    }
+  }
+  EXPECT_TRUE(ref.empty());
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(got, want);
+  EXPECT_GT(q.stats().external_flushes, 0u);
+}
+
+TEST_F(PqTest, BulkPopLimitStopsBelowTheLimit) {
+  priority_queue<u64, std::less<u64>, small_block> q(512u << 10, 0, bm);
+  std::mt19937_64 rng(16);
+  std::multiset<u64> ref;
+  for (int i = 0; i < 200000; ++i) {
+    const u64 v = rng() % 1000000;
+    q.push(v);
+    ref.insert(v);
+  }
+  std::vector<u64> out;
+  for (u64 limit = 1000; limit <= 1000000; limit += 37000) {
+    for (;;) {
+      const bool more = q.bulk_pop_limit(out, limit, 3000);
+      for (u64 v : out) {
+        ASSERT_LT(v, limit);
+        ASSERT_EQ(v, *ref.begin());
+        ref.erase(ref.begin());
+      }
+      ASSERT_EQ(more, !ref.empty() && *ref.begin() < limit);
+      if (!more) break;
+    }
+  }
+  EXPECT_EQ(q.size(), ref.size());
+}
+
+TEST_F(PqTest, LimitItemLoop) {
+  // Bulk-parallel time forward processing: every item popped below the limit pushes a
+  // successor at or above the limit.
+  priority_queue<u64, std::less<u64>, small_block> q(512u << 10, 0, bm);
+  std::multiset<u64> ref;
+  std::mt19937_64 rng(17);
+  for (int i = 0; i < 100000; ++i) {
+    const u64 v = rng() % 100000;
+    q.push(v);
+    ref.insert(v);
+  }
+  for (u64 limit = 10000; limit <= 400000; limit += 10000) {
+    q.limit_begin(limit, 5000);
+    while (!q.limit_empty()) {
+      const u64 x = q.limit_top();
+      ASSERT_EQ(x, *ref.begin());
+      ref.erase(ref.begin());
+      q.limit_pop();
+      if (x % 3) {
+        const u64 y = limit + rng() % 50000;
+        q.limit_push(y);
+        ref.insert(y);
+      }
+    }
+    EXPECT_THROW(q.limit_push(limit - 1), std::invalid_argument);
+    q.limit_end();
+    ASSERT_EQ(q.size(), ref.size());
+  }
+  while (!q.empty()) {
+    ASSERT_EQ(q.top(), *ref.begin());
+    ref.erase(ref.begin());
+    q.pop();
+  }
+  EXPECT_TRUE(ref.empty());
+}
+
+TEST_F(PqTest, LimitEndPutsUnpoppedItemsBack) {
+  priority_queue<u64, std::less<u64>, small_block> q(512u << 10, 0, bm);
+  for (u64 i = 0; i < 10000; ++i) q.push(10000 - i);
+  q.limit_begin(5000, 100);
+  for (int i = 0; i < 50; ++i) q.limit_pop();
+  q.limit_end();
+  EXPECT_EQ(q.size(), 10000u - 50);
+  for (u64 v = 51; v <= 10000; ++v) {
+    ASSERT_EQ(q.top(), v);
+    q.pop();
+  }
+}
+
+} // namespace
