@@ -64,7 +64,9 @@ void DiagnosticEngine::report(Severity severity, const SourceFile* file, SourceL
           d.loc.column == loc.column)
         return;
   }
-  diagnostics_.push_back({severity, file, loc, std::move(message)});
+  // A note belongs to the diagnostic before it and is printed right after it.
+  size_t group = severity == Severity::Note && !diagnostics_.empty() ? diagnostics_.back().group : diagnostics_.size();
+  diagnostics_.push_back({severity, file, loc, std::move(message), group});
   if (severity == Severity::Error) ++errors_;
 }
 
@@ -80,12 +82,19 @@ bool DiagnosticEngine::hasErrorOnLine(const SourceFile* file, uint32_t line) con
 }
 
 void DiagnosticEngine::flush() {
-  auto byPosition = [](const Diagnostic& a, const Diagnostic& b) {
-    if (a.file != b.file) return false; // keep files in the order they were reported
+  // Groups (an error and its notes) print in the order of where their error points;
+  // within a group, and for equal positions, in the order reported.
+  std::vector<size_t> order;
+  for (size_t i = printed_; i < diagnostics_.size(); ++i) order.push_back(i);
+  auto lead = [this](size_t i) -> const Diagnostic& { return diagnostics_[diagnostics_[i].group]; };
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const Diagnostic& a = lead(x);
+    const Diagnostic& b = lead(y);
+    if (a.file != b.file) return false;
     return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.column < b.loc.column;
-  };
-  std::stable_sort(diagnostics_.begin() + static_cast<long>(printed_), diagnostics_.end(), byPosition);
-  for (; printed_ < diagnostics_.size(); ++printed_) print(diagnostics_[printed_]);
+  });
+  for (size_t i : order) print(diagnostics_[i]);
+  printed_ = diagnostics_.size();
   if (tooManyErrors() && !limitNoticePrinted_) {
     out_ << "flowc: too many errors emitted, stopping now\n";
     limitNoticePrinted_ = true;

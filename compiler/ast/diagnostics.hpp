@@ -17,6 +17,7 @@ struct Diagnostic {
   const SourceFile* file; // may be null for errors about no particular file
   SourceLoc loc;
   std::string message;
+  size_t group = 0; // an error and the notes that follow it share a group
 };
 
 class DiagnosticEngine {

@@ -234,6 +234,10 @@ void SyntaxErrorStrategy::reportUnwantedToken(antlr4::Parser* parser) {
     return;
   }
   if (suppressed(token, tokenBefore(parser, token))) return;
+  if (kDeclarationStart.count(token->getText()) && expected.contains(parser->getTokenType("'}'"))) {
+    diags_.error(&file_, map_.start(token), "'" + token->getText() + "' declarations belong at the top level of the script, not in a block");
+    return;
+  }
   diags_.error(&file_, map_.start(token), "unexpected " + describeToken(token, endName_));
 }
 

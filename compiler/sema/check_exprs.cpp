@@ -156,7 +156,14 @@ const Type* Checker::checkName(NameExpr& e) {
   }
   Symbol* s = lookup(e.name.str());
   if (!s) {
-    error(e.loc, "unknown name '" + e.name.str() + "'" + suggest(e.name.str(), namesInScope()));
+    auto later = laterValues_.find(e.name.str());
+    if (resolvingTypes_ && later != laterValues_.end())
+      error(e.loc, "a type is fixed when the script compiles, so this must be a constant; '" + e.name.str() +
+                       "' is a " + later->second + ", known only when the program runs");
+    else if (later != laterValues_.end())
+      error(e.loc, "'" + e.name.str() + "' is used before its declaration");
+    else
+      error(e.loc, "unknown name '" + e.name.str() + "'" + suggest(e.name.str(), namesInScope()));
     return out_.types.error();
   }
   e.symbol = s;
@@ -355,8 +362,8 @@ const Type* Checker::checkMethod(MethodCallExpr& e) {
   if (!s || (s->kind != Symbol::Queue && s->kind != Symbol::Vector)) {
     const Type* t = s ? nullptr : check(*e.object);
     if (t && t->isError()) return t;
-    std::string what = s ? "'" + s->name + "' is a " + s->kindName() : "a value of type " + t->name();
-    error(e.methodLoc, what + " has no methods; '." + e.method + "()' needs a priority queue or a vector");
+    std::string what = s ? "'" + s->name + "' is a " + s->kindName() : "this is a value of type " + t->name();
+    error(e.methodLoc, what + ", which has no methods; '." + e.method + "()' needs a priority queue or a vector");
     return out_.types.error();
   }
   name->symbol = s;

@@ -128,7 +128,7 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
       }
     }
     if (!ok || !t) return out_.types.error();
-    if (!resolveOrder(m.order, t, "merge", true)) return out_.types.error();
+    if (!resolveOrder(m.order, t, "the merge", true)) return out_.types.error();
     return t;
   }
   case Source::ExprSrc: {
@@ -200,7 +200,7 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
       so.order = OrderRef{};
       so.order->loc = so.loc;
     }
-    return resolveOrder(*so.order, input, "sort", true) ? input : out_.types.error();
+    return resolveOrder(*so.order, input, "the sorted stream", true) ? input : out_.types.error();
   }
   case Stage::Unique: {
     auto& u = *s.as<UniqueStage>();

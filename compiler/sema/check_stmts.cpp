@@ -85,11 +85,19 @@ std::string Checker::suggest(const std::string& name, const std::vector<std::str
 void Checker::run() {
   // Types and orders may be used before their declaration (they do not run); values
   // (params, streams, vectors, queues, variables) are visible from their declaration on.
-  for (StmtPtr& item : program_.items)
+  for (StmtPtr& item : program_.items) {
     if (auto* d = item->as<ImportDecl>()) importHeader(*d);
+    if (auto* p = item->as<ParamDecl>()) laterValues_[p->name] = "param";
+    if (auto* st = item->as<StreamDecl>()) laterValues_[st->name] = "stream";
+    if (auto* v = item->as<VectorDecl>()) laterValues_[v->name] = "vector";
+    if (auto* q = item->as<PqDecl>()) laterValues_[q->name] = "priority queue";
+    if (auto* l = item->as<LetStmt>()) laterValues_[l->name] = l->isVar ? "variable" : "let value";
+  }
   for (StmtPtr& item : program_.items)
     if (auto* d = item->as<RecordDecl>()) declareRecord(*d);
+  resolvingTypes_ = true;
   for (auto& [info, decl] : declOfRecord_) layOutRecord(*info, *decl);
+  resolvingTypes_ = false;
   for (StmtPtr& item : program_.items)
     if (auto* d = item->as<OrderDecl>()) declareOrder(*d);
   for (StmtPtr& item : program_.items) checkItem(*item);
@@ -179,15 +187,9 @@ void Checker::checkSizeDecl(SizeDecl& d) {
 // --------------------------------------------------------------------------- statements
 
 void Checker::checkBlock(std::vector<StmtPtr>& body) {
+  // The grammar allows declarations only at the top level, so a block holds statements.
   pushScope();
-  for (StmtPtr& s : body) {
-    if (s->isDeclaration()) {
-      error(s->loc, "declarations (param, memory, block, record, order, stream, vector, pq, import) belong at the "
-                    "top level of the script");
-      continue;
-    }
-    checkStmt(*s);
-  }
+  for (StmtPtr& s : body) checkStmt(*s);
   popScope();
 }
 

@@ -117,6 +117,10 @@ private:
   };
   std::vector<StageContext> stages_;
   int lambdaDepth_ = 0;
+  // Names of the script's top-level values (param, stream, …) with their kind, known
+  // from the start so a use before the declaration gets a precise message.
+  std::map<std::string, std::string> laterValues_;
+  bool resolvingTypes_ = false; // laying out records: only constants may be used
   bool inLoopBody() const { return loopDepth_ > 0 || !stages_.empty(); }
 };
 

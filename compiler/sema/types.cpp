@@ -15,8 +15,8 @@ const ScalarSpec kScalars[] = {
     {"bool", "bool", 1},       {"u8", "uint8_t", 1},      {"u16", "uint16_t", 2},
     {"u32", "uint32_t", 4},    {"u64", "uint64_t", 8},    {"i8", "int8_t", 1},
     {"i16", "int16_t", 2},     {"i32", "int32_t", 4},     {"i64", "int64_t", 8},
-    {"f32", "float", 4},       {"f64", "double", 8},      {"integer literal", "uint64_t", 8},
-    {"float literal", "double", 8}, {"array", "", 0},     {"record", "", 0},
+    {"f32", "float", 4},       {"f64", "double", 8},      {"integer", "uint64_t", 8},
+    {"float", "double", 8}, {"array", "", 0},     {"record", "", 0},
     {"void", "void", 0},       {"string", "std::string", 0}, {"<error>", "", 0}};
 } // namespace
 
