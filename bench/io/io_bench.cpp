@@ -81,6 +81,8 @@ void report(const char* phase, std::uint64_t bytes, double seconds,
   const auto t = s.total();
   std::printf("%s_seconds=%.3f\n%s_MiB_per_s=%.1f\n%s_io_wait_share=%.4f\n", phase, seconds, phase,
               mib_s, phase, seconds > 0 ? s.wait_seconds() / seconds : 0.0);
+  std::printf("%s_disk_busy_seconds=%.3f\n%s_service_seconds=%.3f\n", phase, s.busy_seconds, phase,
+              t.read_seconds + t.write_seconds);
   std::printf("%s_disk_read_bytes=%llu\n%s_disk_write_bytes=%llu\n%s_requests=%llu\n", phase,
               static_cast<unsigned long long>(t.read_bytes), phase,
               static_cast<unsigned long long>(t.write_bytes), phase,

@@ -42,8 +42,7 @@ public:
 
   void push(const value_type& v) {
     if (pos_ == end_) start_block();
-    *pos_++ = v;
-    ++sequence_.size;
+    *pos_++ = v; // the count is derived from pos_: no second store per element
   }
   block_ostream& operator<<(const value_type& v) {
     push(v);
@@ -51,12 +50,18 @@ public:
   }
 
   /// Elements pushed so far.
-  std::uint64_t size() const noexcept { return sequence_.size; }
+  std::uint64_t size() const noexcept {
+    return sequence_.blocks.empty()
+               ? 0
+               : (sequence_.blocks.size() - 1) * Block::size +
+                     static_cast<std::uint64_t>(pos_ - current_begin_);
+  }
 
   /// Writes the last (partial) block, waits for all writes (rethrowing a failure) and
   /// returns the sequence; the caller now owns its blocks. Call once.
   block_sequence finish() {
     if (finished_) throw std::logic_error("flow: block_ostream::finish called twice");
+    sequence_.size = size();
     if (current_) {
       // Zero the unused tail: no uninitialised memory is ever written to disk.
       std::memset(static_cast<void*>(pos_), 0,
@@ -82,7 +87,7 @@ private:
     block_id id = bm_.allocate(Block::raw_size, strategy_, sequence_.blocks.size());
     sequence_.blocks.push_back(id);
     current_ = writer_.get_free_block();
-    pos_ = current_->begin();
+    pos_ = current_begin_ = current_->begin();
     end_ = current_->end();
   }
 
@@ -91,6 +96,7 @@ private:
   buffered_writer<Block> writer_;
   block_sequence sequence_;
   Block* current_ = nullptr;
+  value_type* current_begin_ = nullptr;
   value_type* pos_ = nullptr;
   value_type* end_ = nullptr;
   bool finished_ = false;
