@@ -14,5 +14,6 @@ config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, os.path.dirname(config.flowc), config.environment.get("PATH", os.environ["PATH"])])
 config.substitutions.append(("%flowc", config.flowc))
 config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%flow-import-dump", os.path.join(os.path.dirname(config.flowc), "tools", "flow-import-dump")))
 config.substitutions.append(("%examples", os.path.join(config.flow_src_root, "examples")))
 config.substitutions.append(("%srcroot", config.flow_src_root))

@@ -25,6 +25,7 @@ struct CppType {
   std::string name;
   std::shared_ptr<CppType> element;
   uint64_t length = 0;
+  bool stdArray = false; // an Array spelled `std::array<T, N>` (same layout as the C array `T[N]`)
   std::string spelling; // the C++ spelling, for diagnostics ("std::string", "int *")
 };
 
@@ -32,12 +33,18 @@ struct CppType {
 struct CppLoc {
   std::string file;
   uint32_t line = 0, column = 0;
+  /// The header's text, kept alive by the DiagnosticEngine given to importCppHeader, so
+  /// a diagnostic (or note) can point into the header with its line and caret: pass
+  /// `source` and `{line, column}` to DiagnosticEngine. Null if the location is unknown.
+  const SourceFile* source = nullptr;
+  SourceLoc sourceLoc() const { return {line, column}; }
 };
 
 struct CppField {
   std::string name;
   CppType type;
   uint64_t offset = 0; // bytes
+  bool isPublic = true; // false: private or protected in C++, so generated code cannot name it
   CppLoc loc;
 };
 
@@ -45,6 +52,7 @@ struct CppRecord {
   std::string name; // qualified, e.g. "geo::Point"
   uint64_t size = 0, align = 0;
   bool triviallyCopyable = false;
+  bool aggregate = false; // a C++ aggregate: can be built as `Name{field, …}` (brace elision covers bases)
   std::string notTriviallyCopyableBecause; // e.g. "member 'label' of type 'std::string' is not trivially copyable"
   CppLoc whyLoc;                           // where that member (or user-provided special member) is declared
   std::vector<CppField> fields;            // in declaration order, including those of base classes first

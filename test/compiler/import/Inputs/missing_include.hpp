@@ -1,0 +1,3 @@
+#pragma once
+#include "does_not_exist.hpp"
+struct After { int x; };

@@ -1,0 +1,6 @@
+#pragma once
+#include <cstdint>
+
+struct Sibling {
+  int64_t s;
+};
