@@ -165,6 +165,7 @@ TEST(BlockManager, DiskInAReadOnlyOrMissingPlaceFailsClearlyAndLeavesNothing) {
 }
 
 TEST(BlockManager, DiskOnAFullDeviceReportsDiskFullOnWrite) {
+  const auto registered = io::temp_files::count();
   // /dev/full is an existing "file": used as is, never removed, every write ENOSPC.
   disk_config cfg;
   cfg.disks.push_back(disk_spec::parse("/dev/full"));
@@ -175,23 +176,43 @@ TEST(BlockManager, DiskOnAFullDeviceReportsDiskFullOnWrite) {
   auto id = bm.allocate(4096, s);
   EXPECT_THROW(b.write(id)->wait(), disk_full_error);
   EXPECT_TRUE(test::exists("/dev/full"));
+  EXPECT_EQ(io::temp_files::count(), registered) << "a user's existing file is never temporary";
 }
 
-TEST(BlockManager, TruncatedDiskFileGivesShortReadError) {
+TEST(BlockManager, TruncatedDiskFileGivesShortReadErrorAndLeavesNothing) {
   test::scratch_dir dir;
-  block_manager bm(test::direct_config(dir.path()));
-  typed_block<4096, int> b;
-  auto s = allocation_strategy::striping();
-  auto id = bm.allocate(4096, s);
-  b.write(id)->wait();
-  ASSERT_EQ(::truncate(bm.disk_at(0).path().c_str(), 0), 0); // another program cuts it
-  try {
-    b.read(id)->wait();
-    FAIL() << "expected short_read_error";
-  } catch (const short_read_error& e) {
-    EXPECT_NE(std::string(e.what()).find(bm.disk_at(0).path()), std::string::npos);
-    EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
+  {
+    block_manager bm(test::direct_config(dir.path()));
+    typed_block<4096, int> b;
+    auto s = allocation_strategy::striping();
+    auto id = bm.allocate(4096, s);
+    b.write(id)->wait();
+    ASSERT_EQ(::truncate(bm.disk_at(0).path().c_str(), 0), 0); // another program cuts it
+    try {
+      b.read(id)->wait();
+      FAIL() << "expected short_read_error";
+    } catch (const short_read_error& e) {
+      EXPECT_NE(std::string(e.what()).find(bm.disk_at(0).path()), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
+    }
   }
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+TEST(BlockManager, RequestOnAClosedDiskFileAndLeavesNothing) {
+  test::scratch_dir dir;
+  {
+    block_manager bm(test::direct_config(dir.path()));
+    typed_block<4096, int> b;
+    auto s = allocation_strategy::striping();
+    auto id = bm.allocate(4096, s);
+    b.write(id)->wait();
+    bm.disk_at(0).file().close();
+    EXPECT_THROW(b.read(id), closed_file_error);
+    EXPECT_THROW(b.write(id), closed_file_error);
+  }
+  EXPECT_TRUE(dir.entries().empty());
+  EXPECT_EQ(io::temp_files::count(), 0u);
 }
 
 TEST(BlockManager, GlobalIsTheInstalledOne) {
