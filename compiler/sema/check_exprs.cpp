@@ -321,6 +321,10 @@ const Type* Checker::checkField(FieldExpr& e) {
     error(e.fieldLoc, "record " + t->record->name + " has no field '" + e.field + "'" + suggest(e.field, names));
     return out_.types.error();
   }
+  if (!f->accessible) {
+    error(e.fieldLoc, "field '" + e.field + "' of " + t->record->name + " is not public in C++");
+    return out_.types.error();
+  }
   return f->type;
 }
 
@@ -579,6 +583,10 @@ const Type* Checker::checkRecordInit(RecordInitExpr& e) {
     return out_.types.error();
   }
   const RecordInfo* r = t->record;
+  if (!r->buildable) {
+    error(e.loc, r->name + " cannot be built with { field: … }: in C++ it is not an aggregate with public fields");
+    return out_.types.error();
+  }
   bool ok = true;
   std::set<std::string> given;
   for (FieldInit& f : e.fields) {

@@ -65,7 +65,7 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
       error(g.body->loc, "generate needs a value to produce, not " + t->name());
       return out_.types.error();
     }
-    return requireUsable(t, g.body->loc) ? t : out_.types.error();
+    return t;
   }
   case Source::Range: {
     auto& r = *s.as<RangeSource>();
@@ -91,7 +91,7 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
     checkPath(r.path);
     checkEstimate(r.estimate, false);
     const Type* t = resolveType(*r.type);
-    if (t->isError() || !requireUsable(t, r.type->loc)) return out_.types.error();
+    if (t->isError()) return t;
     if (r.text && !requireTextual(t, r.type->loc, "read_text")) return out_.types.error();
     return t;
   }
@@ -187,7 +187,7 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
       error(body.loc, "map needs a value for each element, not " + t->name());
       return out_.types.error();
     }
-    return requireUsable(t, body.loc) ? t : out_.types.error();
+    return t;
   }
   case Stage::Sort: {
     auto& so = *s.as<SortStage>();

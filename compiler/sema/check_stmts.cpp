@@ -124,7 +124,6 @@ void Checker::checkItem(Stmt& s) {
   case Stmt::Vector: {
     auto& d = *s.as<VectorDecl>();
     const Type* t = d.type ? resolveType(*d.type) : checkPipeline(*d.pipeline, "vector " + d.name);
-    if (d.type && !t->isError()) requireUsable(t, d.type->loc);
     Symbol sym{Symbol::Vector, d.name, d.loc};
     sym.type = t;
     sym.pipeline = d.pipeline.get();
@@ -135,7 +134,6 @@ void Checker::checkItem(Stmt& s) {
   case Stmt::Pq: {
     auto& d = *s.as<PqDecl>();
     const Type* t = resolveType(*d.type);
-    if (!t->isError()) requireUsable(t, d.type->loc);
     Symbol sym{Symbol::Queue, d.name, d.loc};
     sym.type = t;
     sym.decl = &d;
@@ -346,7 +344,7 @@ void Checker::checkStmt(Stmt& s) {
         error(e.value->loc, "emit needs a value, not " + t->name());
         return;
       }
-      if (requireUsable(t, e.value->loc)) stage.emitted = t;
+      stage.emitted = t;
     } else {
       convert(*e.value, stage.emitted, "in emit (this for stage emits " + stage.emitted->name() + ")");
     }

@@ -151,18 +151,30 @@ const RecordInfo* Checker::importedRecord(const std::string& cppName, SourceLoc 
     importedRecords_[cppName] = nullptr;
     return nullptr;
   }
+  if (!found->triviallyCopyable) {
+    // Flow moves elements as bytes between memory and disk; such a type would break.
+    error(loc, "cpp::" + cppName + " cannot be used by Flow: it is not trivially copyable, so it cannot be stored in "
+                   "external memory (" + found->notTriviallyCopyableBecause + ")");
+    if (found->whyLoc.source) diags_.note(found->whyLoc.source, found->whyLoc.sourceLoc(), "declared here");
+    importedRecords_[cppName] = nullptr;
+    return nullptr;
+  }
   RecordInfo& info = out_.records.emplace_back();
   importedRecords_[cppName] = &info; // before the fields, so a self-reference ends
   info.name = "cpp::" + cppName;
   info.cppName = "::" + cppName;
   info.imported = true;
+  info.buildable = found->aggregate;
   info.loc = loc;
-  info.declaredAt = found->loc.file + ":" + std::to_string(found->loc.line) + ":" + std::to_string(found->loc.column);
-  info.triviallyCopyable = found->triviallyCopyable;
-  info.notTriviallyCopyableBecause = found->notTriviallyCopyableBecause;
   for (const CppField& f : found->fields) {
     const Type* t = importedType(f.type, loc, "field '" + f.name + "' of cpp::" + cppName);
-    info.fields.push_back({f.name, t, f.offset, loc});
+    if (t->isError()) {
+      if (f.loc.source) diags_.note(f.loc.source, f.loc.sourceLoc(), "declared here");
+      importedRecords_[cppName] = nullptr;
+      return nullptr;
+    }
+    info.fields.push_back({f.name, t, f.offset, loc, f.isPublic});
+    info.buildable = info.buildable && f.isPublic;
   }
   // The layout is the C++ compiler's, as Clang computed it.
   info.size = found->size;
@@ -187,21 +199,6 @@ const Type* Checker::importedType(const CppType& type, SourceLoc loc, const std:
   }
   error(loc, what + " has C++ type '" + type.spelling + "', which Flow cannot represent");
   return out_.types.error();
-}
-
-bool Checker::requireUsable(const Type* type, SourceLoc loc) {
-  if (type->kind == Type::Array) return requireUsable(type->element, loc);
-  if (type->kind != Type::Record) return true;
-  const RecordInfo* r = type->record;
-  if (!r->triviallyCopyable) {
-    error(loc, r->name + " cannot be stored in external memory: it is not trivially copyable (" +
-                   r->notTriviallyCopyableBecause + ")");
-    if (!r->declaredAt.empty()) diags_.note(nullptr, {}, r->name + " is declared at " + r->declaredAt);
-    return false;
-  }
-  for (const FieldInfo& f : r->fields)
-    if (f.type->isError()) return false;
-  return true;
 }
 
 // ------------------------------------------------------------------------------- orders

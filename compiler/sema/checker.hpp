@@ -43,7 +43,6 @@ private:
   std::string exprText(const ast::Expr& e) const;
   const Type* importedType(const CppType& type, SourceLoc loc, const std::string& what);
   const RecordInfo* importedRecord(const std::string& cppName, SourceLoc loc);
-  bool requireUsable(const Type* type, SourceLoc loc); // imported records must be trivially copyable
   void declareOrder(ast::OrderDecl& decl);
   const OrderInfo* resolveOrder(ast::OrderRef& ref, const Type* element, const std::string& user, bool needsSentinels);
   const OrderInfo* builtinOrder(bool descending, const Type* element);

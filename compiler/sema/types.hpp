@@ -49,15 +49,14 @@ struct FieldInfo {
   const Type* type;
   uint64_t offset = 0;
   SourceLoc loc;
+  bool accessible = true; // false for a private or protected member of an imported record
 };
 
 struct RecordInfo {
   std::string name;       // as the script names it: `Edge` or `cpp::geo::Point`
   std::string cppName;    // `Edge` or `::geo::Point`
   bool imported = false;
-  bool triviallyCopyable = true;
-  std::string notTriviallyCopyableBecause;
-  std::string declaredAt; // "file:line:col" of the declaration (for notes about imports)
+  bool buildable = true;  // can be built as `T { field: … }` (an imported C++ aggregate with public fields)
   std::vector<FieldInfo> fields;
   uint64_t size = 0, align = 1;
   SourceLoc loc;
