@@ -35,9 +35,16 @@ public:
     wake_.notify_all();
     return true;
   }
-  /// Waits for the posted task; rethrows its exception.
-  void wait() {
+  /// Waits for the posted task; rethrows its exception. If the worker has not picked
+  /// the task up yet (a busy machine did not schedule it), takes it back and returns
+  /// false: the caller runs it itself instead of waiting for a core.
+  bool wait() {
     std::unique_lock<std::mutex> lock(mutex_);
+    if (has_job_) {
+      has_job_ = false;
+      busy_ = false;
+      return false;
+    }
     finished_.wait(lock, [this] { return done_; });
     busy_ = false;
     if (error_) {
@@ -46,6 +53,7 @@ public:
       lock.unlock();
       std::rethrow_exception(e);
     }
+    return true;
   }
 
 private:
@@ -111,7 +119,11 @@ void run_pair_tasks(task a, task b) {
   } catch (...) {
     ea = std::current_exception();
   }
-  the_helper().wait(); // rethrows b's exception
+  if (!the_helper().wait()) { // rethrows b's exception
+    if (ea) std::rethrow_exception(ea);
+    b(); // the helper never started it
+    return;
+  }
   if (ea) std::rethrow_exception(ea);
 }
 

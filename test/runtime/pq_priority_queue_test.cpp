@@ -133,7 +133,7 @@ TEST(PqPlan, IsConstexprAndFitsTheBudget) {
   EXPECT_GE(c.insertion_items, 1024u);
   EXPECT_GE(c.internal_arity, 2u);
   EXPECT_GE(c.external_arity, 2u);
-  const u64 pages = [](u64 b) { return (b + 4095) / 4096 * 4096; }(c.insertion_items * 8) +
+  const u64 pages = 2 * ((c.insertion_items * 8 + 4095) / 4096 * 4096) +
                     (c.deletion_items * 8 + 4095) / 4096 * 4096;
   EXPECT_LE(pages + c.write_blocks * c.block_bytes + c.pool_bytes, c.memory_bytes);
   EXPECT_EQ(c.external_levels, 1u);
@@ -206,6 +206,64 @@ TEST_F(PqTest, ManyEqualKeysAcrossExternalLevels) {
   // runs of equal keys; every item (by id) must come out exactly once.
   random_run<16>(bm, 512u << 10, 200000, 100000, 40, 4, 8);
   random_run<24>(bm, 512u << 10, 100000, 0, 0, 1, 9); // all keys equal
+}
+
+TEST_F(PqTest, ExternalLevelMergesAndBothCores) {
+  // Enough items for more flushes than external_arity: external arrays are merged into
+  // the next level; large merges run split between the two threads.
+  const pq_config cfg = plan_priority_queue(512u << 10, 0, 8, small_block);
+  small_pq<8> q(cfg, bm);
+  std::priority_queue<u64, std::vector<u64>, std::greater<u64>> ref;
+  std::mt19937_64 rng(18);
+  const u64 n = cfg.flush_items * 4 * (cfg.external_arity + 3); // ample
+  for (u64 i = 0; i < n && q.stats().external_flushes <= cfg.external_arity + 1; ++i) {
+    const u64 v = rng() % (n / 8);
+    q.push(make_item<8>(v, 0));
+    ref.push(v);
+  }
+  EXPECT_GT(q.stats().external_merges, 0u);
+  EXPECT_GT(q.stats().internal_merges, 0u);
+  if (flow::containers::pq::parallel_available()) {
+    EXPECT_GT(q.stats().parallel_pieces, 0u);
+  }
+  std::vector<item<8>> out;
+  while (!ref.empty()) {
+    if (ref.size() % 3 == 0) {
+      q.bulk_pop(out, 40000);
+      for (const auto& x : out) {
+        ASSERT_EQ(x.key, ref.top());
+        ref.pop();
+      }
+    } else {
+      ASSERT_EQ(q.top().key, ref.top());
+      q.pop();
+      ref.pop();
+    }
+  }
+  EXPECT_TRUE(q.empty());
+}
+
+TEST_F(PqTest, DescendingOrderOfSmallScalars) {
+  // std::greater on u32: the radix sort's descending path, top = largest.
+  priority_queue<std::uint32_t, std::greater<std::uint32_t>, small_block> q(512u << 10, 0, bm);
+  std::priority_queue<std::uint32_t> ref;
+  std::mt19937 rng(19);
+  for (int i = 0; i < 300000; ++i) {
+    const std::uint32_t v = rng() % 100000;
+    q.push(v);
+    ref.push(v);
+    if (i % 4 == 3) {
+      ASSERT_EQ(q.top(), ref.top());
+      q.pop();
+      ref.pop();
+    }
+  }
+  while (!ref.empty()) {
+    ASSERT_EQ(q.top(), ref.top());
+    q.pop();
+    ref.pop();
+  }
+  EXPECT_GT(q.stats().external_flushes, 0u);
 }
 
 TEST_F(PqTest, MonotoneTimeForwardUse) {

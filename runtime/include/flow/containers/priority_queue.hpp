@@ -45,6 +45,7 @@
 #include "flow/containers/pq/parallel.hpp"
 #include "flow/containers/pq/plan.hpp"
 #include "flow/containers/pq/runs.hpp"
+#include "flow/containers/pq/sort.hpp"
 #include "flow/io/buffer.hpp"
 #include "flow/mng/allocation.hpp"
 #include "flow/mng/block_manager.hpp"
@@ -84,8 +85,10 @@ public:
       : cfg_(checked(cfg)), cmp_(cmp), bm_(bm), ci_(cfg_.chunk_bytes / sizeof(T)),
         pool_(cfg_.chunk_bytes, static_cast<std::size_t>(cfg_.pool_bytes / cfg_.chunk_bytes)),
         heap_buf_(round_up(cfg_.insertion_items * sizeof(T))),
-        del_buf_(round_up(cfg_.deletion_items * sizeof(T))), tree_(cmp), tree2_(cmp) {
+        del_buf_(round_up(cfg_.deletion_items * sizeof(T))),
+        sort_buf_(round_up(cfg_.insertion_items * sizeof(T))), tree_(cmp), tree2_(cmp) {
     heap_ = reinterpret_cast<T*>(heap_buf_.data());
+    scratch_ = reinterpret_cast<T*>(sort_buf_.data());
     del_ = reinterpret_cast<T*>(del_buf_.data());
     heap_cap_ = cfg_.insertion_items;
     del_cap_ = cfg_.deletion_items;
@@ -250,7 +253,7 @@ public:
   std::size_t external_arrays() const noexcept { return exts_.size(); }
   /// Buffer bytes the queue holds now (never more than config().memory_bytes).
   std::uint64_t buffer_bytes() const {
-    return heap_buf_.size() + del_buf_.size() + pool_.held_bytes() +
+    return heap_buf_.size() + del_buf_.size() + sort_buf_.size() + pool_.held_bytes() +
            (writer_ ? writer_->buffers() * BlockBytes : 0) + ext_read_bytes_;
   }
 
@@ -339,7 +342,7 @@ private:
     }
     del_ptr_ = del_;
     const std::size_t del_live = del_end_ - del_pos_;
-    std::size_t need = chunks_for(n) + runs.size() + merge_slack();
+    std::size_t need = chunks_for(n) + 2 + merge_slack();
     if (conflict) need += chunks_for(del_live) + 1;
     if (pool_.available() < need) {
       if (conflict) runs.push_back({&del_ptr_, pq::contiguous, del_pos_, del_end_});
@@ -350,7 +353,11 @@ private:
         add_internal(del_ + del_pos_, del_live, 0);
         del_pos_ = del_end_ = 0;
       }
-      for (const auto& r : runs) add_internal(heap_ + r.begin, r.size(), 0);
+      if (runs.size() == 1) {
+        add_internal(heap_, n, 0);
+      } else {
+        add_internal_merged(heap_, runs[0].size(), heap_ + runs[1].begin, runs[1].size(), 0);
+      }
       cascade_internal();
     }
     heap_size_ = 0;
@@ -361,15 +368,33 @@ private:
     if (n >= 2 * parallel_min_items && pq::parallel_available()) {
       heap_split_ = n / 2;
       T* h = heap_;
+      T* sc = scratch_;
       const Cmp cmp = cmp_;
-      pq::run_pair([&] { std::sort(h, h + n / 2, cmp); }, [&] { std::sort(h + n / 2, h + n, cmp); });
+      pq::run_pair([&] { pq::sort_run(h, n / 2, sc, cmp); },
+                   [&] { pq::sort_run(h + n / 2, n - n / 2, sc + n / 2, cmp); });
       heap_runs_ = 2;
       ++stats_.parallel_pieces;
     } else {
-      std::sort(heap_, heap_ + n, cmp_);
+      pq::sort_run(heap_, n, scratch_, cmp_);
       heap_runs_ = 1;
       heap_split_ = n;
     }
+  }
+
+  /// A new internal array of the two-way merge of sorted a and b.
+  void add_internal_merged(const T* a, std::size_t na, const T* b, std::size_t nb, unsigned level) {
+    const std::size_t n = na + nb;
+    if (n == 0) return;
+    auto arr = std::make_unique<int_array>();
+    arr->chunks.assign(chunks_for(n), nullptr);
+    arr->end = n;
+    arr->level = level;
+    pq::merge2<T, Cmp> m{a, a + na, b, b + nb};
+    for (std::size_t c = 0; c < arr->chunks.size(); ++c) {
+      arr->chunks[c] = static_cast<T*>(pool_.acquire());
+      m.take(arr->chunks[c], static_cast<std::size_t>(std::min<std::uint64_t>(ci_, n - c * ci_)), cmp_);
+    }
+    ints_.push_back(std::move(arr));
   }
 
   void add_internal(const T* data, std::size_t n, unsigned level) {
@@ -906,8 +931,9 @@ private:
   mng::allocation_strategy strategy_ = mng::allocation_strategy::striping();
   const std::size_t ci_; // items per chunk
   pq::chunk_pool pool_;
-  io::aligned_buffer heap_buf_, del_buf_;
+  io::aligned_buffer heap_buf_, del_buf_, sort_buf_;
   T* heap_ = nullptr;
+  T* scratch_ = nullptr;
   T* heap_ptr_ = nullptr; // chunk table of one entry for runs over the heap buffer
   std::size_t heap_size_ = 0, heap_cap_ = 0;
   std::size_t heap_runs_ = 1, heap_split_ = 0;

@@ -125,7 +125,11 @@ private:
   bool beats(const T& ak, std::uint32_t as, const T& bk, std::uint32_t bs) const {
     const bool a_inf = (as & inf_bit) != 0;
     const bool b_inf = (bs & inf_bit) != 0;
-    return !a_inf && (b_inf || cmp_(ak, bk));
+    if constexpr (select_friendly) {
+      return static_cast<bool>((!a_inf) & (b_inf | static_cast<bool>(cmp_(ak, bk)))); // no branches
+    } else {
+      return !a_inf && (b_inf || cmp_(ak, bk));
+    }
   }
 
   Cmp cmp_;

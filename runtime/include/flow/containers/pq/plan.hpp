@@ -15,7 +15,7 @@ namespace flow::containers {
 
 /// What plan_priority_queue decided. All sizes in bytes unless named *_items/_blocks.
 /// The parts that always exist add up to at most memory_bytes:
-///   pages(insertion_items*item_bytes) + pages(deletion_items*item_bytes)
+///   2*pages(insertion_items*item_bytes) + pages(deletion_items*item_bytes)
 ///   + write_blocks*block_bytes + pool_bytes  <=  memory_bytes   (pages: rounded up to 4 KiB),
 /// and the pool is shared, at run time, by the internal arrays' chunks and the external
 /// arrays' read buffers (read_blocks_per_array blocks each): chunks are only handed out
@@ -102,8 +102,9 @@ constexpr pq_config plan_priority_queue(std::uint64_t memory_bytes, std::uint64_
   while (c.chunk_bytes < 4 * s) c.chunk_bytes *= 2;
   c.write_blocks = static_cast<std::size_t>(clamp(M / 32 / B, 2, 8));
   c.read_blocks_per_array = 2;
-  // The heap and the deletion buffer are page-aligned buffers: count whole pages.
-  const std::uint64_t fixed = round_page(c.insertion_items * s) + round_page(c.deletion_items * s) +
+  // The heap, its sort buffer and the deletion buffer are page-aligned: whole pages.
+  // The heap is sorted into a scratch buffer of its size (radix sort).
+  const std::uint64_t fixed = 2 * round_page(c.insertion_items * s) + round_page(c.deletion_items * s) +
                               c.write_blocks * B;
   if (fixed >= M) {
     c.problem = "memory budget smaller than the insertion heap, deletion buffer and write pool";

@@ -1,0 +1,110 @@
+#pragma once
+// Sorting the insertion heap's items into a run. For unsigned integer items under
+// std::less / std::greater (the built-in asc / desc orders of scalar queues) an LSD
+// radix sort with 8-bit digits, skipping digits where all items agree (ascending keys
+// of a time-forward loop differ only in their low bytes); otherwise std::sort.
+// Plus the branch-free two-way merge that joins the halves sorted on two cores.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <type_traits>
+
+namespace flow::containers::pq {
+
+template <class T, class Cmp>
+inline constexpr bool radix_sortable =
+    std::is_unsigned_v<T> && std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+    (std::is_same_v<Cmp, std::less<T>> || std::is_same_v<Cmp, std::less<>> ||
+     std::is_same_v<Cmp, std::greater<T>> || std::is_same_v<Cmp, std::greater<>>);
+
+/// Sorts [first, first+n) under cmp; `scratch` (n items) is used by the radix sort.
+template <class T, class Cmp> void sort_run(T* first, std::size_t n, T* scratch, const Cmp& cmp) {
+  if constexpr (radix_sortable<T, Cmp>) {
+    constexpr bool descending = std::is_same_v<Cmp, std::greater<T>> || std::is_same_v<Cmp, std::greater<>>;
+    if (n < 64) {
+      std::sort(first, first + n, cmp);
+      return;
+    }
+    constexpr unsigned digits = sizeof(T);
+    std::size_t count[digits][256] = {};
+    for (std::size_t i = 0; i < n; ++i) {
+      T v = first[i];
+      if constexpr (descending) v = static_cast<T>(~v);
+      for (unsigned d = 0; d < digits; ++d) ++count[d][(v >> (8 * d)) & 0xff];
+    }
+    T* src = first;
+    T* dst = scratch;
+    for (unsigned d = 0; d < digits; ++d) {
+      std::size_t* c = count[d];
+      bool trivial = false;
+      for (unsigned b = 0; b < 256; ++b) {
+        if (c[b] == n) trivial = true;
+        if (c[b]) break;
+      }
+      if (trivial) continue; // every item has the same digit here
+      std::size_t sum = 0;
+      for (unsigned b = 0; b < 256; ++b) {
+        const std::size_t t = c[b];
+        c[b] = sum;
+        sum += t;
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        const T v = src[i];
+        T key = v;
+        if constexpr (descending) key = static_cast<T>(~key);
+        dst[c[(key >> (8 * d)) & 0xff]++] = v;
+      }
+      std::swap(src, dst);
+    }
+    if (src != first) std::memcpy(first, src, n * sizeof(T));
+  } else {
+    (void)scratch;
+    std::sort(first, first + n, cmp);
+  }
+}
+
+/// Two-way merge cursor over sorted [a, a_end) and [b, b_end): writes the next n items
+/// to out (n <= items left). Branch-free for scalar items.
+template <class T, class Cmp> struct merge2 {
+  const T* a;
+  const T* a_end;
+  const T* b;
+  const T* b_end;
+
+  void take(T* out, std::size_t n, const Cmp& cmp) {
+    while (n > 0) {
+      if (a == a_end) {
+        std::memcpy(out, b, n * sizeof(T));
+        b += n;
+        return;
+      }
+      if (b == b_end) {
+        std::memcpy(out, a, n * sizeof(T));
+        a += n;
+        return;
+      }
+      // Both non-empty: this many steps cannot exhaust either side.
+      std::size_t m = std::min<std::size_t>(
+          n, static_cast<std::size_t>(std::min(a_end - a, b_end - b)));
+      n -= m;
+      if constexpr (std::is_scalar_v<T>) {
+        while (m--) {
+          const T x = *a, y = *b;
+          const bool tb = cmp(y, x);
+          *out++ = tb ? y : x;
+          b += tb;
+          a += !tb;
+        }
+      } else {
+        while (m--) {
+          if (cmp(*b, *a)) *out++ = *b++;
+          else *out++ = *a++;
+        }
+      }
+    }
+  }
+};
+
+} // namespace flow::containers::pq
