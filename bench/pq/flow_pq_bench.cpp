@@ -1,0 +1,120 @@
+// Flow's external priority queue on the benchmarks of the bulk-parallel paper, beside
+// stxxl_pq_bench.cpp (same items, same random stream, same budget). One "RESULT" line
+// per run.
+//
+//   flow_pq_bench BENCH LOG2_N DISK_DIR
+//     push-rand-pop   push n random u64, pop all (checks order)
+//     push-asc-pop    push 0..n-1, pop all
+//     bulk-rewrite    ascending fill (not timed), then bulks of random size 0..640000:
+//                     pop v items and push v items with higher keys, until n were popped;
+//                     one-by-one (top/pop/push)
+//     bulk-rewrite-bulk  the same with bulk_pop / bulk_push_begin/bulk_push/bulk_push_end
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "flow/containers/priority_queue.hpp"
+#include "flow/io/stats.hpp"
+#include "flow/mng/block_manager.hpp"
+
+using u64 = std::uint64_t;
+
+static u64 rng_state = 42;
+static inline u64 rnd() { // splitmix64: the same stream as stxxl_pq_bench
+  u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+static double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: %s push-rand-pop|push-asc-pop|bulk-rewrite|bulk-rewrite-bulk LOG2_N DIR\n",
+                 argv[0]);
+    return 2;
+  }
+  const std::string bench = argv[1];
+  const u64 n = u64(1) << std::atoi(argv[2]);
+  flow::mng::disk_config cfg;
+  cfg.disks.push_back(flow::mng::disk_spec::parse(argv[3]));
+  cfg.direct = true;
+  flow::mng::block_manager bm(cfg);
+  constexpr u64 budget = 256ull << 20;
+  constexpr auto plan = flow::containers::plan_priority_queue(budget, 1ull << 28, 8, 1u << 20);
+  static_assert(plan.feasible);
+  flow::containers::priority_queue<u64, std::less<u64>, plan.block_bytes> pq(plan, bm);
+  bool ok = true;
+  double t0 = 0, t1 = 0;
+  flow::io::scoped_stats phase;
+  if (bench == "push-rand-pop" || bench == "push-asc-pop") {
+    const bool rnd_keys = bench == "push-rand-pop";
+    phase.restart();
+    t0 = now();
+    for (u64 i = 0; i < n; ++i) pq.push(rnd_keys ? rnd() : i);
+    u64 prev = 0;
+    for (u64 i = 0; i < n; ++i) {
+      const u64 v = pq.top();
+      ok &= v >= prev;
+      prev = v;
+      pq.pop();
+    }
+    t1 = now();
+    ok &= pq.empty();
+  } else if (bench == "bulk-rewrite" || bench == "bulk-rewrite-bulk") {
+    const bool bulk = bench == "bulk-rewrite-bulk";
+    for (u64 i = 0; i < n; ++i) pq.push(i); // ascending fill: not measured
+    phase.restart();
+    t0 = now();
+    u64 extracted = 0, prev = 0;
+    std::vector<u64> work;
+    while (extracted < n) {
+      u64 v = rnd() % 640001;
+      if (v > n - extracted) v = n - extracted;
+      if (bulk) {
+        pq.bulk_pop(work, v);
+        for (u64 x : work) {
+          ok &= x >= prev;
+          prev = x;
+        }
+        pq.bulk_push_begin(v);
+        for (u64 x : work) pq.bulk_push(x + n);
+        pq.bulk_push_end();
+      } else {
+        work.clear();
+        for (u64 j = 0; j < v; ++j) {
+          const u64 x = pq.top();
+          ok &= x >= prev;
+          prev = x;
+          work.push_back(x);
+          pq.pop();
+        }
+        for (u64 x : work) pq.push(x + n);
+      }
+      extracted += v;
+    }
+    t1 = now();
+    ok &= pq.size() == n;
+  } else {
+    std::fprintf(stderr, "unknown benchmark %s\n", bench.c_str());
+    return 2;
+  }
+  const auto io = phase.elapsed().total();
+  const auto& st = pq.stats();
+  std::printf("RESULT lib=flow bench=%s n=%llu seconds=%.3f read_bytes=%llu write_bytes=%llu ok=%d\n",
+              bench.c_str(), (unsigned long long)n, t1 - t0, (unsigned long long)io.read_bytes,
+              (unsigned long long)io.write_bytes, ok ? 1 : 0);
+  std::fprintf(stderr,
+               "  flow: heap flushes %llu, internal merges %llu, external flushes %llu, external merges "
+               "%llu, refills %llu, parallel pieces %llu; planned I/O bound for %llu inserts: %llu bytes\n",
+               (unsigned long long)st.heap_flushes, (unsigned long long)st.internal_merges,
+               (unsigned long long)st.external_flushes, (unsigned long long)st.external_merges,
+               (unsigned long long)st.refills, (unsigned long long)st.parallel_pieces, (unsigned long long)n,
+               (unsigned long long)plan.io_bytes(n));
+  return ok ? 0 : 1;
+}
