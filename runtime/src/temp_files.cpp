@@ -22,7 +22,13 @@ enum slot_state : int { free_slot = 0, filling = 1, in_use = 2 };
 char paths[max_paths][max_path_bytes];
 std::atomic<int> states[max_paths];
 
-constexpr int handled_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT};
+// Every signal whose default action ends the process: an interrupt, a kill, a crash in
+// user code (SEGV, BUS, FPE, ILL), `prog | head` (PIPE), limits (XCPU, XFSZ), and an
+// uncaught exception (ABRT). For a fault signal the re-raised signal's default action
+// runs when the faulting instruction is retried after the handler.
+constexpr int handled_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGABRT, SIGPIPE,
+                                   SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGXCPU, SIGXFSZ,
+                                   SIGUSR1, SIGUSR2, SIGALRM};
 constexpr std::size_t signal_count = sizeof handled_signals / sizeof handled_signals[0];
 struct sigaction previous_actions[signal_count];
 

@@ -216,11 +216,20 @@ TEST(BlockManager, RequestOnAClosedDiskFileAndLeavesNothing) {
 }
 
 TEST(BlockManager, GlobalIsTheInstalledOne) {
+  // The default manager is created in $TMPDIR: point that at a scratch directory so the
+  // test leaves nothing in /var/tmp even if the process is killed.
+  test::scratch_dir dir;
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  ::setenv("TMPDIR", dir.path().c_str(), 1);
   block_manager bm(test::memory_config());
   block_manager::set_global(&bm);
   EXPECT_EQ(&block_manager::global(), &bm);
   block_manager::set_global(nullptr);
   EXPECT_NE(&block_manager::global(), &bm);
+  EXPECT_EQ(block_manager::global().disk_at(0).path().rfind(dir.path(), 0), 0u);
+  if (old) ::setenv("TMPDIR", saved.c_str(), 1);
+  else ::unsetenv("TMPDIR");
 }
 
 TEST(TypedBlock, SizesAndAlignment) {

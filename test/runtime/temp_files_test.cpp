@@ -87,16 +87,19 @@ TEST_P(TempFilesInChild, FatalSignalRemovesTheDiskFileAndStillKillsTheProcess) {
   EXPECT_TRUE(dir.entries().empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Signals, TempFilesInChild, ::testing::Values(SIGTERM, SIGINT, SIGHUP));
+INSTANTIATE_TEST_SUITE_P(Signals, TempFilesInChild,
+                         ::testing::Values(SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGSEGV));
 
-TEST(TempFiles, NormalExitExitCallAndEscapingExceptionRemoveTheDiskFile) {
-  for (const std::string mode : {"exit", "exit-call", "throw"}) {
+TEST(TempFiles, NormalExitExitCallEscapingExceptionAndCrashRemoveTheDiskFile) {
+  for (const std::string mode : {"exit", "exit-call", "throw", "crash"}) {
     flow::test::scratch_dir dir;
     child c = start(mode, dir.path());
     ASSERT_FALSE(c.disk_path.empty()) << mode;
     const int status = wait_status(c.pid);
     if (mode == "throw") {
       EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) << mode;
+    } else if (mode == "crash") {
+      EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) << mode;
     } else {
       EXPECT_TRUE(WIFEXITED(status)) << mode;
     }

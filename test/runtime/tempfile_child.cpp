@@ -5,6 +5,7 @@
 //   exit       return from main normally
 //   throw      let an exception escape main (std::terminate -> abort)
 //   exit-call  call std::exit without destroying the block manager
+//   crash      write through a null pointer (SIGSEGV, as a bug in user code would)
 #include <unistd.h>
 
 #include <cstdio>
@@ -32,5 +33,9 @@ int main(int argc, char** argv) {
   }
   if (mode == "throw") throw std::runtime_error("escaping exception");
   if (mode == "exit-call") std::exit(3);
+  if (mode == "crash") {
+    volatile int* null = nullptr;
+    *null = 1;
+  }
   return 0;
 }

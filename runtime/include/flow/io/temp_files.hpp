@@ -1,11 +1,13 @@
 #pragma once
 // The registry of files the runtime must not leave behind (temporary disk files). They
 // are removed by their owner's destructor on normal exit and while an exception
-// unwinds; at exit() for owners that are never destroyed; and on SIGINT, SIGTERM,
-// SIGHUP, SIGQUIT and SIGABRT (an uncaught exception aborts) by a signal handler that
-// unlinks every registered path and then re-raises the signal with its previous
-// disposition, so the process still dies of it. Signals the process ignores (e.g.
-// SIGHUP under nohup) stay ignored. Only SIGKILL can leave a file behind.
+// unwinds; at exit() for owners that are never destroyed; and on every signal whose
+// default action kills the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGABRT
+// from an uncaught exception, SIGSEGV/SIGBUS/SIGFPE/SIGILL from a crash, SIGXCPU,
+// SIGXFSZ, SIGUSR1/2, SIGALRM) by a handler that unlinks every registered path and then
+// re-raises the signal with its previous disposition, so the process still dies of it
+// (or runs the handler it had before). Signals the process ignores (SIGHUP under nohup,
+// SIGPIPE in many servers) stay ignored. Only SIGKILL can leave a file behind.
 #include <cstddef>
 #include <string>
 
