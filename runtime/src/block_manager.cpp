@@ -26,7 +26,13 @@ block_manager::block_manager(const disk_config& config) : direct_(config.direct)
   }
 }
 
-block_manager::~block_manager() = default;
+namespace {
+block_manager* installed = nullptr;
+} // namespace
+
+block_manager::~block_manager() {
+  if (installed == this) installed = nullptr; // never leave global() dangling
+}
 
 block_id block_manager::allocate(std::uint64_t bytes, allocation_strategy& strategy,
                                  std::size_t block_index) {
@@ -78,10 +84,6 @@ std::uint64_t block_manager::allocated_bytes() const {
   for (const auto& d : disks_) sum += d->allocated_bytes();
   return sum;
 }
-
-namespace {
-block_manager* installed = nullptr;
-} // namespace
 
 block_manager& block_manager::global() {
   if (installed) return *installed;

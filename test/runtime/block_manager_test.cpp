@@ -228,6 +228,12 @@ TEST(BlockManager, GlobalIsTheInstalledOne) {
   block_manager::set_global(nullptr);
   EXPECT_NE(&block_manager::global(), &bm);
   EXPECT_EQ(block_manager::global().disk_at(0).path().rfind(dir.path(), 0), 0u);
+  {
+    block_manager scoped(test::memory_config());
+    block_manager::set_global(&scoped);
+  } // destroyed while installed: global() falls back to the default again
+  EXPECT_NE(&block_manager::global(), &bm);
+  EXPECT_EQ(block_manager::global().disk_at(0).path().rfind(dir.path(), 0), 0u);
   if (old) ::setenv("TMPDIR", saved.c_str(), 1);
   else ::unsetenv("TMPDIR");
 }

@@ -55,7 +55,8 @@ public:
   /// disk_config::default_directory()) created on first use and removed at exit.
   static block_manager& global();
   /// Installs `bm` as the global one (nullptr: back to the default). Not thread-safe
-  /// with respect to concurrent global() calls: do it at program start.
+  /// with respect to concurrent global() calls: do it at program start. A manager that
+  /// is destroyed while installed uninstalls itself.
   static void set_global(block_manager* bm) noexcept;
 
 private:
