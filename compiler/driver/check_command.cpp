@@ -2,8 +2,7 @@
 
 #include "ast/ast_printer.hpp"
 #include "ast/diagnostics.hpp"
-#include "parse/parser.hpp"
-#include "sema/sema.hpp"
+#include "driver/frontend.hpp"
 
 #include <iostream>
 
@@ -13,29 +12,19 @@ int runCheck(const CheckOptions& options) {
   bool ok = true;
   // Each file gets its own engine, so one bad file's error limit does not hide the next.
   for (const std::string& path : options.files) {
-    SourceFile file("", "");
+    CompiledScript script;
     DiagnosticEngine diags(std::cerr, options.color);
-    std::string error;
-    if (!SourceFile::load(path, file, error)) {
-      diags.error(nullptr, {}, error);
-      ok = false;
-      continue;
-    }
-    std::unique_ptr<ast::Program> program = parse::parseProgram(file, diags);
-    if (program && options.dumpAst) ast::printAst(*program, std::cout);
-    if (program && !diags.hasErrors() && !options.parseOnly) {
-      sema::SemaOptions semaOptions;
-      semaOptions.includeDirs = options.includeDirs;
-      std::unique_ptr<sema::CheckedProgram> checked = sema::analyze(*program, diags, semaOptions);
-      if (checked && options.dumpTypes) sema::dumpTypes(*checked, std::cout);
-    }
-    if (program && options.summary && !diags.hasErrors())
-      std::cout << path << ": " << ast::summarize(*program) << '\n';
+    FrontEndOptions frontEnd;
+    frontEnd.includeDirs = options.includeDirs;
+    frontEnd.parseOnly = options.parseOnly;
+    bool clean = compileScript(path, frontEnd, diags, script);
+    if (script.program && options.dumpAst) ast::printAst(*script.program, std::cout);
+    if (script.checked && options.dumpTypes) sema::dumpTypes(*script.checked, std::cout);
+    if (clean && options.summary) std::cout << path << ": " << ast::summarize(*script.program) << '\n';
     diags.flush();
     if (diags.hasErrors()) {
       ok = false;
-      std::cerr << diags.errorCount() << (diags.errorCount() == 1 ? " error" : " errors")
-                << " in " << path << '\n';
+      std::cerr << diags.errorCount() << (diags.errorCount() == 1 ? " error" : " errors") << " in " << path << '\n';
     }
   }
   std::cout.flush();

@@ -1,5 +1,7 @@
 // flowc: the Flow compiler's command line. Dispatches to one function per command.
 #include "driver/check_command.hpp"
+#include "driver/explain_command.hpp"
+#include "driver/frontend.hpp"
 #include "driver/version.hpp"
 
 #include <cstring>
@@ -25,13 +27,26 @@ options of check:
   --dump-types         print every record's layout (size, alignment, field offsets),
                        every order, and every declaration and stream with its type
   --parse-only         check the syntax only, not names and types
-  -I DIR               look for imported C++ headers in DIR too (repeatable)
   --summary            print a one-line summary of each clean script
   --color=WHEN         color diagnostics: auto (default, when stderr is a terminal),
                        always or never
 
+  explain FILE         the plan: phases, memory of every sort and queue, elements and
+                       I/O volume of every node and in total, beside the volume if
+                       every stream were materialized (docs/estimates.md)
+
+options of explain:
+  --set NAME=VALUE     plan with this value of param NAME (repeatable; e.g. edges=4e9)
+  --memory SIZE        plan for this memory budget instead of the script's (e.g. 256MiB)
+  --block SIZE         plan with this block size instead of the script's or the default
+  --format FORMAT      text (default), json (for tools) or dot (a Graphviz drawing with
+                       the phases as clusters)
+
+options of both:
+  -I DIR               look for imported C++ headers in DIR too (repeatable)
+
 exit status: 0 success, 1 errors in a script, 2 bad command line, 3 internal error.
-The commands emit, explain, build and run are designed (docs/language.md) and not built yet.
+The commands emit, build and run are designed (docs/language.md) and not built yet.
 )";
 
 int usageError(const std::string& message) {
@@ -67,6 +82,66 @@ int checkCommand(int argc, char** argv) {
   return flow::driver::runCheck(options);
 }
 
+/// The value of `--name=VALUE` or `--name VALUE`; advances `i` over a separate value.
+bool optionValue(int argc, char** argv, int& i, const std::string& name, std::string& value) {
+  std::string arg = argv[i];
+  if (arg == name && i + 1 < argc) {
+    value = argv[++i];
+    return true;
+  }
+  if (startsWith(arg, (name + "=").c_str())) {
+    value = arg.substr(name.size() + 1);
+    return true;
+  }
+  return false;
+}
+
+int explainCommand(int argc, char** argv) {
+  flow::driver::ExplainOptions options;
+  options.color = isatty(STDERR_FILENO);
+  std::string value;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string error;
+    if (optionValue(argc, argv, i, "--set", value)) {
+      size_t eq = value.find('=');
+      if (eq == std::string::npos || eq == 0) return usageError("--set takes NAME=VALUE, not '" + value + "'");
+      options.plan.setParams[value.substr(0, eq)] = value.substr(eq + 1);
+    } else if (optionValue(argc, argv, i, "--memory", value)) {
+      auto bytes = flow::driver::parseSizeArgument(value, error);
+      if (!bytes) return usageError("--memory: " + error);
+      options.plan.memoryBytes = *bytes;
+    } else if (optionValue(argc, argv, i, "--block", value)) {
+      auto bytes = flow::driver::parseSizeArgument(value, error);
+      if (!bytes) return usageError("--block: " + error);
+      if (*bytes < 4096 || (*bytes & (*bytes - 1)) != 0) return usageError("--block: a block size is a power of two of at least 4 KiB");
+      options.plan.blockBytes = *bytes;
+    } else if (optionValue(argc, argv, i, "--format", value)) {
+      if (value == "text") options.format = flow::driver::ExplainOptions::Text;
+      else if (value == "json") options.format = flow::driver::ExplainOptions::Json;
+      else if (value == "dot") options.format = flow::driver::ExplainOptions::Dot;
+      else return usageError("--format is text, json or dot, not '" + value + "'");
+    } else if (arg == "-I" && i + 1 < argc) {
+      options.includeDirs.push_back(argv[++i]);
+    } else if (startsWith(arg, "-I") && arg.size() > 2) {
+      options.includeDirs.push_back(arg.substr(2));
+    } else if (arg == "--color=always" || arg == "--color=never") {
+      options.color = arg == "--color=always";
+    } else if (arg == "-h" || arg == "--help") {
+      std::cout << kUsage;
+      return 0;
+    } else if (startsWith(arg, "-")) {
+      return usageError("unknown option '" + arg + "' for 'explain'");
+    } else if (!options.file.empty()) {
+      return usageError("'explain' takes one FILE");
+    } else {
+      options.file = arg;
+    }
+  }
+  if (options.file.empty()) return usageError("'explain' needs a FILE");
+  return flow::driver::runExplain(options);
+}
+
 int run(int argc, char** argv) {
   if (argc < 2) return usageError("no command given");
   std::string command = argv[1];
@@ -79,7 +154,8 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (command == "check") return checkCommand(argc, argv);
-  if (command == "emit" || command == "explain" || command == "build" || command == "run")
+  if (command == "explain") return explainCommand(argc, argv);
+  if (command == "emit" || command == "build" || command == "run")
     return usageError("'" + command + "' is not built yet in this version of flowc");
   return usageError("unknown command '" + command + "'");
 }

@@ -1,0 +1,26 @@
+#include "driver/explain_command.hpp"
+
+#include "driver/frontend.hpp"
+
+#include <iostream>
+
+namespace flow::driver {
+
+int runExplain(const ExplainOptions& options) {
+  CompiledScript script;
+  DiagnosticEngine diags(std::cerr, options.color);
+  FrontEndOptions frontEnd;
+  frontEnd.includeDirs = options.includeDirs;
+  if (!compileScript(options.file, frontEnd, diags, script)) return 1;
+  std::optional<plan::Plan> plan = plan::makePlan(*script.checked, options.plan, diags);
+  diags.flush();
+  if (!plan) return 1;
+  switch (options.format) {
+  case ExplainOptions::Text: plan::printText(*plan, std::cout); break;
+  case ExplainOptions::Json: plan::printJson(*plan, std::cout); break;
+  case ExplainOptions::Dot: plan::printDot(*plan, std::cout); break;
+  }
+  return 0;
+}
+
+} // namespace flow::driver

@@ -1,0 +1,21 @@
+#pragma once
+// `flowc explain`: the plan of a script — phases, memory, element counts and I/O volume
+// of every node, pipelined and fully materialized — before anything runs.
+#include "plan/plan.hpp"
+
+#include <string>
+#include <vector>
+
+namespace flow::driver {
+
+struct ExplainOptions {
+  enum Format { Text, Json, Dot } format = Text;
+  plan::PlanOptions plan;
+  std::vector<std::string> includeDirs;
+  bool color = false;
+  std::string file;
+};
+
+int runExplain(const ExplainOptions& options);
+
+} // namespace flow::driver

@@ -1,0 +1,169 @@
+// `flowc explain` output: a table for people, JSON for tools, DOT for drawings.
+#include "plan/plan.hpp"
+
+#include <cstdio>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace flow::plan {
+
+namespace {
+
+std::string cell(const Node& n, double v, bool bytes) {
+  if (!n.counted && v == 0) return "?";
+  return bytes ? formatBytes(v) : formatCount(v);
+}
+
+std::string saving(const Totals& pipelined, const Totals& materialized) {
+  double p = pipelined.readBytes + pipelined.writeBytes;
+  double m = materialized.readBytes + materialized.writeBytes;
+  if (m <= 0) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "pipelining saves %.0f%% of the I/O volume", 100.0 * (m - p) / m);
+  return buf;
+}
+
+/// Bytes as a whole number, for JSON and the exact-number tests.
+std::string integer(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+std::string jsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// A DOT string: quotes escaped, `\n` kept as DOT's line break.
+std::string dotString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+} // namespace
+
+void printText(const Plan& plan, std::ostream& out) {
+  out << "plan of " << plan.script << "\n";
+  out << "  memory " << formatBytes(static_cast<double>(plan.memoryBytes))
+      << (plan.memoryDefaulted ? " (default; set it with 'memory' or --memory)" : "") << ", blocks of "
+      << formatBytes(static_cast<double>(plan.blockBytes)) << (plan.blockDefaulted ? " (chosen by the planner)" : "")
+      << "\n";
+  if (!plan.params.empty()) {
+    out << "  params";
+    for (size_t i = 0; i < plan.params.size(); ++i)
+      out << (i ? ", " : " ") << plan.params[i].first << " = " << plan.params[i].second;
+    out << "\n";
+  }
+  for (const Phase& ph : plan.phases) {
+    out << "\nphase " << ph.id << ": " << ph.label << "  (memory " << formatBytes(static_cast<double>(ph.memoryBytes))
+        << ", read " << formatBytes(ph.readBytes) << ", write " << formatBytes(ph.writeBytes) << ")\n";
+    out << "  " << std::left << std::setw(5) << "id" << std::setw(34) << "node" << std::right << std::setw(10)
+        << "elements" << std::setw(11) << "bytes" << std::setw(11) << "memory" << std::setw(7) << "passes"
+        << std::setw(11) << "read" << std::setw(11) << "write" << "\n";
+    for (int id : ph.nodes) {
+      const Node& n = plan.nodes[id];
+      std::string name = n.name;
+      if (name.size() > 33) name = name.substr(0, 30) + "...";
+      bool here = n.phase == ph.id; // a queue shows its I/O in its first phase
+      out << "  " << std::left << std::setw(5) << ("n" + std::to_string(n.id)) << std::setw(34) << name << std::right
+          << std::setw(10) << cell(n, n.elements, false) << std::setw(11) << cell(n, n.elements * n.elementBytes, true)
+          << std::setw(11) << (n.memoryBytes ? formatBytes(static_cast<double>(n.memoryBytes)) : "-") << std::setw(7)
+          << ((n.kind == Node::SortRuns || n.kind == Node::SortMerge || n.kind == Node::Queue) && here
+                  ? (n.inMemory ? std::string("mem") : std::to_string(n.passes))
+                  : std::string("-"))
+          << std::setw(11) << (here ? cell(n, n.readBytes, true) : "") << std::setw(11)
+          << (here ? cell(n, n.writeBytes, true) : "") << "\n";
+      if (!n.note.empty() && here) out << "       note: " << n.note << "\n";
+    }
+  }
+  out << "\ntotal:        read " << formatBytes(plan.total.readBytes) << ", write " << formatBytes(plan.total.writeBytes)
+      << " (" << integer(plan.total.readBytes + plan.total.writeBytes) << " bytes, "
+      << integer((plan.total.readBytes + plan.total.writeBytes) / static_cast<double>(plan.blockBytes)) << " blocks)\n";
+  out << "materialized: read " << formatBytes(plan.materialized.readBytes) << ", write "
+      << formatBytes(plan.materialized.writeBytes) << " (" << integer(plan.materialized.readBytes + plan.materialized.writeBytes)
+      << " bytes) if every stream were written to disk and read back\n";
+  std::string s = saving(plan.total, plan.materialized);
+  if (!s.empty()) out << s << "\n";
+}
+
+void printJson(const Plan& plan, std::ostream& out) {
+  out << "{\n  \"script\": " << jsonString(plan.script) << ",\n";
+  out << "  \"memory_bytes\": " << plan.memoryBytes << ",\n  \"block_bytes\": " << plan.blockBytes << ",\n";
+  out << "  \"params\": {";
+  for (size_t i = 0; i < plan.params.size(); ++i)
+    out << (i ? ", " : "") << jsonString(plan.params[i].first) << ": " << plan.params[i].second;
+  out << "},\n  \"nodes\": [\n";
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    const Node& n = plan.nodes[i];
+    out << "    {\"id\": " << n.id << ", \"kind\": " << jsonString(n.kindName()) << ", \"name\": " << jsonString(n.name)
+        << ", \"line\": " << n.loc.line << ", \"column\": " << n.loc.column << ", \"phase\": " << n.phase
+        << ", \"elements\": " << integer(n.elements) << ", \"counted\": " << (n.counted ? "true" : "false")
+        << ", \"element_bytes\": " << n.elementBytes << ", \"memory_bytes\": " << n.memoryBytes
+        << ", \"passes\": " << n.passes << ", \"read_bytes\": " << integer(n.readBytes)
+        << ", \"write_bytes\": " << integer(n.writeBytes) << ", \"inputs\": [";
+    for (size_t k = 0; k < n.inputs.size(); ++k) out << (k ? ", " : "") << n.inputs[k];
+    out << "]";
+    if (n.kind == Node::Queue) {
+      out << ", \"phases\": [";
+      for (size_t k = 0; k < n.livePhases.size(); ++k) out << (k ? ", " : "") << n.livePhases[k];
+      out << "]";
+    }
+    if (!n.note.empty()) out << ", \"note\": " << jsonString(n.note);
+    out << "}" << (i + 1 < plan.nodes.size() ? "," : "") << "\n";
+  }
+  out << "  ],\n  \"phases\": [\n";
+  for (size_t i = 0; i < plan.phases.size(); ++i) {
+    const Phase& ph = plan.phases[i];
+    out << "    {\"id\": " << ph.id << ", \"label\": " << jsonString(ph.label) << ", \"memory_bytes\": " << ph.memoryBytes
+        << ", \"read_bytes\": " << integer(ph.readBytes) << ", \"write_bytes\": " << integer(ph.writeBytes)
+        << ", \"nodes\": [";
+    for (size_t k = 0; k < ph.nodes.size(); ++k) out << (k ? ", " : "") << ph.nodes[k];
+    out << "]}" << (i + 1 < plan.phases.size() ? "," : "") << "\n";
+  }
+  out << "  ],\n";
+  out << "  \"total\": {\"read_bytes\": " << integer(plan.total.readBytes)
+      << ", \"write_bytes\": " << integer(plan.total.writeBytes) << "},\n";
+  out << "  \"materialized_total\": {\"read_bytes\": " << integer(plan.materialized.readBytes)
+      << ", \"write_bytes\": " << integer(plan.materialized.writeBytes) << "}\n}\n";
+}
+
+void printDot(const Plan& plan, std::ostream& out) {
+  out << "digraph flow {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n";
+  for (const Phase& ph : plan.phases) {
+    out << "  subgraph cluster_phase" << ph.id << " {\n    label=" << dotString("phase " + std::to_string(ph.id) + ": " + ph.label)
+        << ";\n    style=rounded;\n";
+    for (int id : ph.nodes) {
+      const Node& n = plan.nodes[id];
+      if (n.kind == Node::Queue && n.phase != ph.id) continue; // a queue is drawn once
+      std::string io;
+      if (n.readBytes > 0 || n.writeBytes > 0)
+        io = "\\nread " + formatBytes(n.readBytes) + ", write " + formatBytes(n.writeBytes);
+      std::string shape = n.kind == Node::Queue || n.kind == Node::SortRuns || n.kind == Node::SortMerge ? "box3d"
+                          : n.kind == Node::ReadFile || n.kind == Node::WriteFile || n.kind == Node::VectorBuild
+                              ? "cylinder"
+                              : "box";
+      out << "    n" << n.id << " [label=" << dotString(n.name + "\\n" + cell(n, n.elements, false) + " elements" + io)
+          << ", shape=" << shape << "];\n";
+    }
+    out << "  }\n";
+  }
+  for (const Node& n : plan.nodes)
+    for (int i : n.inputs) out << "  n" << i << " -> n" << n.id << ";\n";
+  out << "}\n";
+}
+
+} // namespace flow::plan

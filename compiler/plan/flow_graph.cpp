@@ -1,0 +1,602 @@
+// Builds the flow graph of a checked script: one node per source, stage, sort half,
+// container and sink, with element counts, in phases. Memory and I/O are assigned
+// afterwards (memory.cpp).
+#include "plan/flow_graph.hpp"
+
+#include "parse/parser.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <iostream>
+
+namespace flow::plan {
+
+using namespace flow::ast;
+using sema::ConstValue;
+using sema::Symbol;
+
+namespace {
+
+/// Bytes one element takes in a text file: about 12 characters per scalar with its separator.
+uint64_t textBytes(const sema::Type* t) {
+  if (t->kind == sema::Type::Array) return t->length * textBytes(t->element);
+  if (t->kind == sema::Type::Record) {
+    uint64_t sum = 0;
+    for (const sema::FieldInfo& f : t->record->fields) sum += textBytes(f.type);
+    return sum;
+  }
+  return 12;
+}
+
+} // namespace
+
+GraphBuilder::GraphBuilder(const sema::CheckedProgram& program, Plan& plan, DiagnosticEngine& diags,
+                           const PlanOptions& options)
+    : program_(program), plan_(plan), diags_(diags), options_(options) {}
+
+// ------------------------------------------------------------------------------- params
+
+bool GraphBuilder::evaluateParams() {
+  const SourceFile* file = program_.ast->file;
+  for (const auto& [name, text] : options_.setParams) {
+    bool found = false;
+    for (const Symbol* s : program_.symbolsOf(Symbol::Param)) found = found || s->name == name;
+    if (!found) {
+      diags_.error(nullptr, {}, "--set " + name + "=" + text + ": the script has no param '" + name + "'");
+      return false;
+    }
+  }
+  for (const Symbol* s : program_.symbolsOf(Symbol::Param)) {
+    std::optional<ConstValue> value;
+    auto set = options_.setParams.find(s->name);
+    if (set != options_.setParams.end()) {
+      value = parseSetValue(s, set->second);
+      if (!value) return false;
+    } else {
+      auto* decl = static_cast<const ParamDecl*>(s->decl);
+      std::string why;
+      value = sema::evaluate(*decl->init, [this](const Symbol* p) { return paramValue(p); }, &why);
+      if (!value) {
+        diags_.error(file, decl->init->loc, "cannot compute the default of param '" + s->name + "': " + why);
+        return false;
+      }
+    }
+    values_[s] = *value;
+    plan_.params.emplace_back(s->name, value->str());
+  }
+  return true;
+}
+
+std::optional<ConstValue> GraphBuilder::parseSetValue(const Symbol* param, const std::string& text) {
+  // The value is a Flow expression of literals (4e9, 1 << 30, 256 MiB), typed as the param.
+  SourceFile source("--set " + param->name, text);
+  DiagnosticEngine local(std::cerr);
+  ExprPtr e = parse::parseExpression(text, source, local, parse::LocationMap{});
+  std::string why = "it is not a number";
+  std::optional<ConstValue> v;
+  if (e) {
+    // Literals carry no types yet; give integer literals the param's type by value.
+    v = sema::evaluate(*e, [](const Symbol*) { return std::nullopt; }, &why);
+  }
+  local.flush();
+  if (v) {
+    const sema::Type* t = param->type;
+    if (t->isInteger()) {
+      double d = v->asDouble();
+      if (v->kind == ConstValue::Float && d != std::floor(d)) {
+        why = text + " is not a whole number";
+        v.reset();
+      } else if (v->kind != ConstValue::Bool) {
+        __int128 i = v->kind == ConstValue::Float ? static_cast<__int128>(d) : v->i;
+        __int128 lo = t->isSigned() ? -(static_cast<__int128>(1) << (t->bits() - 1)) : 0;
+        __int128 hi = t->isSigned() ? (static_cast<__int128>(1) << (t->bits() - 1)) - 1
+                                    : (static_cast<__int128>(1) << t->bits()) - 1;
+        if (i < lo || i > hi) {
+          why = text + " does not fit in " + t->name();
+          v.reset();
+        } else {
+          v = ConstValue::integer(i);
+        }
+      } else {
+        why = "it is a bool, and " + param->name + " is " + t->name();
+        v.reset();
+      }
+    } else if (t->isFloat() && v->kind != ConstValue::Bool) {
+      v = ConstValue::floating(v->asDouble());
+    } else if (t->kind == sema::Type::Bool && v->kind != ConstValue::Bool) {
+      why = param->name + " is a bool: use true or false";
+      v.reset();
+    }
+  }
+  if (!v) diags_.error(nullptr, {}, "--set " + param->name + "=" + text + ": " + why);
+  return v;
+}
+
+std::optional<ConstValue> GraphBuilder::paramValue(const Symbol* s) const {
+  auto it = values_.find(s);
+  if (it != values_.end()) return it->second;
+  return std::nullopt;
+}
+
+std::optional<double> GraphBuilder::count(const Expr& e) const {
+  auto v = sema::evaluate(e, [this](const Symbol* s) { return paramValue(s); });
+  if (!v || v->kind == ConstValue::Bool) return std::nullopt;
+  return std::max(0.0, v->asDouble());
+}
+
+// -------------------------------------------------------------------------------- nodes
+
+int GraphBuilder::add(Node::Kind kind, std::string name, SourceLoc loc, int phase, double elements,
+                      const sema::Type* type, std::vector<int> inputs, const void* ast) {
+  Node n;
+  n.id = static_cast<int>(plan_.nodes.size());
+  n.kind = kind;
+  n.name = std::move(name);
+  n.loc = loc;
+  n.phase = phase;
+  n.elements = elements;
+  n.elementBytes = type ? (kind == Node::ReadText || kind == Node::WriteText ? textBytes(type) : type->size()) : 0;
+  n.inputs = std::move(inputs);
+  n.ast = ast;
+  for (int i : n.inputs) n.counted = n.counted && plan_.nodes[i].counted;
+  if (ast && !plan_.nodeOf.count(ast)) plan_.nodeOf[ast] = n.id;
+  plan_.nodes.push_back(std::move(n));
+  maxPhase_ = std::max(maxPhase_, phase);
+  return plan_.nodes.back().id;
+}
+
+// -------------------------------------------------------------------------- the walk
+
+void GraphBuilder::build() {
+  // Which top-level statements read each stream (directly or through other streams):
+  // a stream read by several statements is materialized by the first and re-read.
+  for (size_t i = 0; i < program_.ast->items.size(); ++i) {
+    std::set<const Symbol*> reached;
+    collectStreams(*program_.ast->items[i], reached);
+    for (const Symbol* s : reached) statementsReading_[s].insert(static_cast<int>(i));
+  }
+  for (size_t i = 0; i < program_.ast->items.size(); ++i) {
+    statement_ = static_cast<int>(i);
+    topLevel(*program_.ast->items[i]);
+  }
+  // Queues live from their first to their last use.
+  for (Node& n : plan_.nodes)
+    if (n.kind == Node::Queue && !n.livePhases.empty()) {
+      std::sort(n.livePhases.begin(), n.livePhases.end());
+      int first = n.livePhases.front(), last = n.livePhases.back();
+      n.livePhases.clear();
+      for (int p = first; p <= last; ++p) n.livePhases.push_back(p);
+      n.phase = first;
+    }
+}
+
+void GraphBuilder::collectStreams(const Stmt& s, std::set<const Symbol*>& out) {
+  // Finds every stream a statement reads, following streams built from streams.
+  std::function<void(const Pipeline&)> pipeline;
+  std::function<void(const Expr&)> expr;
+  std::function<void(const Stmt&)> stmt;
+  auto stream = [&](const Symbol* sym) {
+    if (!sym || sym->kind != Symbol::Stream || out.count(sym)) return;
+    out.insert(sym);
+    if (sym->pipeline) pipeline(*sym->pipeline);
+  };
+  expr = [&](const Expr& e) {
+    if (auto* c = e.as<CallExpr>())
+      for (const ExprPtr& a : c->args) {
+        if (auto* p = a->as<PipelineArgExpr>()) pipeline(*p->pipeline);
+        else if (auto* n = a->as<NameExpr>()) stream(n->symbol);
+        else expr(*a);
+      }
+    if (auto* b = e.as<BinaryExpr>()) {
+      expr(*b->lhs);
+      expr(*b->rhs);
+    }
+    if (auto* u = e.as<UnaryExpr>()) expr(*u->operand);
+    if (auto* c = e.as<CastExpr>()) expr(*c->operand);
+  };
+  pipeline = [&](const Pipeline& p) {
+    if (auto* e = p.source->as<ExprSource>())
+      if (auto* n = e->expr->as<NameExpr>()) stream(n->symbol);
+    if (auto* m = p.source->as<MergeSource>())
+      for (const PipelinePtr& in : m->inputs) pipeline(*in);
+    for (const StagePtr& st : p.stages)
+      if (auto* f = st->as<ForStage>())
+        for (const StmtPtr& b : f->body) stmt(*b);
+  };
+  stmt = [&](const Stmt& st) {
+    if (auto* f = st.as<ForInStmt>()) {
+      pipeline(*f->pipeline);
+      for (const StmtPtr& b : f->body) stmt(*b);
+    } else if (auto* w = st.as<WriteStmt>()) {
+      pipeline(*w->pipeline);
+    } else if (auto* v = st.as<VectorDecl>()) {
+      if (v->pipeline) pipeline(*v->pipeline);
+    } else if (auto* l = st.as<LetStmt>()) {
+      expr(*l->init);
+    } else if (auto* a = st.as<AssignStmt>()) {
+      expr(*a->value);
+    } else if (auto* p = st.as<PrintStmt>()) {
+      for (const StringPart& part : p->message.parts)
+        if (part.expr) expr(*part.expr);
+    } else if (auto* i = st.as<IfStmt>()) {
+      expr(*i->cond);
+      for (const StmtPtr& b : i->then) stmt(*b);
+      if (i->elseBranch) stmt(*i->elseBranch);
+    } else if (auto* w2 = st.as<WhileStmt>()) {
+      expr(*w2->cond);
+      for (const StmtPtr& b : w2->body) stmt(*b);
+    } else if (auto* b = st.as<BlockStmt>()) {
+      for (const StmtPtr& x : b->body) stmt(*x);
+    } else if (auto* e = st.as<ExprStmt>()) {
+      expr(*e->expr);
+    } else if (auto* em = st.as<EmitStmt>()) {
+      expr(*em->value);
+    }
+  };
+  stmt(s);
+}
+
+void GraphBuilder::beginPhase(const std::string& label, SourceLoc loc) {
+  base_ = nextPhase_;
+  maxPhase_ = base_;
+  label_ = label;
+  labelLoc_ = loc;
+}
+
+void GraphBuilder::endPhase() {
+  for (int p = base_; p <= maxPhase_; ++p) {
+    Phase ph;
+    ph.id = p;
+    ph.label = label_ + (maxPhase_ > base_ ? " (" + std::to_string(p - base_ + 1) + "/" +
+                                                 std::to_string(maxPhase_ - base_ + 1) + ")"
+                                           : "");
+    ph.loc = labelLoc_;
+    plan_.phases.push_back(ph);
+  }
+  nextPhase_ = maxPhase_ + 1;
+}
+
+std::string GraphBuilder::at(SourceLoc loc) { return std::to_string(loc.line) + ":" + std::to_string(loc.column); }
+
+void GraphBuilder::topLevel(const Stmt& s) {
+  switch (s.kind()) {
+  case Stmt::Vector: {
+    auto& d = *s.as<VectorDecl>();
+    if (!d.pipeline) return;
+    beginPhase("vector " + d.name, d.loc);
+    Flow in = pipeline(*d.pipeline, base_, 1.0);
+    const Node& src = plan_.nodes[in.node];
+    add(Node::VectorBuild, "vector " + d.name, d.loc, in.phase, src.elements, d.symbol->type, {in.node}, &d);
+    vectorSize_[d.symbol] = {src.elements, !src.counted};
+    endPhase();
+    return;
+  }
+  case Stmt::Pq: {
+    auto& d = *s.as<PqDecl>();
+    int n = add(Node::Queue, "pq " + d.name, d.loc, 0, 0, d.symbol->type, {}, &d);
+    queueOf_[d.symbol] = n;
+    return;
+  }
+  case Stmt::ForIn: {
+    auto& f = *s.as<ForInStmt>();
+    beginPhase("for loop at " + at(f.loc), f.loc);
+    forIn(f, base_, 1.0);
+    endPhase();
+    return;
+  }
+  case Stmt::Write:
+  case Stmt::WriteText: {
+    auto& w = *s.as<WriteStmt>();
+    beginPhase(std::string(w.text ? "write_text" : "write") + " to \"" + w.path.text() + "\"", w.loc);
+    Flow in = pipeline(*w.pipeline, base_, 1.0);
+    const Node& src = plan_.nodes[in.node];
+    add(w.text ? Node::WriteText : Node::WriteFile, (w.text ? "write_text \"" : "write \"") + w.path.text() + "\"",
+        w.loc, in.phase, src.elements, w.pipeline->elementType, {in.node}, &w);
+    endPhase();
+    return;
+  }
+  default: break;
+  }
+  // Other statements run pipelines only through aggregates (count, sum, min, max) and
+  // containers only through calls; walk them with a count of one execution.
+  statements(s, -1, 1.0, true);
+}
+
+void GraphBuilder::forIn(const ForInStmt& f, int phase, double multiplier) {
+  Flow in = pipeline(*f.pipeline, phase, multiplier);
+  const Node& src = plan_.nodes[in.node];
+  int loop = add(Node::Loop, "for " + f.var + " loop", f.loc, in.phase, src.elements, f.pipeline->elementType,
+                 {in.node}, &f);
+  for (const StmtPtr& b : f.body) statements(*b, in.phase, plan_.nodes[loop].elements, false);
+}
+
+void GraphBuilder::statements(const Stmt& s, int phase, double executions, bool topLevel) {
+  // `phase` < 0: a top-level statement; each aggregate in it opens phases of its own.
+  auto exprs = [&](const Expr& e) { expression(e, phase, executions, topLevel ? &s : nullptr); };
+  switch (s.kind()) {
+  case Stmt::Let:
+  case Stmt::Var: return exprs(*s.as<LetStmt>()->init);
+  case Stmt::Assign: {
+    exprs(*s.as<AssignStmt>()->target);
+    return exprs(*s.as<AssignStmt>()->value);
+  }
+  case Stmt::Evaluate: return exprs(*s.as<ExprStmt>()->expr);
+  case Stmt::Emit: return exprs(*s.as<EmitStmt>()->value);
+  case Stmt::Print:
+    for (const StringPart& part : s.as<PrintStmt>()->message.parts)
+      if (part.expr) exprs(*part.expr);
+    return;
+  case Stmt::If: {
+    auto& i = *s.as<IfStmt>();
+    exprs(*i.cond);
+    for (const StmtPtr& b : i.then) statements(*b, phase, executions, topLevel);
+    if (i.elseBranch) statements(*i.elseBranch, phase, executions, topLevel);
+    return;
+  }
+  case Stmt::While: {
+    // How often a while loop runs is not known; its body is counted once per execution
+    // of the loop (a documented limit of the estimate).
+    auto& w = *s.as<WhileStmt>();
+    exprs(*w.cond);
+    for (const StmtPtr& b : w.body) statements(*b, phase, executions, topLevel);
+    return;
+  }
+  case Stmt::Block:
+    for (const StmtPtr& b : s.as<BlockStmt>()->body) statements(*b, phase, executions, topLevel);
+    return;
+  case Stmt::ForIn: {
+    auto& f = *s.as<ForInStmt>();
+    if (phase < 0) {
+      beginPhase("for loop at " + at(f.loc), f.loc);
+      forIn(f, base_, executions);
+      endPhase();
+    } else {
+      forIn(f, phase, executions); // a loop inside a loop runs in the outer loop's phase
+    }
+    return;
+  }
+  case Stmt::Write:
+  case Stmt::WriteText: {
+    auto& w = *s.as<WriteStmt>();
+    Flow in = pipeline(*w.pipeline, std::max(phase, 0), executions);
+    add(w.text ? Node::WriteText : Node::WriteFile, (w.text ? "write_text \"" : "write \"") + w.path.text() + "\"",
+        w.loc, in.phase, plan_.nodes[in.node].elements, w.pipeline->elementType, {in.node}, &w);
+    return;
+  }
+  default: return;
+  }
+}
+
+void GraphBuilder::expression(const Expr& e, int phase, double executions, const Stmt* topLevel) {
+  if (auto* m = e.as<MethodCallExpr>()) {
+    auto* n = m->object->as<NameExpr>();
+    const Symbol* s = n ? n->symbol : nullptr;
+    if (s && m->method == "push") {
+      int where = phase;
+      if (where < 0) where = ownPhase(s->name + ".push at " + at(m->loc), m->loc);
+      if (s->kind == Symbol::Queue && queueOf_.count(s)) {
+        Node& q = plan_.nodes[queueOf_[s]];
+        q.elements += executions;
+        q.livePhases.push_back(where);
+      } else if (s->kind == Symbol::Vector) {
+        auto key = std::make_pair(s, where);
+        auto it = pushNode_.find(key);
+        if (it == pushNode_.end()) {
+          int id = add(Node::VectorPush, s->name + ".push", m->loc, where, 0, s->type, {}, m);
+          it = pushNode_.emplace(key, id).first;
+        }
+        plan_.nodes[it->second].elements += executions;
+        vectorSize_[s].first += executions;
+      }
+    } else if (s && s->kind == Symbol::Queue && queueOf_.count(s)) {
+      plan_.nodes[queueOf_[s]].livePhases.push_back(phase >= 0 ? phase : ownPhase(s->name + "." + m->method + " at " + at(m->loc), m->loc));
+    }
+    for (const ExprPtr& a : m->args) expression(*a, phase, executions, topLevel);
+    return;
+  }
+  if (auto* c = e.as<CallExpr>()) {
+    bool aggregate = c->symbol && c->symbol->kind == Symbol::Builtin && c->args.size() == 1 &&
+                     (c->args[0]->as<PipelineArgExpr>() ||
+                      (c->args[0]->as<NameExpr>() && c->args[0]->as<NameExpr>()->symbol &&
+                       (c->args[0]->as<NameExpr>()->symbol->kind == Symbol::Stream ||
+                        c->args[0]->as<NameExpr>()->symbol->kind == Symbol::Vector)));
+    if (!aggregate) {
+      for (const ExprPtr& a : c->args) expression(*a, phase, executions, topLevel);
+      return;
+    }
+    bool own = phase < 0;
+    if (own) beginPhase(c->callee.str() + " at " + at(c->loc), c->loc);
+    int start = own ? base_ : phase;
+    Flow in;
+    if (auto* p = c->args[0]->as<PipelineArgExpr>()) in = pipeline(*p->pipeline, start, executions);
+    else in = named(*c->args[0]->as<NameExpr>()->symbol, start, executions, c->args[0]->loc);
+    add(Node::Aggregate, c->callee.str(), c->loc, in.phase, plan_.nodes[in.node].elements, c->args[0]->type,
+        {in.node}, c);
+    if (own) endPhase();
+    return;
+  }
+  if (auto* b = e.as<BinaryExpr>()) {
+    expression(*b->lhs, phase, executions, topLevel);
+    expression(*b->rhs, phase, executions, topLevel);
+  } else if (auto* u = e.as<UnaryExpr>()) {
+    expression(*u->operand, phase, executions, topLevel);
+  } else if (auto* ca = e.as<CastExpr>()) {
+    expression(*ca->operand, phase, executions, topLevel);
+  } else if (auto* r = e.as<RecordInitExpr>()) {
+    for (const FieldInit& f : r->fields) expression(*f.value, phase, executions, topLevel);
+  }
+}
+
+int GraphBuilder::ownPhase(const std::string& label, SourceLoc loc) {
+  // A top-level call on a container (q.push(x) outside any loop) runs in a phase of its own.
+  beginPhase(label, loc);
+  int phase = base_;
+  endPhase();
+  return phase;
+}
+
+// ---------------------------------------------------------------------------- pipelines
+
+GraphBuilder::Flow GraphBuilder::named(const Symbol& s, int phase, double multiplier, SourceLoc useLoc) {
+  if (s.kind == Symbol::Vector) {
+    auto size = vectorSize_[&s];
+    int n = add(Node::ScanVector, "scan " + s.name, useLoc, phase, size.first * multiplier, s.type, {}, nullptr);
+    plan_.nodes[n].counted = !size.second;
+    return {n, phase};
+  }
+  auto built = builtStream_.find(&s);
+  if (built == builtStream_.end()) {
+    Flow out = pipeline(*s.pipeline, phase, multiplier);
+    builtStream_[&s] = {out, statement_};
+    // Read by a later statement too: written out once here, re-read there.
+    if (statementsReading_[&s].size() > 1) {
+      const Node& src = plan_.nodes[out.node];
+      int m = add(Node::Materialize, "materialize " + s.name, s.loc, out.phase, src.elements, s.type, {out.node},
+                  nullptr);
+      materialized_[&s] = m;
+    }
+    return out;
+  }
+  const Node& src = plan_.nodes[built->second.flow.node];
+  if (built->second.statement == statement_) {
+    // A second reader in the same statement: both run together, the stream is branched.
+    int b = add(Node::Branch, "branch " + s.name, useLoc, phase, src.elements, s.type, {built->second.flow.node},
+                nullptr);
+    return {b, std::max(phase, built->second.flow.phase)};
+  }
+  int from = materialized_.count(&s) ? materialized_[&s] : built->second.flow.node;
+  int r = add(Node::Reread, "reread " + s.name, useLoc, phase, src.elements * multiplier, s.type, {from}, nullptr);
+  return {r, phase};
+}
+
+GraphBuilder::Flow GraphBuilder::pipeline(const Pipeline& p, int phase, double multiplier) {
+  Flow f = source(*p.source, phase, multiplier);
+  for (const StagePtr& s : p.stages) f = stage(*s, f);
+  plan_.nodeOf[&p] = f.node;
+  return f;
+}
+
+GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multiplier) {
+  switch (s.kind()) {
+  case Source::Generate: {
+    auto& g = *s.as<GenerateSource>();
+    auto n = count(*g.count);
+    int id = add(Node::Generate, "generate", s.loc, phase, n.value_or(0) * multiplier, s.elementType, {}, &s);
+    if (!n) unknown(id, "the count of generate is not a constant");
+    return {id, phase};
+  }
+  case Source::Range: {
+    auto& r = *s.as<RangeSource>();
+    auto a = count(*r.begin), b = count(*r.end);
+    double n = a && b ? std::max(0.0, *b - *a) : 0;
+    int id = add(Node::Range, "range", s.loc, phase, n * multiplier, s.elementType, {}, &s);
+    if (!a || !b) unknown(id, "the bounds of range are not constants");
+    return {id, phase};
+  }
+  case Source::Read:
+  case Source::ReadText: {
+    auto& r = *s.as<ReadSource>();
+    double n = r.estimate ? r.estimate->value : 0;
+    int id = add(r.text ? Node::ReadText : Node::ReadFile, (r.text ? "read_text \"" : "read \"") + r.path.text() + "\"",
+                 s.loc, phase, n * multiplier, s.elementType, {}, &s);
+    if (!r.estimate) unknown(id, "no element count: write read(…) as T ~ COUNT");
+    return {id, phase};
+  }
+  case Source::Scan: {
+    auto& sc = *s.as<ScanSource>();
+    Flow f = named(*sc.symbol, phase, multiplier, sc.loc);
+    plan_.nodeOf[&s] = f.node;
+    return f;
+  }
+  case Source::Merge: {
+    auto& m = *s.as<MergeSource>();
+    std::vector<int> inputs;
+    int out = phase;
+    double n = 0;
+    for (const PipelinePtr& in : m.inputs) {
+      Flow f = pipeline(*in, phase, multiplier);
+      inputs.push_back(f.node);
+      out = std::max(out, f.phase);
+      n += plan_.nodes[f.node].elements;
+    }
+    int id = add(Node::Merge, "merge by " + m.order.str(), s.loc, out, n, s.elementType, inputs, &s);
+    return {id, out};
+  }
+  case Source::ExprSrc: {
+    auto* n = s.as<ExprSource>()->expr->as<NameExpr>();
+    Flow f = named(*n->symbol, phase, multiplier, n->loc);
+    plan_.nodeOf[&s] = f.node;
+    return f;
+  }
+  }
+  return {0, phase};
+}
+
+GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
+  const Node& input = plan_.nodes[in.node];
+  double n = input.elements;
+  switch (s.kind()) {
+  case Stage::Map:
+    return {add(Node::Map, "map " + s.as<MapStage>()->var, s.loc, in.phase, n, s.elementType, {in.node}, &s), in.phase};
+  case Stage::Filter: {
+    auto& f = *s.as<FilterStage>();
+    double sel = f.estimate ? f.estimate->value : 1.0;
+    int id = add(Node::Filter, "filter " + f.var, s.loc, in.phase, n * sel, s.elementType, {in.node}, &s);
+    if (!f.estimate) plan_.nodes[id].note = "assumed to pass every element (add ~ FRACTION)";
+    return {id, in.phase};
+  }
+  case Stage::Unique: {
+    auto& u = *s.as<UniqueStage>();
+    double sel = u.estimate ? u.estimate->value : 1.0;
+    return {add(Node::Unique, u.keys.empty() ? "unique" : "unique by keys", s.loc, in.phase, n * sel, s.elementType,
+                {in.node}, &s),
+            in.phase};
+  }
+  case Stage::Take: {
+    auto k = count(*s.as<TakeStage>()->count);
+    int id = add(Node::Take, "take", s.loc, in.phase, k ? std::min(n, *k) : n, s.elementType, {in.node}, &s);
+    return {id, in.phase};
+  }
+  case Stage::For: {
+    auto& f = *s.as<ForStage>();
+    // Each emit site runs at most once per element (unless nested in a loop).
+    int emits = 0;
+    std::function<void(const Stmt&)> countEmits = [&](const Stmt& st) {
+      if (st.as<EmitStmt>()) ++emits;
+      if (auto* i = st.as<IfStmt>()) {
+        for (const StmtPtr& b : i->then) countEmits(*b);
+        if (i->elseBranch) countEmits(*i->elseBranch);
+      }
+      if (auto* w = st.as<WhileStmt>())
+        for (const StmtPtr& b : w->body) countEmits(*b);
+      if (auto* fi = st.as<ForInStmt>())
+        for (const StmtPtr& b : fi->body) countEmits(*b);
+      if (auto* b = st.as<BlockStmt>())
+        for (const StmtPtr& x : b->body) countEmits(*x);
+    };
+    for (const StmtPtr& b : f.body) countEmits(*b);
+    int id = add(Node::ForStage, "for " + f.var, s.loc, in.phase, n * emits, s.elementType, {in.node}, &s);
+    for (const StmtPtr& b : f.body) statements(*b, in.phase, n, false);
+    return {id, in.phase};
+  }
+  case Stage::Sort: {
+    auto& so = *s.as<SortStage>();
+    std::string name = "sort by " + (so.order ? so.order->str() : std::string("asc"));
+    int runs = add(Node::SortRuns, name + " (runs)", s.loc, in.phase, n, s.elementType, {in.node}, &s);
+    int merge = add(Node::SortMerge, name + " (merge)", s.loc, in.phase + 1, n, s.elementType, {runs}, nullptr);
+    plan_.nodes[runs].partner = merge;
+    plan_.nodes[merge].partner = runs;
+    plan_.nodeOf[&s] = runs;
+    return {merge, in.phase + 1};
+  }
+  }
+  return in;
+}
+
+void GraphBuilder::unknown(int node, const std::string& why) {
+  plan_.nodes[node].counted = false;
+  plan_.nodes[node].note = why;
+}
+
+} // namespace flow::plan

@@ -1,0 +1,70 @@
+#pragma once
+// Builds the flow graph of a checked program into a Plan: nodes with element counts, in
+// phases. Statements run in program order; a sort splits its pipeline into the phase
+// that forms its runs and the phase that merges them.
+#include "plan/plan.hpp"
+
+#include <set>
+
+namespace flow::plan {
+
+class GraphBuilder {
+public:
+  GraphBuilder(const sema::CheckedProgram& program, Plan& plan, DiagnosticEngine& diags, const PlanOptions& options);
+  /// Param values: defaults, or --set values; false after reporting a bad --set.
+  bool evaluateParams();
+  void build();
+
+private:
+  struct Flow {
+    int node = 0;  // the node that puts the elements out
+    int phase = 0; // the phase it runs in
+  };
+
+  std::optional<sema::ConstValue> parseSetValue(const sema::Symbol* param, const std::string& text);
+  std::optional<sema::ConstValue> paramValue(const sema::Symbol* s) const;
+  std::optional<double> count(const ast::Expr& e) const;
+
+  int add(Node::Kind kind, std::string name, SourceLoc loc, int phase, double elements, const sema::Type* type,
+          std::vector<int> inputs, const void* ast);
+  void unknown(int node, const std::string& why);
+
+  void collectStreams(const ast::Stmt& s, std::set<const sema::Symbol*>& out);
+  void topLevel(const ast::Stmt& s);
+  void forIn(const ast::ForInStmt& f, int phase, double multiplier);
+  void statements(const ast::Stmt& s, int phase, double executions, bool topLevel);
+  void expression(const ast::Expr& e, int phase, double executions, const ast::Stmt* topLevel);
+  Flow pipeline(const ast::Pipeline& p, int phase, double multiplier);
+  Flow source(const ast::Source& s, int phase, double multiplier);
+  Flow stage(const ast::Stage& s, Flow in);
+  Flow named(const sema::Symbol& s, int phase, double multiplier, SourceLoc useLoc);
+
+  void beginPhase(const std::string& label, SourceLoc loc);
+  void endPhase();
+  int ownPhase(const std::string& label, SourceLoc loc);
+  static std::string at(SourceLoc loc);
+
+  const sema::CheckedProgram& program_;
+  Plan& plan_;
+  DiagnosticEngine& diags_;
+  const PlanOptions& options_;
+
+  std::map<const sema::Symbol*, sema::ConstValue> values_;
+  std::map<const sema::Symbol*, std::set<int>> statementsReading_;
+  struct Built {
+    Flow flow;
+    int statement;
+  };
+  std::map<const sema::Symbol*, Built> builtStream_;
+  std::map<const sema::Symbol*, int> materialized_;
+  std::map<const sema::Symbol*, std::pair<double, bool>> vectorSize_; // elements, not counted
+  std::map<const sema::Symbol*, int> queueOf_;
+  std::map<std::pair<const sema::Symbol*, int>, int> pushNode_;
+
+  int statement_ = 0;
+  int base_ = 0, maxPhase_ = 0, nextPhase_ = 1;
+  std::string label_;
+  SourceLoc labelLoc_;
+};
+
+} // namespace flow::plan

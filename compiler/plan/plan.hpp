@@ -1,0 +1,98 @@
+#pragma once
+// The plan of a checked script: its flow graph (sources, stages, sorts split into run
+// formation and merging, queues, vectors, files, loops), the phases in which nodes are
+// active together, the memory each node gets, and the element counts and I/O volume of
+// every node — computed before the program runs. `flowc explain` prints it; the code
+// generator sizes sorters and queues with it; executables compare it with measurement.
+#include "ast/diagnostics.hpp"
+#include "sema/symbols.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace flow::plan {
+
+struct Node {
+  enum Kind {
+    Generate, Range, ReadFile, ReadText, ScanVector, Merge, Map, Filter, Unique, Take, ForStage,
+    SortRuns, SortMerge, Branch, Materialize, Reread, WriteFile, WriteText, VectorBuild, VectorPush,
+    Queue, Aggregate, Loop
+  };
+  int id = 0;
+  Kind kind;
+  std::string name;             // what the script calls it: "sort by src_dst", "pq depend"
+  SourceLoc loc;
+  int phase = 0;
+  double elements = 0;          // elements put out (a queue: pushes; a loop: iterations)
+  bool counted = true;          // false when no count or estimate was available
+  uint64_t elementBytes = 0;
+  uint64_t memoryBytes = 0;     // buffers this node holds during its phase
+  int passes = 0;               // sorts: merge passes over the data on disk (0: in memory)
+  double readBytes = 0, writeBytes = 0;                 // pipelined, as planned
+  double materializedRead = 0, materializedWrite = 0;   // if every stream were materialized
+  std::vector<int> inputs;
+  const void* ast = nullptr;    // the AST node it comes from (a Stage, Source, Stmt or Pipeline)
+  std::string note;             // a caveat shown by explain (e.g. "count unknown: add ~ N")
+  // Sorts: the run formation and the merge of one sort point at each other.
+  int partner = -1;
+  uint64_t runs = 0;
+  uint64_t fanIn = 0;
+  bool inMemory = false;
+  // Queues: the phases the queue lives through, and the pushes it receives.
+  std::vector<int> livePhases;
+
+  const char* kindName() const;
+};
+
+struct Phase {
+  int id = 0;
+  std::string label;   // "for loop at 18:1", "write to \"mis.bin\""
+  SourceLoc loc;
+  std::vector<int> nodes;
+  uint64_t memoryBytes = 0; // assigned in this phase
+  double readBytes = 0, writeBytes = 0;
+};
+
+struct Totals {
+  double readBytes = 0, writeBytes = 0;
+};
+
+struct Plan {
+  std::string script;
+  std::vector<std::pair<std::string, std::string>> params; // name, value used
+  uint64_t memoryBytes = 0;
+  bool memoryDefaulted = false;
+  uint64_t blockBytes = 0;
+  bool blockDefaulted = false;
+  std::vector<Node> nodes;
+  std::vector<Phase> phases;
+  Totals total, materialized;
+  /// The node planned for an AST node (a stage, a source, a sort, a queue declaration).
+  std::map<const void*, int> nodeOf;
+  const Node* forAst(const void* ast) const;
+};
+
+struct PlanOptions {
+  std::map<std::string, std::string> setParams; // --set name=value
+  std::optional<uint64_t> memoryBytes;          // --memory
+  std::optional<uint64_t> blockBytes;           // --block
+};
+
+/// Plans a checked program. Reports problems (a --set value that does not parse, a plan
+/// that cannot fit the memory budget) to `diags` and returns nullopt after them.
+std::optional<Plan> makePlan(const sema::CheckedProgram& program, const PlanOptions& options,
+                             DiagnosticEngine& diags);
+
+/// `flowc explain` output.
+void printText(const Plan& plan, std::ostream& out);
+void printJson(const Plan& plan, std::ostream& out);
+void printDot(const Plan& plan, std::ostream& out);
+
+/// "1.5 GiB", "200 B": a byte count as a person reads it.
+std::string formatBytes(double bytes);
+/// "1.05 M", "4 G", "17": a count as a person reads it.
+std::string formatCount(double count);
+
+} // namespace flow::plan
