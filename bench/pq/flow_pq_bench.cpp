@@ -104,17 +104,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "unknown benchmark %s\n", bench.c_str());
     return 2;
   }
-  const auto io = phase.elapsed().total();
+  const auto snap = phase.elapsed();
+  const auto io = snap.total();
   const auto& st = pq.stats();
   std::printf("RESULT lib=flow bench=%s n=%llu seconds=%.3f read_bytes=%llu write_bytes=%llu ok=%d\n",
               bench.c_str(), (unsigned long long)n, t1 - t0, (unsigned long long)io.read_bytes,
               (unsigned long long)io.write_bytes, ok ? 1 : 0);
   std::fprintf(stderr,
                "  flow: heap flushes %llu, internal merges %llu, external flushes %llu, external merges "
-               "%llu, refills %llu, parallel pieces %llu; planned I/O bound for %llu inserts: %llu bytes\n",
+               "%llu, refills %llu, parallel pieces %llu; planned I/O bound for %llu inserts: %llu bytes; "
+               "read wait %.2f s, write wait %.2f s, disk busy %.2f s\n",
                (unsigned long long)st.heap_flushes, (unsigned long long)st.internal_merges,
                (unsigned long long)st.external_flushes, (unsigned long long)st.external_merges,
                (unsigned long long)st.refills, (unsigned long long)st.parallel_pieces, (unsigned long long)n,
-               (unsigned long long)plan.io_bytes(n));
+               (unsigned long long)plan.io_bytes(n), snap.read_wait_seconds, snap.write_wait_seconds,
+               snap.busy_seconds);
   return ok ? 0 : 1;
 }

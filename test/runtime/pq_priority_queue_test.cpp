@@ -243,6 +243,12 @@ TEST_F(PqTest, ExternalLevelMergesAndBothCores) {
   EXPECT_TRUE(q.empty());
 }
 
+TEST_F(PqTest, LargerBudgetSplitsFlushesAndRefillsBetweenCores) {
+  // 4 MiB: external flushes and deletion-buffer refills are large enough to be split.
+  random_run<8>(bm, 4u << 20, 1200000, 600000, 33, ~0ull, 20);
+  random_run<24>(bm, 4u << 20, 400000, 200000, 40, 1000, 21);
+}
+
 TEST_F(PqTest, DescendingOrderOfSmallScalars) {
   // std::greater on u32: the radix sort's descending path, top = largest.
   priority_queue<std::uint32_t, std::greater<std::uint32_t>, small_block> q(512u << 10, 0, bm);

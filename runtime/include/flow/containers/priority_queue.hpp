@@ -100,7 +100,8 @@ public:
                        bm, cmp) {}
 
   ~priority_queue() {
-    writer_.reset(); // waits for writes in flight
+    writer_.reset(); // wait for writes in flight
+    writer2_.reset();
     for (auto& a : ints_) release_chunks(*a);
     for (auto& e : exts_) drop_external(*e);
   }
@@ -254,7 +255,7 @@ public:
   /// Buffer bytes the queue holds now (never more than config().memory_bytes).
   std::uint64_t buffer_bytes() const {
     return heap_buf_.size() + del_buf_.size() + sort_buf_.size() + pool_.held_bytes() +
-           (writer_ ? writer_->buffers() * BlockBytes : 0) + ext_read_bytes_;
+           (writer_ ? (writer_->buffers() + writer2_->buffers()) * BlockBytes : 0) + ext_read_bytes_;
   }
 
 private:
@@ -349,9 +350,15 @@ private:
       flush_to_external(runs);
       if (conflict) del_pos_ = del_end_ = 0;
     } else {
-      if (conflict) {
-        add_internal(del_ + del_pos_, del_live, 0);
-        del_pos_ = del_end_ = 0;
+      if (conflict) { // D keeps its items <= the runs' smallest; the rest goes back
+        T low = runs[0].at(runs[0].begin);
+        for (const auto& r : runs) {
+          if (cmp_(r.at(r.begin), low)) low = r.at(r.begin);
+        }
+        const std::size_t cut = static_cast<std::size_t>(
+            std::upper_bound(del_ + del_pos_, del_ + del_end_, low, cmp_) - del_);
+        add_internal(del_ + cut, del_end_ - cut, 0);
+        del_end_ = cut;
       }
       if (runs.size() == 1) {
         add_internal(heap_, n, 0);
@@ -612,19 +619,22 @@ private:
   }
 
   // --- external arrays -------------------------------------------------------------------
-  mng::buffered_writer<block_type>& writer() {
-    if (!writer_) writer_ = std::make_unique<mng::buffered_writer<block_type>>(cfg_.write_blocks);
-    return *writer_;
+  /// The write pool, as two writers of half the blocks each (one per merging thread).
+  mng::buffered_writer<block_type>& writer(int which = 0) {
+    if (!writer_) {
+      const std::size_t a = std::max<std::size_t>(1, cfg_.write_blocks / 2);
+      writer_ = std::make_unique<mng::buffered_writer<block_type>>(a);
+      writer2_ = std::make_unique<mng::buffered_writer<block_type>>(std::max<std::size_t>(1, cfg_.write_blocks - a));
+    }
+    return which ? *writer2_ : *writer_;
   }
 
-  /// Writes the merge of `runs` (whose total is n) into a new external array.
+  /// Writes the next n items of the merge into new blocks of e (block indices for the
+  /// allocation strategy from `index`).
   template <class Next>
-  std::unique_ptr<ext_array> write_external(pq::loser_tree<T, Cmp>& tree, Next& next, std::uint64_t n,
-                                            unsigned level) {
-    auto e = std::make_unique<ext_array>();
-    e->level = level;
-    e->remaining = n;
-    auto& w = writer();
+  void write_blocks(ext_array& e, pq::loser_tree<T, Cmp>& tree, Next& next, std::uint64_t n,
+                    mng::buffered_writer<block_type>& w, std::uint64_t index) {
+    mng::allocation_strategy strategy = strategy_; // a copy per merging thread
     for (std::uint64_t done = 0; done < n;) {
       block_type* blk = w.get_free_block();
       const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(block_items, n - done));
@@ -634,17 +644,27 @@ private:
       }
       mng::block_id id;
       try {
-        id = bm_.allocate(BlockBytes, strategy_, blocks_allocated_++);
+        id = bm_.allocate(BlockBytes, strategy, index++);
       } catch (...) {
         w.release(blk);
         throw;
       }
-      e->ids.push_back(id);
-      e->counts.push_back(static_cast<std::uint32_t>(m));
-      e->firsts.push_back((*blk)[0]);
+      e.ids.push_back(id);
+      e.counts.push_back(static_cast<std::uint32_t>(m));
+      e.firsts.push_back((*blk)[0]);
       w.write(blk, id);
       done += m;
     }
+  }
+
+  template <class Next>
+  std::unique_ptr<ext_array> write_external(pq::loser_tree<T, Cmp>& tree, Next& next, std::uint64_t n,
+                                            unsigned level) {
+    auto e = std::make_unique<ext_array>();
+    e->level = level;
+    e->remaining = n;
+    write_blocks(*e, tree, next, n, writer(0), blocks_allocated_);
+    blocks_allocated_ += e->ids.size();
     return e;
   }
 
@@ -666,17 +686,57 @@ private:
       n += r.size();
     }
     if (n > 0) {
-      walker w(runs);
-      w.pool = &pool_;
-      for (std::size_t i = 0; i < runs.size(); ++i) {
-        if (!owners[i]) continue;
-        w.owner[i] = owners[i]->chunks.data();
-        w.free_lo[i] = 0;
-        w.free_hi[i] = std::numeric_limits<std::uint64_t>::max();
+      auto setup = [&](walker& w, std::span<const pq::run_range<T>> part, bool first_part, bool last_part) {
+        w.pool = &pool_;
+        for (std::size_t i = 0; i < part.size(); ++i) {
+          if (!owners[i]) continue;
+          w.owner[i] = owners[i]->chunks.data();
+          w.free_lo[i] = first_part ? 0 : part[i].begin;
+          w.free_hi[i] = last_part ? std::numeric_limits<std::uint64_t>::max() : part[i].end;
+        }
+      };
+      auto e = std::make_unique<ext_array>();
+      e->remaining = n;
+      // Two halves on two cores; the first ends on a block boundary, so only the last
+      // block of the array is partial.
+      const std::uint64_t h = n / 2 / block_items * block_items;
+      if (h >= parallel_min_items && pq::parallel_available() && runs.size() > 1) {
+        std::vector<std::uint64_t> mid = pq::multiseq_split<T>(runs, h, cmp_);
+        std::vector<pq::run_range<T>> a(runs), b(runs);
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+          a[i].end = mid[i];
+          b[i].begin = mid[i];
+        }
+        ext_array second;
+        const std::uint64_t index = blocks_allocated_;
+        writer(0);
+        pq::run_pair(
+            [&] {
+              walker w(a);
+              setup(w, a, true, false);
+              auto segs = w.first_segments();
+              tree_.start(std::span<const pq::segment<T>>(segs), w);
+              write_blocks(*e, tree_, w, h, *writer_, index);
+            },
+            [&] {
+              walker w(b);
+              setup(w, b, false, true);
+              auto segs = w.first_segments();
+              tree2_.start(std::span<const pq::segment<T>>(segs), w);
+              write_blocks(second, tree2_, w, n - h, *writer2_, index + h / block_items);
+            });
+        e->ids.insert(e->ids.end(), second.ids.begin(), second.ids.end());
+        e->counts.insert(e->counts.end(), second.counts.begin(), second.counts.end());
+        e->firsts.insert(e->firsts.end(), second.firsts.begin(), second.firsts.end());
+        ++stats_.parallel_pieces;
+      } else {
+        walker w(runs);
+        setup(w, runs, true, true);
+        auto segs = w.first_segments();
+        tree_.start(std::span<const pq::segment<T>>(segs), w);
+        write_blocks(*e, tree_, w, n, writer(0), blocks_allocated_);
       }
-      auto segs = w.first_segments();
-      tree_.start(std::span<const pq::segment<T>>(segs), w);
-      auto e = write_external(tree_, w, n, 0);
+      blocks_allocated_ += e->ids.size();
       for (auto& a : ints_) release_chunks(*a);
       ints_.clear();
       ++stats_.external_flushes;
@@ -942,7 +1002,7 @@ private:
   std::size_t del_pos_ = 0, del_end_ = 0, del_cap_ = 0;
   std::vector<std::unique_ptr<int_array>> ints_;
   std::vector<std::unique_ptr<ext_array>> exts_;
-  std::unique_ptr<mng::buffered_writer<block_type>> writer_;
+  std::unique_ptr<mng::buffered_writer<block_type>> writer_, writer2_;
   std::uint64_t ext_read_bytes_ = 0;
   std::uint64_t blocks_allocated_ = 0;
   std::uint64_t size_ = 0;

@@ -92,11 +92,12 @@ constexpr pq_config plan_priority_queue(std::uint64_t memory_bytes, std::uint64_
     return c;
   }
   const std::uint64_t M = memory_bytes, s = item_bytes, B = block_bytes;
-  // Insertion heap: 1/32 of the budget, at most 256 KiB (it is sorted when full: keep it
-  // in the second-level cache), at least 64 items.
-  c.insertion_items = static_cast<std::size_t>(clamp(M / 32 / s, 64, (256u << 10) / s));
-  // Deletion buffer: an eighth of that.
-  c.deletion_items = static_cast<std::size_t>(clamp(c.insertion_items / 8, 32, (64u << 10) / s));
+  // Insertion heap: 1/32 of the budget, at most 1 MiB (it and its sort buffer stay in
+  // the second-level cache), at least 64 items.
+  c.insertion_items = static_cast<std::size_t>(clamp(M / 32 / s, 64, (1u << 20) / s));
+  // Deletion buffer: a quarter of that, at most 256 KiB (a refill of 32768 8-byte items
+  // is split between two cores).
+  c.deletion_items = static_cast<std::size_t>(clamp(c.insertion_items / 4, 32, (256u << 10) / s));
   // Chunks: 1/2048 of the budget, 4 KiB .. 64 KiB, a power of two, at least 4 items.
   c.chunk_bytes = static_cast<std::size_t>(floor_pow2(clamp(M / 2048, 4096, 65536)));
   while (c.chunk_bytes < 4 * s) c.chunk_bytes *= 2;

@@ -21,6 +21,9 @@ inline constexpr bool radix_sortable =
 
 /// Sorts [first, first+n) under cmp; `scratch` (n items) is used by the radix sort.
 template <class T, class Cmp> void sort_run(T* first, std::size_t n, T* scratch, const Cmp& cmp) {
+  // Time-forward and ascending pushes often arrive sorted: one compare per item to see it
+  // (random items stop the check after a few).
+  if (std::is_sorted(first, first + n, cmp)) return;
   if constexpr (radix_sortable<T, Cmp>) {
     constexpr bool descending = std::is_same_v<Cmp, std::greater<T>> || std::is_same_v<Cmp, std::greater<>>;
     if (n < 64) {
