@@ -139,6 +139,7 @@ int GraphBuilder::add(Node::Kind kind, std::string name, SourceLoc loc, int phas
   n.elementBytes = type ? (kind == Node::ReadText || kind == Node::WriteText ? textBytes(type) : type->size()) : 0;
   n.inputs = std::move(inputs);
   n.ast = ast;
+  n.owner = owner_;
   for (int i : n.inputs) n.counted = n.counted && plan_.nodes[i].counted;
   if (ast && !plan_.nodeOf.count(ast)) plan_.nodeOf[ast] = n.id;
   plan_.nodes.push_back(std::move(n));
@@ -149,15 +150,9 @@ int GraphBuilder::add(Node::Kind kind, std::string name, SourceLoc loc, int phas
 // -------------------------------------------------------------------------- the walk
 
 void GraphBuilder::build() {
-  // Which top-level statements read each stream (directly or through other streams):
-  // a stream read by several statements is materialized by the first and re-read.
-  for (size_t i = 0; i < program_.ast->items.size(); ++i) {
-    std::set<const Symbol*> reached;
-    collectStreams(*program_.ast->items[i], reached);
-    for (const Symbol* s : reached) statementsReading_[s].insert(static_cast<int>(i));
-  }
   for (size_t i = 0; i < program_.ast->items.size(); ++i) {
     statement_ = static_cast<int>(i);
+    owner_ = program_.ast->items[i].get();
     topLevel(*program_.ast->items[i]);
   }
   // Queues live from their first to their last use.
@@ -169,72 +164,6 @@ void GraphBuilder::build() {
       for (int p = first; p <= last; ++p) n.livePhases.push_back(p);
       n.phase = first;
     }
-}
-
-void GraphBuilder::collectStreams(const Stmt& s, std::set<const Symbol*>& out) {
-  // Finds every stream a statement reads, following streams built from streams.
-  std::function<void(const Pipeline&)> pipeline;
-  std::function<void(const Expr&)> expr;
-  std::function<void(const Stmt&)> stmt;
-  auto stream = [&](const Symbol* sym) {
-    if (!sym || sym->kind != Symbol::Stream || out.count(sym)) return;
-    out.insert(sym);
-    if (sym->pipeline) pipeline(*sym->pipeline);
-  };
-  expr = [&](const Expr& e) {
-    if (auto* c = e.as<CallExpr>())
-      for (const ExprPtr& a : c->args) {
-        if (auto* p = a->as<PipelineArgExpr>()) pipeline(*p->pipeline);
-        else if (auto* n = a->as<NameExpr>()) stream(n->symbol);
-        else expr(*a);
-      }
-    if (auto* b = e.as<BinaryExpr>()) {
-      expr(*b->lhs);
-      expr(*b->rhs);
-    }
-    if (auto* u = e.as<UnaryExpr>()) expr(*u->operand);
-    if (auto* c = e.as<CastExpr>()) expr(*c->operand);
-  };
-  pipeline = [&](const Pipeline& p) {
-    if (auto* e = p.source->as<ExprSource>())
-      if (auto* n = e->expr->as<NameExpr>()) stream(n->symbol);
-    if (auto* m = p.source->as<MergeSource>())
-      for (const PipelinePtr& in : m->inputs) pipeline(*in);
-    for (const StagePtr& st : p.stages)
-      if (auto* f = st->as<ForStage>())
-        for (const StmtPtr& b : f->body) stmt(*b);
-  };
-  stmt = [&](const Stmt& st) {
-    if (auto* f = st.as<ForInStmt>()) {
-      pipeline(*f->pipeline);
-      for (const StmtPtr& b : f->body) stmt(*b);
-    } else if (auto* w = st.as<WriteStmt>()) {
-      pipeline(*w->pipeline);
-    } else if (auto* v = st.as<VectorDecl>()) {
-      if (v->pipeline) pipeline(*v->pipeline);
-    } else if (auto* l = st.as<LetStmt>()) {
-      expr(*l->init);
-    } else if (auto* a = st.as<AssignStmt>()) {
-      expr(*a->value);
-    } else if (auto* p = st.as<PrintStmt>()) {
-      for (const StringPart& part : p->message.parts)
-        if (part.expr) expr(*part.expr);
-    } else if (auto* i = st.as<IfStmt>()) {
-      expr(*i->cond);
-      for (const StmtPtr& b : i->then) stmt(*b);
-      if (i->elseBranch) stmt(*i->elseBranch);
-    } else if (auto* w2 = st.as<WhileStmt>()) {
-      expr(*w2->cond);
-      for (const StmtPtr& b : w2->body) stmt(*b);
-    } else if (auto* b = st.as<BlockStmt>()) {
-      for (const StmtPtr& x : b->body) stmt(*x);
-    } else if (auto* e = st.as<ExprStmt>()) {
-      expr(*e->expr);
-    } else if (auto* em = st.as<EmitStmt>()) {
-      expr(*em->value);
-    }
-  };
-  stmt(s);
 }
 
 void GraphBuilder::beginPhase(const std::string& label, SourceLoc loc) {
@@ -352,16 +281,22 @@ void GraphBuilder::statements(const Stmt& s, int phase, double executions, bool 
       forIn(f, base_, executions);
       endPhase();
     } else {
+      const void* outer = owner_;
+      owner_ = &f;
       forIn(f, phase, executions); // a loop inside a loop runs in the outer loop's phase
+      owner_ = outer;
     }
     return;
   }
   case Stmt::Write:
   case Stmt::WriteText: {
     auto& w = *s.as<WriteStmt>();
+    const void* outer = owner_;
+    owner_ = &w;
     Flow in = pipeline(*w.pipeline, std::max(phase, 0), executions);
     add(w.text ? Node::WriteText : Node::WriteFile, (w.text ? "write_text \"" : "write \"") + w.path.text() + "\"",
         w.loc, in.phase, plan_.nodes[in.node].elements, w.pipeline->elementType, {in.node}, &w);
+    owner_ = outer;
     return;
   }
   default: return;
@@ -406,6 +341,8 @@ void GraphBuilder::expression(const Expr& e, int phase, double executions, const
       return;
     }
     bool own = phase < 0;
+    const void* outer = owner_;
+    owner_ = c; // an aggregate's pipeline is generated where the call is
     if (own) beginPhase(c->callee.str() + " at " + at(c->loc), c->loc);
     int start = own ? base_ : phase;
     Flow in;
@@ -413,6 +350,7 @@ void GraphBuilder::expression(const Expr& e, int phase, double executions, const
     else in = named(*c->args[0]->as<NameExpr>()->symbol, start, executions, c->args[0]->loc);
     add(Node::Aggregate, c->callee.str(), c->loc, in.phase, plan_.nodes[in.node].elements, c->args[0]->type,
         {in.node}, c);
+    owner_ = outer;
     if (own) endPhase();
     return;
   }
@@ -448,25 +386,27 @@ GraphBuilder::Flow GraphBuilder::named(const Symbol& s, int phase, double multip
   auto built = builtStream_.find(&s);
   if (built == builtStream_.end()) {
     Flow out = pipeline(*s.pipeline, phase, multiplier);
-    builtStream_[&s] = {out, statement_};
-    // Read by a later statement too: written out once here, re-read there.
-    if (statementsReading_[&s].size() > 1) {
-      const Node& src = plan_.nodes[out.node];
-      int m = add(Node::Materialize, "materialize " + s.name, s.loc, out.phase, src.elements, s.type, {out.node},
-                  nullptr);
-      materialized_[&s] = m;
-    }
+    builtStream_[&s] = {out, owner_};
     return out;
   }
   const Node& src = plan_.nodes[built->second.flow.node];
-  if (built->second.statement == statement_) {
-    // A second reader in the same statement: both run together, the stream is branched.
+  if (built->second.owner == owner_) {
+    // A second reader of the same pipeline: both run together, the stream is branched.
     int b = add(Node::Branch, "branch " + s.name, useLoc, phase, src.elements, s.type, {built->second.flow.node},
                 nullptr);
     return {b, std::max(phase, built->second.flow.phase)};
   }
-  int from = materialized_.count(&s) ? materialized_[&s] : built->second.flow.node;
-  int r = add(Node::Reread, "reread " + s.name, useLoc, phase, src.elements * multiplier, s.type, {from}, nullptr);
+  // A reader that runs later (another statement, another aggregate): the first run
+  // writes the stream out as it goes, and every later reader reads it back.
+  if (!materialized_.count(&s)) {
+    const void* current = owner_;
+    owner_ = built->second.owner;
+    materialized_[&s] = add(Node::Materialize, "materialize " + s.name, s.loc, built->second.flow.phase,
+                            src.elements, s.type, {built->second.flow.node}, nullptr);
+    owner_ = current;
+  }
+  int r = add(Node::Reread, "reread " + s.name, useLoc, phase, plan_.nodes[materialized_[&s]].elements * multiplier,
+              s.type, {materialized_[&s]}, nullptr);
   return {r, phase};
 }
 

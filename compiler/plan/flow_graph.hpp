@@ -29,7 +29,6 @@ private:
           std::vector<int> inputs, const void* ast);
   void unknown(int node, const std::string& why);
 
-  void collectStreams(const ast::Stmt& s, std::set<const sema::Symbol*>& out);
   void topLevel(const ast::Stmt& s);
   void forIn(const ast::ForInStmt& f, int phase, double multiplier);
   void statements(const ast::Stmt& s, int phase, double executions, bool topLevel);
@@ -50,10 +49,9 @@ private:
   const PlanOptions& options_;
 
   std::map<const sema::Symbol*, sema::ConstValue> values_;
-  std::map<const sema::Symbol*, std::set<int>> statementsReading_;
   struct Built {
     Flow flow;
-    int statement;
+    const void* owner; // the statement or call whose pipeline ran it first
   };
   std::map<const sema::Symbol*, Built> builtStream_;
   std::map<const sema::Symbol*, int> materialized_;
@@ -62,6 +60,7 @@ private:
   std::map<std::pair<const sema::Symbol*, int>, int> pushNode_;
 
   int statement_ = 0;
+  const void* owner_ = nullptr;
   int base_ = 0, maxPhase_ = 0, nextPhase_ = 1;
   std::string label_;
   SourceLoc labelLoc_;

@@ -42,6 +42,9 @@ struct Node {
   bool inMemory = false;
   // Queues: the phases the queue lives through, and the pushes it receives.
   std::vector<int> livePhases;
+  // What made this node, for the code generator: the top-level statement, or the nested
+  // loop, write or aggregate call (inside a loop body) whose pipeline it belongs to.
+  const void* owner = nullptr;
 
   const char* kindName() const;
 };
