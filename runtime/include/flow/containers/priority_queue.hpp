@@ -516,12 +516,81 @@ private:
     return pos;
   }
 
+  /// If the runs do not overlap (each one's last item <= the next one's first, in some
+  /// order), that order; else empty. Ascending and time-forward pushes make such runs:
+  /// they are then concatenated by copying instead of merged.
+  std::vector<std::size_t> disjoint_order(std::span<const pq::run_range<T>> runs) const {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (runs[i].size()) order.push_back(i);
+    }
+    if (order.size() < 2) return order;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return cmp_(runs[a].at(runs[a].begin), runs[b].at(runs[b].begin));
+    });
+    for (std::size_t j = 1; j < order.size(); ++j) {
+      const auto& prev = runs[order[j - 1]];
+      const auto& next = runs[order[j]];
+      if (cmp_(next.at(next.begin), prev.at(prev.end - 1))) return {};
+    }
+    return order;
+  }
+
+  /// Copies runs one after another (in `order`), returning owned chunks as they empty.
+  struct concat_reader {
+    std::span<const pq::run_range<T>> runs;
+    std::span<int_array* const> owners; // may be empty: nothing owned
+    std::vector<std::size_t> order;
+    pq::chunk_pool* pool;
+    std::size_t k = 0;
+    std::uint64_t pos = 0;
+
+    void read(T* dst, std::uint64_t n) {
+      while (n > 0) {
+        const pq::run_range<T>& r = runs[order[k]];
+        if (pos == r.end) {
+          ++k;
+          pos = runs[order[k]].begin;
+          continue;
+        }
+        const pq::segment<T> seg = r.segment_at(pos);
+        const std::uint64_t len = static_cast<std::uint64_t>(seg.end - seg.cur);
+        const std::uint64_t m = std::min(len, n);
+        std::memcpy(static_cast<void*>(dst), seg.cur, m * sizeof(T));
+        dst += m;
+        n -= m;
+        const std::uint64_t c = pos / r.chunk_items;
+        pos += m;
+        int_array* o = owners.empty() ? nullptr : owners[order[k]];
+        if (o && m == len && o->chunks[c]) { // left the chunk: it is dead
+          pool->release(o->chunks[c]);
+          o->chunks[c] = nullptr;
+        }
+      }
+    }
+  };
+  concat_reader make_concat(std::span<const pq::run_range<T>> runs, std::span<int_array* const> owners,
+                            std::vector<std::size_t> order) {
+    concat_reader c{runs, owners, std::move(order), &pool_};
+    c.pos = runs[c.order[0]].begin;
+    return c;
+  }
+
   /// Merges all of `runs` into positions [0, n) of the chunk table `out` (chunks taken
   /// from the pool as needed). Chunks of owned input runs are returned as they empty.
   /// owners[i] is run i's int_array or nullptr. Splits between two cores when large.
   void merge_into_chunks(std::span<const pq::run_range<T>> runs, std::span<int_array* const> owners,
                          std::vector<T*>& out, std::uint64_t n) {
     out.assign(chunks_for(n), nullptr);
+    if (n == 0) return;
+    if (std::vector<std::size_t> order = disjoint_order(runs); !order.empty()) {
+      concat_reader rd = make_concat(runs, owners, std::move(order));
+      for (std::size_t c = 0; c < out.size(); ++c) {
+        out[c] = static_cast<T*>(pool_.acquire());
+        rd.read(out[c], std::min<std::uint64_t>(ci_, n - c * ci_));
+      }
+      return;
+    }
     auto setup_for = [&](std::span<const pq::run_range<T>> part, bool first_part, bool last_part) {
       return [&, part, first_part, last_part](walker& w) {
         w.pool = &pool_;
@@ -631,14 +700,15 @@ private:
 
   /// Writes the next n items of the merge into new blocks of e (block indices for the
   /// allocation strategy from `index`).
-  template <class Next>
-  void write_blocks(ext_array& e, pq::loser_tree<T, Cmp>& tree, Next& next, std::uint64_t n,
-                    mng::buffered_writer<block_type>& w, std::uint64_t index) {
+  /// Writes n items into new blocks of e; fill(dst, m) produces the next m items.
+  template <class Fill>
+  void write_blocks(ext_array& e, std::uint64_t n, mng::buffered_writer<block_type>& w,
+                    std::uint64_t index, Fill&& fill) {
     mng::allocation_strategy strategy = strategy_; // a copy per merging thread
     for (std::uint64_t done = 0; done < n;) {
       block_type* blk = w.get_free_block();
       const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(block_items, n - done));
-      tree.merge(blk->data(), m, next);
+      fill(blk->data(), m);
       if (m < block_items) {
         std::memset(static_cast<void*>(blk->data() + m), 0, (block_items - m) * sizeof(T));
       }
@@ -663,7 +733,8 @@ private:
     auto e = std::make_unique<ext_array>();
     e->level = level;
     e->remaining = n;
-    write_blocks(*e, tree, next, n, writer(0), blocks_allocated_);
+    write_blocks(*e, n, writer(0), blocks_allocated_,
+                 [&](T* dst, std::size_t m) { tree.merge(dst, m, next); });
     blocks_allocated_ += e->ids.size();
     return e;
   }
@@ -700,7 +771,11 @@ private:
       // Two halves on two cores; the first ends on a block boundary, so only the last
       // block of the array is partial.
       const std::uint64_t h = n / 2 / block_items * block_items;
-      if (h >= parallel_min_items && pq::parallel_available() && runs.size() > 1) {
+      std::vector<std::size_t> order = disjoint_order(runs);
+      if (!order.empty()) {
+        concat_reader rd = make_concat(runs, owners, std::move(order));
+        write_blocks(*e, n, writer(0), blocks_allocated_, [&](T* d, std::size_t m) { rd.read(d, m); });
+      } else if (h >= parallel_min_items && pq::parallel_available() && runs.size() > 1) {
         std::vector<std::uint64_t> mid = pq::multiseq_split<T>(runs, h, cmp_);
         std::vector<pq::run_range<T>> a(runs), b(runs);
         for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -716,14 +791,15 @@ private:
               setup(w, a, true, false);
               auto segs = w.first_segments();
               tree_.start(std::span<const pq::segment<T>>(segs), w);
-              write_blocks(*e, tree_, w, h, *writer_, index);
+              write_blocks(*e, h, *writer_, index, [&](T* d, std::size_t m) { tree_.merge(d, m, w); });
             },
             [&] {
               walker w(b);
               setup(w, b, false, true);
               auto segs = w.first_segments();
               tree2_.start(std::span<const pq::segment<T>>(segs), w);
-              write_blocks(second, tree2_, w, n - h, *writer2_, index + h / block_items);
+              write_blocks(second, n - h, *writer2_, index + h / block_items,
+                           [&](T* d, std::size_t m) { tree2_.merge(d, m, w); });
             });
         e->ids.insert(e->ids.end(), second.ids.begin(), second.ids.end());
         e->counts.insert(e->counts.end(), second.counts.begin(), second.counts.end());
@@ -734,7 +810,7 @@ private:
         setup(w, runs, true, true);
         auto segs = w.first_segments();
         tree_.start(std::span<const pq::segment<T>>(segs), w);
-        write_blocks(*e, tree_, w, n, writer(0), blocks_allocated_);
+        write_blocks(*e, n, writer(0), blocks_allocated_, [&](T* d, std::size_t m) { tree_.merge(d, m, w); });
       }
       blocks_allocated_ += e->ids.size();
       for (auto& a : ints_) release_chunks(*a);
@@ -918,19 +994,39 @@ private:
         break;
       }
       const std::uint64_t want = std::min<std::uint64_t>(k - produced, avail);
-      std::vector<std::uint64_t> stop;
-      if (want >= 2 * parallel_min_items && pq::parallel_available() && runs.size() > 1) {
+      // Only runs with items below the bounds take part (a shallower tree); a single
+      // one is copied (ascending and time-forward data often come from one array).
+      std::vector<pq::run_range<T>> live;
+      std::vector<std::size_t> live_of;
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (runs[i].size()) {
+          live.push_back(runs[i]);
+          live_of.push_back(i);
+        }
+      }
+      std::vector<std::uint64_t> lstop;
+      if (live.size() == 1) {
+        const pq::run_range<T>& r = live[0];
+        for (std::uint64_t p = r.begin, done = 0; done < want;) {
+          const pq::segment<T> seg = r.segment_at(p);
+          const std::uint64_t m = std::min<std::uint64_t>(static_cast<std::uint64_t>(seg.end - seg.cur), want - done);
+          std::memcpy(static_cast<void*>(out + produced + done), seg.cur, m * sizeof(T));
+          done += m;
+          p += m;
+        }
+        lstop.push_back(r.begin + want);
+      } else if (want >= 2 * parallel_min_items && pq::parallel_available()) {
         if (want < avail) {
-          stop = pq::multiseq_split<T>(runs, want, cmp_);
-          for (std::size_t i = 0; i < runs.size(); ++i) runs[i].end = stop[i];
+          lstop = pq::multiseq_split<T>(live, want, cmp_);
+          for (std::size_t i = 0; i < live.size(); ++i) live[i].end = lstop[i];
         } else {
-          stop.resize(runs.size());
-          for (std::size_t i = 0; i < runs.size(); ++i) stop[i] = runs[i].end;
+          lstop.resize(live.size());
+          for (std::size_t i = 0; i < live.size(); ++i) lstop[i] = live[i].end;
         }
         const std::uint64_t h = want / 2;
-        std::vector<std::uint64_t> mid = pq::multiseq_split<T>(runs, h, cmp_);
-        std::vector<pq::run_range<T>> a(runs), b(runs);
-        for (std::size_t i = 0; i < runs.size(); ++i) {
+        std::vector<std::uint64_t> mid = pq::multiseq_split<T>(live, h, cmp_);
+        std::vector<pq::run_range<T>> a(live), b(live);
+        for (std::size_t i = 0; i < live.size(); ++i) {
           a[i].end = mid[i];
           b[i].begin = mid[i];
         }
@@ -940,8 +1036,11 @@ private:
                      [&] { merge_seq(tree2_, b, o + h, want - h, none); });
         ++stats_.parallel_pieces;
       } else {
-        stop = merge_seq(tree_, runs, out + produced, want, [](walker&) {});
+        lstop = merge_seq(tree_, live, out + produced, want, [](walker&) {});
       }
+      std::vector<std::uint64_t> stop(runs.size());
+      for (std::size_t i = 0; i < runs.size(); ++i) stop[i] = runs[i].begin;
+      for (std::size_t j = 0; j < live.size(); ++j) stop[live_of[j]] = lstop[j];
       for (std::size_t i = 0; i < runs.size(); ++i) {
         if (int_owner[i]) {
           int_owner[i]->begin = stop[i];

@@ -102,6 +102,9 @@ constexpr pq_config plan_priority_queue(std::uint64_t memory_bytes, std::uint64_
   c.chunk_bytes = static_cast<std::size_t>(floor_pow2(clamp(M / 2048, 4096, 65536)));
   while (c.chunk_bytes < 4 * s) c.chunk_bytes *= 2;
   c.write_blocks = static_cast<std::size_t>(clamp(M / 32 / B, 2, 8));
+  // Read buffers per external array: its current block and one read-ahead, or three
+  // read-ahead blocks when the budget still holds eight such arrays in a quarter of it
+  // (bulk pops consume blocks of one array back to back).
   c.read_blocks_per_array = 2;
   // The heap, its sort buffer and the deletion buffer are page-aligned: whole pages.
   // The heap is sorted into a scratch buffer of its size (radix sort).
@@ -112,6 +115,7 @@ constexpr pq_config plan_priority_queue(std::uint64_t memory_bytes, std::uint64_
     return c;
   }
   c.pool_bytes = M - fixed;
+  if (c.pool_bytes / 4 / (4 * B) >= 8) c.read_blocks_per_array = 4;
   // External arrays may take up to a quarter of the pool for their read buffers.
   const std::uint64_t per_array = c.read_blocks_per_array * B;
   std::uint64_t arrays = c.pool_bytes / 4 / per_array;
