@@ -230,7 +230,7 @@ struct FieldInit {
 struct RecordInitExpr : Expr {
   static constexpr int kKind = RecordInit;
   Kind kind() const override { return RecordInit; }
-  QualifiedName type;
+  QualifiedName recordName;
   std::vector<FieldInit> fields;
 };
 

@@ -104,7 +104,7 @@ public:
     }
     case Expr::RecordInit: {
       auto& x = *e.as<RecordInitExpr>();
-      line("RecordInit " + x.type.str(), e.loc);
+      line("RecordInit " + x.recordName.str(), e.loc);
       Indent in(*this);
       for (const FieldInit& f : x.fields) {
         line("FieldInit " + f.field, f.loc);

@@ -1,5 +1,6 @@
 // flowc: the Flow compiler's command line. Dispatches to one function per command.
 #include "driver/check_command.hpp"
+#include "driver/emit_command.hpp"
 #include "driver/explain_command.hpp"
 #include "driver/frontend.hpp"
 #include "driver/version.hpp"
@@ -42,11 +43,19 @@ options of explain:
   --format FORMAT      text (default), json (for tools) or dot (a Graphviz drawing with
                        the phases as clusters)
 
-options of both:
+  emit FILE [-o OUT]   the generated C++ (formatted, with the plan as comments)
+  build FILE [-o EXE]  emit, then compile with the host C++ compiler against the runtime
+                       (--cxx COMPILER, -O LEVEL; default $CXX or c++, -O2)
+  run FILE [-- ARGS]   build into a cache keyed by the content of the script and the
+                       runtime, then run it with ARGS (the executable's flags: --help)
+
+options of explain, emit, build and run:
+  --set NAME=VALUE, --memory SIZE, --block SIZE as above (emit, build and run size the
+                       program's sorters and queues from that plan)
   -I DIR               look for imported C++ headers in DIR too (repeatable)
 
-exit status: 0 success, 1 errors in a script, 2 bad command line, 3 internal error.
-The commands emit, build and run are designed (docs/language.md) and not built yet.
+exit status: 0 success, 1 errors in a script, 2 bad command line, 3 internal error;
+flowc run exits with the program's status.
 )";
 
 int usageError(const std::string& message) {
@@ -142,6 +151,59 @@ int explainCommand(int argc, char** argv) {
   return flow::driver::runExplain(options);
 }
 
+int buildCommand(const std::string& command, int argc, char** argv) {
+  flow::driver::BuildOptions options;
+  options.color = isatty(STDERR_FILENO);
+  std::string value;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string error;
+    if (command == "run" && arg == "--") {
+      for (++i; i < argc; ++i) options.runArgs.push_back(argv[i]);
+      break;
+    }
+    if (optionValue(argc, argv, i, "--set", value)) {
+      size_t eq = value.find('=');
+      if (eq == std::string::npos || eq == 0) return usageError("--set takes NAME=VALUE, not '" + value + "'");
+      options.plan.setParams[value.substr(0, eq)] = value.substr(eq + 1);
+    } else if (optionValue(argc, argv, i, "--memory", value)) {
+      auto bytes = flow::driver::parseSizeArgument(value, error);
+      if (!bytes) return usageError("--memory: " + error);
+      options.plan.memoryBytes = *bytes;
+    } else if (optionValue(argc, argv, i, "--block", value)) {
+      auto bytes = flow::driver::parseSizeArgument(value, error);
+      if (!bytes || *bytes < 4096 || (*bytes & (*bytes - 1)) != 0)
+        return usageError("--block: a block size is a power of two of at least 4 KiB");
+      options.plan.blockBytes = *bytes;
+    } else if (optionValue(argc, argv, i, "--cxx", value)) {
+      options.cxx = value;
+    } else if (arg == "-o" && i + 1 < argc) {
+      options.output = argv[++i];
+    } else if (startsWith(arg, "-O") && arg.size() == 3) {
+      options.optimization = arg.substr(2);
+    } else if (arg == "-I" && i + 1 < argc) {
+      options.includeDirs.push_back(argv[++i]);
+    } else if (startsWith(arg, "-I") && arg.size() > 2) {
+      options.includeDirs.push_back(arg.substr(2));
+    } else if (arg == "-v" || arg == "--verbose") {
+      options.verbose = true;
+    } else if (arg == "-h" || arg == "--help") {
+      std::cout << kUsage;
+      return 0;
+    } else if (startsWith(arg, "-") && arg != "-") {
+      return usageError("unknown option '" + arg + "' for '" + command + "'");
+    } else if (!options.file.empty()) {
+      return usageError("'" + command + "' takes one FILE" + (command == "run" ? " (program flags go after --)" : ""));
+    } else {
+      options.file = arg;
+    }
+  }
+  if (options.file.empty()) return usageError("'" + command + "' needs a FILE");
+  if (command == "emit") return flow::driver::runEmit(options);
+  if (command == "build") return flow::driver::runBuild(options);
+  return flow::driver::runRun(options);
+}
+
 int run(int argc, char** argv) {
   if (argc < 2) return usageError("no command given");
   std::string command = argv[1];
@@ -155,8 +217,7 @@ int run(int argc, char** argv) {
   }
   if (command == "check") return checkCommand(argc, argv);
   if (command == "explain") return explainCommand(argc, argv);
-  if (command == "emit" || command == "build" || command == "run")
-    return usageError("'" + command + "' is not built yet in this version of flowc");
+  if (command == "emit" || command == "build" || command == "run") return buildCommand(command, argc, argv);
   return usageError("unknown command '" + command + "'");
 }
 

@@ -426,7 +426,7 @@ ExprPtr AstBuilder::primary(P::PrimaryContext* ctx) {
   }
   if (auto* c = dynamic_cast<P::RecordExprContext*>(ctx)) {
     auto e = make<RecordInitExpr>(loc(ctx));
-    e->type = qualifiedName(c->qualifiedName());
+    e->recordName = qualifiedName(c->qualifiedName());
     for (P::FieldInitContext* f : c->fieldInit())
       e->fields.push_back({f->fieldName()->getText(), loc(f), expr(f->expr())});
     return e;

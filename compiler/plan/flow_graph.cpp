@@ -277,9 +277,12 @@ void GraphBuilder::statements(const Stmt& s, int phase, double executions, bool 
   case Stmt::ForIn: {
     auto& f = *s.as<ForInStmt>();
     if (phase < 0) {
+      const void* outer = owner_;
+      owner_ = &f;
       beginPhase("for loop at " + at(f.loc), f.loc);
       forIn(f, base_, executions);
       endPhase();
+      owner_ = outer;
     } else {
       const void* outer = owner_;
       owner_ = &f;
@@ -381,6 +384,7 @@ GraphBuilder::Flow GraphBuilder::named(const Symbol& s, int phase, double multip
     auto size = vectorSize_[&s];
     int n = add(Node::ScanVector, "scan " + s.name, useLoc, phase, size.first * multiplier, s.type, {}, nullptr);
     plan_.nodes[n].counted = !size.second;
+    plan_.nodes[n].symbol = &s;
     return {n, phase};
   }
   auto built = builtStream_.find(&s);
@@ -403,6 +407,7 @@ GraphBuilder::Flow GraphBuilder::named(const Symbol& s, int phase, double multip
     owner_ = built->second.owner;
     materialized_[&s] = add(Node::Materialize, "materialize " + s.name, s.loc, built->second.flow.phase,
                             src.elements, s.type, {built->second.flow.node}, nullptr);
+    plan_.nodes[materialized_[&s]].symbol = &s;
     owner_ = current;
   }
   int r = add(Node::Reread, "reread " + s.name, useLoc, phase, plan_.nodes[materialized_[&s]].elements * multiplier,

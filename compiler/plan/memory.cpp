@@ -31,8 +31,8 @@ uint64_t SortModel::runBytes(uint64_t memory) const {
 }
 
 uint64_t SortModel::inMemoryCapacity(uint64_t memory) const {
-  uint64_t reserve = std::max<uint64_t>(memory / 16, 4096);
-  return memory > reserve ? memory - reserve : 0;
+  // The sorter keeps its input in memory when it fits one run slot.
+  return runBytes(memory);
 }
 
 uint64_t SortModel::fanIn(uint64_t memory) const {
@@ -185,8 +185,10 @@ bool MemoryPlanner::assign() {
       Node& n = plan_.nodes[id];
       double weight = std::max(1.0, n.elements * n.elementBytes) / volume;
       uint64_t bytes = static_cast<uint64_t>(std::ceil(n.elements * n.elementBytes));
-      // Everything in memory: the data plus the runtime's 1/16 reserve, in whole blocks.
-      uint64_t want = (bytes * 16 / 15 + 4096 + plan_.blockBytes - 1) / plan_.blockBytes * plan_.blockBytes;
+      // Everything in memory: one run slot holds the data (three slots and the 1/16
+      // reserve), in whole blocks.
+      uint64_t want = ((bytes + plan_.blockBytes - 1) / plan_.blockBytes * plan_.blockBytes * 3) * 16 / 15 + 4096;
+      want = (want + plan_.blockBytes - 1) / plan_.blockBytes * plan_.blockBytes;
       uint64_t given = static_cast<uint64_t>(share * weight) / plan_.blockBytes * plan_.blockBytes;
       n.memoryBytes = std::max(minimum(n), std::min(want, given));
       available -= std::min(available, n.memoryBytes);

@@ -8,7 +8,7 @@ namespace flow::plan {
 struct SortModel {
   uint64_t blockBytes;
   uint64_t runBytes(uint64_t memory) const;         // bytes of one sorted run
-  uint64_t inMemoryCapacity(uint64_t memory) const; // the most a sort keeps without any I/O
+  uint64_t inMemoryCapacity(uint64_t memory) const; // the most a sort keeps without any I/O (one run)
   uint64_t fanIn(uint64_t memory) const;            // runs one merge takes at once
   uint64_t mergeBytes(uint64_t runs) const;         // memory a merge of `runs` runs wants
 };

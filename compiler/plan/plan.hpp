@@ -45,6 +45,8 @@ struct Node {
   // What made this node, for the code generator: the top-level statement, or the nested
   // loop, write or aggregate call (inside a loop body) whose pipeline it belongs to.
   const void* owner = nullptr;
+  // Scans, materializations and re-reads: the vector or stream they stand for.
+  const sema::Symbol* symbol = nullptr;
 
   const char* kindName() const;
 };

@@ -574,7 +574,7 @@ const Type* Checker::checkCppCall(CallExpr& e) {
 
 const Type* Checker::checkRecordInit(RecordInitExpr& e) {
   NamedType ref;
-  ref.name = e.type;
+  ref.name = e.recordName;
   ref.loc = e.loc;
   const Type* t = resolveType(ref);
   if (t->isError()) return t;

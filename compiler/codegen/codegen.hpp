@@ -1,0 +1,20 @@
+#pragma once
+// Code generation: a checked, planned script becomes one C++ translation unit that
+// instantiates the runtime. Names in the C++ follow the script; the plan and each
+// node's estimate are comments; every pipeline segment between sorts is one loop.
+#include "plan/plan.hpp"
+#include "sema/symbols.hpp"
+
+#include <string>
+
+namespace flow::codegen {
+
+struct CodegenOptions {
+  std::string programName; // for --help and error messages; the script's file name
+  bool format = true;      // run clang-format's library over the result
+};
+
+/// The C++ for `program` under `plan`.
+std::string generateCpp(const sema::CheckedProgram& program, const plan::Plan& plan, const CodegenOptions& options);
+
+} // namespace flow::codegen

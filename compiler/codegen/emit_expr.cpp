@@ -1,0 +1,172 @@
+// Expressions. Flow's arithmetic is done in the expression's own type: C++ promotes
+// narrow integers to int, so results narrower than 32 bits are cast back; division,
+// float-to-integer casts and computed array indexes go through checked helpers.
+#include "codegen/generator.hpp"
+
+#include <cmath>
+
+namespace flow::codegen {
+
+using namespace flow::ast;
+using sema::Symbol;
+using sema::Type;
+
+namespace {
+bool narrow(const Type* t) { return t->isInteger() && t->bits() < 32; }
+std::string castIfNarrow(const Type* t, const std::string& cppType, const std::string& e) {
+  return narrow(t) ? "static_cast<" + cppType + ">(" + e + ")" : e;
+}
+bool isConstantNonZero(const Expr& e) {
+  auto v = sema::evaluate(e, [](const Symbol*) { return std::nullopt; });
+  return v && v->kind == sema::ConstValue::Int && v->i != 0;
+}
+} // namespace
+
+std::string Generator::literal(const Expr& e) {
+  const Type* t = e.type;
+  if (auto* b = e.as<BoolLitExpr>()) return b->value ? "true" : "false";
+  if (t->isFloat()) {
+    double v = e.as<FloatLitExpr>() ? e.as<FloatLitExpr>()->value : 0;
+    if (auto* i = e.as<IntLitExpr>()) v = static_cast<double>(i->value);
+    if (auto* s = e.as<SizeLitExpr>()) v = static_cast<double>(s->bytes);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    std::string text = buf;
+    if (text.find_first_of(".e") == std::string::npos) text += ".0";
+    return t->kind == Type::F32 ? text + "f" : text;
+  }
+  uint64_t v = 0;
+  if (auto* i = e.as<IntLitExpr>()) v = i->value;
+  if (auto* s = e.as<SizeLitExpr>()) v = s->bytes;
+  if (auto* f = e.as<FloatLitExpr>()) v = static_cast<uint64_t>(f->value); // an exact float such as 4e9
+  std::string text = std::to_string(v) + (t->isSigned() ? "LL" : "ULL");
+  return type(t) + "{" + text + "}";
+}
+
+std::string Generator::expr(const Expr& e) {
+  switch (e.kind()) {
+  case Expr::IntLit:
+  case Expr::FloatLit:
+  case Expr::SizeLit:
+  case Expr::BoolLit: return literal(e);
+  case Expr::StringLit: return "\"\"";
+  case Expr::Name: return name(e.as<NameExpr>()->symbol);
+  case Expr::Unary: {
+    auto& u = *e.as<UnaryExpr>();
+    std::string operand = expr(*u.operand);
+    if (u.op == "!") return "!(" + operand + ")";
+    return castIfNarrow(e.type, type(e.type), u.op + "(" + operand + ")");
+  }
+  case Expr::Binary: return binary(*e.as<BinaryExpr>());
+  case Expr::Cast: {
+    auto& c = *e.as<CastExpr>();
+    const Type* from = c.operand->type;
+    if (from->isFloat() && e.type->isInteger())
+      return "flow::script::convert<" + type(e.type) + ">(" + expr(*c.operand) + ", " + where(e.loc) + ")";
+    return "static_cast<" + type(e.type) + ">(" + expr(*c.operand) + ")";
+  }
+  case Expr::Field: {
+    auto& f = *e.as<FieldExpr>();
+    return expr(*f.object) + "." + mangle(f.field);
+  }
+  case Expr::Index: {
+    auto& i = *e.as<IndexExpr>();
+    auto v = sema::evaluate(*i.index, [](const Symbol*) { return std::nullopt; });
+    if (v) return expr(*i.object) + "[" + std::to_string(static_cast<uint64_t>(v->i)) + "]"; // checked by sema
+    return "flow::script::index(" + expr(*i.object) + ", " + expr(*i.index) + ", " + where(i.loc) + ")";
+  }
+  case Expr::MethodCall: return method(*e.as<MethodCallExpr>());
+  case Expr::Call: return call(*e.as<CallExpr>());
+  case Expr::RecordInit: return recordInit(*e.as<RecordInitExpr>());
+  case Expr::ArrayRepeat: {
+    auto& r = *e.as<ArrayRepeatExpr>();
+    return "flow::script::filled<" + type(e.type->element) + ", " + std::to_string(e.type->length) + ">(" +
+           expr(*r.value) + ")";
+  }
+  case Expr::ArrayList: {
+    std::string items;
+    for (const ExprPtr& el : e.as<ArrayListExpr>()->elements) items += (items.empty() ? "" : ", ") + expr(*el);
+    return type(e.type) + "{" + items + "}";
+  }
+  case Expr::PipelineArg: return "0";
+  }
+  return "0";
+}
+
+std::string Generator::binary(const BinaryExpr& e) {
+  const std::string& op = e.op;
+  std::string l = expr(*e.lhs), r = expr(*e.rhs);
+  if (op == "&&" || op == "||" || op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=")
+    return "(" + l + " " + op + " " + r + ")";
+  const std::string T = type(e.type);
+  if ((op == "/" || op == "%") && e.type->isInteger() && !isConstantNonZero(*e.rhs)) {
+    return std::string("flow::script::") + (op == "/" ? "div" : "mod") + "<" + T + ">(static_cast<" + T + ">(" + l +
+           "), static_cast<" + T + ">(" + r + "), " + where(e.loc) + ")";
+  }
+  if (op == "<<" || op == ">>") {
+    // The count is checked at compile time when constant; a computed count at or beyond
+    // the width gives 0 (and the sign for >> of a negative value), not undefined behaviour.
+    return "flow::script::shift_" + std::string(op == "<<" ? "left" : "right") + "<" + T + ">(static_cast<" + T +
+           ">(" + l + "), " + r + ")";
+  }
+  // Both sides are converted to the result type first, so `u8 + u8` stays a u8.
+  std::string a = e.lhs->type == e.type ? l : "static_cast<" + T + ">(" + l + ")";
+  std::string b = e.rhs->type == e.type ? r : "static_cast<" + T + ">(" + r + ")";
+  return castIfNarrow(e.type, T, "(" + a + " " + op + " " + b + ")");
+}
+
+std::string Generator::call(const CallExpr& e) {
+  auto agg = aggregateVars_.find(&e);
+  if (agg != aggregateVars_.end()) return agg->second;
+  const std::string callee = e.callee.str();
+  if (e.symbol && e.symbol->kind == Symbol::CppFunction) {
+    std::string args;
+    for (const ExprPtr& a : e.args) args += (args.empty() ? "" : ", ") + expr(*a);
+    return "::" + callee.substr(5) + "(" + args + ")";
+  }
+  const std::string T = type(e.type);
+  if (callee == "rand") return e.args.empty() ? "flow::rand()" : "flow::rand(" + expr(*e.args[0]) + ")";
+  if (callee == "hash") return "flow::script::hash(" + expr(*e.args[0]) + ")";
+  if (callee == "abs") return "flow::script::abs<" + T + ">(" + expr(*e.args[0]) + ")";
+  if (callee == "bor")
+    return castIfNarrow(e.type, T, "(static_cast<" + T + ">(" + expr(*e.args[0]) + ") | static_cast<" + T + ">(" +
+                                       expr(*e.args[1]) + "))");
+  // min, max of two values
+  return "std::" + callee + "<" + T + ">(" + expr(*e.args[0]) + ", " + expr(*e.args[1]) + ")";
+}
+
+std::string Generator::method(const MethodCallExpr& e) {
+  auto* n = e.object->as<NameExpr>();
+  std::string object = name(n->symbol);
+  bool queue = n->symbol->kind == Symbol::Queue;
+  if (e.method == "push") return object + (queue ? ".push(" : ".push_back(") + expr(*e.args[0]) + ")";
+  if (e.method == "back") return object + ".back()";
+  return object + "." + e.method + "()"; // top, pop, empty, size
+}
+
+std::string Generator::recordInit(const RecordInitExpr& e) {
+  const sema::RecordInfo* r = e.Expr::type->record;
+  const std::string T = type(e.Expr::type);
+  // C++ initializes fields in declaration order; the script may list them in another
+  // order, so values are computed first, in the script's order, when that matters.
+  bool inOrder = true;
+  for (size_t i = 0; i < e.fields.size(); ++i) inOrder = inOrder && e.fields[i].field == r->fields[i].name;
+  auto valueOf = [&](const std::string& field) -> const FieldInit* {
+    for (const FieldInit& f : e.fields)
+      if (f.field == field) return &f;
+    return nullptr;
+  };
+  if (inOrder) {
+    std::string items;
+    for (const FieldInit& f : e.fields) items += (items.empty() ? "" : ", ") + ("." + mangle(f.field) + " = " + expr(*f.value));
+    return T + "{" + items + "}";
+  }
+  std::string body = "[&] { ";
+  for (const FieldInit& f : e.fields) body += "const auto fl_" + f.field + " = " + expr(*f.value) + "; ";
+  std::string items;
+  for (const sema::FieldInfo& f : r->fields)
+    if (valueOf(f.name)) items += (items.empty() ? "" : ", ") + ("." + mangle(f.name) + " = fl_" + f.name);
+  return body + "return " + T + "{" + items + "}; }()";
+}
+
+} // namespace flow::codegen

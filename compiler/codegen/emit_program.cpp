@@ -1,0 +1,361 @@
+// Statements, and the program around them: the plan as a comment, records and orders,
+// params as flags, and main() running the statements in order, phase by phase.
+#include "codegen/generator.hpp"
+
+#include "ast/ast_printer.hpp"
+
+#include <clang/Format/Format.h>
+#include <clang/Tooling/Core/Replacement.h>
+
+namespace flow::codegen {
+
+using namespace flow::ast;
+using plan::Node;
+using sema::Symbol;
+using sema::Type;
+
+Generator::Generator(const sema::CheckedProgram& program, const plan::Plan& plan, const CodegenOptions& options)
+    : program_(program), plan_(plan), options_(options) {
+  consumers_.resize(plan.nodes.size());
+  for (const Node& n : plan.nodes)
+    for (int in : n.inputs) consumers_[in].push_back(n.id);
+}
+
+std::string Generator::blockBytes() const { return std::to_string(plan_.blockBytes); }
+
+// ------------------------------------------------------------------------- statements
+
+void Generator::hoistAggregates(const Expr& e) {
+  // An aggregate (count, sum, min, max of a pipeline) runs its pipeline before the
+  // statement that uses its value.
+  if (auto* c = e.as<CallExpr>()) {
+    auto it = plan_.nodeOf.find(c);
+    if (it != plan_.nodeOf.end() && plan_.nodes[it->second].kind == Node::Aggregate && !aggregateVars_.count(c)) {
+      const Node& n = plan_.nodes[it->second];
+      emitOwner(c, loops_.empty() && emitTargets_.empty());
+      aggregateVars_[c] = var(n, n.name == "count" ? "count" : n.name.c_str());
+      return;
+    }
+    for (const ExprPtr& a : c->args) hoistAggregates(*a);
+  } else if (auto* b = e.as<BinaryExpr>()) {
+    hoistAggregates(*b->lhs);
+    hoistAggregates(*b->rhs);
+  } else if (auto* u = e.as<UnaryExpr>()) {
+    hoistAggregates(*u->operand);
+  } else if (auto* k = e.as<CastExpr>()) {
+    hoistAggregates(*k->operand);
+  } else if (auto* m = e.as<MethodCallExpr>()) {
+    for (const ExprPtr& a : m->args) hoistAggregates(*a);
+  } else if (auto* r = e.as<RecordInitExpr>()) {
+    for (const FieldInit& f : r->fields) hoistAggregates(*f.value);
+  } else if (auto* f = e.as<FieldExpr>()) {
+    hoistAggregates(*f->object);
+  } else if (auto* i = e.as<IndexExpr>()) {
+    hoistAggregates(*i->object);
+    hoistAggregates(*i->index);
+  }
+}
+
+bool Generator::hasAggregate(const Expr& e) const {
+  if (auto* c = e.as<CallExpr>()) {
+    auto it = plan_.nodeOf.find(c);
+    if (it != plan_.nodeOf.end() && plan_.nodes[it->second].kind == Node::Aggregate) return true;
+    for (const ExprPtr& a : c->args)
+      if (hasAggregate(*a)) return true;
+  }
+  if (auto* b = e.as<BinaryExpr>()) return hasAggregate(*b->lhs) || hasAggregate(*b->rhs);
+  if (auto* u = e.as<UnaryExpr>()) return hasAggregate(*u->operand);
+  if (auto* k = e.as<CastExpr>()) return hasAggregate(*k->operand);
+  return false;
+}
+
+void Generator::emitStatements(const std::vector<StmtPtr>& body) {
+  for (const StmtPtr& s : body) emitStatement(*s);
+}
+
+void Generator::emitStatement(const Stmt& s) {
+  bool topLevel = loops_.empty() && emitTargets_.empty();
+  switch (s.kind()) {
+  case Stmt::Let:
+  case Stmt::Var: {
+    auto& l = *s.as<LetStmt>();
+    hoistAggregates(*l.init);
+    line(std::string(l.isVar ? "" : "const ") + type(l.symbol->type) + " " + name(l.symbol) + " = " + expr(*l.init) +
+         ";");
+    return;
+  }
+  case Stmt::Assign: {
+    auto& a = *s.as<AssignStmt>();
+    hoistAggregates(*a.value);
+    std::string target = expr(*a.target), value = expr(*a.value);
+    const Type* t = a.target->type;
+    std::string T = type(t);
+    if ((a.op == "/=" || a.op == "%=") && t->isInteger())
+      line(target + " = flow::script::" + (a.op == "/=" ? "div" : "mod") + "<" + T + ">(" + target + ", static_cast<" +
+           T + ">(" + value + "), " + where(a.loc) + ");");
+    else if (a.op == "<<=" || a.op == ">>=")
+      line(target + " = flow::script::shift_" + (a.op == "<<=" ? "left" : "right") + "<" + T + ">(" + target + ", " +
+           value + ");");
+    else
+      line(target + " " + a.op + " " + value + ";");
+    return;
+  }
+  case Stmt::If: {
+    const IfStmt* i = s.as<IfStmt>();
+    hoistAggregates(*i->cond);
+    line("if (" + expr(*i->cond) + ") {");
+    {
+      Indent in(*this);
+      emitStatements(i->then);
+    }
+    if (!i->elseBranch) {
+      line("}");
+      return;
+    }
+    line("} else {");
+    {
+      Indent in(*this);
+      emitStatement(*i->elseBranch);
+    }
+    line("}");
+    return;
+  }
+  case Stmt::While: {
+    auto& w = *s.as<WhileStmt>();
+    if (!hasAggregate(*w.cond)) {
+      line("while (" + expr(*w.cond) + ") {");
+      {
+        Indent in(*this);
+        loops_.push_back({false, ""});
+        emitStatements(w.body);
+        loops_.pop_back();
+      }
+      line("}");
+      return;
+    }
+    // The condition is tested at the top of every round, aggregates in it included.
+    line("while (true) {");
+    {
+      Indent in(*this);
+      loops_.push_back({false, ""});
+      hoistAggregates(*w.cond);
+      line("if (!(" + expr(*w.cond) + ")) break;");
+      emitStatements(w.body);
+      loops_.pop_back();
+    }
+    line("}");
+    return;
+  }
+  case Stmt::ForIn:
+    emitOwner(&s, topLevel);
+    return;
+  case Stmt::Write:
+  case Stmt::WriteText:
+    emitOwner(&s, topLevel);
+    return;
+  case Stmt::Break:
+  case Stmt::Continue: {
+    const LoopContext& loop = loops_.back();
+    bool isBreak = s.kind() == Stmt::Break;
+    if (!loop.inLambda) line(isBreak ? "break;" : "continue;");
+    else if (isBreak) line(loop.stopFlag + " = true; return;");
+    else line("return;");
+    return;
+  }
+  case Stmt::Emit:
+    hoistAggregates(*s.as<EmitStmt>()->value);
+    line(emitTargets_.back() + "(" + expr(*s.as<EmitStmt>()->value) + ");");
+    return;
+  case Stmt::Print: {
+    auto& p = *s.as<PrintStmt>();
+    // Through the program, so a progress bar on the terminal is cleared first.
+    std::string args;
+    for (const StringPart& part : p.message.parts) {
+      if (part.expr) hoistAggregates(*part.expr);
+      args += (args.empty() ? "" : ", ") +
+              (part.expr ? "flow::script::show(" + expr(*part.expr) + ")" : quote(part.text));
+    }
+    line("fl_program.print(" + args + ");");
+    return;
+  }
+  case Stmt::Evaluate:
+    hoistAggregates(*s.as<ExprStmt>()->expr);
+    line(expr(*s.as<ExprStmt>()->expr) + ";");
+    return;
+  case Stmt::Block:
+    line("{");
+    {
+      Indent in(*this);
+      emitStatements(s.as<BlockStmt>()->body);
+    }
+    line("}");
+    return;
+  default: emitTopLevel(s); return;
+  }
+}
+
+void Generator::emitTopLevel(const Stmt& s) {
+  const std::string B = blockBytes();
+  switch (s.kind()) {
+  case Stmt::Stream:
+    line("// stream " + s.as<StreamDecl>()->name + ": runs where it is read");
+    return;
+  case Stmt::Vector: {
+    auto& d = *s.as<VectorDecl>();
+    const Node* built = plan_.forAst(&d);
+    uint64_t memory = built ? built->memoryBytes : 2 * plan_.blockBytes;
+    line("");
+    line("// vector " + d.name + ": " + d.symbol->type->name());
+    line("flow::containers::vector<" + type(d.symbol->type) + ", " + B + "> " + name(d.symbol) +
+         "(fl_program.memory_for(" + std::to_string(std::max<uint64_t>(memory, 2 * plan_.blockBytes)) + "));");
+    if (d.pipeline) emitOwner(&d, true);
+    return;
+  }
+  case Stmt::Pq: {
+    auto& d = *s.as<PqDecl>();
+    const Node* q = plan_.forAst(&d);
+    uint64_t memory = q && q->memoryBytes ? q->memoryBytes : 16 * plan_.blockBytes;
+    uint64_t items = q ? static_cast<uint64_t>(q->elements) : 0;
+    line("");
+    line("// pq " + d.name + ": " + d.symbol->type->name() + ", smallest first by " + d.order.str() + "; " +
+         plan::formatCount(static_cast<double>(items)) + " pushes estimated");
+    line("flow::containers::priority_queue<" + type(d.symbol->type) + ", " + orderType(d.order.order) + ", " + B + "> " +
+         name(d.symbol) + "(fl_program.memory_for(" + std::to_string(memory) + "), " + std::to_string(items) + "ULL);");
+    return;
+  }
+  default: return; // imports, records, orders, params, memory and block are compile-time
+  }
+}
+
+// ------------------------------------------------------------------------ the program
+
+void Generator::emitParams() {
+  // Each param is a flag of the executable. --help shows the default as the script
+  // writes it and the comment at the end of its line; a default computed from other
+  // params is computed again from the values given on the command line.
+  for (const Symbol* s : program_.symbolsOf(Symbol::Param)) {
+    auto* d = static_cast<const ParamDecl*>(s->decl);
+    std::string value = s->value ? s->value->str() : "0";
+    if (s->type->isInteger()) value += s->type->isSigned() ? "LL" : "ULL";
+    if (s->type->isFloat() && value.find_first_of(".e") == std::string::npos && value.find("inf") == std::string::npos)
+      value += ".0";
+    std::string lineText(program_.ast->file->lineText(d->loc.line));
+    std::string defaultText = s->value ? s->value->str() : "";
+    size_t eq = lineText.find('=', d->loc.column - 1), semi = lineText.find(';', eq == std::string::npos ? 0 : eq);
+    if (eq != std::string::npos && semi != std::string::npos) {
+      defaultText = lineText.substr(eq + 1, semi - eq - 1);
+      defaultText.erase(0, defaultText.find_first_not_of(" \t"));
+      defaultText.erase(defaultText.find_last_not_of(" \t") + 1);
+    }
+    std::string description;
+    size_t comment = semi == std::string::npos ? std::string::npos : lineText.find("//", semi);
+    if (comment != std::string::npos) {
+      description = lineText.substr(comment + 2);
+      description.erase(0, description.find_first_not_of(" \t"));
+    }
+    line(type(s->type) + " " + name(s) + " = " + value + ";");
+    bool literal = sema::evaluate(*d->init, [](const Symbol*) { return std::nullopt; }).has_value();
+    std::string call = "fl_program.param(" + quote(s->name) + ", " + name(s) + ", " + quote(s->type->name()) + ", " +
+                       quote(defaultText) + ", " + quote(description);
+    if (literal) line(call + ");");
+    else line(call + ", [&] { return " + expr(*d->init) + "; });");
+  }
+}
+
+void Generator::emitPlanComment() {
+  line("// Plan (flowc explain " + (program_.ast->file ? program_.ast->file->path() : std::string("script")) + "):");
+  line("//   memory " + plan::formatBytes(static_cast<double>(plan_.memoryBytes)) + ", blocks of " +
+       plan::formatBytes(static_cast<double>(plan_.blockBytes)));
+  for (const plan::Phase& p : plan_.phases) {
+    line("//   phase " + std::to_string(p.id) + ": " + p.label + " (read " + plan::formatBytes(p.readBytes) + ", write " +
+         plan::formatBytes(p.writeBytes) + ")");
+    for (int id : p.nodes) {
+      const Node& n = plan_.nodes[id];
+      if (n.phase != p.id) continue;
+      line("//     n" + std::to_string(n.id) + " " + n.name + ": " + plan::formatCount(n.elements) + " elements" +
+           (n.memoryBytes ? ", memory " + plan::formatBytes(static_cast<double>(n.memoryBytes)) : "") +
+           (n.readBytes > 0 ? ", read " + plan::formatBytes(n.readBytes) : "") +
+           (n.writeBytes > 0 ? ", write " + plan::formatBytes(n.writeBytes) : ""));
+    }
+  }
+  line("//   total: read " + plan::formatBytes(plan_.total.readBytes) + ", write " +
+       plan::formatBytes(plan_.total.writeBytes) + " (materialized: read " +
+       plan::formatBytes(plan_.materialized.readBytes) + ", write " + plan::formatBytes(plan_.materialized.writeBytes) +
+       ")");
+}
+
+std::string Generator::run() {
+  // The body first: it decides which helper types (text fields) the namespace needs.
+  std::ostringstream header;
+  std::swap(out_, header);
+  indent_ = 2;
+  line("const flow::algo::sort_options fl_sort_options{};");
+  for (const StmtPtr& s : program_.ast->items) emitStatement(*s);
+  std::string body = out_.str();
+  std::swap(out_, header);
+  out_.str("");
+  indent_ = 0;
+
+  std::string script = program_.ast->file ? program_.ast->file->path() : "script";
+  line("// Generated by flowc " FLOW_VERSION " from " + script + ". Edit the script, not this file.");
+  line("//");
+  emitPlanComment();
+  line("#include \"flow/algo/runs_creator.hpp\"");
+  line("#include \"flow/algo/runs_merger.hpp\"");
+  line("#include \"flow/containers/priority_queue.hpp\"");
+  line("#include \"flow/containers/vector.hpp\"");
+  line("#include \"flow/io/typed_file.hpp\"");
+  line("#include \"flow/program.hpp\"");
+  line("#include \"flow/script.hpp\"");
+  for (const auto& h : program_.headers) line("#include " + quote(h->path));
+  line("");
+  line("#include <array>");
+  line("#include <cstdint>");
+  line("#include <iostream>");
+  line("#include <limits>");
+  line("");
+  line("namespace fl_script {");
+  line("");
+  emitRecords();
+  emitOrders();
+  emitTextFields();
+  line("} // namespace fl_script");
+  line("");
+  line("int main(int argc, char** argv) {");
+  {
+    Indent in(*this);
+    line("using namespace fl_script;");
+    line("flow::program fl_program(" + quote(options_.programName) + ");");
+    emitParams();
+    line("fl_program.memory_default(" + std::to_string(plan_.memoryBytes) + "ULL);");
+    line("fl_program.block_default(" + std::to_string(plan_.blockBytes) + "ULL);");
+    for (const Node& n : plan_.nodes)
+      if (n.kind == Node::ReadFile)
+        line("fl_program.input_file(" + quote(static_cast<const ReadSource*>(n.ast)->path.text()) + ", " +
+             std::to_string(n.elementBytes) + ");");
+    line("return fl_program.run(argc, argv, [&] {");
+    out_ << body;
+    line("});");
+  }
+  line("}");
+  std::string code = out_.str();
+  if (!options_.format) return code;
+  // Formatted by clang-format's library so it reads like hand-written code.
+  clang::format::FormatStyle style = clang::format::getLLVMStyle();
+  style.ColumnLimit = 110;
+  style.AllowShortFunctionsOnASingleLine = clang::format::FormatStyle::SFS_Inline;
+  clang::tooling::Range all(0, static_cast<unsigned>(code.size()));
+  clang::tooling::Replacements fixes = clang::format::reformat(style, code, {all}, "generated.cpp");
+  auto formatted = clang::tooling::applyAllReplacements(code, fixes);
+  if (!formatted) {
+    llvm::consumeError(formatted.takeError());
+    return code;
+  }
+  return *formatted;
+}
+
+std::string generateCpp(const sema::CheckedProgram& program, const plan::Plan& plan, const CodegenOptions& options) {
+  return Generator(program, plan, options).run();
+}
+
+} // namespace flow::codegen

@@ -1,0 +1,277 @@
+// Names, types, records and orders in the generated C++.
+#include "codegen/generator.hpp"
+
+#include <algorithm>
+#include <functional>
+
+namespace flow::codegen {
+
+using namespace flow::sema;
+
+namespace {
+const std::set<std::string> kCppKeywords = {
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "case", "catch", "char",
+    "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+    "constinit", "const_cast", "co_await", "co_return", "co_yield", "decltype", "default", "delete", "do",
+    "double", "dynamic_cast", "enum", "explicit", "export", "extern", "float", "friend", "goto", "inline", "int",
+    "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
+    "private", "protected", "public", "register", "reinterpret_cast", "requires", "return", "short", "signed",
+    "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+    "throw", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+    "wchar_t", "xor", "xor_eq", "main", "std", "flow", "script", "errno", "assert", "NULL", "EOF", "stdin",
+    "stdout", "stderr"};
+
+/// Bits a key contributes to a radix key, or 0 if the type has no unsigned image.
+unsigned keyBits(const Type* t) {
+  if (t->kind == Type::Bool) return 8;
+  if (t->isInteger() && !t->isUntyped()) return t->bits();
+  return 0;
+}
+} // namespace
+
+std::string Generator::mangle(const std::string& scriptName) {
+  // Script names never collide with C++ keywords or the generated helpers (which start
+  // with fl_): such names get a trailing underscore.
+  if (kCppKeywords.count(scriptName) || scriptName.rfind("fl_", 0) == 0) return scriptName + "_";
+  return scriptName;
+}
+
+std::string Generator::name(const Symbol* s) {
+  auto it = names_.find(s);
+  if (it != names_.end()) return it->second;
+  std::string base = mangle(s->name);
+  std::string n = base;
+  // Shadowing in the script (a loop variable reusing a name) is fine in C++ too, but
+  // two symbols of one name that live in one C++ scope would not be: number them.
+  if (s->kind == Symbol::Let || s->kind == Symbol::Var || s->kind == Symbol::Stream || s->kind == Symbol::Vector ||
+      s->kind == Symbol::Queue || s->kind == Symbol::Param) {
+    for (int k = 2; usedNames_.count(n); ++k) n = base + "_" + std::to_string(k);
+    usedNames_.insert(n);
+  }
+  return names_[s] = n;
+}
+
+std::string Generator::type(const Type* t) const {
+  if (t->kind == Type::Array) return "std::array<" + type(t->element) + ", " + std::to_string(t->length) + ">";
+  if (t->kind == Type::Record) return t->record->imported ? t->record->cppName : mangle(t->record->name);
+  return t->cppName();
+}
+
+std::string Generator::where(SourceLoc loc) const {
+  std::string file = program_.ast->file ? program_.ast->file->path() : "script";
+  auto slash = file.find_last_of('/');
+  if (slash != std::string::npos) file = file.substr(slash + 1);
+  std::string text = file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+void Generator::emitRecords() {
+  // Records in an order where each comes after the records it contains.
+  std::vector<const RecordInfo*> order;
+  std::set<const RecordInfo*> done;
+  std::function<void(const RecordInfo*)> visit = [&](const RecordInfo* r) {
+    if (r->imported || done.count(r)) return;
+    done.insert(r);
+    std::function<void(const Type*)> deps = [&](const Type* t) {
+      if (t->kind == Type::Array) deps(t->element);
+      if (t->kind == Type::Record) visit(t->record);
+    };
+    for (const FieldInfo& f : r->fields) deps(f.type);
+    order.push_back(r);
+  };
+  for (const RecordInfo& r : program_.records) visit(&r);
+  for (const RecordInfo* r : order) {
+    line("// record " + r->name + ": " + std::to_string(r->size) + " bytes, aligned to " + std::to_string(r->align));
+    line("struct " + mangle(r->name) + " {");
+    {
+      Indent in(*this);
+      for (const FieldInfo& f : r->fields)
+        line(type(f.type) + " " + mangle(f.name) + "; // offset " + std::to_string(f.offset));
+      line("bool operator==(const " + mangle(r->name) + "&) const = default;");
+    }
+    line("};");
+    line("static_assert(sizeof(" + mangle(r->name) + ") == " + std::to_string(r->size) + " && alignof(" +
+         mangle(r->name) + ") == " + std::to_string(r->align) + ", \"layout of " + r->name + " as flowc planned it\");");
+    line("");
+  }
+}
+
+std::string Generator::orderType(const OrderInfo* o) {
+  auto it = orderNames_.find(o);
+  if (it != orderNames_.end()) return it->second;
+  std::string n;
+  if (o->kind == OrderInfo::Asc || o->kind == OrderInfo::Desc) {
+    std::string t = o->type->name();
+    std::string clean;
+    for (char c : t) clean += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    while (clean.find("__") != std::string::npos) clean.replace(clean.find("__"), 2, "_");
+    if (!clean.empty() && clean.back() == '_') clean.pop_back();
+    n = "fl_" + o->name + "_" + clean;
+  } else {
+    n = mangle(o->name);
+  }
+  return orderNames_[o] = n;
+}
+
+void Generator::emitOrder(const OrderInfo& o, const std::string& n) {
+  const std::string T = type(o.type);
+  if (o.kind == OrderInfo::Cpp) {
+    line("// order " + o.name + " on " + o.type->name() + ": the imported comparator " + o.cppName);
+    line("using " + n + " = " + o.cppName + ";");
+    line("");
+    return;
+  }
+  std::vector<OrderKey> keys;
+  if (o.kind == OrderInfo::Keys) {
+    for (const OrderKeyInfo& k : o.keys) {
+      std::string path;
+      for (const OrderKeyInfo::Step& st : k.path)
+        path += st.field.empty() ? "[" + std::to_string(st.index) + "]" : "." + mangle(st.field);
+      keys.push_back({path, k.type, k.descending});
+    }
+    std::string text;
+    for (size_t i = 0; i < o.keys.size(); ++i)
+      text += (i ? ", " : "") + o.keys[i].text + (o.keys[i].descending ? " desc" : " asc");
+    line("// order " + o.name + " on " + o.type->name() + " = (" + text + ")");
+  } else {
+    keys.push_back({"", o.type, o.kind == OrderInfo::Desc});
+    line("// order " + o.name + " on " + o.type->name());
+  }
+  line("struct " + n + " {");
+  emitOrderBody(keys, T);
+  line("};");
+  line("");
+}
+
+void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::string& T) {
+  Indent in(*this);
+  line("bool operator()(const " + T + "& a, const " + T + "& b) const {");
+  {
+    Indent in2(*this);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const OrderKey& k = keys[i];
+      std::string less = k.descending ? "b" + k.path + " < a" + k.path : "a" + k.path + " < b" + k.path;
+      if (i + 1 < keys.size()) line("if (a" + k.path + " != b" + k.path + ") return " + less + ";");
+      else line("return " + less + ";");
+    }
+  }
+  line("}");
+  // Sentinels: every key at its smallest (largest) value under the order.
+  for (int max = 0; max < 2; ++max) {
+    line(std::string("static ") + T + (max ? " max_value() {" : " min_value() {"));
+    {
+      Indent in2(*this);
+      line(T + " v{};");
+      for (const OrderKey& k : keys) {
+        bool high = (max == 1) != k.descending;
+        const Type* scalar = k.type->kind == Type::Array ? k.type->element : k.type;
+        std::string bound = high ? "std::numeric_limits<" + type(scalar) + ">::max()"
+                                 : "std::numeric_limits<" + type(scalar) + ">::lowest()";
+        if (k.type->kind == Type::Array) line("v" + k.path + ".fill(" + bound + ");");
+        else line("v" + k.path + " = " + bound + ";");
+      }
+      line("return v;");
+    }
+    line("}");
+  }
+  // A radix key for the sorter when the keys are integers: the keys' bits packed
+  // big-endian into 64 bits (descending keys complemented, signed keys with the sign
+  // bit flipped). When they need more than 64 bits the key is a prefix of the order.
+  std::vector<std::pair<std::string, unsigned>> parts; // expression of an unsigned image, bits
+  bool total = true;
+  unsigned used = 0;
+  for (const OrderKey& k : keys) {
+    std::vector<std::pair<std::string, const Type*>> scalars;
+    if (k.type->kind == Type::Array) {
+      for (uint64_t i = 0; i < k.type->length; ++i) scalars.push_back({k.path + "[" + std::to_string(i) + "]", k.type->element});
+    } else {
+      scalars.push_back({k.path, k.type});
+    }
+    for (auto& [path, t] : scalars) {
+      unsigned bits = keyBits(t);
+      if (bits == 0 || used + bits > 64) {
+        total = false;
+        break;
+      }
+      std::string u = "uint" + std::to_string(bits) + "_t";
+      std::string image = "static_cast<" + u + ">(v" + path + ")";
+      if (t->isSigned()) image = "static_cast<" + u + ">(" + image + " ^ (" + u + "{1} << " + std::to_string(bits - 1) + "))";
+      if (k.descending) image = "static_cast<" + u + ">(~" + image + ")";
+      parts.push_back({image, bits});
+      used += bits;
+    }
+    if (!total) break;
+  }
+  if (!parts.empty()) {
+    line("using key_type = uint64_t;");
+    line("static key_type key(const " + T + "& v) {");
+    {
+      Indent in2(*this);
+      std::string e;
+      unsigned shift = 64;
+      for (auto& [image, bits] : parts) {
+        shift -= bits;
+        std::string term = "(static_cast<uint64_t>(" + image + ")" + (shift ? " << " + std::to_string(shift) : "") + ")";
+        e += (e.empty() ? "" : " | ") + term;
+      }
+      line("return " + e + ";");
+    }
+    line("}");
+    line(std::string("static constexpr bool key_is_total = ") + (total ? "true" : "false") + ";");
+  }
+}
+
+void Generator::emitOrders() {
+  std::set<std::string> emitted;
+  for (const OrderInfo& o : program_.orders) {
+    std::string n = orderType(&o);
+    if (!emitted.insert(n).second) continue;
+    emitOrder(o, n);
+  }
+}
+
+std::string Generator::textFields(const Type* t) {
+  auto it = textFieldTypes_.find(t);
+  if (it != textFieldTypes_.end()) return it->second;
+  std::string n = "fl_text_" + std::to_string(textFieldTypes_.size());
+  textFieldTypes_[t] = n;
+  return n;
+}
+
+void Generator::emitTextFields() {
+  // How read_text and write_text see an element: its scalars in order, separated by spaces.
+  for (auto& [t, n] : textFieldTypes_) {
+    std::vector<std::string> paths;
+    std::function<void(const Type*, const std::string&)> walk = [&](const Type* x, const std::string& path) {
+      if (x->kind == Type::Record) {
+        for (const FieldInfo& f : x->record->fields) walk(f.type, path + "." + mangle(f.name));
+      } else if (x->kind == Type::Array) {
+        for (uint64_t i = 0; i < x->length; ++i) walk(x->element, path + "[" + std::to_string(i) + "]");
+      } else {
+        paths.push_back(path);
+      }
+    };
+    walk(t, "");
+    line("// " + t->name() + " in text files: " + std::to_string(paths.size()) + " values per line");
+    line("struct " + n + " {");
+    {
+      Indent in(*this);
+      std::string reads, writes;
+      for (size_t i = 0; i < paths.size(); ++i) {
+        reads += std::string(i ? " && " : "") + "flow::script::read_scalar(in, v" + paths[i] + ")";
+        writes += std::string(i ? "out << ' '; " : "") + "flow::script::write_scalar(out, v" + paths[i] + "); ";
+      }
+      line("static bool read(std::istream& in, " + type(t) + "& v) { return " + reads + "; }");
+      line("static void write(std::ostream& out, const " + type(t) + "& v) { " + writes + "}");
+    }
+    line("};");
+    line("");
+  }
+}
+
+} // namespace flow::codegen

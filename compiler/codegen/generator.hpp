@@ -1,0 +1,104 @@
+#pragma once
+// The code generator's state and its parts: types and orders (emit_types.cpp),
+// expressions (emit_expr.cpp), pipelines from the plan's nodes (emit_pipeline.cpp),
+// statements and the program around them (emit_program.cpp).
+#include "codegen/codegen.hpp"
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace flow::codegen {
+
+class Generator {
+public:
+  Generator(const sema::CheckedProgram& program, const plan::Plan& plan, const CodegenOptions& options);
+  std::string run();
+
+private:
+  // ---- names and types (emit_types.cpp)
+  std::string name(const sema::Symbol* s);
+  static std::string mangle(const std::string& scriptName);
+  std::string type(const sema::Type* t) const;
+  std::string orderType(const sema::OrderInfo* o);
+  std::string where(SourceLoc loc) const; // a C++ string literal "file:line:col"
+  void emitRecords();
+  void emitOrders();
+  void emitOrder(const sema::OrderInfo& o, const std::string& cppName);
+  struct OrderKey {
+    std::string path; // ".src", ".key[0]", "" for the element itself
+    const sema::Type* type;
+    bool descending;
+  };
+  void emitOrderBody(const std::vector<OrderKey>& keys, const std::string& elementType);
+  void emitTextFields();
+  std::string textFields(const sema::Type* t);
+
+  // ---- expressions (emit_expr.cpp)
+  std::string expr(const ast::Expr& e);
+  std::string literal(const ast::Expr& e);
+  std::string binary(const ast::BinaryExpr& e);
+  std::string call(const ast::CallExpr& e);
+  std::string method(const ast::MethodCallExpr& e);
+  std::string recordInit(const ast::RecordInitExpr& e);
+  /// Emits, before a statement, the pipelines of the aggregates its expressions call.
+  void hoistAggregates(const ast::Expr& e);
+  bool hasAggregate(const ast::Expr& e) const;
+
+  // ---- pipelines (emit_pipeline.cpp)
+  void emitOwner(const void* owner, bool topLevel);
+  void emitSegment(const std::vector<int>& nodes, int segment, const std::map<int, int>& segmentOf, bool topLevel);
+  void declareNode(const plan::Node& n, const std::map<int, int>& segmentOf, int segment);
+  void consume(const plan::Node& from, const std::string& var, const std::set<int>& inSegment);
+  void emitNode(const plan::Node& n, const std::string& var, const std::set<int>& inSegment);
+  void finishNode(const plan::Node& n);
+  std::string pullSource(const plan::Node& n); // a pull stream variable for a merge input
+  bool downstreamOfForStage(const plan::Node& n, const std::set<int>& inSegment) const;
+  void stopChecks(const std::vector<std::string>& stops);
+  static std::string quote(const std::string& text); // a C++ string literal
+  std::string keyPath(const ast::Expr& key) const; // ".src", ".e.src", ".key[0]"
+
+  std::string memoryOf(const plan::Node& n) const;
+  std::string var(const plan::Node& n, const char* role) const;
+
+  // ---- statements (emit_program.cpp)
+  void emitStatements(const std::vector<ast::StmtPtr>& body);
+  void emitStatement(const ast::Stmt& s);
+  void emitTopLevel(const ast::Stmt& s);
+  void emitParams();
+  void emitPlanComment();
+  std::string blockBytes() const;
+
+  void line(const std::string& text) { out_ << std::string(indent_ * 2, ' ') << text << '\n'; }
+  struct Indent {
+    Generator& g;
+    explicit Indent(Generator& gen) : g(gen) { ++g.indent_; }
+    ~Indent() { --g.indent_; }
+  };
+
+  const sema::CheckedProgram& program_;
+  const plan::Plan& plan_;
+  CodegenOptions options_;
+  std::ostringstream out_;
+  int indent_ = 0;
+
+  std::map<const sema::Symbol*, std::string> names_;
+  std::set<std::string> usedNames_;
+  std::map<const sema::OrderInfo*, std::string> orderNames_;
+  std::map<const sema::Type*, std::string> textFieldTypes_;
+  std::map<const void*, std::string> aggregateVars_; // CallExpr → the variable holding its result
+  std::vector<std::vector<int>> consumers_;
+
+  // Inside a lambda (the downstream of a for stage): `continue` and `break` of the
+  // enclosing loop become `return` and a stop flag.
+  struct LoopContext {
+    bool inLambda = false;
+    std::string stopFlag;
+  };
+  std::vector<LoopContext> loops_;
+  std::vector<std::string> emitTargets_; // the lambda an `emit` calls, innermost last
+};
+
+} // namespace flow::codegen
