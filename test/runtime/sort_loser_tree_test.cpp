@@ -76,13 +76,18 @@ TEST(SortLoserTree, StableVariantBreaksTiesByPlayer) {
   while (!lt.empty()) {
     const std::size_t w = lt.winner();
     out.push_back(lt.winner_key());
-    if (++pos[w] == seqs[w].size()) lt.remove_winner();
-    else lt.replace_winner(seqs[w][pos[w]]);
+    if (++pos[w] == seqs[w].size()) {
+      lt.remove_winner();
+    } else {
+      lt.replace_winner(seqs[w][pos[w]]);
+    }
   }
   ASSERT_EQ(out.size(), k * 40);
   for (std::size_t i = 1; i < out.size(); ++i) {
     ASSERT_LE(out[i - 1].key, out[i].key);
-    if (out[i - 1].key == out[i].key) ASSERT_LE(out[i - 1].player, out[i].player);
+    if (out[i - 1].key == out[i].key) {
+      ASSERT_LE(out[i - 1].player, out[i].player);
+    }
   }
 }
 

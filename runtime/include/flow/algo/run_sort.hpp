@@ -1,0 +1,292 @@
+#pragma once
+// In-memory sorting of one run on all threads of a team.
+//  - Orders with a key (sort_traits.hpp): most-significant-digit radix sort on the top 64
+//    key bits, 8 bits per pass, starting at the highest bit that differs in the run
+//    (constant leading bits cost nothing), out of place between the run and a scratch
+//    array of the same size. The first pass is parallel (per-thread histograms, disjoint
+//    scatter), then the 256 buckets are sorted by the threads in parallel; small buckets
+//    finish with insertion sort / std::sort, equal keys of a non-total key by the order.
+//    Elements larger than 32 bytes are sorted indirectly: (key, index) pairs are radix
+//    sorted and the elements gathered into the scratch array afterwards.
+//  - Other orders: each thread std::sorts a slice, then the slices are merged into the
+//    scratch array by parallel_merge.
+// sort_run returns whichever of the two arrays holds the result.
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "flow/algo/multiway_merge.hpp"
+#include "flow/algo/parallel.hpp"
+#include "flow/algo/sort_traits.hpp"
+
+namespace flow::algo {
+
+/// A (key, index) pair of indirect sorting.
+struct key_index {
+  std::uint64_t key;
+  std::uint32_t index;
+};
+
+template <class T, class Cmp> struct run_sort_traits {
+  static constexpr bool keyed = keyed_order<Cmp, T>;
+  /// Large elements are radix sorted by (key, index) pairs, then gathered.
+  static constexpr bool indirect = keyed && sizeof(T) > 32;
+  /// Memory beyond the run and its scratch array, per element.
+  static constexpr std::size_t extra_bytes_per_element = indirect ? 2 * sizeof(key_index) : 0;
+  /// Largest run indirect sorting can index.
+  static constexpr std::uint64_t max_elements = indirect ? UINT32_MAX : UINT64_MAX;
+};
+
+namespace detail {
+
+// MSD radix sort of Items by a 64-bit key. `src_is_data` tells whether src is the array
+// that must hold the result (else the result is copied back there at the leaves).
+template <class Item, class KeyFn, class TieLess, bool Total> struct msd_radix {
+  KeyFn key;
+  TieLess tie; // order of items with equal keys (unused if Total)
+  static constexpr std::size_t leaf = 32;
+
+  bool less(const Item& a, const Item& b) const {
+    const std::uint64_t ka = key(a), kb = key(b);
+    if constexpr (Total) {
+      return ka < kb;
+    } else {
+      return ka < kb || (ka == kb && tie(a, b));
+    }
+  }
+
+  void small_sort(Item* a, std::size_t n) const {
+    if (n <= 16) {
+      for (std::size_t i = 1; i < n; ++i) {
+        Item v = a[i];
+        std::size_t j = i;
+        while (j > 0 && less(v, a[j - 1])) {
+          a[j] = a[j - 1];
+          --j;
+        }
+        a[j] = v;
+      }
+    } else {
+      std::sort(a, a + n, [this](const Item& x, const Item& y) { return less(x, y); });
+    }
+  }
+
+  // All keys equal: only the tie order is left.
+  void equal_keys(Item* a, std::size_t n) const {
+    if constexpr (!Total) std::sort(a, a + n, tie);
+    (void)a;
+    (void)n;
+  }
+
+  static void copy(Item* to, const Item* from, std::size_t n) {
+    std::memcpy(static_cast<void*>(to), static_cast<const void*>(from), n * sizeof(Item));
+  }
+
+  // Sorts the n items at src by the key bits [0, hi); dst is the same range of the other
+  // array.
+  void sort(Item* src, Item* dst, std::size_t n, unsigned hi, bool src_is_data) const {
+    for (;;) {
+      if (n <= leaf) {
+        small_sort(src, n);
+        if (!src_is_data) copy(dst, src, n);
+        return;
+      }
+      if (hi == 0) {
+        equal_keys(src, n);
+        if (!src_is_data) copy(dst, src, n);
+        return;
+      }
+      const unsigned shift = hi > 8 ? hi - 8 : 0;
+      const std::uint64_t mask = (std::uint64_t{1} << (hi - shift)) - 1;
+      std::size_t count[256] = {};
+      for (std::size_t i = 0; i < n; ++i) ++count[(key(src[i]) >> shift) & mask];
+      bool trivial = false;
+      for (std::size_t b = 0; b <= mask; ++b) trivial |= count[b] == n;
+      if (trivial) { // this digit is the same everywhere: next digit, no move
+        hi = shift;
+        continue;
+      }
+      std::size_t off[256];
+      std::size_t s = 0;
+      for (std::size_t b = 0; b <= mask; ++b) {
+        off[b] = s;
+        s += count[b];
+      }
+      for (std::size_t i = 0; i < n; ++i) dst[off[(key(src[i]) >> shift) & mask]++] = src[i];
+      std::size_t begin = 0;
+      for (std::size_t b = 0; b <= mask; ++b) {
+        if (count[b]) sort(dst + begin, src + begin, count[b], shift, !src_is_data);
+        begin += count[b];
+      }
+      return;
+    }
+  }
+
+  // The same with the first digit(s) split over the team's threads.
+  void parallel_sort(Item* src, Item* dst, std::size_t n, unsigned hi, bool src_is_data,
+                     thread_team& team) const {
+    const unsigned T = team.size();
+    if (T == 1 || n < (std::size_t{1} << 16)) {
+      sort(src, dst, n, hi, src_is_data);
+      return;
+    }
+    std::vector<std::size_t> counts;
+    unsigned shift = 0;
+    std::uint64_t mask = 0;
+    for (;;) {
+      if (hi == 0) {
+        equal_keys(src, n);
+        if (!src_is_data) copy(dst, src, n);
+        return;
+      }
+      shift = hi > 8 ? hi - 8 : 0;
+      mask = (std::uint64_t{1} << (hi - shift)) - 1;
+      counts.assign(std::size_t{T} * 256, 0);
+      team.run([&](unsigned t) {
+        std::size_t* c = &counts[std::size_t{t} * 256];
+        const std::size_t b = n * t / T, e = n * (t + 1) / T;
+        for (std::size_t i = b; i < e; ++i) ++c[(key(src[i]) >> shift) & mask];
+      });
+      bool trivial = false;
+      for (std::size_t b = 0; b <= mask; ++b) {
+        std::size_t sum = 0;
+        for (unsigned t = 0; t < T; ++t) sum += counts[std::size_t{t} * 256 + b];
+        trivial |= sum == n;
+      }
+      if (!trivial) break;
+      hi = shift;
+    }
+    // offsets: bucket-major, thread-minor
+    std::vector<std::size_t> offs(std::size_t{T} * 256);
+    std::vector<std::size_t> bucket_begin(257, 0);
+    std::size_t s = 0;
+    for (std::size_t b = 0; b < 256; ++b) {
+      bucket_begin[b] = s;
+      for (unsigned t = 0; t < T; ++t) {
+        offs[std::size_t{t} * 256 + b] = s;
+        s += counts[std::size_t{t} * 256 + b];
+      }
+    }
+    bucket_begin[256] = s;
+    team.run([&](unsigned t) {
+      std::size_t* o = &offs[std::size_t{t} * 256];
+      const std::size_t b = n * t / T, e = n * (t + 1) / T;
+      for (std::size_t i = b; i < e; ++i) dst[o[(key(src[i]) >> shift) & mask]++] = src[i];
+    });
+    // buckets: huge ones recursively in parallel, the others spread over the threads
+    std::vector<std::size_t> rest;
+    for (std::size_t b = 0; b < 256; ++b) {
+      const std::size_t len = bucket_begin[b + 1] - bucket_begin[b];
+      if (len == 0) continue;
+      if (len > n / 4 && len >= (std::size_t{1} << 16)) {
+        parallel_sort(dst + bucket_begin[b], src + bucket_begin[b], len, shift, !src_is_data, team);
+      } else {
+        rest.push_back(b);
+      }
+    }
+    std::sort(rest.begin(), rest.end(), [&](std::size_t a, std::size_t b) {
+      return bucket_begin[a + 1] - bucket_begin[a] > bucket_begin[b + 1] - bucket_begin[b];
+    });
+    std::atomic<std::size_t> next{0};
+    team.run([&](unsigned) {
+      for (;;) {
+        const std::size_t j = next.fetch_add(1, std::memory_order_relaxed);
+        if (j >= rest.size()) return;
+        const std::size_t b = rest[j];
+        const std::size_t begin = bucket_begin[b], len = bucket_begin[b + 1] - begin;
+        sort(dst + begin, src + begin, len, shift, !src_is_data);
+      }
+    });
+  }
+};
+
+// The highest differing key bit + 1 over n items (0 if all keys are equal), in parallel.
+template <class Item, class KeyFn>
+unsigned key_bits(const Item* a, std::size_t n, const KeyFn& key, thread_team& team) {
+  if (n == 0) return 0;
+  const std::uint64_t k0 = key(a[0]);
+  const unsigned T = n < (std::size_t{1} << 16) ? 1u : team.size();
+  std::vector<std::uint64_t> diff(T, 0);
+  auto body = [&](unsigned t) {
+    std::uint64_t d = 0;
+    const std::size_t b = n * t / T, e = n * (t + 1) / T;
+    for (std::size_t i = b; i < e; ++i) d |= key(a[i]) ^ k0;
+    diff[t] = d;
+  };
+  if (T == 1) {
+    body(0);
+  } else {
+    team.run(body);
+  }
+  std::uint64_t d = 0;
+  for (auto x : diff) d |= x;
+  return static_cast<unsigned>(64 - std::countl_zero(d));
+}
+
+} // namespace detail
+
+/// Sorts data[0, n) under cmp using every thread of `team`. `scratch` has room for n
+/// elements; `extra` for run_sort_traits<T, Cmp>::extra_bytes_per_element * n bytes
+/// (nullptr when that is 0). Returns data or scratch: the array now holding the sorted
+/// elements (the other one holds garbage).
+template <class T, class Cmp>
+T* sort_run(T* data, T* scratch, std::size_t n, const Cmp& cmp, thread_team& team,
+            void* extra = nullptr) {
+  using traits = run_sort_traits<T, Cmp>;
+  if (n <= 1) return data;
+  if constexpr (traits::keyed) {
+    using K = key64<Cmp, T>;
+    const fast_less<T, Cmp> full{cmp};
+    if constexpr (!traits::indirect) {
+      auto key = [](const T& v) { return K::get(v); };
+      detail::msd_radix<T, decltype(key), fast_less<T, Cmp>, K::total> radix{key, full};
+      const unsigned hi = detail::key_bits(data, n, key, team);
+      radix.parallel_sort(data, scratch, n, hi, true, team);
+      return data;
+    } else {
+      key_index* p = static_cast<key_index*>(extra);
+      key_index* q = p + n;
+      const unsigned T_ = n < (std::size_t{1} << 16) ? 1u : team.size();
+      auto fill = [&](unsigned t) {
+        const std::size_t b = n * t / T_, e = n * (t + 1) / T_;
+        for (std::size_t i = b; i < e; ++i) p[i] = key_index{K::get(data[i]), static_cast<std::uint32_t>(i)};
+      };
+      if (T_ == 1) fill(0); else team.run(fill);
+      auto key = [](const key_index& x) { return x.key; };
+      auto tie = [data, full](const key_index& a, const key_index& b) {
+        return full(data[a.index], data[b.index]);
+      };
+      detail::msd_radix<key_index, decltype(key), decltype(tie), K::total> radix{key, tie};
+      const unsigned hi = detail::key_bits(p, n, key, team);
+      radix.parallel_sort(p, q, n, hi, true, team);
+      auto gather = [&](unsigned t) {
+        const std::size_t b = n * t / T_, e = n * (t + 1) / T_;
+        for (std::size_t j = b; j < e; ++j) {
+          std::memcpy(static_cast<void*>(scratch + j), static_cast<const void*>(data + p[j].index), sizeof(T));
+        }
+      };
+      if (T_ == 1) gather(0); else team.run(gather);
+      return scratch;
+    }
+  } else {
+    (void)extra;
+    const unsigned T_ = team.size();
+    if (T_ == 1 || n < (std::size_t{1} << 14)) {
+      std::sort(data, data + n, cmp);
+      return data;
+    }
+    team.run([&](unsigned t) {
+      std::sort(data + n * t / T_, data + n * (t + 1) / T_, cmp);
+    });
+    std::vector<segment<T>> segs(T_);
+    for (unsigned t = 0; t < T_; ++t) segs[t] = {data + n * t / T_, data + n * (t + 1) / T_};
+    parallel_merge<T, Cmp>(segs, scratch, cmp, team, 0);
+    return scratch;
+  }
+}
+
+} // namespace flow::algo

@@ -1,0 +1,354 @@
+#pragma once
+// Run formation: elements are pushed into a run buffer; a full buffer is handed to a
+// background thread that sorts it on every thread of a team (run_sort.hpp) and writes it
+// to disk straight from memory, while the caller fills the next buffer. So reading the
+// input, sorting run i and writing run i-1 overlap.
+//
+//   flow::algo::runs_creator<Edge, edge_order> rc(256 << 20);
+//   for (...) rc.push(e);
+//   flow::algo::sorted_runs<Edge> runs = rc.result();   // then a runs_merger
+//
+// Memory (all of it within the byte budget): three run slots of R elements (one being
+// filled, one being sorted, one the sort's scratch which then holds the sorted run while
+// it is written), the (key, index) arrays of indirect sorting (2 * 16 bytes per slot
+// element, only for keyed elements larger than 32 bytes), and a reserve of budget/16 for
+// the runs' metadata (one block id and one element per block). If the input ends before
+// the first slot is full the run is sorted in memory and nothing is written.
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "flow/algo/parallel.hpp"
+#include "flow/algo/run_sort.hpp"
+#include "flow/algo/runs.hpp"
+#include "flow/algo/sort_traits.hpp"
+#include "flow/io/buffer.hpp"
+#include "flow/mng/allocation.hpp"
+
+namespace flow::algo {
+
+/// Heap bytes of one pending block write (the request object and its bookkeeping).
+inline constexpr std::size_t run_write_overhead = 256;
+
+/// How run formation divides a budget.
+struct run_formation_plan {
+  block_geometry geometry;
+  std::size_t run_elements = 0;   ///< R: elements per run (a multiple of the block's)
+  std::size_t slot_bytes = 0;     ///< R * sizeof(T)
+  std::size_t extra_bytes = 0;    ///< indirect sorting's pair arrays
+  std::size_t metadata_reserve = 0;
+};
+
+template <class T, class Cmp>
+run_formation_plan plan_run_formation(std::size_t memory_bytes, const sort_options& opt) {
+  using traits = run_sort_traits<T, Cmp>;
+  run_formation_plan p;
+  p.geometry = choose_geometry<T>(memory_bytes, opt.block_bytes);
+  // metadata (one element per block) plus the pending writes of two runs
+  p.metadata_reserve = std::max<std::size_t>(memory_bytes / 16, 4096) + 4096 +
+                       (memory_bytes / (3 * p.geometry.bytes) + 1) * 2 * run_write_overhead;
+  const std::size_t per_element = 3 * sizeof(T) + traits::extra_bytes_per_element;
+  const std::size_t usable = memory_bytes > p.metadata_reserve ? memory_bytes - p.metadata_reserve : 0;
+  std::size_t r = usable / per_element / p.geometry.elements * p.geometry.elements;
+  r = static_cast<std::size_t>(std::min<std::uint64_t>(r, traits::max_elements / p.geometry.elements *
+                                                              p.geometry.elements));
+  if (r == 0) {
+    throw std::invalid_argument(
+        "flow: sorting needs a memory budget of at least " +
+        std::to_string(p.metadata_reserve + per_element * p.geometry.elements) +
+        " bytes for run formation with blocks of " + std::to_string(p.geometry.bytes) +
+        " bytes; got " + std::to_string(memory_bytes) + ". Give the sort more memory or smaller blocks.");
+  }
+  p.run_elements = r;
+  p.slot_bytes = r * sizeof(T);
+  p.extra_bytes = r * traits::extra_bytes_per_element;
+  return p;
+}
+
+template <class T, class Cmp> class runs_creator {
+  static_assert(sort_order<Cmp, T>, "Cmp must be an order on T with min_value()/max_value() "
+                                    "(see flow/algo/sort_traits.hpp); T trivially copyable");
+
+public:
+  using value_type = T;
+
+  /// Run formation within `memory_bytes` of buffers. Throws std::invalid_argument if the
+  /// budget cannot hold three runs of one block each plus the metadata reserve.
+  explicit runs_creator(std::size_t memory_bytes, Cmp cmp = Cmp(), sort_options opt = {})
+      : cmp_(std::move(cmp)), opt_(opt), bm_(opt.bm()),
+        plan_(plan_run_formation<T, Cmp>(memory_bytes, opt)),
+        strategy_(mng::allocation_strategy::random_cycling(opt.seed)) {
+    if (!opt_.team) {
+      own_team_ = std::make_unique<thread_team>(opt_.thread_count());
+      team_ = own_team_.get();
+    } else {
+      team_ = opt_.team;
+    }
+    for (int i = 0; i < 3; ++i) {
+      slots_.emplace_back(plan_.slot_bytes);
+      free_.push_back(i);
+    }
+    if (plan_.extra_bytes) extra_ = io::aligned_buffer(plan_.extra_bytes);
+    result_.set_block_manager(&bm_);
+    result_.set_geometry(plan_.geometry);
+  }
+
+  ~runs_creator() {
+    worker_.reset(); // finishes queued sorts (their buffers are ours)
+    wait_writes_noexcept();
+    result_.release();
+  }
+  runs_creator(const runs_creator&) = delete;
+  runs_creator& operator=(const runs_creator&) = delete;
+
+  /// Adds one element (inlined: a store and a compare; a full run goes to the sorter).
+  void push(const T& v) {
+    if (pos_ == end_) [[unlikely]] next_slot();
+    *pos_++ = v;
+  }
+  /// Adds many elements.
+  void push(std::span<const T> items) {
+    while (!items.empty()) {
+      if (pos_ == end_) next_slot();
+      const std::size_t n = std::min(items.size(), static_cast<std::size_t>(end_ - pos_));
+      std::memcpy(static_cast<void*>(pos_), items.data(), n * sizeof(T));
+      pos_ += n;
+      items = items.subspan(n);
+    }
+  }
+  /// Adds every element of a stream node (by batches where the node has them).
+  template <class Node> void push_all(Node& in) {
+    if constexpr (requires { in.batch(); in.advance(std::size_t{}); }) {
+      while (!in.empty()) {
+        auto b = in.batch();
+        push(std::span<const T>(b.data(), b.size()));
+        in.advance(b.size());
+      }
+    } else {
+      for (; !in.empty(); ++in) push(*in);
+    }
+  }
+
+  /// Elements pushed so far.
+  std::uint64_t size() const noexcept {
+    return pushed_before_ + (slot_ >= 0 ? static_cast<std::uint64_t>(pos_ - slot_data(slot_)) : 0);
+  }
+  const run_formation_plan& plan() const noexcept { return plan_; }
+
+  /// Ends the input: sorts the last run (in memory if it is the only one), waits for all
+  /// writes and returns the runs. Frees every buffer of the creator except an in-memory
+  /// result's. Call once.
+  sorted_runs<T> result() {
+    if (finished_) throw std::logic_error("flow: runs_creator::result called twice");
+    finished_ = true;
+    result_.set_block_manager(&bm_);
+    result_.set_geometry(plan_.geometry);
+    const std::size_t n = slot_ >= 0 ? static_cast<std::size_t>(pos_ - slot_data(slot_)) : 0;
+    if (submitted_ == 0) {
+      if (n > 0) { // in memory: sort the only run, keep it, free the rest
+        const int scratch = take_free();
+        T* res = sort_run<T, Cmp>(slot_data(slot_), slot_data(scratch), n, cmp_, *team_, extra_.data());
+        const int keep = res == slot_data(slot_) ? slot_ : scratch;
+        result_.set_memory(std::move(slots_[keep]), res, n);
+      }
+    } else {
+      if (n > 0) submit(slot_, n);
+      else release_slot(slot_);
+      if (worker_) worker_->wait();
+      wait_writes();
+    }
+    slot_ = -1;
+    pos_ = end_ = nullptr;
+    for (auto& s : slots_) s.reset();
+    extra_.reset();
+    worker_.reset();
+    return std::move(result_);
+  }
+
+private:
+  struct writing {
+    int slot;
+    std::vector<io::request_ptr> requests;
+  };
+
+  T* slot_data(int i) const { return reinterpret_cast<T*>(slots_[static_cast<std::size_t>(i)].data()); }
+
+  void next_slot() {
+    if (finished_) throw std::logic_error("flow: runs_creator::push after result()");
+    if (slot_ >= 0) {
+      pushed_before_ += plan_.run_elements;
+      submit(slot_, plan_.run_elements);
+    }
+    slot_ = acquire_slot(true);
+    pos_ = slot_data(slot_);
+    end_ = pos_ + plan_.run_elements;
+  }
+
+  void submit(int slot, std::size_t n) {
+    if (!worker_) worker_ = std::make_unique<background_worker>();
+    worker_->check();
+    ++submitted_;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++unsorted_;
+    }
+    worker_->submit([this, slot, n] { sort_and_write(slot, n); });
+  }
+
+  // On the worker thread.
+  void sort_and_write(int slot, std::size_t n) {
+    int scratch = -1;
+    try {
+      scratch = acquire_slot(false);
+    } catch (...) {
+      release_slot(slot);
+      std::lock_guard<std::mutex> lock(mutex_);
+      --unsorted_;
+      changed_.notify_all();
+      throw;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --unsorted_;
+      changed_.notify_all();
+    }
+    T* res;
+    try {
+      res = sort_run<T, Cmp>(slot_data(slot), slot_data(scratch), n, cmp_, *team_, extra_.data());
+    } catch (...) {
+      release_slot(slot);
+      release_slot(scratch);
+      throw;
+    }
+    const int keep = res == slot_data(slot) ? slot : scratch;
+    release_slot(keep == slot ? scratch : slot);
+    run_info<T> run;
+    std::vector<io::request_ptr> reqs;
+    try {
+      reqs = detail::write_run_in_place(res, n, plan_.geometry, bm_, strategy_, run_counter_++, run);
+    } catch (...) {
+      release_slot(keep);
+      throw;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& runs = result_.mutable_runs();
+    if (runs.size() == runs.capacity()) runs.reserve(std::max<std::size_t>(16, 2 * runs.size()));
+    runs.push_back(std::move(run));
+    writing_.push_back({keep, std::move(reqs)});
+    changed_.notify_all();
+    // the metadata must stay within its reserve (with room for one more run and requests)
+    const std::size_t blocks = plan_.run_elements / plan_.geometry.elements;
+    const std::size_t need = result_.metadata_bytes() + blocks * (sizeof(T) + 2 * run_write_overhead) + 4096;
+    if (need > plan_.metadata_reserve) {
+      throw std::length_error(
+          "flow: sorting: the runs' metadata (one element per block, " +
+          std::to_string(result_.metadata_bytes()) + " bytes for " + std::to_string(runs.size()) +
+          " runs) outgrows its reserve of " + std::to_string(plan_.metadata_reserve) +
+          " bytes (about 1/16 of the budget). Give the sort more memory or larger blocks.");
+    }
+  }
+
+
+  // A slot from the free list, else the oldest slot being written once its writes are
+  // done, else wait until a sort releases one. The filler waits until the worker has
+  // the scratch slot for every submitted run (else both could wait for each other).
+  int acquire_slot(bool filler) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      if (filler && unsorted_ > 0) {
+        changed_.wait(lock);
+        continue;
+      }
+      if (!free_.empty()) {
+        const int s = free_.back();
+        free_.pop_back();
+        return s;
+      }
+      if (!writing_.empty()) {
+        writing w = std::move(writing_.front());
+        writing_.pop_front();
+        lock.unlock();
+        try {
+          wait_all(std::span<const io::request_ptr>(w.requests));
+        } catch (...) {
+          release_slot(w.slot);
+          throw;
+        }
+        return w.slot;
+      }
+      changed_.wait(lock);
+    }
+  }
+  int take_free() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const int s = free_.back();
+    free_.pop_back();
+    return s;
+  }
+  void release_slot(int s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(s);
+    changed_.notify_all();
+  }
+  void wait_writes() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!writing_.empty()) {
+      writing w = std::move(writing_.front());
+      writing_.pop_front();
+      lock.unlock();
+      try {
+        wait_all(std::span<const io::request_ptr>(w.requests));
+      } catch (...) {
+        release_slot(w.slot);
+        throw;
+      }
+      lock.lock();
+      free_.push_back(w.slot);
+    }
+  }
+  void wait_writes_noexcept() noexcept {
+    for (;;) {
+      try {
+        wait_writes();
+        return;
+      } catch (...) { // a failed write: its slot is free again, go on with the others
+      }
+    }
+  }
+  static void wait_all(std::span<const io::request_ptr> r) { io::wait_all(r); }
+
+  Cmp cmp_;
+  sort_options opt_;
+  mng::block_manager& bm_;
+  run_formation_plan plan_;
+  mng::allocation_strategy strategy_;
+  std::size_t run_counter_ = 0;
+  std::unique_ptr<thread_team> own_team_;
+  thread_team* team_ = nullptr;
+  std::vector<io::aligned_buffer> slots_;
+  io::aligned_buffer extra_;
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<int> free_;
+  std::deque<writing> writing_;
+  std::size_t unsorted_ = 0; // submitted runs whose sort has no scratch slot yet
+
+  int slot_ = -1; // the slot being filled
+  T* pos_ = nullptr;
+  T* end_ = nullptr;
+  std::uint64_t pushed_before_ = 0;
+  std::size_t submitted_ = 0;
+  bool finished_ = false;
+  sorted_runs<T> result_;
+  std::unique_ptr<background_worker> worker_; // last: destroyed first
+};
+
+} // namespace flow::algo

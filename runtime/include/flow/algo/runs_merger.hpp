@@ -1,0 +1,390 @@
+#pragma once
+// Merging sorted runs into one sorted stream (Dementiev & Sanders' overlapped multiway
+// merge, thesis section 3.5.1):
+//  - the prediction sequence sigma lists every block of every run in the order of its
+//    first element (the merger needs a block exactly when its first element becomes the
+//    smallest unread one);
+//  - block reads are issued in sigma order into a pool of block buffers as soon as one
+//    is free (prefetching), so the disk works ahead while the threads merge;
+//  - blocks are "admitted" to the merge in sigma order; everything in admitted blocks
+//    that is <= the first element f* of the next unadmitted block can be output, because
+//    no unread block holds anything smaller. Each batch of such elements is merged by all
+//    threads of a team at once (exact multiway splitting, then a loser tree per thread).
+// A run's disk block is freed as soon as it has been read. When the fan-in that fits in
+// the budget is smaller than the number of runs, the smallest runs are merged into longer
+// runs first (only as many as needed, so only part of the data takes a second pass).
+//
+//   flow::algo::runs_merger<Edge, edge_order> m(std::move(runs), 256 << 20);
+//   for (; !m.empty(); ++m) use(*m);
+//
+// Memory, all within the byte budget: the runs' metadata (held by the merger), sigma (8
+// bytes per block), an output buffer of up to 4 blocks, and block buffers for the rest
+// (per run at least one, plus prefetch buffers); intermediate passes also use 2 write
+// buffers.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <numeric>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "flow/algo/multiway_merge.hpp"
+#include "flow/algo/parallel.hpp"
+#include "flow/algo/runs.hpp"
+#include "flow/algo/sort_traits.hpp"
+#include "flow/io/buffer.hpp"
+#include "flow/io/request.hpp"
+
+namespace flow::algo {
+
+namespace detail {
+
+template <class T, class Cmp> class merge_engine {
+public:
+  /// Merges the runs (their blocks are freed and invalidated as they are read) with
+  /// `buffers` block buffers (>= number of runs + 1).
+  merge_engine(std::vector<run_info<T>*> runs, const block_geometry& g, std::size_t buffers,
+               mng::block_manager& bm, const Cmp& cmp, thread_team& team)
+      : runs_(std::move(runs)), g_(g), bm_(bm), cmp_(cmp), less_{cmp}, team_(team),
+        memory_(g.bytes * buffers) {
+    for (const auto* r : runs_) remaining_ += r->size;
+    // the prediction sequence
+    std::size_t blocks = 0;
+    for (const auto* r : runs_) blocks += r->block_count();
+    sigma_.reserve(blocks);
+    for (std::uint32_t i = 0; i < runs_.size(); ++i) {
+      for (std::uint32_t b = 0; b < runs_[i]->block_count(); ++b) sigma_.push_back({i, b});
+    }
+    std::sort(sigma_.begin(), sigma_.end(), [this](const entry& a, const entry& b) {
+      const T& fa = first(a);
+      const T& fb = first(b);
+      if (less_(fa, fb)) return true;
+      if (less_(fb, fa)) return false;
+      return a.run < b.run || (a.run == b.run && a.block < b.block);
+    });
+    free_.reserve(buffers);
+    for (std::size_t i = buffers; i-- > 0;) free_.push_back(i);
+    issue();
+  }
+  ~merge_engine() {
+    for (auto& p : inflight_) {
+      try {
+        p.request->wait();
+      } catch (...) {
+      }
+    }
+  }
+  merge_engine(const merge_engine&) = delete;
+  merge_engine& operator=(const merge_engine&) = delete;
+
+  std::uint64_t remaining() const noexcept { return remaining_; }
+
+  /// Merges up to `cap` (> 0) of the next elements into out; returns how many (0: done).
+  std::size_t next(T* out, std::size_t cap) {
+    if (remaining_ == 0) return 0;
+    std::size_t avail = count_available();
+    while (next_admit_ < sigma_.size() && avail < cap) {
+      if (inflight_.empty()) break; // the next block is not even requested: consume first
+      if (avail >= cap / 4 && !inflight_.front().request->poll()) break; // don't wait now
+      admit();
+      avail = count_available();
+    }
+    if (avail == 0) {
+      throw std::logic_error("flow: runs merger: no element can be output (internal error)");
+    }
+    std::vector<segment<T>> segs(active_.size());
+    if (avail > cap) {
+      for (std::size_t i = 0; i < active_.size(); ++i) segs[i] = {active_[i].pos, active_[i].pos + counts_[i]};
+      multiway_split<T, Cmp>(segs, cap, cmp_, counts_.data());
+      avail = cap;
+    }
+    for (std::size_t i = 0; i < active_.size(); ++i) segs[i] = {active_[i].pos, active_[i].pos + counts_[i]};
+    parallel_merge<T, Cmp>(segs, out, cmp_, team_);
+    // advance; release consumed blocks
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < active_.size(); ++i) {
+      active_[i].pos += counts_[i];
+      if (active_[i].pos == active_[i].end) {
+        free_.push_back(active_[i].buffer);
+      } else {
+        active_[j++] = active_[i];
+      }
+    }
+    active_.resize(j);
+    remaining_ -= avail;
+    issue();
+    return avail;
+  }
+
+private:
+  struct entry {
+    std::uint32_t run;
+    std::uint32_t block;
+  };
+  struct pending {
+    std::size_t buffer;
+    io::request_ptr request;
+  };
+  struct active {
+    const T* pos;
+    const T* end;
+    std::size_t buffer;
+  };
+
+  const T& first(const entry& e) const { return runs_[e.run]->firsts[e.block]; }
+  T* buffer(std::size_t i) { return reinterpret_cast<T*>(memory_.data() + i * g_.bytes); }
+
+  void issue() {
+    while (!free_.empty() && next_issue_ < sigma_.size()) {
+      const std::size_t b = free_.back();
+      const entry& e = sigma_[next_issue_];
+      const mng::block_id id = runs_[e.run]->block(e.block, g_.bytes);
+      io::request_ptr r = id.storage->file().aread(buffer(b), id.offset, g_.bytes);
+      free_.pop_back();
+      inflight_.push_back({b, std::move(r)});
+      ++next_issue_;
+    }
+  }
+
+  void admit() {
+    pending p = std::move(inflight_.front());
+    inflight_.pop_front();
+    try {
+      p.request->wait();
+    } catch (...) {
+      free_.push_back(p.buffer);
+      throw;
+    }
+    const entry e = sigma_[next_admit_++];
+    run_info<T>& run = *runs_[e.run];
+    const std::size_t len =
+        e.block + 1 == run.block_count()
+            ? static_cast<std::size_t>(run.size - std::uint64_t{e.block} * g_.elements)
+            : g_.elements;
+    const T* b = buffer(p.buffer);
+    active_.push_back({b, b + len, p.buffer});
+    if (run.freed != e.block) throw std::logic_error("flow: runs merger: blocks of a run out of order");
+    bm_.free(run.block(e.block, g_.bytes)); // its disk space is free once read
+    run.freed = e.block + 1;
+  }
+
+  // counts_[i]: elements of active block i that are <= f* (all if no block is left).
+  std::size_t count_available() {
+    counts_.resize(active_.size());
+    std::size_t sum = 0;
+    if (next_admit_ < sigma_.size()) {
+      const T f = first(sigma_[next_admit_]);
+      for (std::size_t i = 0; i < active_.size(); ++i) {
+        counts_[i] = static_cast<std::size_t>(
+            std::upper_bound(active_[i].pos, active_[i].end, f, less_) - active_[i].pos);
+        sum += counts_[i];
+      }
+    } else {
+      for (std::size_t i = 0; i < active_.size(); ++i) {
+        counts_[i] = static_cast<std::size_t>(active_[i].end - active_[i].pos);
+        sum += counts_[i];
+      }
+    }
+    return sum;
+  }
+
+  std::vector<run_info<T>*> runs_;
+  block_geometry g_;
+  mng::block_manager& bm_;
+  Cmp cmp_;
+  fast_less<T, Cmp> less_;
+  thread_team& team_;
+  io::aligned_buffer memory_;
+  std::vector<entry> sigma_;
+  std::vector<std::size_t> free_;
+  std::deque<pending> inflight_; // in sigma order
+  std::vector<active> active_;
+  std::vector<std::size_t> counts_;
+  std::size_t next_issue_ = 0;
+  std::size_t next_admit_ = 0;
+  std::uint64_t remaining_ = 0;
+};
+
+} // namespace detail
+
+/// How a merger divides its budget.
+struct merge_plan {
+  std::size_t output_elements = 0; ///< output buffer
+  std::size_t buffers = 0;         ///< block buffers of the final merge
+  std::size_t fan_in = 0;          ///< runs the final merge takes at once
+  std::size_t intermediate_fan_in = 0;
+};
+
+/// Heap bytes per block buffer of a merge besides the buffer itself: its read request,
+/// queue entries, and its share of the merge kernels' per-segment arrays on every thread.
+inline std::size_t merge_buffer_overhead(unsigned threads) { return 384 + 96 * std::size_t{threads}; }
+
+template <class T>
+merge_plan plan_merge(std::size_t memory_bytes, const block_geometry& g, std::size_t metadata_bytes,
+                      std::size_t total_blocks, unsigned threads) {
+  merge_plan p;
+  p.output_elements = std::max<std::size_t>(
+      g.elements, std::min<std::size_t>(4 * g.elements, memory_bytes / 16 / sizeof(T)));
+  const std::size_t fixed = metadata_bytes + p.output_elements * sizeof(T) +
+                            total_blocks * 8 /* sigma */ + 16384 /* objects, threads */;
+  const std::size_t rest = memory_bytes > fixed ? memory_bytes - fixed : 0;
+  p.buffers = rest / (g.bytes + merge_buffer_overhead(threads));
+  const std::size_t prefetch = std::clamp<std::size_t>(p.buffers / 8, 1, 16);
+  p.fan_in = p.buffers > prefetch ? p.buffers - prefetch : 0;
+  p.intermediate_fan_in = p.fan_in > 2 ? p.fan_in - 2 : 0; // 2 write buffers
+  return p;
+}
+
+template <class T, class Cmp> class runs_merger {
+  static_assert(sort_order<Cmp, T>, "Cmp must be an order on T with min_value()/max_value() "
+                                    "(see flow/algo/sort_traits.hpp); T trivially copyable");
+
+public:
+  using value_type = T;
+
+  /// Merges `runs` within `memory_bytes`: intermediate passes (if the runs are more than
+  /// the fan-in) happen here, the final merge as the stream is read. Throws
+  /// std::invalid_argument if the budget cannot hold two runs' blocks and the metadata.
+  runs_merger(sorted_runs<T> input, std::size_t memory_bytes, Cmp cmp = Cmp(), sort_options opt = {})
+      : runs_(std::move(input)), cmp_(std::move(cmp)), memory_(memory_bytes) {
+    if (runs_.in_memory()) {
+      auto m = runs_.memory_elements();
+      pos_ = m.data();
+      end_ = m.data() + m.size();
+      total_ = m.size();
+      return;
+    }
+    if (!opt.team) {
+      own_team_ = std::make_unique<thread_team>(opt.thread_count());
+      team_ = own_team_.get();
+    } else {
+      team_ = opt.team;
+    }
+    total_ = runs_.size();
+    mng::block_manager& bm = *runs_.block_manager();
+    const block_geometry g = runs_.geometry();
+    std::size_t total_blocks = 0;
+    for (const auto& r : runs_.runs()) total_blocks += r.block_count();
+    // metadata doubles while a merged run's metadata is built beside its inputs'
+    const std::size_t meta = 2 * runs_.metadata_bytes() + (runs_.run_count() + 1) * sizeof(run_info<T>);
+    plan_ = plan_merge<T>(memory_bytes, g, meta, total_blocks, team_->size());
+    if (plan_.fan_in < 2 && runs_.run_count() > 1) {
+      throw std::invalid_argument(
+          "flow: merging " + std::to_string(runs_.run_count()) + " sorted runs of " +
+          std::to_string(g.bytes) + "-byte blocks needs a memory budget of at least " +
+          std::to_string(meta + 4 * g.bytes + plan_.output_elements * sizeof(T) + 32768) +
+          " bytes; got " + std::to_string(memory_bytes) + ". Give the sort more memory.");
+    }
+    auto& runs = runs_.mutable_runs();
+    levels_.assign(runs.size(), 0);
+    mng::allocation_strategy strategy = mng::allocation_strategy::random_cycling(opt.seed + 7);
+    std::size_t counter = 0;
+    const std::size_t fan_in = std::max<std::size_t>(plan_.fan_in, 1);
+    while (runs.size() > fan_in) {
+      if (plan_.intermediate_fan_in < 2) {
+        throw std::invalid_argument("flow: the memory budget is too small for a second merge pass");
+      }
+      const std::size_t g_in = std::min(plan_.intermediate_fan_in, runs.size() - fan_in + 1);
+      std::vector<std::size_t> order(runs.size());
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return runs[a].size < runs[b].size; });
+      order.resize(g_in);
+      std::sort(order.begin(), order.end());
+      std::vector<run_info<T>*> pick;
+      unsigned level = 0;
+      for (std::size_t i : order) {
+        pick.push_back(&runs[i]);
+        level = std::max(level, levels_[i]);
+      }
+      run_info<T> merged;
+      {
+        std::uint64_t elements = 0;
+        for (const auto* r : pick) elements += r->size;
+        io::aligned_buffer out(plan_.output_elements * sizeof(T));
+        T* o = reinterpret_cast<T*>(out.data());
+        detail::run_writer<T> writer(elements, g, 2, bm, strategy, counter++);
+        detail::merge_engine<T, Cmp> engine(pick, g, plan_.buffers - 2, bm, cmp_, *team_);
+        for (;;) {
+          const std::size_t n = engine.next(o, plan_.output_elements);
+          if (n == 0) break;
+          writer.push(std::span<const T>(o, n));
+        }
+        merged = writer.finish();
+      }
+      for (std::size_t j = order.size(); j-- > 0;) {
+        runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(order[j]));
+        levels_.erase(levels_.begin() + static_cast<std::ptrdiff_t>(order[j]));
+      }
+      runs.push_back(std::move(merged));
+      levels_.push_back(level + 1);
+    }
+    passes_ = 1;
+    for (unsigned l : levels_) passes_ = std::max(passes_, l + 1);
+    std::vector<run_info<T>*> all;
+    for (auto& r : runs) all.push_back(&r);
+    out_ = io::aligned_buffer(plan_.output_elements * sizeof(T));
+    engine_ = std::make_unique<detail::merge_engine<T, Cmp>>(
+        all, g, plan_.buffers, bm, cmp_, *team_);
+    refill();
+  }
+  runs_merger(const runs_merger&) = delete;
+  runs_merger& operator=(const runs_merger&) = delete;
+
+  bool empty() const noexcept { return pos_ == end_; }
+  const T& operator*() const noexcept { return *pos_; }
+  const T* operator->() const noexcept { return pos_; }
+  runs_merger& operator++() {
+    if (++pos_ == end_) refill();
+    return *this;
+  }
+  /// The merged elements ready in memory (never empty unless the stream is).
+  std::span<const T> batch() const noexcept { return {pos_, static_cast<std::size_t>(end_ - pos_)}; }
+  /// Skips n <= batch().size() elements.
+  void advance(std::size_t n) {
+    pos_ += n;
+    if (pos_ == end_) refill();
+  }
+
+  /// Elements in total.
+  std::uint64_t size() const noexcept { return total_; }
+  /// Merge passes over the data: 0 in memory, 1 normally, 2+ with intermediate merges.
+  unsigned merge_passes() const noexcept { return passes_; }
+  const merge_plan& plan() const noexcept { return plan_; }
+
+private:
+  void refill() {
+    pos_ = end_ = nullptr;
+    if (!engine_) return;
+    T* o = reinterpret_cast<T*>(out_.data());
+    const std::size_t n = engine_->next(o, plan_.output_elements);
+    if (n == 0) {
+      engine_.reset();
+      out_.reset();
+      runs_.release();
+      return;
+    }
+    pos_ = o;
+    end_ = o + n;
+  }
+
+  sorted_runs<T> runs_;
+  Cmp cmp_;
+  std::size_t memory_;
+  merge_plan plan_{};
+  std::unique_ptr<thread_team> own_team_;
+  thread_team* team_ = nullptr;
+  std::vector<unsigned> levels_;
+  unsigned passes_ = 0;
+  io::aligned_buffer out_;
+  std::unique_ptr<detail::merge_engine<T, Cmp>> engine_;
+  std::uint64_t total_ = 0;
+  const T* pos_ = nullptr;
+  const T* end_ = nullptr;
+};
+
+} // namespace flow::algo

@@ -1,0 +1,125 @@
+#pragma once
+// The external sorter in its two forms:
+//  - sorter<T, Cmp>: push everything, finish(), then read the sorted stream (empty / * /
+//    ++ / batch / advance). Run formation and merging happen in the same object.
+//  - runs_creator<T, Cmp> + runs_merger<T, Cmp> (runs_creator.hpp, runs_merger.hpp): the
+//    same two halves as separate objects, so they can live in different phases; the
+//    sorted_runs between them can also be kept and merged later (e.g. to feed a loop).
+// Both never use more buffer and metadata memory than the byte budget they are given;
+// all their I/O goes through flow::io requests, so flow::io::scoped_stats measures it.
+//
+//   flow::algo::sorter<Edge, edge_order> s(256 << 20);
+//   for (...) s.push(e);
+//   s.finish();
+//   for (; !s.empty(); ++s) use(*s);
+//
+// sort_estimate<T, Cmp>(n, memory) tells in advance what the sorter will do with n
+// elements in that budget (in memory or not, runs, merge passes, I/O bytes), the
+// numbers a planner compares with flow::io::scoped_stats afterwards.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+
+#include "flow/algo/runs_creator.hpp"
+#include "flow/algo/runs_merger.hpp"
+
+namespace flow::algo {
+
+struct sort_estimate_result {
+  bool in_memory = false;       ///< nothing is written
+  std::uint64_t runs = 0;       ///< runs written by run formation
+  std::size_t fan_in = 0;       ///< runs the final merge takes at once
+  unsigned merge_passes = 0;    ///< passes over the data in the worst case (0 in memory)
+  std::uint64_t io_bytes = 0;   ///< upper bound of bytes read plus written
+  std::size_t block_bytes = 0;
+};
+
+/// What sorting n elements of T within memory_bytes costs. I/O: each pass writes and
+/// reads every element once (whole blocks: the last block of a run is padded), so
+/// io_bytes = 2 * blocks * block_bytes * passes, about 2 * n * sizeof(T) per pass.
+template <class T, class Cmp>
+sort_estimate_result sort_estimate(std::uint64_t n, std::size_t memory_bytes, sort_options opt = {}) {
+  sort_estimate_result e;
+  const run_formation_plan rf = plan_run_formation<T, Cmp>(memory_bytes, opt);
+  e.block_bytes = rf.geometry.bytes;
+  if (n <= rf.run_elements) {
+    e.in_memory = true;
+    return e;
+  }
+  e.runs = (n + rf.run_elements - 1) / rf.run_elements;
+  const std::uint64_t blocks_per_run = rf.run_elements / rf.geometry.elements;
+  const std::uint64_t blocks = (n + rf.geometry.elements - 1) / rf.geometry.elements + e.runs;
+  const std::size_t meta = 2 * (e.runs * sizeof(run_info<T>) + (blocks + e.runs) * sizeof(T));
+  const merge_plan mp = plan_merge<T>(memory_bytes, rf.geometry, meta, blocks, opt.thread_count());
+  e.fan_in = mp.fan_in;
+  unsigned passes = 1;
+  if (mp.fan_in >= 2) {
+    std::uint64_t r = e.runs;
+    while (r > mp.fan_in) { // whole passes in the worst case
+      r = (r + mp.intermediate_fan_in - 1) / mp.intermediate_fan_in;
+      ++passes;
+    }
+  }
+  e.merge_passes = passes;
+  // blocks written by run formation (exact); later passes write at most as many
+  const std::uint64_t rest = n % rf.run_elements;
+  const std::uint64_t data_blocks =
+      n / rf.run_elements * blocks_per_run + (rest + rf.geometry.elements - 1) / rf.geometry.elements;
+  e.io_bytes = 2 * data_blocks * rf.geometry.bytes * passes;
+  return e;
+}
+
+template <class T, class Cmp> class sorter {
+public:
+  using value_type = T;
+
+  /// A sorter of T by Cmp within `memory_bytes` (see runs_creator / runs_merger for how
+  /// the budget is used in each phase).
+  explicit sorter(std::size_t memory_bytes, Cmp cmp = Cmp(), sort_options opt = {})
+      : memory_(memory_bytes), cmp_(cmp), opt_(opt) {
+    if (!opt_.team) {
+      team_ = std::make_unique<thread_team>(opt_.thread_count());
+      opt_.team = team_.get();
+    }
+    creator_.emplace(memory_bytes, cmp_, opt_);
+  }
+
+  void push(const T& v) { creator_->push(v); }
+  void push(std::span<const T> items) { creator_->push(items); }
+  template <class Node> void push_all(Node& in) { creator_->push_all(in); }
+
+  /// Ends the input; the sorted stream can be read after this. Call once.
+  void finish() {
+    if (!creator_) throw std::logic_error("flow: sorter::finish called twice");
+    sorted_runs<T> runs = creator_->result();
+    creator_.reset();
+    merger_.emplace(std::move(runs), memory_, cmp_, opt_);
+  }
+
+  bool empty() const noexcept { return merger_->empty(); }
+  const T& operator*() const noexcept { return **merger_; }
+  const T* operator->() const noexcept { return &**merger_; }
+  sorter& operator++() {
+    ++*merger_;
+    return *this;
+  }
+  std::span<const T> batch() const noexcept { return merger_->batch(); }
+  void advance(std::size_t n) { merger_->advance(n); }
+
+  /// Elements pushed (before finish) or in total (after).
+  std::uint64_t size() const noexcept { return merger_ ? merger_->size() : creator_->size(); }
+  unsigned merge_passes() const noexcept { return merger_ ? merger_->merge_passes() : 0; }
+
+private:
+  std::size_t memory_;
+  Cmp cmp_;
+  sort_options opt_;
+  std::unique_ptr<thread_team> team_;
+  std::optional<runs_creator<T, Cmp>> creator_;
+  std::optional<runs_merger<T, Cmp>> merger_;
+};
+
+} // namespace flow::algo

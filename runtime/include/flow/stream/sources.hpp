@@ -1,0 +1,126 @@
+#pragma once
+// Source nodes: generate (count elements from a function of the index), range, scan (an
+// in-memory array, or anything with begin/end such as std::vector), read (a binary file
+// of T). A flow::containers::vector is scanned with its own v.scan(), which is a node.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "flow/io/typed_file.hpp"
+#include "flow/stream/node.hpp"
+
+namespace flow::stream {
+
+/// fn(0), fn(1), ..., fn(count-1), each called exactly once and in order (fn may keep
+/// state, e.g. a random generator).
+template <class Fn> class generate_node {
+public:
+  using value_type = std::remove_cvref_t<std::invoke_result_t<Fn&, std::uint64_t>>;
+
+  generate_node(std::uint64_t count, Fn fn) : count_(count), fn_(std::move(fn)) {
+    if (count_ > 0) current_ = fn_(std::uint64_t{0});
+  }
+  bool empty() const noexcept { return index_ == count_; }
+  const value_type& operator*() const noexcept { return current_; }
+  const value_type* operator->() const noexcept { return &current_; }
+  generate_node& operator++() {
+    if (++index_ < count_) current_ = fn_(index_);
+    return *this;
+  }
+  /// Elements not yet consumed.
+  std::uint64_t remaining() const noexcept { return count_ - index_; }
+
+private:
+  std::uint64_t count_;
+  std::uint64_t index_ = 0;
+  Fn fn_;
+  value_type current_{};
+};
+
+template <class Fn> generate_node<Fn> generate(std::uint64_t count, Fn fn) {
+  return generate_node<Fn>(count, std::move(fn));
+}
+
+/// first, first+1, ..., last-1.
+template <class T = std::uint64_t> class range_node {
+public:
+  using value_type = T;
+  range_node(T first, T last) : current_(first), last_(last) {}
+  bool empty() const noexcept { return !(current_ < last_); }
+  const T& operator*() const noexcept { return current_; }
+  range_node& operator++() {
+    ++current_;
+    return *this;
+  }
+
+private:
+  T current_, last_;
+};
+
+template <class T> range_node<T> range(T first, T last) { return range_node<T>(first, last); }
+
+/// The elements of a contiguous in-memory range (not copied: it must outlive the node).
+template <class T> class scan_node {
+public:
+  using value_type = T;
+  explicit scan_node(std::span<const T> items) : pos_(items.data()), end_(items.data() + items.size()) {}
+  bool empty() const noexcept { return pos_ == end_; }
+  const T& operator*() const noexcept { return *pos_; }
+  const T* operator->() const noexcept { return pos_; }
+  scan_node& operator++() {
+    ++pos_;
+    return *this;
+  }
+  std::span<const T> batch() const noexcept { return {pos_, static_cast<std::size_t>(end_ - pos_)}; }
+  void advance(std::size_t n) noexcept { pos_ += n; }
+
+private:
+  const T* pos_;
+  const T* end_;
+};
+
+template <class T> scan_node<T> scan(std::span<const T> items) { return scan_node<T>(items); }
+template <class C>
+auto scan(const C& container) -> scan_node<typename C::value_type>
+  requires requires { container.data(); container.size(); }
+{
+  return scan_node<typename C::value_type>(
+      std::span<const typename C::value_type>(container.data(), container.size()));
+}
+
+/// The elements of a binary file of T (no header; see flow/io/typed_file.hpp), read
+/// ahead in large aligned chunks, O_DIRECT by default. Throws open_error /
+/// file_format_error at construction.
+template <class T> class read_node {
+public:
+  using value_type = T;
+  explicit read_node(const std::string& path, std::size_t memory_bytes = io::default_typed_file_memory,
+                     bool direct = true)
+      : in_(std::make_unique<io::file_reader<T>>(path, memory_bytes, direct)) {}
+  bool empty() const noexcept { return in_->empty(); }
+  const T& operator*() const noexcept { return **in_; }
+  const T* operator->() const noexcept { return &**in_; }
+  read_node& operator++() {
+    ++*in_;
+    return *this;
+  }
+  std::span<const T> batch() const noexcept { return in_->batch(); }
+  void advance(std::size_t n) { in_->advance(n); }
+  /// Elements in the file.
+  std::uint64_t size() const noexcept { return in_->size(); }
+
+private:
+  std::unique_ptr<io::file_reader<T>> in_;
+};
+
+template <class T>
+read_node<T> read(const std::string& path, std::size_t memory_bytes = io::default_typed_file_memory,
+                  bool direct = true) {
+  return read_node<T>(path, memory_bytes, direct);
+}
+
+} // namespace flow::stream

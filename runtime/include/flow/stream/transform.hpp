@@ -1,0 +1,192 @@
+#pragma once
+// Per-element nodes: map, filter, unique, take, tee. Each inlines into its consumer's loop.
+//
+//   auto m = flow::stream::map(in, [](const Edge& e) { return e.src; });
+//   auto f = flow::stream::filter(in, [](const Edge& e) { return e.src != e.dst; });
+//   auto u = flow::stream::unique(sorted);                                  // by ==
+//   auto v = flow::stream::unique(sorted, [](const Edge& e) { return e.src; }); // by key
+//   auto t = flow::stream::take(in, 10);
+//   auto x = flow::stream::tee(in, other_sorter);  // passes in through, pushes a copy
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "flow/stream/node.hpp"
+
+namespace flow::stream {
+
+/// fn(x) for every element x of the input. fn is called once per element, in order.
+template <class In, class Fn> class map_node {
+  using input_t = std::remove_cvref_t<In>;
+
+public:
+  using value_type = std::remove_cvref_t<std::invoke_result_t<Fn&, const value_t<input_t>&>>;
+
+  map_node(In&& in, Fn fn) : in_(std::forward<In>(in)), fn_(std::move(fn)) {
+    if (!in_.empty()) current_ = fn_(*in_);
+  }
+  bool empty() const { return in_.empty(); }
+  const value_type& operator*() const noexcept { return current_; }
+  const value_type* operator->() const noexcept { return &current_; }
+  map_node& operator++() {
+    ++in_;
+    if (!in_.empty()) current_ = fn_(*in_);
+    return *this;
+  }
+
+private:
+  input_storage<In> in_;
+  Fn fn_;
+  value_type current_{};
+};
+
+template <class In, class Fn> map_node<In, Fn> map(In&& in, Fn fn) {
+  return map_node<In, Fn>(std::forward<In>(in), std::move(fn));
+}
+
+/// The elements x of the input with pred(x) true.
+template <class In, class Pred> class filter_node {
+public:
+  using value_type = value_t<In>;
+
+  filter_node(In&& in, Pred pred) : in_(std::forward<In>(in)), pred_(std::move(pred)) { skip(); }
+  bool empty() const { return in_.empty(); }
+  decltype(auto) operator*() const { return *in_; }
+  filter_node& operator++() {
+    ++in_;
+    skip();
+    return *this;
+  }
+
+private:
+  void skip() {
+    while (!in_.empty() && !pred_(*in_)) ++in_;
+  }
+  input_storage<In> in_;
+  Pred pred_;
+};
+
+template <class In, class Pred> filter_node<In, Pred> filter(In&& in, Pred pred) {
+  return filter_node<In, Pred>(std::forward<In>(in), std::move(pred));
+}
+
+/// The first element of every group of adjacent equal elements. "Equal" is `eq(a, b)`
+/// for a binary predicate, `key(a) == key(b)` for a unary key function, or a == b.
+template <class In, class Same> class unique_node {
+public:
+  using value_type = value_t<In>;
+
+  unique_node(In&& in, Same same) : in_(std::forward<In>(in)), same_(std::move(same)) {
+    if (!in_.empty()) {
+      current_ = *in_;
+      has_ = true;
+      ++in_;
+    }
+  }
+  bool empty() const noexcept { return !has_; }
+  const value_type& operator*() const noexcept { return current_; }
+  const value_type* operator->() const noexcept { return &current_; }
+  unique_node& operator++() {
+    while (!in_.empty() && equal(current_, *in_)) ++in_;
+    if (in_.empty()) {
+      has_ = false;
+    } else {
+      current_ = *in_;
+      ++in_;
+    }
+    return *this;
+  }
+
+private:
+  bool equal(const value_type& a, const value_type& b) const {
+    if constexpr (std::is_invocable_r_v<bool, const Same&, const value_type&, const value_type&>) {
+      return same_(a, b);
+    } else {
+      return same_(a) == same_(b);
+    }
+  }
+  input_storage<In> in_;
+  Same same_;
+  value_type current_{};
+  bool has_ = false;
+};
+
+template <class In> auto unique(In&& in) {
+  return unique_node<In, std::equal_to<>>(std::forward<In>(in), std::equal_to<>{});
+}
+/// `same` is a binary equality predicate or a unary key function.
+template <class In, class Same> unique_node<In, Same> unique(In&& in, Same same) {
+  return unique_node<In, Same>(std::forward<In>(in), std::move(same));
+}
+
+/// The first n elements of the input.
+template <class In> class take_node {
+public:
+  using value_type = value_t<In>;
+
+  take_node(In&& in, std::uint64_t n) : in_(std::forward<In>(in)), left_(n) {}
+  bool empty() const { return left_ == 0 || in_.empty(); }
+  decltype(auto) operator*() const { return *in_; }
+  take_node& operator++() {
+    --left_;
+    if (left_ > 0) ++in_; // never pulls past the n-th element
+    return *this;
+  }
+  auto batch() const
+    requires batch_node<std::remove_cvref_t<In>>
+  {
+    auto b = in_.batch();
+    return b.first(static_cast<std::size_t>(std::min<std::uint64_t>(b.size(), left_)));
+  }
+  void advance(std::size_t n)
+    requires batch_node<std::remove_cvref_t<In>>
+  {
+    left_ -= n;
+    if (left_ > 0) in_.advance(n);
+  }
+
+private:
+  input_storage<In> in_;
+  std::uint64_t left_;
+};
+
+template <class In> take_node<In> take(In&& in, std::uint64_t n) {
+  return take_node<In>(std::forward<In>(in), n);
+}
+
+/// Passes the input through unchanged and pushes every element it passes into each
+/// consumer (push_to: a callable, push(v) or push_back(v)): one stream feeding several
+/// consumers in the same phase, one of them pulling.
+template <class In, class... Consumers> class tee_node {
+public:
+  using value_type = value_t<In>;
+
+  tee_node(In&& in, Consumers&... consumers) : in_(std::forward<In>(in)), consumers_(consumers...) {
+    give();
+  }
+  bool empty() const { return in_.empty(); }
+  decltype(auto) operator*() const { return *in_; }
+  tee_node& operator++() {
+    ++in_;
+    give();
+    return *this;
+  }
+
+private:
+  void give() {
+    if (in_.empty()) return;
+    const auto& v = *in_;
+    std::apply([&](auto&... c) { (push_to(c, v), ...); }, consumers_);
+  }
+  input_storage<In> in_;
+  std::tuple<Consumers&...> consumers_;
+};
+
+template <class In, class... Consumers> tee_node<In, Consumers...> tee(In&& in, Consumers&... consumers) {
+  return tee_node<In, Consumers...>(std::forward<In>(in), consumers...);
+}
+
+} // namespace flow::stream

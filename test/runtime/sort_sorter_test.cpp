@@ -1,0 +1,535 @@
+// The external sorter against std::sort / std::stable_sort: record sizes 4, 8, 16, 24 and
+// 100 bytes (100 = a 10-byte key and payload), keyed (radix) and comparison-only orders,
+// random / sorted / reverse / all-equal / few-distinct inputs, sizes 0, 1, around block
+// and run boundaries and several times the budget, one and several merge passes, on a
+// memory disk and on O_DIRECT files; the memory budget (buffers + heap, counted by an
+// allocation counter) and the I/O volume against sort_estimate.
+#include <malloc.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "flow/algo/sorter.hpp"
+#include "flow/io/buffer.hpp"
+#include "flow/io/stats.hpp"
+#include "flow/mng/block_manager.hpp"
+#include "test_support.hpp"
+
+// ---- a heap allocation counter for the whole test binary (counts, never changes behaviour)
+namespace {
+std::atomic<std::int64_t> heap_current{0};
+std::atomic<std::int64_t> heap_peak{0};
+void count_alloc(void* p) {
+  if (!p) return;
+  const auto now = heap_current.fetch_add(static_cast<std::int64_t>(malloc_usable_size(p))) +
+                   static_cast<std::int64_t>(malloc_usable_size(p));
+  auto peak = heap_peak.load(std::memory_order_relaxed);
+  while (now > peak && !heap_peak.compare_exchange_weak(peak, now)) {
+  }
+}
+void count_free(void* p) {
+  if (p) heap_current.fetch_sub(static_cast<std::int64_t>(malloc_usable_size(p)));
+}
+void* counted_alloc(std::size_t n) {
+  void* p = std::malloc(n ? n : 1);
+  if (!p) throw std::bad_alloc();
+  count_alloc(p);
+  return p;
+}
+void* counted_aligned(std::size_t n, std::size_t a) {
+  void* p = nullptr;
+  if (posix_memalign(&p, std::max(a, sizeof(void*)), n ? n : 1) != 0) throw std::bad_alloc();
+  count_alloc(p);
+  return p;
+}
+} // namespace
+
+void* operator new(std::size_t n) { return counted_alloc(n); }
+void* operator new[](std::size_t n) { return counted_alloc(n); }
+void* operator new(std::size_t n, std::align_val_t a) { return counted_aligned(n, static_cast<std::size_t>(a)); }
+void* operator new[](std::size_t n, std::align_val_t a) { return counted_aligned(n, static_cast<std::size_t>(a)); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return counted_alloc(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void operator delete(void* p) noexcept {
+  count_free(p);
+  std::free(p);
+}
+void operator delete[](void* p) noexcept {
+  count_free(p);
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  count_free(p);
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  count_free(p);
+  std::free(p);
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+  count_free(p);
+  std::free(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept {
+  count_free(p);
+  std::free(p);
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
+  count_free(p);
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
+  count_free(p);
+  std::free(p);
+}
+
+namespace {
+
+using flow::test::mix;
+
+// ---- element types and orders -------------------------------------------------------
+
+struct u32_order { // keyed, total
+  bool operator()(std::uint32_t a, std::uint32_t b) const { return a < b; }
+  static std::uint32_t min_value() { return 0; }
+  static std::uint32_t max_value() { return UINT32_MAX; }
+  using key_type = std::uint32_t;
+  static key_type key(std::uint32_t v) { return v; }
+  static constexpr bool key_is_total = true;
+};
+
+struct u64_order { // comparison only
+  bool operator()(std::uint64_t a, std::uint64_t b) const { return a < b; }
+  static std::uint64_t min_value() { return 0; }
+  static std::uint64_t max_value() { return UINT64_MAX; }
+};
+
+struct edge {
+  std::uint32_t src, dst, a, b;
+};
+struct edge_order { // keyed by (src, dst), total; payload a, b not part of the order
+  bool operator()(const edge& x, const edge& y) const {
+    return x.src < y.src || (x.src == y.src && x.dst < y.dst);
+  }
+  static edge min_value() { return {0, 0, 0, 0}; }
+  static edge max_value() { return {UINT32_MAX, UINT32_MAX, 0, 0}; }
+  using key_type = std::uint64_t;
+  static key_type key(const edge& e) { return (std::uint64_t{e.src} << 32) | e.dst; }
+  static constexpr bool key_is_total = true;
+};
+struct edge_cmp_order { // the same order without a key
+  bool operator()(const edge& x, const edge& y) const { return edge_order()(x, y); }
+  static edge min_value() { return edge_order::min_value(); }
+  static edge max_value() { return edge_order::max_value(); }
+};
+
+template <std::size_t N> struct rec {
+  unsigned char b[N];
+};
+template <std::size_t N> rec<N> filled(unsigned char c) {
+  rec<N> r;
+  std::memset(r.b, c, N);
+  return r;
+}
+inline std::uint64_t be64(const unsigned char* p) {
+  std::uint64_t k;
+  std::memcpy(&k, p, 8);
+  return __builtin_bswap64(k);
+}
+
+struct rec24_order { // whole 24 bytes, comparison only
+  bool operator()(const rec<24>& x, const rec<24>& y) const { return std::memcmp(x.b, y.b, 24) < 0; }
+  static rec<24> min_value() { return filled<24>(0); }
+  static rec<24> max_value() { return filled<24>(255); }
+};
+struct rec24_prefix_order { // first 12 bytes; key = first 8 (not total): radix + ties
+  bool operator()(const rec<24>& x, const rec<24>& y) const { return std::memcmp(x.b, y.b, 12) < 0; }
+  static rec<24> min_value() { return filled<24>(0); }
+  static rec<24> max_value() { return filled<24>(255); }
+  using key_type = std::uint64_t;
+  static key_type key(const rec<24>& r) { return be64(r.b); }
+  static constexpr bool key_is_total = false;
+};
+struct rec100_order { // sort-benchmark records: 10-byte key; key = first 8 bytes
+  bool operator()(const rec<100>& x, const rec<100>& y) const { return std::memcmp(x.b, y.b, 10) < 0; }
+  static rec<100> min_value() { return filled<100>(0); }
+  static rec<100> max_value() { return filled<100>(255); }
+  using key_type = std::uint64_t;
+  static key_type key(const rec<100>& r) { return be64(r.b); }
+  static constexpr bool key_is_total = false;
+};
+struct rec100_wide_order { // the same with the whole 10-byte key in an unsigned __int128
+  bool operator()(const rec<100>& x, const rec<100>& y) const { return std::memcmp(x.b, y.b, 10) < 0; }
+  static rec<100> min_value() { return filled<100>(0); }
+  static rec<100> max_value() { return filled<100>(255); }
+  using key_type = unsigned __int128;
+  static key_type key(const rec<100>& r) {
+    unsigned __int128 k = 0;
+    for (int i = 0; i < 10; ++i) k = (k << 8) | r.b[i];
+    return k << 48;
+  }
+  static constexpr bool key_is_total = true;
+};
+struct rec100_cmp_order { // comparison only
+  bool operator()(const rec<100>& x, const rec<100>& y) const { return std::memcmp(x.b, y.b, 10) < 0; }
+  static rec<100> min_value() { return filled<100>(0); }
+  static rec<100> max_value() { return filled<100>(255); }
+};
+
+// ---- inputs --------------------------------------------------------------------------
+
+enum class dist { random, sorted, reverse, all_equal, few_distinct };
+const char* name(dist d) {
+  switch (d) {
+  case dist::random: return "random";
+  case dist::sorted: return "sorted";
+  case dist::reverse: return "reverse";
+  case dist::all_equal: return "all-equal";
+  case dist::few_distinct: return "few-distinct";
+  }
+  return "?";
+}
+constexpr dist all_dists[] = {dist::random, dist::sorted, dist::reverse, dist::all_equal, dist::few_distinct};
+
+template <class T> T random_value(std::uint64_t i) {
+  T v;
+  unsigned char* p = reinterpret_cast<unsigned char*>(&v);
+  for (std::size_t k = 0; k < sizeof(T); k += 8) {
+    const std::uint64_t x = mix(i * 977 + k);
+    std::memcpy(p + k, &x, std::min<std::size_t>(8, sizeof(T) - k));
+  }
+  return v;
+}
+
+// Leading bytes of T that the order looks at (the rest is payload).
+template <class T, class Cmp> constexpr std::size_t key_bytes() {
+  if constexpr (std::is_same_v<T, edge>) return 8;
+  else if constexpr (std::is_same_v<Cmp, rec24_prefix_order>) return 12;
+  else if constexpr (sizeof(T) == 100) return 10;
+  else return sizeof(T);
+}
+
+template <class T, class Cmp> std::vector<T> make_input(std::size_t n, dist d, std::uint64_t seed) {
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = random_value<T>(seed * 1000003 + i);
+  constexpr std::size_t kb = key_bytes<T, Cmp>();
+  if (d == dist::all_equal || d == dist::few_distinct) {
+    const std::size_t distinct = d == dist::all_equal ? 1 : 5;
+    for (std::size_t i = 0; i < n; ++i) {
+      const T k = random_value<T>(seed * 31 + (mix(i) % distinct));
+      std::memcpy(reinterpret_cast<unsigned char*>(&v[i]), reinterpret_cast<const unsigned char*>(&k), kb);
+    }
+  }
+  if (d == dist::sorted) std::stable_sort(v.begin(), v.end(), Cmp());
+  if (d == dist::reverse) {
+    std::stable_sort(v.begin(), v.end(), Cmp());
+    std::reverse(v.begin(), v.end());
+  }
+  return v;
+}
+
+// out is sorted and a permutation of in. The reference is std::stable_sort of in; out
+// must agree with it on every equivalence class as a multiset (the sorter is not stable,
+// so equal keys with different payloads may come in another order).
+template <class T, class Cmp> void expect_sorted_permutation(const std::vector<T>& in, const std::vector<T>& out, const std::string& what) {
+  ASSERT_EQ(out.size(), in.size()) << what;
+  const Cmp cmp;
+  for (std::size_t i = 1; i < out.size(); ++i) {
+    ASSERT_FALSE(cmp(out[i], out[i - 1])) << what << ": not sorted at " << i;
+  }
+  std::vector<T> ref = in;
+  std::stable_sort(ref.begin(), ref.end(), cmp);
+  auto full = [&](const T& a, const T& b) {
+    if (cmp(a, b)) return true;
+    if (cmp(b, a)) return false;
+    return std::memcmp(&a, &b, sizeof(T)) < 0;
+  };
+  std::vector<T> x = out;
+  std::sort(ref.begin(), ref.end(), full);
+  std::sort(x.begin(), x.end(), full);
+  ASSERT_EQ(0, x.empty() ? 0 : std::memcmp(x.data(), ref.data(), x.size() * sizeof(T)))
+      << what << ": not a permutation of the input";
+}
+
+template <class T, class Cmp>
+std::vector<T> run_sorter(const std::vector<T>& in, std::size_t memory, flow::mng::block_manager& bm,
+                          std::size_t block_bytes, unsigned threads, unsigned* passes = nullptr) {
+  flow::algo::sort_options opt;
+  opt.block_manager = &bm;
+  opt.block_bytes = block_bytes;
+  opt.threads = threads;
+  flow::algo::sorter<T, Cmp> s(memory, Cmp(), opt);
+  // half pushed one by one, half as a span
+  const std::size_t half = in.size() / 2;
+  for (std::size_t i = 0; i < half; ++i) s.push(in[i]);
+  s.push(std::span<const T>(in.data() + half, in.size() - half));
+  s.finish();
+  std::vector<T> out;
+  out.reserve(in.size());
+  while (!s.empty()) { // mixes batch and element access
+    auto b = s.batch();
+    const std::size_t take = std::max<std::size_t>(1, b.size() / 2);
+    out.insert(out.end(), b.begin(), b.begin() + static_cast<std::ptrdiff_t>(take));
+    s.advance(take);
+    if (!s.empty()) {
+      out.push_back(*s);
+      ++s;
+    }
+  }
+  if (passes) *passes = s.merge_passes();
+  return out;
+}
+
+// ---- typed property tests ------------------------------------------------------------
+
+template <class T, class Cmp, std::size_t Memory, std::size_t Block> struct sort_case {
+  using value_type = T;
+  using order = Cmp;
+  static constexpr std::size_t memory = Memory;
+  static constexpr std::size_t block = Block;
+};
+
+template <class C> class SortSorterProperty : public ::testing::Test {};
+using cases = ::testing::Types<
+    sort_case<std::uint32_t, u32_order, 256 << 10, 4096>,
+    sort_case<std::uint64_t, u64_order, 256 << 10, 4096>,
+    sort_case<edge, edge_order, 512 << 10, 8192>,
+    sort_case<edge, edge_cmp_order, 512 << 10, 8192>,
+    sort_case<rec<24>, rec24_order, 512 << 10, 12288>,
+    sort_case<rec<24>, rec24_prefix_order, 512 << 10, 12288>,
+    sort_case<rec<100>, rec100_order, 2 << 20, 102400>,
+    sort_case<rec<100>, rec100_wide_order, 2 << 20, 102400>,
+    sort_case<rec<100>, rec100_cmp_order, 2 << 20, 102400>>;
+TYPED_TEST_SUITE(SortSorterProperty, cases);
+
+template <class C> std::vector<std::size_t> interesting_sizes() {
+  using T = typename C::value_type;
+  flow::algo::sort_options opt;
+  opt.block_bytes = C::block;
+  const auto plan = flow::algo::plan_run_formation<T, typename C::order>(C::memory, opt);
+  const std::size_t B = plan.geometry.elements, R = plan.run_elements;
+  return {0, 1, 2, B - 1, B, B + 1, R - 1, R, R + 1, 2 * R, 3 * R + B / 2, 5 * (C::memory / sizeof(T))};
+}
+
+TYPED_TEST(SortSorterProperty, MemoryDiskAllDistributionsAndBoundarySizes) {
+  using T = typename TypeParam::value_type;
+  using Cmp = typename TypeParam::order;
+  flow::mng::block_manager bm(flow::test::memory_config());
+  std::uint64_t seed = 1;
+  for (dist d : all_dists) {
+    for (std::size_t n : interesting_sizes<TypeParam>()) {
+      const auto in = make_input<T, Cmp>(n, d, ++seed);
+      const auto out = run_sorter<T, Cmp>(in, TypeParam::memory, bm, TypeParam::block, 2);
+      expect_sorted_permutation<T, Cmp>(in, out, std::string(name(d)) + " n=" + std::to_string(n));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+  EXPECT_EQ(bm.allocated_bytes(), 0u) << "every block is freed";
+}
+
+TYPED_TEST(SortSorterProperty, DirectDiskRandomAndBoundarySizes) {
+  using T = typename TypeParam::value_type;
+  using Cmp = typename TypeParam::order;
+  flow::test::scratch_dir dir;
+  {
+    flow::mng::block_manager bm(flow::test::direct_config(dir.path()));
+    std::uint64_t seed = 100;
+    for (std::size_t n : interesting_sizes<TypeParam>()) {
+      const auto in = make_input<T, Cmp>(n, dist::random, ++seed);
+      const auto out = run_sorter<T, Cmp>(in, TypeParam::memory, bm, TypeParam::block, 2);
+      expect_sorted_permutation<T, Cmp>(in, out, "direct n=" + std::to_string(n));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    EXPECT_EQ(bm.allocated_bytes(), 0u);
+  }
+  EXPECT_TRUE(dir.entries().empty()) << "the disk file is removed";
+}
+
+TYPED_TEST(SortSorterProperty, OneThreadAndThreeThreads) {
+  using T = typename TypeParam::value_type;
+  using Cmp = typename TypeParam::order;
+  flow::mng::block_manager bm(flow::test::memory_config());
+  const std::size_t n = 3 * (TypeParam::memory / sizeof(T)) + 17;
+  for (unsigned threads : {1u, 3u}) {
+    const auto in = make_input<T, Cmp>(n, dist::few_distinct, threads);
+    const auto out = run_sorter<T, Cmp>(in, TypeParam::memory, bm, TypeParam::block, threads);
+    expect_sorted_permutation<T, Cmp>(in, out, "threads=" + std::to_string(threads));
+  }
+}
+
+TYPED_TEST(SortSorterProperty, TinyBudgetForcesSeveralMergePasses) {
+  using T = typename TypeParam::value_type;
+  using Cmp = typename TypeParam::order;
+  flow::mng::block_manager bm(flow::test::memory_config());
+  // room for a few blocks only: the fan-in is smaller than the number of runs
+  const std::size_t block = TypeParam::block;
+  const std::size_t memory = sizeof(T) >= 100 ? 24 * block : 16 * block + (128 << 10);
+  flow::algo::sort_options opt;
+  opt.block_bytes = block;
+  const auto plan = flow::algo::plan_run_formation<T, Cmp>(memory, opt);
+  const std::size_t n = 40 * plan.run_elements + 5;
+  for (dist d : {dist::random, dist::few_distinct}) {
+    const auto in = make_input<T, Cmp>(n, d, 7);
+    unsigned passes = 0;
+    const auto out = run_sorter<T, Cmp>(in, memory, bm, block, 2, &passes);
+    expect_sorted_permutation<T, Cmp>(in, out, name(d));
+    EXPECT_GE(passes, 2u) << name(d);
+  }
+  EXPECT_EQ(bm.allocated_bytes(), 0u);
+}
+
+// ---- memory budget -------------------------------------------------------------------
+
+struct budget_probe {
+  std::int64_t heap0 = heap_current.load();
+  std::uint64_t buf0 = flow::io::buffer_memory::current();
+  budget_probe() {
+    heap_peak.store(heap_current.load());
+    flow::io::buffer_memory::reset_peak();
+  }
+  std::int64_t used() const {
+    return (heap_peak.load() - heap0) +
+           static_cast<std::int64_t>(flow::io::buffer_memory::peak() - buf0);
+  }
+};
+
+template <class T, class Cmp>
+void check_budget(std::size_t n, std::size_t memory, std::size_t block, dist d, const std::string& what) {
+  // a real disk: a memory disk's contents would count as heap
+  flow::test::scratch_dir dir;
+  flow::mng::block_manager bm(flow::test::direct_config(dir.path()));
+  const auto in = make_input<T, Cmp>(n, d, 3);
+  std::vector<T> out;
+  out.reserve(n);
+  std::int64_t used = 0;
+  unsigned passes = 0;
+  {
+    budget_probe probe;
+    flow::algo::sort_options opt;
+    opt.block_manager = &bm;
+    opt.block_bytes = block;
+    flow::algo::sorter<T, Cmp> s(memory, Cmp(), opt);
+    s.push(std::span<const T>(in));
+    s.finish();
+    for (; !s.empty(); ++s) out.push_back(*s);
+    passes = s.merge_passes();
+    used = probe.used();
+  }
+  expect_sorted_permutation<T, Cmp>(in, out, what);
+  EXPECT_LE(used, static_cast<std::int64_t>(memory))
+      << what << ": buffers + heap peaked at " << used << " bytes (passes " << passes << ")";
+  EXPECT_GT(used, static_cast<std::int64_t>(memory / 4)) << what << ": the budget is used";
+}
+
+TEST(SortSorterBudget, NeverExceedsTheBudget) {
+  check_budget<edge, edge_order>(1000, 1 << 20, 8192, dist::random, "edges in memory");
+  check_budget<edge, edge_order>(200000, 1 << 20, 8192, dist::random, "edges one pass");
+  check_budget<edge, edge_order>(200000, 256 << 10, 8192, dist::random, "edges two passes");
+  check_budget<std::uint64_t, u64_order>(300000, 1 << 20, 4096, dist::few_distinct, "u64 compare");
+  check_budget<rec<100>, rec100_order>(40000, 2 << 20, 102400, dist::random, "rec100 indirect");
+  check_budget<rec<100>, rec100_order>(60000, 1200 << 10, 102400, dist::random, "rec100 two passes");
+}
+
+// ---- split phases, I/O accounting ------------------------------------------------------
+
+TEST(SortSorterPhases, RunsCreatorAndMergerAsSeparateObjects) {
+  flow::mng::block_manager bm(flow::test::memory_config());
+  flow::algo::sort_options opt;
+  opt.block_manager = &bm;
+  opt.block_bytes = 8192;
+  const auto in = make_input<edge, edge_order>(100000, dist::random, 9);
+  flow::algo::sorted_runs<edge> runs;
+  {
+    flow::algo::runs_creator<edge, edge_order> rc(512 << 10, edge_order(), opt);
+    for (const auto& e : in) rc.push(e);
+    EXPECT_EQ(rc.size(), in.size());
+    runs = rc.result();
+  }
+  EXPECT_FALSE(runs.in_memory());
+  EXPECT_GT(runs.run_count(), 2u);
+  EXPECT_EQ(runs.size(), in.size());
+  // the runs outlive their creator; merge them later with another budget
+  flow::algo::runs_merger<edge, edge_order> m(std::move(runs), 1 << 20, edge_order(), opt);
+  EXPECT_EQ(m.size(), in.size());
+  std::vector<edge> out;
+  for (; !m.empty(); ++m) out.push_back(*m);
+  expect_sorted_permutation<edge, edge_order>(in, out, "split");
+  EXPECT_EQ(m.merge_passes(), 1u);
+  EXPECT_EQ(bm.allocated_bytes(), 0u);
+}
+
+TEST(SortSorterPhases, UnmergedRunsAreFreed) {
+  flow::mng::block_manager bm(flow::test::memory_config());
+  flow::algo::sort_options opt;
+  opt.block_manager = &bm;
+  opt.block_bytes = 4096;
+  {
+    flow::algo::runs_creator<std::uint32_t, u32_order> rc(64 << 10, u32_order(), opt);
+    for (std::uint32_t i = 0; i < 100000; ++i) rc.push(i * 2654435761u);
+    auto runs = rc.result();
+    EXPECT_GT(bm.allocated_bytes(), 0u);
+    flow::algo::runs_merger<std::uint32_t, u32_order> m(std::move(runs), 64 << 10, u32_order(), opt);
+    for (int i = 0; i < 1000; ++i) ++m; // abandoned half way
+  }
+  EXPECT_EQ(bm.allocated_bytes(), 0u);
+  { // a creator destroyed without result()
+    flow::algo::runs_creator<std::uint32_t, u32_order> rc(64 << 10, u32_order(), opt);
+    for (std::uint32_t i = 0; i < 100000; ++i) rc.push(i);
+  }
+  EXPECT_EQ(bm.allocated_bytes(), 0u);
+}
+
+TEST(SortSorterIo, MeasuredVolumeMatchesTheEstimate) {
+  flow::test::scratch_dir dir;
+  flow::mng::block_manager bm(flow::test::direct_config(dir.path()));
+  flow::algo::sort_options opt;
+  opt.block_manager = &bm;
+  opt.block_bytes = 16384;
+  const std::size_t memory = 1 << 20;
+  for (std::size_t n : {std::size_t{1000}, std::size_t{300000}}) {
+    const auto in = make_input<edge, edge_order>(n, dist::random, 11);
+    flow::io::scoped_stats phase;
+    const auto out = run_sorter<edge, edge_order>(in, memory, bm, opt.block_bytes, 2);
+    const auto io = phase.elapsed().total();
+    const auto est = flow::algo::sort_estimate<edge, edge_order>(n, memory, opt);
+    if (est.in_memory) {
+      EXPECT_EQ(io.read_bytes + io.write_bytes, 0u);
+    } else {
+      EXPECT_EQ(est.merge_passes, 1u);
+      EXPECT_EQ(io.read_bytes, io.write_bytes);
+      EXPECT_EQ(io.read_bytes + io.write_bytes, est.io_bytes) << "n=" << n;
+      // about 2 N s per pass: whole blocks, at most one partial block per run
+      EXPECT_GE(io.write_bytes, n * sizeof(edge));
+      EXPECT_LE(io.write_bytes, n * sizeof(edge) + est.runs * opt.block_bytes);
+    }
+  }
+}
+
+TEST(SortSorterErrors, TooSmallBudgetSaysHowMuchIsNeeded) {
+  flow::mng::block_manager bm(flow::test::memory_config());
+  flow::algo::sort_options opt;
+  opt.block_manager = &bm;
+  opt.block_bytes = 1 << 20;
+  try {
+    flow::algo::sorter<edge, edge_order> s(1 << 20, edge_order(), opt);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("at least"), std::string::npos) << e.what();
+  }
+}
+
+} // namespace
