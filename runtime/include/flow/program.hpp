@@ -1,0 +1,362 @@
+#pragma once
+// The program runtime: what the main() of every executable that flowc generates uses.
+// It parses the command line (the program's params and the options every Flow program
+// takes), checks the input files, opens the disks, seeds rand(), runs the script's body,
+// reports errors as one line, draws progress and prints the --stats report.
+//
+//   #include "flow/program.hpp"
+//   static std::uint64_t edges = 1 << 20;     // params: defaults from the script
+//   static std::uint64_t nodes = edges / 4;
+//
+//   int main(int argc, char** argv) {
+//     flow::program p("mis", "maximal independent set of a random graph");
+//     p.param("edges", edges, "u64", "1 << 20", "number of edges");
+//     p.param("nodes", nodes, "u64", "edges / 4", "number of nodes",
+//             [] { return edges / 4; });            // a default that depends on params
+//     p.memory_default(256ull << 20);               // the script's `memory`
+//     p.block_default(1 << 20);                     // the planner's block size
+//     p.input_file("edges.bin", 16, "Edge");        // checked before any work
+//     p.estimate([&](flow::estimate& e) {           // after the flags: sees real params
+//       e.phase(1, "generate at 9:5", 0, 16.0 * edges);
+//     });
+//     return p.run(argc, argv, [&] {
+//       p.begin_phase(1, "generate at 9:5", edges); // expected elements, for progress
+//       for (std::uint64_t i = 0; i < edges; ++i) { ...; p.advance(); }
+//       p.end_phase();
+//       p.print("independent set: ", n, " nodes");  // stdout
+//     });
+//   }
+//
+// Exit status of run(): 0 done (or --help); 1 an error in the body or its setup (an
+// input file missing, a disk that cannot be created, an io_error, any std::exception),
+// printed as "NAME: error: <what>"; 2 a bad flag or value, printed as
+// "NAME: error: --flag: <what>". A fatal signal (SIGINT, SIGTERM, ...) kills the process
+// as usual after the temporary disk files are removed (io::temp_files).
+//
+// The flags (`NAME --help` lists them with the params):
+//   --NAME=VALUE, --NAME VALUE   a param (also --NA-ME for NA_ME); a bool param alone
+//                                (--flag) means true
+//   --memory SIZE                memory budget, overrides the script's (256MiB, 1GiB, ...)
+//   --block SIZE                 block size, a power of two >= 4 KiB
+//   --disk PATH[:SIZE][:keep]    a disk; repeatable (default: a temporary file in
+//                                $TMPDIR or /var/tmp, removed at exit)
+//   --direct on|off              O_DIRECT for disk files (default on)
+//   --threads N                  threads sorting may use (flow::threads())
+//   --seed N                     seed of rand() (default 1; see flow/program/rand.hpp)
+//   --stats[=text|json][:PATH]   the report at the end, to stderr or to PATH
+//   --progress                   a progress bar per phase on stderr if it is a terminal
+//   --help, -h                   the flags and params, exit 0
+//
+// Threads: a program and its flags are used from the thread that calls run();
+// advance() and print() are not synchronized.
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "flow/io/error.hpp"
+#include "flow/io/stats.hpp"
+#include "flow/program/flags.hpp"
+#include "flow/program/rand.hpp"
+#include "flow/program/report.hpp"
+
+namespace flow {
+
+/// Threads that sorting and other parallel nodes may use: --threads N, else every CPU
+/// this process may run on (sched_getaffinity), at least 1.
+unsigned threads() noexcept;
+/// Sets what threads() returns (program::run does it); 0: back to the hardware's.
+void set_threads(unsigned n) noexcept;
+/// CPUs available to this process, at least 1.
+unsigned hardware_threads() noexcept;
+
+/// The planner's block size for a budget (when the script fixes none): the largest power
+/// of two b with 64 KiB <= b <= 4 MiB and b <= memory / 128 (at least 64 KiB).
+std::uint64_t block_for_memory(std::uint64_t memory_bytes) noexcept;
+
+namespace detail {
+/// Appends a print() argument: integers in decimal (also i8/u8), bool as true/false,
+/// floats in their shortest round-trip form, strings as they are, else operator<<.
+void append_text(std::string& out, std::string_view s);
+void append_text(std::string& out, const char* s);
+void append_text(std::string& out, const std::string& s);
+void append_text(std::string& out, char c);
+void append_text(std::string& out, bool b);
+void append_signed(std::string& out, long long v);
+void append_unsigned(std::string& out, unsigned long long v);
+void append_float(std::string& out, double v, unsigned bits);
+template <class T> void append_value(std::string& out, const T& v);
+} // namespace detail
+
+class program {
+public:
+  /// Memory budget when the program never calls memory_default (the planner's default).
+  static constexpr std::uint64_t fallback_memory = std::uint64_t{1} << 30;
+
+  /// `name` starts every message ("mis: error: ..."); `description` heads --help.
+  explicit program(std::string name, std::string description = {});
+  ~program();
+  program(const program&) = delete;
+  program& operator=(const program&) = delete;
+
+  // ---- declarations: before run() --------------------------------------------------
+
+  /// A param `--NAME=VALUE` written into `variable` (bool, any integer of 8 to 64 bits,
+  /// float, double), whose current value is its default. `type` is the script's type
+  /// name and must match T (bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64);
+  /// `default_text` is the default as the script writes it (for --help). Throws
+  /// std::logic_error on a duplicate name, a name an option uses, or a type mismatch.
+  template <class T>
+  void param(std::string_view name, T& variable, std::string_view type,
+             std::string_view default_text, std::string_view description);
+  /// The same for a default that depends on earlier params: if the flag is not given,
+  /// `variable = default_value()` after all flags are parsed, in declaration order.
+  template <class T, class F>
+  void param(std::string_view name, T& variable, std::string_view type,
+             std::string_view default_text, std::string_view description, F default_value);
+
+  /// The script's memory budget in bytes (--memory overrides it).
+  void memory_default(std::uint64_t bytes);
+  /// The planner's block size (a multiple of 4096). `from_memory`: the planner derived
+  /// it from the budget (block_for_memory), so a --memory override derives it anew.
+  void block_default(std::uint64_t bytes, bool from_memory = false);
+  /// A file the script reads as elements of `element_bytes` bytes: run() checks, before
+  /// any work, that it exists, is readable and that its size is a multiple of
+  /// `element_bytes` (`type_name`, e.g. "Edge", makes the message clearer); else it prints
+  /// the error and returns 1.
+  void input_file(std::string path, std::size_t element_bytes, std::string type_name = {});
+  /// The planner's estimate, called by run() after the flags are parsed and the input
+  /// files checked (so it may use params and input_elements()).
+  void estimate(std::function<void(flow::estimate&)> fill);
+
+  // ---- running -----------------------------------------------------------------------
+
+  /// Parses the flags, then (unless --help) checks the input files, opens the disks and
+  /// installs them as the global block manager, sets threads() and the seed of rand(),
+  /// evaluates the estimate, runs `body` and reports. Returns the exit status (see top).
+  int run(int argc, char** argv, const std::function<void()>& body);
+
+  /// Parses the flags without running anything (run() uses it): writes params into their
+  /// variables, evaluates dependent defaults, and returns the options. Throws
+  /// usage_error on a bad flag or value. Exposed for tests.
+  const program_options& parse(int argc, const char* const* argv);
+  /// The --help text.
+  std::string help() const;
+
+  // ---- queries (valid after parse) -------------------------------------------------
+
+  const program_options& flags() const noexcept { return options_; }
+  const std::string& name() const noexcept { return name_; }
+  /// The budget: --memory, else memory_default, else fallback_memory.
+  std::uint64_t memory() const noexcept;
+  std::uint64_t memory_default() const noexcept { return memory_default_; }
+  /// A node's planned memory scaled to the budget actually given:
+  /// floor(planned * memory() / memory_default()); `planned` when they are equal.
+  std::uint64_t memory_for(std::uint64_t planned) const noexcept;
+  /// The block size: --block, else the planner's (re-derived from memory() if it was
+  /// derived from the budget), else 0 (unknown: let each node choose).
+  std::uint64_t block() const noexcept;
+  unsigned threads() const noexcept;
+  std::uint64_t seed() const noexcept { return options_.seed; }
+  /// Elements in a registered input file (its size / element_bytes); after the check.
+  std::uint64_t input_elements(std::string_view path) const;
+  /// Whether param `name` was given on the command line.
+  bool given(std::string_view name) const;
+
+  /// The program's generator (the same as flow::rand()).
+  std::uint64_t rand() noexcept { return flow::rand(); }
+  std::uint64_t rand(std::uint64_t n) noexcept { return flow::rand(n); }
+
+  // ---- phases, progress, output (inside the body) ----------------------------------
+
+  /// Starts measuring phase `id` (ends an open one first). `expected_elements` (0 if
+  /// unknown) is what advance() counts towards, for the progress bar.
+  void begin_phase(unsigned id, std::string_view label, std::uint64_t expected_elements = 0);
+  /// One (or n) elements done in the current phase: an add and a compare; the clock is
+  /// read only every few thousand calls and the bar redrawn at most 10 times a second.
+  void advance(std::uint64_t n = 1) noexcept {
+    count_ += n;
+    if (count_ >= next_tick_) tick();
+  }
+  /// Ends the open phase (no-op if none).
+  void end_phase();
+
+  /// Prints the arguments and a newline on stdout (see detail::append_text for the
+  /// formats). Clears a progress line first, so the two do not mix on a terminal.
+  template <class... A> void print(const A&... args) {
+    std::string line;
+    (detail::append_value(line, args), ...);
+    line += '\n';
+    write_stdout(line);
+  }
+
+  // ---- results (after run; for tests) ----------------------------------------------
+
+  /// The report of the last run (or of what ran so far).
+  const run_report& report() const noexcept { return report_; }
+
+private:
+  struct param_info {
+    std::string name;
+    std::string type;
+    std::string default_text;
+    std::string description;
+    bool is_bool = false;
+    std::function<void(std::string_view)> set; // throws std::invalid_argument
+    std::function<std::string()> text;         // current value, as in --help
+    std::function<std::string()> json;         // current value as a JSON value
+    std::function<void()> apply_default;       // empty: the variable's value is the default
+    bool given = false;
+  };
+  struct input_info {
+    std::string path;
+    std::size_t element_bytes = 0;
+    std::string type_name;
+    std::uint64_t elements = 0;
+  };
+
+  template <class T> static constexpr std::string_view type_name_of();
+  template <class T> void add_param(std::string_view name, T& variable, std::string_view type,
+                                    std::string_view default_text, std::string_view description,
+                                    std::function<void()> apply_default);
+  void add_param_info(param_info info);
+  void tick() noexcept;
+  void write_stdout(const std::string& text);
+  void clear_progress_line() noexcept;
+  void draw_progress(bool finished);
+  int run_checked(const std::function<void()>& body);
+  int fail(int status, const std::string& message);
+
+  std::string name_;
+  std::string description_;
+  std::vector<param_info> params_;
+  std::vector<input_info> inputs_;
+  std::function<void(flow::estimate&)> estimate_fn_;
+  std::uint64_t memory_default_ = 0;
+  std::uint64_t block_default_ = 0;
+  bool block_from_memory_ = false;
+  program_options options_;
+  run_report report_;
+
+  // the open phase and the progress bar
+  std::uint64_t count_ = 0;
+  std::uint64_t next_tick_ = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t tick_interval_ = 1024;
+  bool phase_open_ = false;
+  bool progress_ = false;      // --progress and stderr is a terminal
+  bool line_shown_ = false;    // a progress line is on the terminal
+  bool stdout_tty_ = false;
+  unsigned phase_id_ = 0;
+  std::string phase_label_;
+  std::uint64_t phase_expected_ = 0;
+  std::chrono::steady_clock::time_point phase_start_{}, last_tick_{}, last_draw_{};
+  io::stats_snapshot phase_io_start_;
+};
+
+// ---- templates ------------------------------------------------------------------------
+
+template <class T> constexpr std::string_view program::type_name_of() {
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    if constexpr (sizeof(T) == 1) return "i8";
+    else if constexpr (sizeof(T) == 2) return "i16";
+    else if constexpr (sizeof(T) == 4) return "i32";
+    else return "i64";
+  } else if constexpr (std::is_integral_v<T>) {
+    if constexpr (sizeof(T) == 1) return "u8";
+    else if constexpr (sizeof(T) == 2) return "u16";
+    else if constexpr (sizeof(T) == 4) return "u32";
+    else return "u64";
+  } else if constexpr (std::is_same_v<T, float>) return "f32";
+  else return "f64";
+}
+
+template <class T>
+void program::add_param(std::string_view name, T& variable, std::string_view type,
+                        std::string_view default_text, std::string_view description,
+                        std::function<void()> apply_default) {
+  static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, long double> &&
+                    !std::is_same_v<T, char> && sizeof(T) <= 8,
+                "a param is a bool, an integer of 8 to 64 bits, a float or a double");
+  constexpr std::string_view own_type = type_name_of<T>();
+  if (!type.empty() && type != own_type) {
+    throw std::logic_error("flow::program::param: '" + std::string(name) + "' is declared " +
+                           std::string(type) + " but its variable is a " +
+                           std::string(own_type));
+  }
+  param_info info;
+  info.name = std::string(name);
+  info.type = std::string(own_type);
+  info.default_text = std::string(default_text);
+  info.description = std::string(description);
+  info.is_bool = std::is_same_v<T, bool>;
+  T* v = &variable;
+  info.set = [v](std::string_view text) {
+    if constexpr (std::is_same_v<T, bool>) *v = flags::parse_bool(text);
+    else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+      *v = static_cast<T>(flags::parse_signed(text, sizeof(T) * 8, type_name_of<T>()));
+    else if constexpr (std::is_integral_v<T>)
+      *v = static_cast<T>(flags::parse_unsigned(text, sizeof(T) * 8, type_name_of<T>()));
+    else *v = static_cast<T>(flags::parse_float(text, sizeof(T) * 8, type_name_of<T>()));
+  };
+  info.text = [v] {
+    std::string s;
+    detail::append_value(s, *v);
+    return s;
+  };
+  info.json = [v]() -> std::string {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (!(*v == *v) || *v > std::numeric_limits<T>::max() || *v < -std::numeric_limits<T>::max())
+        return "null";
+    }
+    std::string s;
+    detail::append_value(s, *v);
+    return s;
+  };
+  info.apply_default = std::move(apply_default);
+  add_param_info(std::move(info));
+}
+
+template <class T>
+void program::param(std::string_view name, T& variable, std::string_view type,
+                    std::string_view default_text, std::string_view description) {
+  add_param(name, variable, type, default_text, description, {});
+}
+
+template <class T, class F>
+void program::param(std::string_view name, T& variable, std::string_view type,
+                    std::string_view default_text, std::string_view description,
+                    F default_value) {
+  T* v = &variable;
+  add_param(name, variable, type, default_text, description,
+            [v, f = std::move(default_value)]() mutable { *v = static_cast<T>(f()); });
+}
+
+namespace detail {
+template <class T> void append_value(std::string& out, const T& v) {
+  using U = std::decay_t<T>;
+  if constexpr (std::is_same_v<U, bool> || std::is_same_v<U, char>) append_text(out, v);
+  else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>)
+    append_signed(out, static_cast<long long>(v));
+  else if constexpr (std::is_integral_v<U>) append_unsigned(out, static_cast<unsigned long long>(v));
+  else if constexpr (std::is_floating_point_v<U>)
+    append_float(out, static_cast<double>(v), sizeof(U) == 4 ? 32 : 64);
+  else if constexpr (std::is_convertible_v<const U&, std::string_view>)
+    append_text(out, std::string_view(v));
+  else {
+    std::ostringstream o; // anything with operator<< (imported C++ types)
+    o << v;
+    out += o.str();
+  }
+}
+} // namespace detail
+
+} // namespace flow

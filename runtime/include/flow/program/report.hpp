@@ -1,0 +1,104 @@
+#pragma once
+// What a Flow program measures and what the planner expected: per phase the wall time,
+// the bytes read and written and the I/O wait, beside the compile-time estimate of the
+// phase's I/O (evaluated for the params actually used). program::run fills these in; the
+// formatting functions are separate so that tests can check them on fixed numbers.
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace flow {
+
+/// The planner's I/O estimate: one entry per phase, filled by the callback a program
+/// gives to program::estimate (called after the flags are parsed).
+class estimate {
+public:
+  struct phase_estimate {
+    unsigned id = 0;
+    std::string label;
+    double read_bytes = 0;
+    double write_bytes = 0;
+  };
+
+  /// The estimate of phase `id`. A second call with the same id adds to the first (a
+  /// generator may emit one call per node).
+  void phase(unsigned id, std::string_view label, double read_bytes, double write_bytes);
+
+  const std::vector<phase_estimate>& phases() const noexcept { return phases_; }
+  const phase_estimate* find(unsigned id) const noexcept;
+  double read_bytes() const noexcept;  ///< sum over phases
+  double write_bytes() const noexcept; ///< sum over phases
+  void clear() noexcept { phases_.clear(); }
+
+private:
+  std::vector<phase_estimate> phases_;
+};
+
+/// The measurement of one phase: the sum over every time it ran (a phase inside a loop
+/// runs several times).
+struct phase_record {
+  unsigned id = 0;
+  std::string label;
+  unsigned runs = 0;              ///< begin_phase calls with this id
+  std::uint64_t elements = 0;     ///< advance() count
+  std::uint64_t expected = 0;     ///< expected elements given to begin_phase (last run)
+  double wall_seconds = 0;
+  std::uint64_t read_bytes = 0;
+  std::uint64_t write_bytes = 0;
+  double io_wait_seconds = 0;
+};
+
+/// Everything the end-of-run report shows.
+struct run_report {
+  std::string program;
+  bool ok = true;
+  std::string error;              ///< the error message when !ok
+  double wall_seconds = 0;
+  std::uint64_t read_bytes = 0, write_bytes = 0;
+  double io_wait_seconds = 0;
+  double io_busy_seconds = 0;
+  std::uint64_t memory_bytes = 0, memory_default_bytes = 0;
+  std::uint64_t block_bytes = 0;  ///< 0: not known
+  std::uint64_t buffer_peak_bytes = 0;
+  unsigned threads = 0;
+  std::uint64_t seed = 0;
+  struct disk {
+    std::string path;
+    std::uint64_t read_bytes = 0, write_bytes = 0;
+  };
+  std::vector<disk> disks;        ///< disks (and files) that did I/O
+  /// (name, value as JSON: a number, true or false).
+  std::vector<std::pair<std::string, std::string>> params;
+  std::vector<phase_record> phases;
+  flow::estimate estimate;
+};
+
+/// The report as one JSON object (no newline at the end): program, status ("ok" or
+/// "error"), error (only on error), wall_seconds, read_bytes, write_bytes,
+/// io_wait_seconds, io_busy_seconds, memory_bytes, memory_default_bytes, block_bytes
+/// (null if unknown), buffer_peak_bytes, threads, seed, params {name: value},
+/// disks [{path, read_bytes, write_bytes}], estimate {read_bytes, write_bytes},
+/// phases [{id, label, runs, elements, wall_seconds, read_bytes, write_bytes,
+/// io_wait_seconds, estimate {read_bytes, write_bytes} or null}]. Phases are ordered by
+/// id; a phase that was estimated but never ran appears with runs 0. Estimated bytes are
+/// rounded to whole numbers.
+std::string to_json(const run_report& r);
+
+/// The report as an aligned text table (ends with a newline).
+std::string to_text(const run_report& r);
+
+/// JSON string literal of `s`, with quotes.
+std::string json_string(std::string_view s);
+
+/// One progress line (no '\r', no newline) that fits `width` columns:
+/// "[1/3] label [=====>    ]  45%  1.20 M/2.62 M  0:12 ETA 0:15" (the bar, percentage
+/// and ETA only when `expected` > 0).
+std::string progress_line(unsigned id, unsigned phases, std::string_view label,
+                          std::uint64_t done, std::uint64_t expected, double seconds,
+                          unsigned width, bool finished);
+
+} // namespace flow

@@ -1,0 +1,773 @@
+// flow::program: the command line, setup, phases, progress and report of a Flow
+// executable. See flow/program.hpp.
+#include "flow/program.hpp"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <iostream>
+#include <new>
+#include <thread>
+
+#include "flow/io/buffer.hpp"
+#include "flow/io/error.hpp"
+#include "flow/mng/block_manager.hpp"
+
+namespace flow {
+
+// ---- globals ---------------------------------------------------------------------------
+
+namespace {
+std::atomic<unsigned> g_threads{0};
+} // namespace
+
+unsigned hardware_threads() noexcept {
+  static const unsigned n = [] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+      const int c = CPU_COUNT(&set);
+      if (c > 0) return static_cast<unsigned>(c);
+    }
+    const unsigned h = std::thread::hardware_concurrency();
+    return h ? h : 1u;
+  }();
+  return n;
+}
+
+unsigned threads() noexcept {
+  const unsigned t = g_threads.load(std::memory_order_relaxed);
+  return t ? t : hardware_threads();
+}
+
+void set_threads(unsigned n) noexcept { g_threads.store(n, std::memory_order_relaxed); }
+
+std::uint64_t block_for_memory(std::uint64_t memory_bytes) noexcept {
+  std::uint64_t b = 64 << 10;
+  while (b * 2 <= memory_bytes / 128 && b < (4u << 20)) b *= 2;
+  return b;
+}
+
+namespace detail {
+void append_text(std::string& out, std::string_view s) { out += s; }
+void append_text(std::string& out, const char* s) { out += s ? s : "(null)"; }
+void append_text(std::string& out, const std::string& s) { out += s; }
+void append_text(std::string& out, char c) { out += c; }
+void append_text(std::string& out, bool b) { out += b ? "true" : "false"; }
+void append_signed(std::string& out, long long v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+void append_unsigned(std::string& out, unsigned long long v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+void append_float(std::string& out, double v, unsigned bits) { out += flags::format_float(v, bits); }
+} // namespace detail
+
+// ---- helpers ---------------------------------------------------------------------------
+
+namespace {
+
+// The runtime's messages start with "flow: "; ours put the program's name first.
+std::string clean_message(std::string_view what) {
+  std::string s(what);
+  if (s.rfind("flow: ", 0) == 0) s.erase(0, 6);
+  for (auto& c : s)
+    if (c == '\n') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+std::string normalize(std::string_view name) {
+  std::string n(name);
+  std::replace(n.begin(), n.end(), '-', '_');
+  return n;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+struct option_doc {
+  const char* name;   // without "--"
+  const char* syntax; // as shown in --help
+  bool takes_value;   // a separate or '=' value (stats: only '=')
+};
+
+constexpr option_doc builtin_options[] = {
+    {"memory", "--memory SIZE", true},
+    {"block", "--block SIZE", true},
+    {"disk", "--disk PATH[:SIZE]", true},
+    {"direct", "--direct on|off", true},
+    {"threads", "--threads N", true},
+    {"seed", "--seed N", true},
+    {"stats", "--stats[=FORMAT]", false},
+    {"progress", "--progress", false},
+    {"help", "--help, -h", false},
+};
+
+bool is_builtin(std::string_view name) {
+  for (const auto& o : builtin_options)
+    if (name == o.name) return true;
+  return name == "h";
+}
+
+std::string errno_text(int e) { return std::string(std::strerror(e)) + " (errno " + std::to_string(e) + ")"; }
+
+std::uint64_t physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+}
+
+unsigned terminal_width() {
+  struct winsize ws;
+  if (::ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20) return ws.ws_col;
+  return 80;
+}
+
+// Word-wraps `text` to `width` columns, continuation lines indented by `indent`.
+std::string wrap(const std::string& text, std::size_t first_col, std::size_t indent, std::size_t width) {
+  std::string out;
+  std::size_t col = first_col;
+  std::size_t i = 0;
+  bool first_word = true;
+  while (i < text.size()) {
+    std::size_t j = text.find(' ', i);
+    if (j == std::string::npos) j = text.size();
+    const std::string word = text.substr(i, j - i);
+    if (!first_word && col + 1 + word.size() > width) {
+      out += "\n" + std::string(indent, ' ');
+      col = indent;
+    } else if (!first_word) {
+      out += ' ';
+      ++col;
+    }
+    out += word;
+    col += word.size();
+    first_word = false;
+    i = j + 1;
+  }
+  return out;
+}
+
+} // namespace
+
+// ---- declarations ----------------------------------------------------------------------
+
+program::program(std::string name, std::string description)
+    : name_(std::move(name)), description_(std::move(description)) {
+  report_.program = name_;
+}
+
+program::~program() = default;
+
+void program::add_param_info(param_info info) {
+  const std::string n = normalize(info.name);
+  if (info.name.empty() || is_builtin(info.name) || is_builtin(n)) {
+    throw std::logic_error("flow::program::param: '" + info.name +
+                           "' cannot be a param name: the option --" + info.name +
+                           " of every program has it");
+  }
+  for (const auto& p : params_) {
+    if (normalize(p.name) == n) {
+      throw std::logic_error("flow::program::param: '" + info.name + "' is declared twice");
+    }
+  }
+  params_.push_back(std::move(info));
+}
+
+void program::memory_default(std::uint64_t bytes) {
+  if (bytes == 0) throw std::logic_error("flow::program::memory_default: a budget of 0 bytes");
+  memory_default_ = bytes;
+}
+
+void program::block_default(std::uint64_t bytes, bool from_memory) {
+  if (bytes == 0 || bytes % 4096 != 0) {
+    throw std::logic_error("flow::program::block_default: " + std::to_string(bytes) +
+                           " bytes is not a positive multiple of 4096");
+  }
+  block_default_ = bytes;
+  block_from_memory_ = from_memory;
+}
+
+void program::input_file(std::string path, std::size_t element_bytes, std::string type_name) {
+  if (element_bytes == 0) throw std::logic_error("flow::program::input_file: element size 0");
+  inputs_.push_back({std::move(path), element_bytes, std::move(type_name), 0});
+}
+
+void program::estimate(std::function<void(flow::estimate&)> fill) { estimate_fn_ = std::move(fill); }
+
+// ---- queries ---------------------------------------------------------------------------
+
+std::uint64_t program::memory() const noexcept {
+  return options_.memory.value_or(memory_default_ ? memory_default_ : fallback_memory);
+}
+
+std::uint64_t program::memory_for(std::uint64_t planned) const noexcept {
+  const std::uint64_t planned_total = memory_default_ ? memory_default_ : fallback_memory;
+  const std::uint64_t m = memory();
+  if (m == planned_total) return planned;
+  const unsigned __int128 scaled = static_cast<unsigned __int128>(planned) * m / planned_total;
+  return scaled > std::numeric_limits<std::uint64_t>::max() ? std::numeric_limits<std::uint64_t>::max()
+                                                           : static_cast<std::uint64_t>(scaled);
+}
+
+std::uint64_t program::block() const noexcept {
+  if (options_.block) return *options_.block;
+  if (block_default_ == 0) return 0;
+  const std::uint64_t planned_total = memory_default_ ? memory_default_ : fallback_memory;
+  if (block_from_memory_ && memory() != planned_total) return block_for_memory(memory());
+  return block_default_;
+}
+
+unsigned program::threads() const noexcept {
+  return options_.threads ? *options_.threads : hardware_threads();
+}
+
+std::uint64_t program::input_elements(std::string_view path) const {
+  for (const auto& in : inputs_)
+    if (in.path == path) return in.elements;
+  throw std::logic_error("flow::program::input_elements: '" + std::string(path) +
+                         "' is not a declared input file");
+}
+
+bool program::given(std::string_view name) const {
+  for (const auto& p : params_)
+    if (p.name == name) return p.given;
+  throw std::logic_error("flow::program::given: no param '" + std::string(name) + "'");
+}
+
+// ---- parsing ---------------------------------------------------------------------------
+
+const program_options& program::parse(int argc, const char* const* argv) {
+  options_ = program_options{};
+  for (auto& p : params_) p.given = false;
+  std::vector<std::string_view> args;
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+
+  const auto apply_defaults = [&] {
+    for (auto& p : params_)
+      if (!p.given && p.apply_default) p.apply_default();
+  };
+
+  for (auto a : args) {
+    if (a == "--") break;
+    if (a == "--help" || a == "-h") {
+      options_.help = true;
+      apply_defaults();
+      return options_;
+    }
+  }
+
+  const auto usage = [](std::string flag, const std::string& message) {
+    return usage_error(std::move(flag), message);
+  };
+
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    if (a == "--") {
+      if (i + 1 < args.size()) {
+        throw usage(std::string(args[i + 1]), "unexpected argument '" + std::string(args[i + 1]) +
+                                                  "': the program takes only flags (see --help)");
+      }
+      break;
+    }
+    if (a.size() < 3 || a.substr(0, 2) != "--") {
+      if (a.size() > 1 && a[0] == '-') {
+        throw usage(std::string(a), "unknown flag '" + std::string(a) +
+                                        "': flags start with -- (see --help)");
+      }
+      throw usage(std::string(a), "unexpected argument '" + std::string(a) +
+                                      "': the program takes only flags, e.g. --NAME=VALUE (see --help)");
+    }
+    const std::size_t eq = a.find('=');
+    const std::string name(a.substr(2, eq == std::string_view::npos ? std::string_view::npos : eq - 2));
+    const std::string flag = "--" + name;
+    const bool inline_value = eq != std::string_view::npos;
+    std::string_view value = inline_value ? a.substr(eq + 1) : std::string_view{};
+
+    // The value of a flag that needs one: after '=' or the next argument.
+    const auto take_value = [&](const std::string& what) -> std::string_view {
+      if (inline_value) return value;
+      if (i + 1 >= args.size() || args[i + 1].substr(0, 2) == "--") {
+        throw usage(flag, flag + " needs a value (" + what + ")");
+      }
+      return args[++i];
+    };
+    const auto no_value = [&] {
+      if (inline_value) throw usage(flag, flag + " takes no value");
+    };
+
+    try {
+      if (name == "memory") {
+        const std::uint64_t m = mng::parse_size(take_value("a size, e.g. 256MiB"));
+        if (m == 0) throw usage(flag, "--memory: the budget must be more than 0 bytes");
+        options_.memory = m;
+      } else if (name == "block") {
+        const std::string_view v = take_value("a size, e.g. 1MiB");
+        const std::uint64_t b = mng::parse_size(v);
+        if (b < 4096 || (b & (b - 1)) != 0) {
+          throw usage(flag, "--block: '" + std::string(v) +
+                                "' is not a power of two of at least 4 KiB (e.g. 64KiB, 1MiB)");
+        }
+        options_.block = b;
+      } else if (name == "disk") {
+        options_.disks.push_back(mng::disk_spec::parse(take_value("PATH[:SIZE]")));
+      } else if (name == "direct") {
+        const std::string_view v = take_value("on or off");
+        if (!flags::is_bool(v)) throw usage(flag, "--direct: '" + std::string(v) + "' is not on or off");
+        options_.direct = flags::parse_bool(v);
+      } else if (name == "threads") {
+        const std::uint64_t t = flags::parse_unsigned(take_value("a number of threads"), 64, "a thread count");
+        if (t < 1 || t > 4096) {
+          throw usage(flag, "--threads: " + std::to_string(t) + " is not between 1 and 4096");
+        }
+        options_.threads = static_cast<unsigned>(t);
+      } else if (name == "seed") {
+        options_.seed = flags::parse_unsigned(take_value("a number from 0 to 2^64-1"), 64, "u64");
+      } else if (name == "stats") {
+        options_.stats = stats_format::text;
+        if (inline_value) {
+          const std::size_t colon = value.find(':');
+          const std::string_view format = value.substr(0, colon);
+          if (format == "text") options_.stats = stats_format::text;
+          else if (format == "json") options_.stats = stats_format::json;
+          else {
+            throw usage(flag, "--stats: '" + std::string(value) +
+                                  "' is not text, json, text:PATH or json:PATH");
+          }
+          if (colon != std::string_view::npos) {
+            options_.stats_path = std::string(value.substr(colon + 1));
+            if (options_.stats_path.empty()) {
+              throw usage(flag, "--stats: '" + std::string(value) + "' has no path after ':'");
+            }
+          }
+        }
+      } else if (name == "progress") {
+        no_value();
+        options_.progress = true;
+      } else {
+        param_info* p = nullptr;
+        for (auto& q : params_)
+          if (q.name == name) p = &q;
+        if (!p) {
+          const std::string n = normalize(name);
+          for (auto& q : params_)
+            if (normalize(q.name) == n) p = &q;
+        }
+        if (!p) {
+          std::string best;
+          std::size_t best_d = 3;
+          const auto consider = [&](const std::string& candidate) {
+            const std::size_t d = edit_distance(name, candidate);
+            if (d < best_d) {
+              best_d = d;
+              best = candidate;
+            }
+          };
+          for (const auto& o : builtin_options) consider(o.name);
+          for (const auto& q : params_) consider(q.name);
+          std::string msg = "unknown flag '" + flag + "'";
+          if (!best.empty() && !name.empty()) msg += "; did you mean --" + best + "?";
+          msg += " (see --help)";
+          throw usage(flag, msg);
+        }
+        const std::string pflag = "--" + p->name;
+        std::string_view v;
+        if (p->is_bool && !inline_value) {
+          if (i + 1 < args.size() && flags::is_bool(args[i + 1])) v = args[++i];
+          else v = "true";
+        } else {
+          v = take_value("a " + p->type);
+        }
+        try {
+          p->set(v);
+        } catch (const std::invalid_argument& e) {
+          throw usage(pflag, pflag + ": " + e.what());
+        }
+        p->given = true;
+        if (std::find(options_.params_given.begin(), options_.params_given.end(), p->name) ==
+            options_.params_given.end())
+          options_.params_given.push_back(p->name);
+      }
+    } catch (const usage_error&) {
+      throw;
+    } catch (const std::invalid_argument& e) {
+      // from parse_size, disk_spec::parse, parse_unsigned
+      std::string m = clean_message(e.what());
+      if (m.rfind(flag, 0) != 0) m = flag + ": " + m;
+      throw usage(flag, m);
+    }
+  }
+  apply_defaults();
+  return options_;
+}
+
+std::string program::help() const {
+  std::string out = name_;
+  if (!description_.empty()) out += " - " + description_;
+  out += "\n\nusage: " + name_ + (params_.empty() ? "" : " [--PARAM=VALUE]...") + " [OPTION]...\n";
+
+  struct entry {
+    std::string left, right;
+  };
+  std::vector<entry> ps, os;
+  for (const auto& p : params_) {
+    std::string left = "--" + p.name + (p.is_bool ? "[=bool]" : "=" + p.type);
+    const std::string value = p.text();
+    std::string def = p.default_text.empty() ? value : p.default_text;
+    if (!p.default_text.empty() && p.default_text != value) def += " = " + value;
+    std::string right = p.description;
+    if (!right.empty()) right += " ";
+    right += "(" + p.type + ", default " + def + ")";
+    ps.push_back({left, right});
+  }
+  const std::uint64_t md = memory_default_ ? memory_default_ : fallback_memory;
+  os.push_back({"--memory SIZE", "memory budget of the whole program, e.g. 256MiB or 4GiB (default " +
+                                     mng::format_size(md) +
+                                     (memory_default_ ? ", the script's" : "") +
+                                     "); every sort and queue gets its planned share of it"});
+  os.push_back({"--block SIZE",
+                "block size of external memory, a power of two of at least 4KiB (default " +
+                    (block_default_ ? mng::format_size(block_default_) + ", the planner's"
+                                    : std::string("chosen by each node")) + ")"});
+  os.push_back({"--disk PATH[:SIZE]",
+                "disk for external memory, repeatable: a directory (a temporary file inside, "
+                "removed at exit), a file or device (used as is; :keep keeps a file the program "
+                "creates), or :memory:; SIZE caps what is used on it (default: a temporary file in " +
+                    mng::disk_config::default_directory() + ")"});
+  os.push_back({"--direct on|off", "O_DIRECT for disk files, bypassing the page cache (default on)"});
+  os.push_back({"--threads N", "threads sorting may use (default " + std::to_string(hardware_threads()) +
+                                   ", the CPUs available)"});
+  os.push_back({"--seed N", "seed of rand() (default " + std::to_string(default_seed) + ")"});
+  os.push_back({"--stats[=FORMAT]",
+                "at the end, time, I/O and I/O wait per phase beside the estimate: FORMAT text "
+                "(default) or json, to stderr, or text:PATH / json:PATH to a file"});
+  os.push_back({"--progress", "a progress bar per phase on stderr (only when it is a terminal)"});
+  os.push_back({"--help, -h", "this help"});
+
+  std::size_t col = 0;
+  for (const auto* list : {&ps, &os})
+    for (const auto& e : *list) col = std::max(col, e.left.size());
+  col = std::min<std::size_t>(col, 26) + 4;
+  const auto render = [&](const std::vector<entry>& list) {
+    std::string s;
+    for (const auto& e : list) {
+      std::string line = "  " + e.left;
+      if (line.size() + 2 > col) line += "\n" + std::string(col, ' ');
+      else line += std::string(col - line.size(), ' ');
+      s += line + wrap(e.right, col, col, 90) + "\n";
+    }
+    return s;
+  };
+  if (!ps.empty()) out += "\nparams:\n" + render(ps);
+  out += "\noptions:\n" + render(os);
+  out += "\nExit status: 0 done, 1 error while running, 2 bad flag or value.\n";
+  return out;
+}
+
+// ---- running ---------------------------------------------------------------------------
+
+int program::fail(int status, const std::string& message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), clean_message(message).c_str());
+  return status;
+}
+
+int program::run(int argc, char** argv, const std::function<void()>& body) {
+  try {
+    parse(argc, argv);
+  } catch (const usage_error& e) {
+    return fail(2, e.what());
+  }
+  if (options_.help) {
+    const std::string h = help();
+    std::fwrite(h.data(), 1, h.size(), stdout);
+    std::fflush(stdout);
+    return 0;
+  }
+  try {
+    return run_checked(body);
+  } catch (const std::bad_alloc&) {
+    return fail(1, "out of memory; give the program a smaller --memory or free some memory");
+  } catch (const std::exception& e) {
+    return fail(1, e.what());
+  }
+}
+
+int program::run_checked(const std::function<void()>& body) {
+  using clock = std::chrono::steady_clock;
+
+  // 1. Input files, before any work.
+  for (auto& in : inputs_) {
+    const int fd = ::open(in.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      const int e = errno;
+      return fail(1, "cannot read input file '" + in.path + "': " + errno_text(e) +
+                         (e == ENOENT ? "; check the path (relative paths start at the current directory)"
+                                      : ""));
+    }
+    struct stat st;
+    const int rc = ::fstat(fd, &st);
+    const int e = errno;
+    ::close(fd);
+    if (rc != 0) return fail(1, "cannot read input file '" + in.path + "': " + errno_text(e));
+    if (S_ISDIR(st.st_mode)) return fail(1, "input file '" + in.path + "' is a directory");
+    if (S_ISREG(st.st_mode)) {
+      const auto size = static_cast<std::uint64_t>(st.st_size);
+      if (size % in.element_bytes != 0) {
+        const std::string of = in.type_name.empty() ? "one element" : "one " + in.type_name;
+        return fail(1, "input file '" + in.path + "' has " + std::to_string(size) +
+                           " bytes, not a multiple of " + std::to_string(in.element_bytes) +
+                           " (the size of " + of + "): it is not a file of " +
+                           (in.type_name.empty() ? "these elements" : in.type_name) +
+                           ", or it is truncated");
+      }
+      in.elements = size / in.element_bytes;
+    }
+  }
+
+  // 2. The stats file, so that a bad path fails now rather than after the work.
+  std::FILE* stats_file = nullptr;
+  struct file_closer {
+    std::FILE*& f;
+    ~file_closer() {
+      if (f) std::fclose(f);
+    }
+  } closer{stats_file};
+  if (options_.stats != stats_format::none && !options_.stats_path.empty()) {
+    stats_file = std::fopen(options_.stats_path.c_str(), "w");
+    if (!stats_file) {
+      return fail(2, "--stats: cannot write '" + options_.stats_path + "': " + errno_text(errno));
+    }
+  }
+
+  // 3. Program-wide settings.
+  set_threads(options_.threads.value_or(0));
+  seed_rand(options_.seed);
+  if (options_.memory) {
+    const std::uint64_t phys = physical_memory();
+    if (phys && *options_.memory > phys) {
+      std::fprintf(stderr, "%s: warning: --memory %s is more than this machine's %s of memory; the program may swap\n",
+                   name_.c_str(), mng::format_size(*options_.memory).c_str(), mng::format_size(phys).c_str());
+    }
+  }
+
+  // 4. Disks: the global block manager for the program's life; temporary disk files go
+  // with it (and with io::temp_files on fatal signals).
+  mng::disk_config cfg = options_.disks.empty() ? mng::disk_config::defaults() : mng::disk_config{};
+  if (!options_.disks.empty()) cfg.disks = options_.disks;
+  cfg.direct = options_.direct;
+  std::unique_ptr<mng::block_manager> bm;
+  try {
+    bm = std::make_unique<mng::block_manager>(cfg);
+  } catch (const io_error& e) {
+    return fail(options_.disks.empty() ? 1 : 2, (options_.disks.empty() ? "" : "--disk: ") + clean_message(e.what()));
+  }
+  struct uninstall {
+    ~uninstall() { mng::block_manager::set_global(nullptr); }
+  } uninstaller;
+  mng::block_manager::set_global(bm.get());
+
+  // 5. The estimate, for the params actually used.
+  report_ = run_report{};
+  report_.program = name_;
+  if (estimate_fn_) estimate_fn_(report_.estimate);
+
+  // 6. Run.
+  progress_ = options_.progress && ::isatty(2);
+  stdout_tty_ = ::isatty(1);
+  line_shown_ = false;
+  phase_open_ = false;
+  count_ = 0;
+  next_tick_ = std::numeric_limits<std::uint64_t>::max();
+  io::buffer_memory::reset_peak();
+  const io::stats_snapshot io_start = io::stats::instance().snapshot();
+  const auto start = clock::now();
+  bool ok = true;
+  std::string error;
+  try {
+    body();
+  } catch (const std::bad_alloc&) {
+    ok = false;
+    error = "out of memory; give the program a smaller --memory or free some memory";
+  } catch (const std::exception& e) {
+    ok = false;
+    error = clean_message(e.what());
+  } catch (...) {
+    ok = false;
+    error = "an exception of unknown type stopped the program";
+  }
+  if (phase_open_) end_phase();
+  clear_progress_line();
+  progress_ = false;
+  std::cout.flush();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    if (ok) {
+      ok = false;
+      error = "cannot write to standard output: " + errno_text(errno);
+    }
+  }
+  if (!ok) fail(1, error);
+
+  // 7. Close the disks (their pending writes count), then report.
+  mng::block_manager::set_global(nullptr);
+  bm.reset();
+  const io::stats_snapshot io = io::stats::instance().snapshot() - io_start;
+  report_.ok = ok;
+  report_.error = error;
+  report_.wall_seconds = std::chrono::duration<double>(clock::now() - start).count();
+  const io::disk_snapshot total = io.total();
+  report_.read_bytes = total.read_bytes;
+  report_.write_bytes = total.write_bytes;
+  report_.io_wait_seconds = io.wait_seconds();
+  report_.io_busy_seconds = io.busy_seconds;
+  report_.memory_bytes = memory();
+  report_.memory_default_bytes = memory_default_ ? memory_default_ : fallback_memory;
+  report_.block_bytes = block();
+  report_.buffer_peak_bytes = io::buffer_memory::peak();
+  report_.threads = threads();
+  report_.seed = options_.seed;
+  for (const auto& d : io.disks) {
+    if (d.reads == 0 && d.writes == 0) continue;
+    report_.disks.push_back({d.name, d.read_bytes, d.write_bytes});
+  }
+  for (const auto& p : params_) report_.params.emplace_back(p.name, p.json());
+  std::sort(report_.phases.begin(), report_.phases.end(),
+            [](const phase_record& a, const phase_record& b) { return a.id < b.id; });
+
+  if (options_.stats != stats_format::none) {
+    const std::string text =
+        options_.stats == stats_format::json ? to_json(report_) + "\n" : to_text(report_);
+    std::FILE* out = stats_file ? stats_file : stderr;
+    std::fwrite(text.data(), 1, text.size(), out);
+    if (stats_file) {
+      const bool bad = std::fflush(stats_file) != 0 || std::ferror(stats_file);
+      const int e = errno;
+      std::fclose(stats_file);
+      stats_file = nullptr;
+      if (bad) {
+        fail(1, "cannot write the stats to '" + options_.stats_path + "': " + errno_text(e));
+        return 1;
+      }
+    }
+  }
+  return ok ? 0 : 1;
+}
+
+// ---- phases and progress ---------------------------------------------------------------
+
+void program::begin_phase(unsigned id, std::string_view label, std::uint64_t expected_elements) {
+  if (phase_open_) end_phase();
+  phase_open_ = true;
+  phase_id_ = id;
+  phase_label_ = std::string(label);
+  phase_expected_ = expected_elements;
+  count_ = 0;
+  phase_io_start_ = io::stats::instance().snapshot();
+  phase_start_ = last_tick_ = std::chrono::steady_clock::now();
+  if (progress_) {
+    tick_interval_ = 1024;
+    next_tick_ = tick_interval_;
+    draw_progress(false);
+  } else {
+    next_tick_ = std::numeric_limits<std::uint64_t>::max();
+  }
+}
+
+void program::end_phase() {
+  if (!phase_open_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const io::stats_snapshot io = io::stats::instance().snapshot() - phase_io_start_;
+  phase_record* r = nullptr;
+  for (auto& p : report_.phases)
+    if (p.id == phase_id_) r = &p;
+  if (!r) {
+    report_.phases.push_back({});
+    r = &report_.phases.back();
+    r->id = phase_id_;
+    r->label = phase_label_;
+  }
+  ++r->runs;
+  r->elements += count_;
+  r->expected = phase_expected_;
+  r->wall_seconds += std::chrono::duration<double>(now - phase_start_).count();
+  const io::disk_snapshot t = io.total();
+  r->read_bytes += t.read_bytes;
+  r->write_bytes += t.write_bytes;
+  r->io_wait_seconds += io.wait_seconds();
+  if (progress_) {
+    draw_progress(true);
+    std::fputc('\n', stderr);
+    line_shown_ = false;
+  }
+  phase_open_ = false;
+  count_ = 0;
+  next_tick_ = std::numeric_limits<std::uint64_t>::max();
+}
+
+void program::tick() noexcept {
+  if (!progress_ || !phase_open_) {
+    next_tick_ = std::numeric_limits<std::uint64_t>::max();
+    return;
+  }
+  using namespace std::chrono_literals;
+  const auto now = std::chrono::steady_clock::now();
+  const auto since = now - last_tick_;
+  last_tick_ = now;
+  // Aim at a clock read every 25-100 ms whatever an element costs.
+  if (since < 25ms) tick_interval_ = std::min<std::uint64_t>(tick_interval_ * 2, std::uint64_t{1} << 26);
+  else if (since > 100ms) tick_interval_ = std::max<std::uint64_t>(tick_interval_ / 2, 1);
+  next_tick_ = count_ + tick_interval_;
+  if (now - last_draw_ >= 100ms) {
+    try {
+      draw_progress(false);
+    } catch (...) {
+    }
+  }
+}
+
+void program::draw_progress(bool finished) {
+  const auto now = std::chrono::steady_clock::now();
+  last_draw_ = now;
+  const double secs = std::chrono::duration<double>(now - phase_start_).count();
+  const auto phases = static_cast<unsigned>(report_.estimate.phases().size());
+  std::string line = "\r" +
+                     progress_line(phase_id_, phases, phase_label_, count_, phase_expected_, secs,
+                                   terminal_width() - 1, finished) +
+                     "\x1b[K";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  line_shown_ = true;
+}
+
+void program::clear_progress_line() noexcept {
+  if (!line_shown_) return;
+  std::fputs("\r\x1b[K", stderr);
+  line_shown_ = false;
+}
+
+void program::write_stdout(const std::string& text) {
+  if (line_shown_ && stdout_tty_) clear_progress_line();
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (progress_) std::fflush(stdout);
+}
+
+} // namespace flow

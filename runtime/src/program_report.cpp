@@ -1,0 +1,294 @@
+// The end-of-run report of a Flow program (text and JSON) and its progress line.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "flow/mng/config.hpp"
+#include "flow/program/flags.hpp"
+#include "flow/program/report.hpp"
+
+namespace flow {
+
+void estimate::phase(unsigned id, std::string_view label, double read_bytes, double write_bytes) {
+  for (auto& p : phases_) {
+    if (p.id == id) {
+      p.read_bytes += read_bytes;
+      p.write_bytes += write_bytes;
+      return;
+    }
+  }
+  phases_.push_back({id, std::string(label), read_bytes, write_bytes});
+}
+
+const estimate::phase_estimate* estimate::find(unsigned id) const noexcept {
+  for (const auto& p : phases_)
+    if (p.id == id) return &p;
+  return nullptr;
+}
+
+double estimate::read_bytes() const noexcept {
+  double s = 0;
+  for (const auto& p : phases_) s += p.read_bytes;
+  return s;
+}
+
+double estimate::write_bytes() const noexcept {
+  double s = 0;
+  for (const auto& p : phases_) s += p.write_bytes;
+  return s;
+}
+
+std::string json_string(std::string_view s) {
+  std::string o = "\"";
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+    case '"': o += "\\\""; break;
+    case '\\': o += "\\\\"; break;
+    case '\n': o += "\\n"; break;
+    case '\t': o += "\\t"; break;
+    case '\r': o += "\\r"; break;
+    default:
+      if (c < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        o += buf;
+      } else {
+        o += ch;
+      }
+    }
+  }
+  return o + "\"";
+}
+
+namespace {
+
+std::string seconds_json(double s) {
+  if (!std::isfinite(s)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6f", std::max(0.0, s));
+  return buf;
+}
+
+std::string bytes_json(double b) {
+  if (!std::isfinite(b) || b < 0) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", std::round(b));
+  return buf;
+}
+
+// The phases in id order, estimated or measured.
+struct merged_phase {
+  const phase_record* measured = nullptr;
+  const estimate::phase_estimate* estimated = nullptr;
+  unsigned id = 0;
+  const std::string* label = nullptr;
+};
+
+std::vector<merged_phase> merge_phases(const run_report& r) {
+  std::map<unsigned, merged_phase> m;
+  for (const auto& e : r.estimate.phases()) {
+    auto& x = m[e.id];
+    x.id = e.id;
+    x.estimated = &e;
+    x.label = &e.label;
+  }
+  for (const auto& p : r.phases) {
+    auto& x = m[p.id];
+    x.id = p.id;
+    x.measured = &p;
+    if (!p.label.empty() || !x.label) x.label = &p.label;
+  }
+  std::vector<merged_phase> v;
+  for (auto& [id, x] : m) v.push_back(x);
+  return v;
+}
+
+std::string size_text(double bytes) {
+  if (!std::isfinite(bytes) || bytes < 0) return "?";
+  return mng::format_size(static_cast<std::uint64_t>(std::llround(bytes)));
+}
+
+std::string secs_text(double s) {
+  char buf[32];
+  if (s < 10) std::snprintf(buf, sizeof buf, "%.3f s", s);
+  else std::snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
+
+std::string duration_text(double s) {
+  if (!std::isfinite(s) || s < 0) s = 0;
+  const auto t = static_cast<unsigned long long>(s);
+  char buf[32];
+  if (t >= 3600) std::snprintf(buf, sizeof buf, "%llu:%02llu:%02llu", t / 3600, t / 60 % 60, t % 60);
+  else std::snprintf(buf, sizeof buf, "%llu:%02llu", t / 60, t % 60);
+  return buf;
+}
+
+std::string count_text(std::uint64_t n) {
+  char buf[32];
+  const double d = static_cast<double>(n);
+  if (n < 10000) std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(n));
+  else if (d < 1e6) std::snprintf(buf, sizeof buf, "%.1f k", d / 1e3);
+  else if (d < 1e9) std::snprintf(buf, sizeof buf, "%.2f M", d / 1e6);
+  else if (d < 1e12) std::snprintf(buf, sizeof buf, "%.2f G", d / 1e9);
+  else std::snprintf(buf, sizeof buf, "%.2f T", d / 1e12);
+  return buf;
+}
+
+std::string pad(std::string s, std::size_t width, bool right = false) {
+  if (s.size() >= width) return s;
+  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
+} // namespace
+
+std::string to_json(const run_report& r) {
+  std::ostringstream o;
+  o << "{\"program\":" << json_string(r.program) << ",\"status\":" << (r.ok ? "\"ok\"" : "\"error\"");
+  if (!r.ok) o << ",\"error\":" << json_string(r.error);
+  o << ",\"wall_seconds\":" << seconds_json(r.wall_seconds) << ",\"read_bytes\":" << r.read_bytes
+    << ",\"write_bytes\":" << r.write_bytes << ",\"io_wait_seconds\":" << seconds_json(r.io_wait_seconds)
+    << ",\"io_busy_seconds\":" << seconds_json(r.io_busy_seconds)
+    << ",\"memory_bytes\":" << r.memory_bytes << ",\"memory_default_bytes\":" << r.memory_default_bytes
+    << ",\"block_bytes\":";
+  if (r.block_bytes) o << r.block_bytes;
+  else o << "null";
+  o << ",\"buffer_peak_bytes\":" << r.buffer_peak_bytes << ",\"threads\":" << r.threads
+    << ",\"seed\":" << r.seed << ",\"params\":{";
+  for (std::size_t i = 0; i < r.params.size(); ++i) {
+    if (i) o << ",";
+    o << json_string(r.params[i].first) << ":" << r.params[i].second;
+  }
+  o << "},\"disks\":[";
+  for (std::size_t i = 0; i < r.disks.size(); ++i) {
+    if (i) o << ",";
+    o << "{\"path\":" << json_string(r.disks[i].path) << ",\"read_bytes\":" << r.disks[i].read_bytes
+      << ",\"write_bytes\":" << r.disks[i].write_bytes << "}";
+  }
+  o << "],\"estimate\":{\"read_bytes\":" << bytes_json(r.estimate.read_bytes())
+    << ",\"write_bytes\":" << bytes_json(r.estimate.write_bytes()) << "},\"phases\":[";
+  bool first = true;
+  for (const auto& p : merge_phases(r)) {
+    if (!first) o << ",";
+    first = false;
+    const phase_record none{};
+    const phase_record& m = p.measured ? *p.measured : none;
+    o << "{\"id\":" << p.id << ",\"label\":" << json_string(*p.label) << ",\"runs\":" << m.runs
+      << ",\"elements\":" << m.elements << ",\"wall_seconds\":" << seconds_json(m.wall_seconds)
+      << ",\"read_bytes\":" << m.read_bytes << ",\"write_bytes\":" << m.write_bytes
+      << ",\"io_wait_seconds\":" << seconds_json(m.io_wait_seconds) << ",\"estimate\":";
+    if (p.estimated) {
+      o << "{\"read_bytes\":" << bytes_json(p.estimated->read_bytes)
+        << ",\"write_bytes\":" << bytes_json(p.estimated->write_bytes) << "}";
+    } else {
+      o << "null";
+    }
+    o << "}";
+  }
+  o << "]}";
+  return o.str();
+}
+
+std::string to_text(const run_report& r) {
+  std::ostringstream o;
+  o << r.program << ": stats" << (r.ok ? "" : " (stopped by an error)") << "\n";
+  o << "  memory " << mng::format_size(r.memory_bytes);
+  if (r.memory_default_bytes && r.memory_default_bytes != r.memory_bytes)
+    o << " (planned for " << mng::format_size(r.memory_default_bytes) << ")";
+  if (r.block_bytes) o << ", block " << mng::format_size(r.block_bytes);
+  o << ", threads " << r.threads << ", seed " << r.seed << ", buffer peak "
+    << mng::format_size(r.buffer_peak_bytes) << "\n";
+  if (!r.params.empty()) {
+    o << "  params";
+    for (const auto& [name, value] : r.params) o << " " << name << "=" << value;
+    o << "\n";
+  }
+
+  // Table: phase | wall | read (est.) | written (est.) | I/O wait | elements
+  struct row {
+    std::string phase, wall, read, write, wait, elements;
+  };
+  std::vector<row> rows;
+  rows.push_back({"phase", "wall", "read (estimate)", "written (estimate)", "I/O wait", "elements"});
+  const auto io_pair = [](std::uint64_t measured, const double* est) {
+    return size_text(static_cast<double>(measured)) + " (" + (est ? size_text(*est) : "-") + ")";
+  };
+  for (const auto& p : merge_phases(r)) {
+    std::string label = std::to_string(p.id) + " " + *p.label;
+    if (label.size() > 40) label = label.substr(0, 37) + "...";
+    const double* er = p.estimated ? &p.estimated->read_bytes : nullptr;
+    const double* ew = p.estimated ? &p.estimated->write_bytes : nullptr;
+    if (p.measured) {
+      const auto& m = *p.measured;
+      rows.push_back({label + (m.runs > 1 ? " (x" + std::to_string(m.runs) + ")" : ""),
+                      secs_text(m.wall_seconds), io_pair(m.read_bytes, er), io_pair(m.write_bytes, ew),
+                      secs_text(m.io_wait_seconds), std::to_string(m.elements)});
+    } else {
+      rows.push_back({label + " (not run)", "-", io_pair(0, er), io_pair(0, ew), "-", "-"});
+    }
+  }
+  const double er = r.estimate.read_bytes(), ew = r.estimate.write_bytes();
+  rows.push_back({"total", secs_text(r.wall_seconds),
+                  io_pair(r.read_bytes, r.estimate.phases().empty() ? nullptr : &er),
+                  io_pair(r.write_bytes, r.estimate.phases().empty() ? nullptr : &ew),
+                  secs_text(r.io_wait_seconds), ""});
+  std::size_t w[6] = {};
+  for (const auto& x : rows) {
+    const std::string* f[6] = {&x.phase, &x.wall, &x.read, &x.write, &x.wait, &x.elements};
+    for (int i = 0; i < 6; ++i) w[i] = std::max(w[i], f[i]->size());
+  }
+  for (const auto& x : rows) {
+    std::string line = "  " + pad(x.phase, w[0]) + "  " + pad(x.wall, w[1], true) + "  " +
+                       pad(x.read, w[2], true) + "  " + pad(x.write, w[3], true) + "  " +
+                       pad(x.wait, w[4], true) + "  " + pad(x.elements, w[5], true);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    o << line << "\n";
+  }
+  if (r.wall_seconds > 0) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "  I/O wait %.1f%% of the wall time, disks busy %.1f%%\n",
+                  100.0 * r.io_wait_seconds / r.wall_seconds, 100.0 * r.io_busy_seconds / r.wall_seconds);
+    o << buf;
+  }
+  for (const auto& d : r.disks) {
+    o << "  disk " << d.path << ": read " << mng::format_size(d.read_bytes) << ", written "
+      << mng::format_size(d.write_bytes) << "\n";
+  }
+  return o.str();
+}
+
+std::string progress_line(unsigned id, unsigned phases, std::string_view label, std::uint64_t done,
+                          std::uint64_t expected, double seconds, unsigned width, bool finished) {
+  std::string head = "[" + std::to_string(id) + (phases ? "/" + std::to_string(phases) : "") + "] ";
+  std::string tail;
+  std::string bar;
+  if (expected > 0) {
+    const double frac = std::min(1.0, static_cast<double>(done) / static_cast<double>(expected));
+    const int cells = 20;
+    const int full = static_cast<int>(frac * cells);
+    bar = "[";
+    for (int i = 0; i < cells; ++i) bar += i < full ? '=' : (i == full && !finished ? '>' : ' ');
+    bar += "] ";
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%3d%%", static_cast<int>(frac * 100));
+    bar += buf;
+    tail = "  " + count_text(done) + "/" + count_text(expected) + "  " + duration_text(seconds);
+    if (!finished && frac > 0.01 && frac < 1.0) tail += " ETA " + duration_text(seconds * (1 - frac) / frac);
+  } else {
+    tail = "  " + count_text(done) + "  " + duration_text(seconds);
+  }
+  if (finished) tail += " done";
+  // The label gets what is left of the width, at least 8 columns.
+  const std::size_t fixed = head.size() + (bar.empty() ? 0 : 2 + bar.size()) + tail.size();
+  std::size_t room = width > fixed + 8 ? width - fixed : 8;
+  std::string l(label);
+  if (l.size() > room) l = l.substr(0, room - 3) + "...";
+  std::string line = head + l + (bar.empty() ? "" : "  " + bar) + tail;
+  if (line.size() > width && width > 0) line.resize(width);
+  return line;
+}
+
+} // namespace flow
