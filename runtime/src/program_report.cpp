@@ -262,6 +262,8 @@ std::string to_text(const run_report& r) {
 
 std::string progress_line(unsigned id, unsigned phases, std::string_view label, std::uint64_t done,
                           std::uint64_t expected, double seconds, unsigned width, bool finished) {
+  // A finished phase shows its time to the millisecond when it was short.
+  const std::string time_text = finished && seconds < 60 ? secs_text(seconds) : duration_text(seconds);
   std::string head = "[" + std::to_string(id) + (phases ? "/" + std::to_string(phases) : "") + "] ";
   std::string tail;
   std::string bar;
@@ -275,10 +277,10 @@ std::string progress_line(unsigned id, unsigned phases, std::string_view label, 
     char buf[16];
     std::snprintf(buf, sizeof buf, "%3d%%", static_cast<int>(frac * 100));
     bar += buf;
-    tail = "  " + count_text(done) + "/" + count_text(expected) + "  " + duration_text(seconds);
+    tail = "  " + count_text(done) + "/" + count_text(expected) + "  " + time_text;
     if (!finished && frac > 0.01 && frac < 1.0) tail += " ETA " + duration_text(seconds * (1 - frac) / frac);
   } else {
-    tail = "  " + count_text(done) + "  " + duration_text(seconds);
+    tail = "  " + count_text(done) + "  " + time_text;
   }
   if (finished) tail += " done";
   // The label gets what is left of the width, at least 8 columns.

@@ -288,7 +288,8 @@ struct child {
   int out_fd = -1, err_fd = -1;
 };
 
-child start_child(const std::string& mode, const std::vector<std::string>& args) {
+// With `pty_stderr`, the child's stderr is a pseudo-terminal whose master side is err_fd.
+child start_child(const std::string& mode, const std::vector<std::string>& args, bool pty_stderr = false) {
   std::string joined;
   for (std::size_t i = 0; i < args.size(); ++i) joined += (i ? "\x1f" : "") + args[i];
   std::vector<std::string> env_strings = {"FLOW_PROGRAM_TEST_CHILD=" + mode,
@@ -307,7 +308,18 @@ child start_child(const std::string& mode, const std::vector<std::string>& args)
   char* argv[] = {self, nullptr};
 
   int out[2], err[2];
-  if (::pipe(out) != 0 || ::pipe(err) != 0) std::abort();
+  if (::pipe(out) != 0) std::abort();
+  char slave[256] = {};
+  if (pty_stderr) {
+    err[0] = ::posix_openpt(O_RDWR | O_NOCTTY);
+    if (err[0] < 0 || ::grantpt(err[0]) != 0 || ::unlockpt(err[0]) != 0 ||
+        ::ptsname_r(err[0], slave, sizeof slave) != 0)
+      std::abort();
+    err[1] = ::open(slave, O_RDWR | O_NOCTTY);
+    if (err[1] < 0) std::abort();
+  } else if (::pipe(err) != 0) {
+    std::abort();
+  }
   child c;
   c.pid = ::fork();
   if (c.pid == 0) {
@@ -1094,6 +1106,7 @@ TEST(ProgramReport, ProgressLine) {
   EXPECT_EQ(flow::progress_line(2, 0, "loop", 12345678, 0, 75, 80, false), "[2] loop  12.35 M  1:15");
   EXPECT_EQ(flow::progress_line(1, 3, "sort", 1000, 1000, 3725, 80, true),
             "[1/3] sort  [====================] 100%  1000/1000  1:02:05 done");
+  EXPECT_EQ(flow::progress_line(3, 3, "scan", 20000, 0, 0.25, 80, true), "[3/3] scan  20.0 k  0.250 s done");
   const std::string narrow =
       flow::progress_line(1, 3, "a very long label of a phase that goes on and on", 500, 1000, 10, 60, false);
   EXPECT_LE(narrow.size(), 60u);
@@ -1150,6 +1163,19 @@ TEST(ProgramProcess, ExceptionExitsOneAndRemovesTheDisk) {
   const std::string disk = disk_path_of(r.out);
   EXPECT_TRUE(starts_with(disk, dir.path())) << r.out;
   EXPECT_FALSE(flow::test::exists(disk));
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+TEST(ProgramProcess, ProgressBarOnATerminal) {
+  flow::test::scratch_dir dir;
+  child c = start_child("ok", {"--disk", dir.path(), "--progress", "--n=300000"}, true);
+  const child_result r = finish_child(c); // reading the master ends with EIO when the child is gone
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "\r[1/1] write  [")) << r.err;
+  EXPECT_TRUE(contains(r.err, "300.0 k/300.0 k")) << r.err;
+  EXPECT_TRUE(contains(r.err, " done\x1b[K")) << r.err;
+  EXPECT_TRUE(contains(r.out, "sum of nothing: 0\n")) << r.out;
   EXPECT_TRUE(dir.entries().empty());
 }
 
