@@ -59,6 +59,17 @@ void Generator::emitOwner(const void* owner, bool topLevel) {
       line("bool " + var(n, "any") + " = false;");
     }
   }
+  // A materialized stream outlives this statement: later ones read it back.
+  for (int id : nodes) {
+    const Node& n = plan_.nodes[id];
+    if (n.kind == Node::Materialize)
+      line("flow::containers::vector<" + type(n.symbol->type) + ", " + std::to_string(plan_.blockBytes) + "> " +
+           var(n, "mat") + "(" + memoryOf(n) + ");");
+  }
+  // Everything else (readers, sorters, writers) ends with the statement, so a vector's
+  // scan ends before the next statement reads or changes it.
+  line("{");
+  ++indent_;
   for (int seg = 0; seg <= last; ++seg) {
     std::vector<int> inSeg;
     for (int id : nodes)
@@ -81,6 +92,8 @@ void Generator::emitOwner(const void* owner, bool topLevel) {
     emitSegment(inSeg, seg, segmentOf, topLevel);
     if (topLevel) line("fl_program.end_phase();");
   }
+  --indent_;
+  line("}");
 }
 
 void Generator::emitSegment(const std::vector<int>& nodes, int segment, const std::map<int, int>& segmentOf,
@@ -240,7 +253,7 @@ void Generator::declareNode(const Node& n, const std::map<int, int>& segmentOf, 
     line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.passes) + " pass(es)") +
          " estimated");
     line("flow::algo::runs_merger<" + type(s.elementType) + ", " + orderType(s.order->order) + "> " + var(n, "merge") +
-         "(" + var(creator, "runs") + ".result(), " + memoryOf(n) + ", {}, fl_sort_options);");
+         "(std::move(" + var(creator, "sorted") + "), " + memoryOf(n) + ", {}, fl_sort_options);");
     break;
   }
   case Node::ReadFile: {
@@ -260,10 +273,6 @@ void Generator::declareNode(const Node& n, const std::map<int, int>& segmentOf, 
     break;
   }
   case Node::Reread: line("auto " + var(n, "in") + " = " + var(plan_.nodes[n.inputs[0]], "mat") + ".scan();"); break;
-  case Node::Materialize:
-    line("flow::containers::vector<" + type(n.symbol->type) + ", " + B + "> " + var(n, "mat") + "(" + memoryOf(n) +
-         ");");
-    break;
   case Node::Merge: {
     auto& m = *static_cast<const MergeSource*>(n.ast);
     std::string inputs, types;
@@ -425,6 +434,10 @@ void Generator::emitNode(const Node& n, const std::string& in, const std::set<in
 
 void Generator::finishNode(const Node& n) {
   switch (n.kind) {
+  case Node::SortRuns:
+    // The last runs are written before the phase ends, so their I/O counts in it.
+    line("auto " + var(n, "sorted") + " = " + var(n, "runs") + ".result();");
+    break;
   case Node::WriteFile:
   case Node::WriteText: line(var(n, "out") + ".finish();"); break;
   case Node::Materialize: line(var(n, "mat") + ".flush();"); break;

@@ -284,6 +284,106 @@ void Generator::emitPlanComment() {
        ")");
 }
 
+void Generator::emitEstimate() {
+  // The plan's estimate for the params the program actually runs with: each source's
+  // count relative to the planned one scales everything downstream of it; sorts and
+  // queues are priced again with the runtime's own models.
+  line("fl_program.estimate([&](flow::estimate& fl_e) {");
+  Indent in(*this);
+  std::map<int, std::string> scale;
+  auto constantInParams = [&](const Expr& e) {
+    return sema::evaluate(e, [](const Symbol* s) { return s->kind == Symbol::Param ? s->value : std::nullopt; })
+        .has_value();
+  };
+  auto phaseLabel = [&](int phase) {
+    for (const plan::Phase& p : plan_.phases)
+      if (p.id == phase) return quote(p.label);
+    return quote("");
+  };
+  auto number = [](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    std::string t = buf;
+    return t.find_first_of(".e") == std::string::npos ? t + ".0" : t;
+  };
+  // Queues last: they take the scale of the loop that pushes into them.
+  std::vector<const Node*> order;
+  for (const Node& n : plan_.nodes)
+    if (n.kind != Node::Queue) order.push_back(&n);
+  for (const Node& n : plan_.nodes)
+    if (n.kind == Node::Queue) order.push_back(&n);
+  for (const Node* np : order) {
+    const Node& n = *np;
+    std::string runtime; // the count when the program runs, if it can be known then
+    if (n.kind == Node::Generate) {
+      auto& g = *static_cast<const GenerateSource*>(n.ast);
+      if (constantInParams(*g.count)) runtime = "static_cast<double>(" + expr(*g.count) + ")";
+    } else if (n.kind == Node::Range) {
+      auto& r = *static_cast<const RangeSource*>(n.ast);
+      if (constantInParams(*r.begin) && constantInParams(*r.end))
+        runtime = "std::max(0.0, static_cast<double>(" + expr(*r.end) + ") - static_cast<double>(" + expr(*r.begin) + "))";
+    } else if (n.kind == Node::ReadFile) {
+      runtime = "static_cast<double>(fl_program.input_elements(" + quote(static_cast<const ReadSource*>(n.ast)->path.text()) + "))";
+    }
+    std::string sc = "1.0";
+    if (!runtime.empty()) {
+      sc = n.elements > 0 ? "(" + runtime + " / " + number(n.elements) + ")" : "1.0";
+    } else if (!n.inputs.empty()) {
+      sc = scale.count(n.inputs[0]) ? scale[n.inputs[0]] : "1.0";
+      for (size_t i = 1; i < n.inputs.size(); ++i)
+        if (scale.count(n.inputs[i])) sc = "std::max(" + sc + ", " + scale[n.inputs[i]] + ")";
+    } else if (n.kind == Node::ScanVector && n.symbol) {
+      for (const Node& m : plan_.nodes)
+        if (m.id < n.id && ((m.kind == Node::VectorBuild && m.ast == n.symbol->decl) ||
+                            (m.kind == Node::VectorPush && m.name == n.symbol->name + ".push")))
+          sc = scale[m.id];
+    } else if (n.kind == Node::Queue || n.kind == Node::VectorPush) {
+      // Pushed once per element of the loop around them: the scale of that phase's loop.
+      int phase = n.kind == Node::Queue && !n.livePhases.empty() ? n.livePhases.front() : n.phase;
+      for (const Node& m : plan_.nodes)
+        if (scale.count(m.id) && m.phase == phase && (m.kind == Node::Loop || m.kind == Node::ForStage))
+          sc = scale[m.id];
+    }
+    std::string sv = "fl_scale" + std::to_string(n.id);
+    line("const double " + sv + " = " + sc + ";");
+    scale[n.id] = sv;
+    const std::string bytes = number(n.elements * n.elementBytes) + " * " + sv;
+    switch (n.kind) {
+    case Node::SortRuns: {
+      const Node& merge = plan_.nodes[n.partner];
+      std::string mergeMem = "fl_program.memory_for(" + std::to_string(merge.memoryBytes) + ")";
+      line("const auto fl_sort" + std::to_string(n.id) + " = flow::plan::sort_model{" + blockBytes() + "}.estimate(" +
+           bytes + ", fl_program.memory_for(" + std::to_string(n.memoryBytes) + "), " + mergeMem + ", " + bytes +
+           " * 17 / 16 + 4096 <= static_cast<double>(" + mergeMem + "));");
+      line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", 0, fl_sort" + std::to_string(n.id) +
+           ".runs_write);");
+      line("fl_e.phase(" + std::to_string(merge.phase) + ", " + phaseLabel(merge.phase) + ", fl_sort" +
+           std::to_string(n.id) + ".merge_read, fl_sort" + std::to_string(n.id) + ".merge_write);");
+      break;
+    }
+    case Node::SortMerge: break; // with its run formation
+    case Node::Queue: {
+      if (n.livePhases.empty()) break;
+      std::string items = "static_cast<uint64_t>(" + number(n.elements) + " * " + sv + ")";
+      std::string pq = "fl_pq" + std::to_string(n.id);
+      line("const double " + pq + " = flow::containers::plan_priority_queue(fl_program.memory_for(" +
+           std::to_string(n.memoryBytes) + "), " + items + ", " + std::to_string(n.elementBytes) + ", " + blockBytes() +
+           ").io_bytes(" + items + ") / 2.0; // the bound, half read and half written");
+      line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", " + pq + ", " + pq + ");");
+      break;
+    }
+    default:
+      if (n.readBytes > 0 || n.writeBytes > 0)
+        line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", " + number(n.readBytes) + " * " +
+             sv + ", " + number(n.writeBytes) + " * " + sv + ");");
+      break;
+    }
+  }
+  --indent_;
+  line("});");
+  ++indent_;
+}
+
 std::string Generator::run() {
   // The body first: it decides which helper types (text fields) the namespace needs.
   std::ostringstream header;
@@ -305,6 +405,7 @@ std::string Generator::run() {
   line("#include \"flow/containers/priority_queue.hpp\"");
   line("#include \"flow/containers/vector.hpp\"");
   line("#include \"flow/io/typed_file.hpp\"");
+  line("#include \"flow/plan/sort_model.hpp\"");
   line("#include \"flow/program.hpp\"");
   line("#include \"flow/script.hpp\"");
   for (const auto& h : program_.headers) line("#include " + quote(h->path));
@@ -333,6 +434,7 @@ std::string Generator::run() {
       if (n.kind == Node::ReadFile)
         line("fl_program.input_file(" + quote(static_cast<const ReadSource*>(n.ast)->path.text()) + ", " +
              std::to_string(n.elementBytes) + ");");
+    emitEstimate();
     line("return fl_program.run(argc, argv, [&] {");
     out_ << body;
     line("});");

@@ -69,6 +69,7 @@ private:
   void emitTopLevel(const ast::Stmt& s);
   void emitParams();
   void emitPlanComment();
+  void emitEstimate();
   std::string blockBytes() const;
 
   void line(const std::string& text) { out_ << std::string(indent_ * 2, ' ') << text << '\n'; }

@@ -23,26 +23,6 @@ bool isFlexible(Node::Kind k) { return k == Node::SortRuns || k == Node::SortMer
 
 } // namespace
 
-uint64_t SortModel::runBytes(uint64_t memory) const {
-  // Three run slots (one filling, one sorting, one writing) after a 1/16 reserve for the
-  // runs' metadata, as flow::algo::runs_creator divides its budget.
-  uint64_t reserve = std::max<uint64_t>(memory / 16, 4096);
-  return memory > reserve ? (memory - reserve) / 3 / blockBytes * blockBytes : 0;
-}
-
-uint64_t SortModel::inMemoryCapacity(uint64_t memory) const {
-  // The sorter keeps its input in memory when it fits one run slot.
-  return runBytes(memory);
-}
-
-uint64_t SortModel::fanIn(uint64_t memory) const {
-  // Per run one block being merged and one read ahead, plus two output blocks.
-  uint64_t blocks = memory / blockBytes;
-  return blocks > 2 ? (blocks - 2) / 2 : 0;
-}
-
-uint64_t SortModel::mergeBytes(uint64_t runs) const { return (2 * runs + 2) * blockBytes; }
-
 MemoryPlanner::MemoryPlanner(Plan& plan, DiagnosticEngine& diags, const SourceFile* file)
     : plan_(plan), diags_(diags), file_(file), sort_{plan.blockBytes} {}
 
@@ -50,7 +30,7 @@ uint64_t MemoryPlanner::minimum(const Node& n) const {
   const uint64_t B = plan_.blockBytes;
   switch (n.kind) {
   case Node::SortRuns: return 4 * B;                  // three one-block runs and the reserve
-  case Node::SortMerge: return sort_.mergeBytes(2);   // fan-in two
+  case Node::SortMerge: return sort_.merge_bytes(2);   // fan-in two
   case Node::Queue: return queueMinimum(n);
   default: return isBuffered(n.kind) ? 2 * B : 0;
   }
@@ -108,15 +88,15 @@ bool MemoryPlanner::assign() {
     uint64_t p = static_cast<uint64_t>(creator.phase);
     uint64_t room = M - fixed[static_cast<int>(p)] - minimums[static_cast<int>(p)] + minimum(creator);
     double bytes = creator.elements * creator.elementBytes;
-    if (bytes <= static_cast<double>(sort_.inMemoryCapacity(room))) return uint64_t{0};
-    uint64_t run = std::max<uint64_t>(sort_.runBytes(room), plan_.blockBytes);
+    if (bytes <= static_cast<double>(sort_.in_memory_capacity(room))) return uint64_t{0};
+    uint64_t run = std::max<uint64_t>(sort_.run_bytes(room), plan_.blockBytes);
     return static_cast<uint64_t>(std::ceil(bytes / static_cast<double>(run)));
   };
   auto mergeIo = [&](const Node& merge, uint64_t memory) {
     const Node& creator = plan_.nodes[merge.partner];
     uint64_t runs = optimisticRuns(creator);
     if (runs == 0) return 0.0;
-    uint64_t k = std::max<uint64_t>(2, sort_.fanIn(memory));
+    uint64_t k = std::max<uint64_t>(2, sort_.fan_in(memory));
     int passes = 1;
     for (uint64_t r = runs; r > k; r = (r + k - 1) / k) ++passes;
     return 2.0 * passes * creator.elements * creator.elementBytes;
@@ -163,18 +143,18 @@ bool MemoryPlanner::assign() {
     for (size_t i = 0; i < merges.size(); ++i) {
       Node& merge = plan_.nodes[merges[i]];
       Node& creator = plan_.nodes[merge.partner];
-      uint64_t otherMerges = (merges.size() - 1 - i) * sort_.mergeBytes(2);
+      uint64_t otherMerges = (merges.size() - 1 - i) * sort_.merge_bytes(2);
       uint64_t room = available - runMinimums - otherMerges;
       uint64_t bytes = static_cast<uint64_t>(std::ceil(creator.elements * creator.elementBytes));
       // In memory if the run formation held everything and this phase can keep it.
-      if (bytes <= sort_.inMemoryCapacity(creator.memoryBytes) && bytes + bytes / 16 + 4096 <= room) {
+      if (bytes <= sort_.in_memory_capacity(creator.memoryBytes) && bytes + bytes / 16 + 4096 <= room) {
         merge.inMemory = creator.inMemory = true;
         merge.memoryBytes = bytes + std::max<uint64_t>(bytes / 16, 4096);
       } else {
-        uint64_t runBytes = std::max<uint64_t>(sort_.runBytes(creator.memoryBytes), plan_.blockBytes);
+        uint64_t runBytes = std::max<uint64_t>(sort_.run_bytes(creator.memoryBytes), plan_.blockBytes);
         creator.runs = std::max<uint64_t>(1, (bytes + runBytes - 1) / runBytes);
         merge.runs = creator.runs;
-        merge.memoryBytes = std::min(room, std::max(sort_.mergeBytes(2), sort_.mergeBytes(creator.runs)));
+        merge.memoryBytes = std::min(room, std::max(sort_.merge_bytes(2), sort_.merge_bytes(creator.runs)));
       }
       available -= merge.memoryBytes;
     }
@@ -235,7 +215,7 @@ void MemoryPlanner::computeIo() {
     case Node::SortMerge: {
       if (n.inMemory) break;
       const Node& creator = plan_.nodes[n.partner];
-      uint64_t k = std::max<uint64_t>(2, sort_.fanIn(n.memoryBytes));
+      uint64_t k = std::max<uint64_t>(2, sort_.fan_in(n.memoryBytes));
       n.fanIn = k;
       // Merge passes over the data on disk: the final merge reads the runs; every
       // intermediate pass reads and writes the data once more.

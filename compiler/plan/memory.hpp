@@ -2,16 +2,12 @@
 // Memory assignment and the I/O model (see docs/estimates.md for every formula).
 #include "plan/plan.hpp"
 
+#include "flow/plan/sort_model.hpp"
+
 namespace flow::plan {
 
-/// How the runtime's sorter uses a budget (flow::algo::runs_creator / runs_merger).
-struct SortModel {
-  uint64_t blockBytes;
-  uint64_t runBytes(uint64_t memory) const;         // bytes of one sorted run
-  uint64_t inMemoryCapacity(uint64_t memory) const; // the most a sort keeps without any I/O (one run)
-  uint64_t fanIn(uint64_t memory) const;            // runs one merge takes at once
-  uint64_t mergeBytes(uint64_t runs) const;         // memory a merge of `runs` runs wants
-};
+/// How the runtime's sorter uses a budget: the model generated programs use too.
+using SortModel = flow::plan::sort_model;
 
 class MemoryPlanner {
 public:
