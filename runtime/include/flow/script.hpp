@@ -14,7 +14,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace flow::script {
@@ -43,6 +45,17 @@ template <class T> T mod(T a, T b, const char* where) {
   if constexpr (std::is_signed_v<T>)
     if (b == -1) return 0;
   return static_cast<T>(a % b);
+}
+
+/// a << n and a >> n in the type of a: a count at or beyond its width gives 0 (or, for
+/// >> of a negative value, -1), where C++ leaves it undefined.
+template <class T, class N> T shift_left(T a, N n) {
+  if (static_cast<std::uint64_t>(n) >= sizeof(T) * 8) return 0;
+  return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) << n);
+}
+template <class T, class N> T shift_right(T a, N n) {
+  if (static_cast<std::uint64_t>(n) >= sizeof(T) * 8) return a < 0 ? static_cast<T>(-1) : 0;
+  return static_cast<T>(a >> n);
 }
 
 /// `x as T`: integers wrap (two's complement), floats to integers must be in range.
