@@ -12,6 +12,7 @@
 // Per output element: one copy out, one ++ on the winner's cursor, one end-of-segment
 // test, and log2(S) matches on the way up. Nodes keep a copy of their key (no pointer
 // chasing); the match is written as selects so small keys compile to conditional moves.
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -20,6 +21,22 @@
 #include <vector>
 
 namespace flow::containers::pq {
+
+namespace detail {
+template <std::size_t N> struct uint_of;
+template <> struct uint_of<1> { using type = std::uint8_t; };
+template <> struct uint_of<2> { using type = std::uint16_t; };
+template <> struct uint_of<4> { using type = std::uint32_t; };
+template <> struct uint_of<8> { using type = std::uint64_t; };
+
+/// c ? a : b with masks: compilers turn `?:` on unpredictable conditions into branches.
+template <class T> inline T select(bool c, T a, T b) noexcept {
+  using U = typename uint_of<sizeof(T)>::type;
+  const U m = static_cast<U>(U(0) - static_cast<U>(c));
+  const U ua = std::bit_cast<U>(a), ub = std::bit_cast<U>(b);
+  return std::bit_cast<T>(static_cast<U>((ua & m) | (ub & static_cast<U>(~m))));
+}
+} // namespace detail
 
 template <class T> struct segment {
   const T* cur = nullptr;
@@ -98,10 +115,10 @@ public:
         const std::uint32_t ns = srcs[node];
         const bool swap = beats(nk, ns, wk, ws);
         if constexpr (select_friendly) {
-          keys[node] = swap ? wk : nk;
-          srcs[node] = swap ? ws : ns;
-          wk = swap ? nk : wk;
-          ws = swap ? ns : ws;
+          keys[node] = detail::select(swap, wk, nk);
+          srcs[node] = detail::select(swap, ws, ns);
+          wk = detail::select(swap, nk, wk);
+          ws = detail::select(swap, ns, ws);
         } else if (swap) {
           keys[node] = wk;
           srcs[node] = ws;
@@ -119,7 +136,8 @@ public:
 
 private:
   static constexpr std::uint32_t inf_bit = 0x80000000u;
-  static constexpr bool select_friendly = std::is_scalar_v<T>;
+  static constexpr bool select_friendly =
+      std::is_scalar_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
 
   /// Does (ak, as) win the match against (bk, bs)? An exhausted source never wins.
   bool beats(const T& ak, std::uint32_t as, const T& bk, std::uint32_t bs) const {
