@@ -344,7 +344,8 @@ const program_options& program::parse(int argc, const char* const* argv) {
       } else if (name == "seed") {
         options_.seed = flags::parse_unsigned(take_value("a number from 0 to 2^64-1"), 64, "u64");
       } else if (name == "stats") {
-        options_.stats = stats_format::text;
+        options_.stats = stats_format::text; // the last --stats wins, with its path
+        options_.stats_path.clear();
         if (inline_value) {
           const std::size_t colon = value.find(':');
           const std::string_view format = value.substr(0, colon);

@@ -523,6 +523,7 @@ TEST(ProgramFlags, StatsProgressHelp) {
   const auto& tp = parse(p, {"--stats=text:report.txt"});
   EXPECT_EQ(tp.stats, flow::stats_format::text);
   EXPECT_EQ(tp.stats_path, "report.txt");
+  EXPECT_EQ(parse(p, {"--stats=json:a.json", "--stats"}).stats_path, ""); // the last one wins
   EXPECT_EQ(parse_error(p, {"--stats=xml"}), "--stats: 'xml' is not text, json, text:PATH or json:PATH");
   EXPECT_EQ(parse_error(p, {"--stats=json:"}), "--stats: 'json:' has no path after ':'");
 
@@ -961,6 +962,8 @@ TEST(ProgramRun, SettingsReachTheRuntime) {
   EXPECT_FALSE(direct);
   EXPECT_EQ(disks, 2u);
   EXPECT_TRUE(dir.entries().empty());
+  flow::set_threads(0);
+  EXPECT_EQ(flow::threads(), flow::hardware_threads());
 }
 
 TEST(ProgramRun, StatsJsonHasEveryField) {

@@ -157,7 +157,10 @@ public:
   const std::string& name() const noexcept { return name_; }
   /// The budget: --memory, else memory_default, else fallback_memory.
   std::uint64_t memory() const noexcept;
-  std::uint64_t memory_default() const noexcept { return memory_default_; }
+  /// The script's budget (memory_default(bytes)), else fallback_memory.
+  std::uint64_t memory_default() const noexcept {
+    return memory_default_ ? memory_default_ : fallback_memory;
+  }
   /// A node's planned memory scaled to the budget actually given:
   /// floor(planned * memory() / memory_default()); `planned` when they are equal.
   std::uint64_t memory_for(std::uint64_t planned) const noexcept;
@@ -180,8 +183,9 @@ public:
   /// Starts measuring phase `id` (ends an open one first). `expected_elements` (0 if
   /// unknown) is what advance() counts towards, for the progress bar.
   void begin_phase(unsigned id, std::string_view label, std::uint64_t expected_elements = 0);
-  /// One (or n) elements done in the current phase: an add and a compare; the clock is
-  /// read only every few thousand calls and the bar redrawn at most 10 times a second.
+  /// One (or n) elements done in the current phase: an add and a compare. With a
+  /// progress bar, the clock is read every 25-100 ms (the call interval adapts) and the
+  /// bar redrawn at most 10 times a second; without one, nothing else ever happens.
   void advance(std::uint64_t n = 1) noexcept {
     count_ += n;
     if (count_ >= next_tick_) tick();
@@ -191,6 +195,8 @@ public:
 
   /// Prints the arguments and a newline on stdout (see detail::append_text for the
   /// formats). Clears a progress line first, so the two do not mix on a terminal.
+  /// stdout keeps its usual buffering; run() flushes it (and std::cout) before it
+  /// prints an error or the --stats report, so stdout text always comes first.
   template <class... A> void print(const A&... args) {
     std::string line;
     (detail::append_value(line, args), ...);
