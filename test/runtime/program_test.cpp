@@ -76,17 +76,17 @@ struct json {
   bool b = false;
   double number = 0;
   std::string text;
-  std::vector<json> items;
-  std::vector<std::pair<std::string, json>> members;
+  std::vector<json> items;       // array elements, or object values
+  std::vector<std::string> keys; // object keys, parallel to items
 
   const json& operator[](const std::string& key) const {
-    for (const auto& [k, v] : members)
-      if (k == key) return v;
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] == key) return items[i];
     throw std::out_of_range("no member " + key);
   }
   bool has(const std::string& key) const {
-    for (const auto& m : members)
-      if (m.first == key) return true;
+    for (const auto& k : keys)
+      if (k == key) return true;
     return false;
   }
 };
@@ -160,7 +160,8 @@ private:
         std::string k = string_lit();
         ws();
         if (!eat(":")) fail("expected ':'");
-        v.members.emplace_back(k, value());
+        v.keys.push_back(k);
+        v.items.push_back(value());
         ws();
         if (eat("}")) return v;
         if (!eat(",")) fail("expected ',' or '}'");
