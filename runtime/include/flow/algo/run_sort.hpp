@@ -86,9 +86,19 @@ template <class Item, class KeyFn, class TieLess, bool Total> struct msd_radix {
     std::memcpy(static_cast<void*>(to), static_cast<const void*>(from), n * sizeof(Item));
   }
 
+  // Digit width for a bucket of n items: about n/4 buckets (so the next level is mostly
+  // small sorts), at most 11 bits (a 16 KiB histogram stays in L1), 8 for large buckets
+  // (fewer scatter streams than TLB entries).
+  static unsigned digit_bits(std::size_t n) {
+    if (n >= (std::size_t{1} << 16)) return 8;
+    const unsigned b = static_cast<unsigned>(std::bit_width(n / 4));
+    return std::clamp(b, 4u, 11u);
+  }
+
   // Sorts the n items at src by the key bits [0, hi); dst is the same range of the other
   // array.
   void sort(Item* src, Item* dst, std::size_t n, unsigned hi, bool src_is_data) const {
+    std::vector<std::size_t> big_count; // only for digits wider than 8 bits
     for (;;) {
       if (n <= leaf) {
         small_sort(src, n);
@@ -100,9 +110,17 @@ template <class Item, class KeyFn, class TieLess, bool Total> struct msd_radix {
         if (!src_is_data) copy(dst, src, n);
         return;
       }
-      const unsigned shift = hi > 8 ? hi - 8 : 0;
-      const std::uint64_t mask = (std::uint64_t{1} << (hi - shift)) - 1;
-      std::size_t count[256] = {};
+      const unsigned width = std::min(hi, digit_bits(n));
+      const unsigned shift = hi - width;
+      const std::uint64_t mask = (std::uint64_t{1} << width) - 1;
+      std::size_t small_count[256];
+      std::size_t* count = small_count;
+      if (width > 8) {
+        big_count.assign(mask + 1, 0);
+        count = big_count.data();
+      } else {
+        std::fill(small_count, small_count + mask + 1, std::size_t{0});
+      }
       for (std::size_t i = 0; i < n; ++i) ++count[(key(src[i]) >> shift) & mask];
       bool trivial = false;
       for (std::size_t b = 0; b <= mask; ++b) trivial |= count[b] == n;
@@ -110,17 +128,19 @@ template <class Item, class KeyFn, class TieLess, bool Total> struct msd_radix {
         hi = shift;
         continue;
       }
-      std::size_t off[256];
+      // count[] becomes the start offsets, then the ends after the scatter
       std::size_t s = 0;
       for (std::size_t b = 0; b <= mask; ++b) {
-        off[b] = s;
-        s += count[b];
+        const std::size_t c = count[b];
+        count[b] = s;
+        s += c;
       }
-      for (std::size_t i = 0; i < n; ++i) dst[off[(key(src[i]) >> shift) & mask]++] = src[i];
+      for (std::size_t i = 0; i < n; ++i) dst[count[(key(src[i]) >> shift) & mask]++] = src[i];
       std::size_t begin = 0;
       for (std::size_t b = 0; b <= mask; ++b) {
-        if (count[b]) sort(dst + begin, src + begin, count[b], shift, !src_is_data);
-        begin += count[b];
+        const std::size_t end = count[b];
+        if (end > begin) sort(dst + begin, src + begin, end - begin, shift, !src_is_data);
+        begin = end;
       }
       return;
     }

@@ -7,6 +7,7 @@
 // block by block as a merger consumes them) and, for inputs that fit in memory, holds
 // the sorted elements in a memory buffer instead.
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -40,6 +41,23 @@ struct sort_options {
   }
   unsigned thread_count() const { return team ? team->size() : (threads ? threads : default_threads()); }
 };
+
+/// Where a sorter's time went (seconds; each part measured on the thread doing it). For
+/// benchmarks and for a program's --stats report.
+struct sort_timings {
+  double fill_wait = 0;  ///< input side blocked waiting for a free run buffer
+  double run_sort = 0;   ///< sorting runs in memory (all threads of the team)
+  double scratch_wait = 0; ///< run sorting blocked waiting for a scratch buffer
+  double read_wait = 0;  ///< merging blocked waiting for a block read
+  double merge = 0;      ///< merging batches (all threads of the team)
+  double intermediate = 0; ///< intermediate merge passes, in total
+};
+
+namespace detail {
+inline double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+} // namespace detail
 
 /// Block size and elements per block: a multiple of both sizeof(T) and 4096, so blocks
 /// hold whole elements with no padding and a sorted array can be written in place.

@@ -141,6 +141,8 @@ public:
     return pushed_before_ + (slot_ >= 0 ? static_cast<std::uint64_t>(pos_ - slot_data(slot_)) : 0);
   }
   const run_formation_plan& plan() const noexcept { return plan_; }
+  /// Where the time went so far (read after result() for the whole run formation).
+  const sort_timings& timings() const noexcept { return timings_; }
 
   /// Ends the input: sorts the last run (in memory if it is the only one), waits for all
   /// writes and returns the runs. Frees every buffer of the creator except an in-memory
@@ -186,7 +188,9 @@ private:
       pushed_before_ += plan_.run_elements;
       submit(slot_, plan_.run_elements);
     }
+    const auto t = std::chrono::steady_clock::now();
     slot_ = acquire_slot(true);
+    timings_.fill_wait += detail::seconds_since(t);
     pos_ = slot_data(slot_);
     end_ = pos_ + plan_.run_elements;
   }
@@ -205,6 +209,7 @@ private:
   // On the worker thread.
   void sort_and_write(int slot, std::size_t n) {
     int scratch = -1;
+    auto t = std::chrono::steady_clock::now();
     try {
       scratch = acquire_slot(false);
     } catch (...) {
@@ -220,8 +225,11 @@ private:
       changed_.notify_all();
     }
     T* res;
+    timings_.scratch_wait += detail::seconds_since(t);
+    t = std::chrono::steady_clock::now();
     try {
       res = sort_run<T, Cmp>(slot_data(slot), slot_data(scratch), n, cmp_, *team_, extra_.data());
+      timings_.run_sort += detail::seconds_since(t);
     } catch (...) {
       release_slot(slot);
       release_slot(scratch);
@@ -348,6 +356,7 @@ private:
   std::size_t submitted_ = 0;
   bool finished_ = false;
   sorted_runs<T> result_;
+  sort_timings timings_;
   std::unique_ptr<background_worker> worker_; // last: destroyed first
 };
 

@@ -82,6 +82,7 @@ public:
   merge_engine& operator=(const merge_engine&) = delete;
 
   std::uint64_t remaining() const noexcept { return remaining_; }
+  const sort_timings& timings() const noexcept { return timings_; }
 
   /// Merges up to `cap` (> 0) of the next elements into out; returns how many (0: done).
   std::size_t next(T* out, std::size_t cap) {
@@ -103,7 +104,9 @@ public:
       avail = cap;
     }
     for (std::size_t i = 0; i < active_.size(); ++i) segs[i] = {active_[i].pos, active_[i].pos + counts_[i]};
+    const auto t = std::chrono::steady_clock::now();
     parallel_merge<T, Cmp>(segs, out, cmp_, team_);
+    timings_.merge += detail::seconds_since(t);
     // advance; release consumed blocks
     std::size_t j = 0;
     for (std::size_t i = 0; i < active_.size(); ++i) {
@@ -153,8 +156,10 @@ private:
   void admit() {
     pending p = std::move(inflight_.front());
     inflight_.pop_front();
+    const auto t = std::chrono::steady_clock::now();
     try {
       p.request->wait();
+      timings_.read_wait += detail::seconds_since(t);
     } catch (...) {
       free_.push_back(p.buffer);
       throw;
@@ -207,6 +212,7 @@ private:
   std::size_t next_issue_ = 0;
   std::size_t next_admit_ = 0;
   std::uint64_t remaining_ = 0;
+  sort_timings timings_;
 };
 
 } // namespace detail
@@ -284,6 +290,7 @@ public:
     mng::allocation_strategy strategy = mng::allocation_strategy::random_cycling(opt.seed + 7);
     std::size_t counter = 0;
     const std::size_t fan_in = std::max<std::size_t>(plan_.fan_in, 1);
+    const auto t_inter = std::chrono::steady_clock::now();
     while (runs.size() > fan_in) {
       if (plan_.intermediate_fan_in < 2) {
         throw std::invalid_argument("flow: the memory budget is too small for a second merge pass");
@@ -315,6 +322,8 @@ public:
           writer.push(std::span<const T>(o, n));
         }
         merged = writer.finish();
+        timings_.read_wait += engine.timings().read_wait;
+        timings_.merge += engine.timings().merge;
       }
       for (std::size_t j = order.size(); j-- > 0;) {
         runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(order[j]));
@@ -323,6 +332,7 @@ public:
       runs.push_back(std::move(merged));
       levels_.push_back(level + 1);
     }
+    timings_.intermediate = detail::seconds_since(t_inter);
     passes_ = 1;
     for (unsigned l : levels_) passes_ = std::max(passes_, l + 1);
     std::vector<run_info<T>*> all;
@@ -355,6 +365,15 @@ public:
   /// Merge passes over the data: 0 in memory, 1 normally, 2+ with intermediate merges.
   unsigned merge_passes() const noexcept { return passes_; }
   const merge_plan& plan() const noexcept { return plan_; }
+  /// Where the merging time went so far (intermediate passes included).
+  sort_timings timings() const noexcept {
+    sort_timings t = timings_;
+    if (engine_) {
+      t.read_wait += engine_->timings().read_wait;
+      t.merge += engine_->timings().merge;
+    }
+    return t;
+  }
 
 private:
   void refill() {
@@ -363,6 +382,8 @@ private:
     T* o = reinterpret_cast<T*>(out_.data());
     const std::size_t n = engine_->next(o, plan_.output_elements);
     if (n == 0) {
+      timings_.read_wait += engine_->timings().read_wait;
+      timings_.merge += engine_->timings().merge;
       engine_.reset();
       out_.reset();
       runs_.release();
@@ -383,6 +404,7 @@ private:
   io::aligned_buffer out_;
   std::unique_ptr<detail::merge_engine<T, Cmp>> engine_;
   std::uint64_t total_ = 0;
+  sort_timings timings_;
   const T* pos_ = nullptr;
   const T* end_ = nullptr;
 };

@@ -95,6 +95,7 @@ public:
   void finish() {
     if (!creator_) throw std::logic_error("flow: sorter::finish called twice");
     sorted_runs<T> runs = creator_->result();
+    formation_ = creator_->timings();
     creator_.reset();
     merger_.emplace(std::move(runs), memory_, cmp_, opt_);
   }
@@ -112,6 +113,16 @@ public:
   /// Elements pushed (before finish) or in total (after).
   std::uint64_t size() const noexcept { return merger_ ? merger_->size() : creator_->size(); }
   unsigned merge_passes() const noexcept { return merger_ ? merger_->merge_passes() : 0; }
+  /// Where the time went: run formation's parts, then merging's so far.
+  sort_timings timings() const noexcept {
+    sort_timings t = merger_ ? merger_->timings() : creator_->timings();
+    if (merger_) {
+      t.fill_wait = formation_.fill_wait;
+      t.run_sort = formation_.run_sort;
+      t.scratch_wait = formation_.scratch_wait;
+    }
+    return t;
+  }
 
 private:
   std::size_t memory_;
@@ -120,6 +131,7 @@ private:
   std::unique_ptr<thread_team> team_;
   std::optional<runs_creator<T, Cmp>> creator_;
   std::optional<runs_merger<T, Cmp>> merger_;
+  sort_timings formation_;
 };
 
 } // namespace flow::algo

@@ -42,6 +42,8 @@ public:
   std::uint64_t size() const noexcept { return sorter_->size(); }
   /// 0: sorted in memory; 1: one merge pass; more: intermediate merges were needed.
   unsigned merge_passes() const noexcept { return sorter_->merge_passes(); }
+  /// Where the sorter's time went (see flow::algo::sort_timings).
+  algo::sort_timings timings() const noexcept { return sorter_->timings(); }
 
 private:
   std::unique_ptr<algo::sorter<T, Cmp>> sorter_;

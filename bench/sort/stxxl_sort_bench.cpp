@@ -1,0 +1,134 @@
+// STXXL 1.4.1's side of the sort benchmarks (see flow_sort_bench.cpp; run.sh runs both):
+// the same records from the same generator into stxxl::stream::sort (runs_creator +
+// runs_merger, 2 MiB blocks, parallel mode via OpenMP as Debian builds it), then
+// stream::unique + count, or a sortedness/checksum scan. The disk comes from $STXXLCFG.
+#include <stxxl.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "records.hpp"
+
+using bench::edge;
+using bench::record;
+
+struct edge_cmp {
+  bool operator()(const edge& x, const edge& y) const {
+    return x.src < y.src || (x.src == y.src && x.dst < y.dst);
+  }
+  edge min_value() const { return {0, 0, 0, 0}; }
+  edge max_value() const { return {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX}; }
+};
+
+struct record_cmp {
+  bool operator()(const record& x, const record& y) const { return bench::record_less(x, y); }
+  record min_value() const {
+    record r;
+    std::memset(r.b, 0, 100);
+    return r;
+  }
+  record max_value() const {
+    record r;
+    std::memset(r.b, 0xff, 100);
+    return r;
+  }
+};
+
+class edge_stream {
+public:
+  typedef edge value_type;
+  edge_stream(std::uint64_t n) : left_(n), nodes_(n / 4) {
+    if (left_) cur_ = bench::random_edge(nodes_);
+  }
+  bool empty() const { return left_ == 0; }
+  const edge& operator*() const { return cur_; }
+  const edge* operator->() const { return &cur_; }
+  edge_stream& operator++() {
+    if (--left_) cur_ = bench::random_edge(nodes_);
+    return *this;
+  }
+
+private:
+  std::uint64_t left_, nodes_;
+  edge cur_;
+};
+
+class record_stream {
+public:
+  typedef record value_type;
+  record_stream(std::uint64_t n) : n_(n) {
+    if (n_) cur_ = bench::random_record(0);
+  }
+  bool empty() const { return i_ == n_; }
+  const record& operator*() const { return cur_; }
+  const record* operator->() const { return &cur_; }
+  record_stream& operator++() {
+    if (++i_ < n_) cur_ = bench::random_record(i_);
+    return *this;
+  }
+
+private:
+  std::uint64_t n_, i_ = 0;
+  record cur_;
+};
+
+static double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: %s edges LOG2_N MEM_MIB | rec100 DATA_MIB MEM_MIB\n", argv[0]);
+    return 2;
+  }
+  const std::string bench = argv[1];
+  const std::size_t memory = std::size_t(std::atoll(argv[3])) << 20;
+  stxxl::stats* st = stxxl::stats::get_instance();
+  stxxl::block_manager::get_instance(); // open the disk before timing
+  const stxxl::stats_data s0(*st);
+  double t0 = now(), t1 = 0, t2 = 0;
+  std::uint64_t n = 0, count = 0, checksum = 0;
+  bool ok = true;
+  if (bench == "edges") {
+    n = std::uint64_t{1} << std::atoi(argv[2]);
+    edge_stream gen(n);
+    typedef stxxl::stream::sort<edge_stream, edge_cmp> sorter_type;
+    sorter_type sorted(gen, edge_cmp(), memory);
+    t1 = now();
+    stxxl::stream::unique<sorter_type> uniq(sorted);
+    for (; !uniq.empty(); ++uniq) ++count;
+    t2 = now();
+  } else if (bench == "rec100") {
+    n = (std::uint64_t(std::atoll(argv[2])) << 20) / sizeof(record);
+    record_stream gen(n);
+    typedef stxxl::stream::sort<record_stream, record_cmp> sorter_type;
+    sorter_type sorted(gen, record_cmp(), memory);
+    t1 = now();
+    record prev = record_cmp().min_value();
+    for (; !sorted.empty(); ++sorted) {
+      const record& r = *sorted;
+      ok &= !bench::record_less(r, prev);
+      prev = r;
+      std::uint64_t k;
+      std::memcpy(&k, r.b + 10, 8);
+      checksum += k;
+      ++count;
+    }
+    t2 = now();
+    ok &= count == n;
+  } else {
+    return 2;
+  }
+  const stxxl::stats_data s = stxxl::stats_data(*st) - s0;
+  std::printf("RESULT lib=stxxl bench=%s n=%llu seconds=%.3f formation_s=%.3f merge_s=%.3f count=%llu "
+              "checksum=%llu read_bytes=%lld write_bytes=%lld io_wait_s=%.3f passes=- ok=%d\n",
+              bench.c_str(), static_cast<unsigned long long>(n), t2 - t0, t1 - t0, t2 - t1,
+              static_cast<unsigned long long>(count), static_cast<unsigned long long>(checksum),
+              static_cast<long long>(s.get_read_volume()), static_cast<long long>(s.get_written_volume()),
+              s.get_io_wait_time(), ok);
+  return ok ? 0 : 1;
+}
