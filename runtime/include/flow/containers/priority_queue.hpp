@@ -372,6 +372,11 @@ private:
 
   /// Sorts heap_[0, n): two halves on two cores when worth it.
   void heap_less_free_sort(std::size_t n) {
+    if (std::is_sorted(heap_, heap_ + n, cmp_)) { // ascending pushes: nothing to do
+      heap_runs_ = 1;
+      heap_split_ = n;
+      return;
+    }
     if (n >= 2 * parallel_min_items && pq::parallel_available()) {
       heap_split_ = n / 2;
       T* h = heap_;
