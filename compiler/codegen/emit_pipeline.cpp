@@ -131,7 +131,7 @@ void Generator::emitSegment(const std::vector<int>& nodes, int segment, const st
   for (int id : nodes) {
     const Node& n = plan_.nodes[id];
     bool root = !pulled.count(id);
-    for (int in : n.inputs) root = root && !inSegment.count(in);
+    for (int in : n.inputs) root = root && (!inSegment.count(in) || n.kind == Node::Merge);
     if (!root) continue;
     const std::string v = var(n, "v");
     switch (n.kind) {

@@ -284,6 +284,14 @@ void Generator::emitPlanComment() {
        ")");
 }
 
+std::set<std::string> Generator::writtenFiles() const {
+  std::set<std::string> written;
+  for (const Node& n : plan_.nodes)
+    if (n.kind == Node::WriteFile || n.kind == Node::WriteText)
+      written.insert(static_cast<const WriteStmt*>(n.ast)->path.text());
+  return written;
+}
+
 void Generator::emitEstimate() {
   // The plan's estimate for the params the program actually runs with: each source's
   // count relative to the planned one scales everything downstream of it; sorts and
@@ -322,7 +330,7 @@ void Generator::emitEstimate() {
       auto& r = *static_cast<const RangeSource*>(n.ast);
       if (constantInParams(*r.begin) && constantInParams(*r.end))
         runtime = "std::max(0.0, static_cast<double>(" + expr(*r.end) + ") - static_cast<double>(" + expr(*r.begin) + "))";
-    } else if (n.kind == Node::ReadFile) {
+    } else if (n.kind == Node::ReadFile && !writtenFiles().count(static_cast<const ReadSource*>(n.ast)->path.text())) {
       runtime = "static_cast<double>(fl_program.input_elements(" + quote(static_cast<const ReadSource*>(n.ast)->path.text()) + "))";
     }
     std::string sc = "1.0";
@@ -430,10 +438,13 @@ std::string Generator::run() {
     emitParams();
     line("fl_program.memory_default(" + std::to_string(plan_.memoryBytes) + "ULL);");
     line("fl_program.block_default(" + std::to_string(plan_.blockBytes) + "ULL);");
+    // Files the script reads are checked before any work, unless the script writes them
+    // itself first.
     for (const Node& n : plan_.nodes)
-      if (n.kind == Node::ReadFile)
+      if (n.kind == Node::ReadFile && !writtenFiles().count(static_cast<const ReadSource*>(n.ast)->path.text()))
         line("fl_program.input_file(" + quote(static_cast<const ReadSource*>(n.ast)->path.text()) + ", " +
-             std::to_string(n.elementBytes) + ");");
+             std::to_string(n.elementBytes) + ", " + quote(static_cast<const ReadSource*>(n.ast)->elementType->name()) +
+             ");");
     emitEstimate();
     line("return fl_program.run(argc, argv, [&] {");
     out_ << body;

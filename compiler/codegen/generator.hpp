@@ -70,6 +70,7 @@ private:
   void emitParams();
   void emitPlanComment();
   void emitEstimate();
+  std::set<std::string> writtenFiles() const; // files the script writes itself
   std::string blockBytes() const;
 
   void line(const std::string& text) { out_ << std::string(indent_ * 2, ' ') << text << '\n'; }

@@ -247,7 +247,8 @@ const Type* Checker::checkBinary(BinaryExpr& e, const Type* expected) {
       if (!convert(*e.lhs, expected, "in '" + op + "'")) return out_.types.error();
       return expected;
     }
-    if (auto c = e.rhs->type->isError() ? std::nullopt : constant(*e.rhs); c && c->kind == ConstValue::Int) {
+    if (auto c = e.rhs->type->isError() ? std::nullopt : evaluate(*e.rhs, [](const Symbol*) { return std::nullopt; });
+        c && c->kind == ConstValue::Int) {
       unsigned bits = l->isUntyped() ? 64 : l->bits();
       if (c->i < 0 || c->i >= bits) {
         error(e.rhs->loc, "shift count " + c->str() + " is out of range for " + (l->isUntyped() ? "u64" : l->name()) +
@@ -266,7 +267,8 @@ const Type* Checker::checkBinary(BinaryExpr& e, const Type* expected) {
       return out_.types.error();
     }
     if ((op == "/" || op == "%") && t->isInteger()) {
-      auto divisor = constant(*e.rhs);
+      // Only a literal zero: a param is known only when the program runs.
+      auto divisor = evaluate(*e.rhs, [](const Symbol*) { return std::nullopt; });
       if (divisor && divisor->kind == ConstValue::Int && divisor->i == 0) {
         error(e.rhs->loc, "division by zero");
         return out_.types.error();

@@ -90,6 +90,13 @@ template <class T, std::size_t N> std::array<T, N> filled(const T& value) {
   return a;
 }
 
+/// Equality of whole elements for `unique`: == where the type has it (Flow's records),
+/// else the bytes (imported C++ records, which are trivially copyable).
+template <class T> bool equal(const T& a, const T& b) {
+  if constexpr (requires { a == b; }) return a == b;
+  else return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
 /// abs for every numeric type; for unsigned types it is the value itself.
 template <class T> T abs(T x) {
   if constexpr (std::is_unsigned_v<T>) return x;

@@ -1,0 +1,23 @@
+"""Checks a program's --stats=json report: the documented fields are there, and the
+measured total read and write bytes are within TOLERANCE of the estimate.
+Usage: check_stats.py STATS.json [TOLERANCE]"""
+import json
+import sys
+
+stats = json.load(open(sys.argv[1]))
+tolerance = float(sys.argv[2]) if len(sys.argv) > 2 else None
+for key in ("wall_seconds", "read_bytes", "write_bytes", "io_wait_seconds", "phases", "estimate"):
+    assert key in stats, f"missing {key}"
+for phase in stats["phases"]:
+    for key in ("id", "label", "wall_seconds", "read_bytes", "write_bytes", "io_wait_seconds", "estimate"):
+        assert key in phase, f"phase lacks {key}"
+est = stats["estimate"]
+print(f"measured read {stats['read_bytes']} write {stats['write_bytes']}; "
+      f"estimated read {est['read_bytes']:.0f} write {est['write_bytes']:.0f}")
+if tolerance is not None:
+    for what in ("read_bytes", "write_bytes"):
+        measured, estimated = stats[what], est[what]
+        assert estimated > 0, f"no {what} estimate"
+        off = abs(measured - estimated) / estimated
+        assert off <= tolerance, f"{what}: measured {measured} is {off:.1%} off the estimate {estimated:.0f}"
+    print(f"within {tolerance:.0%} of the estimate")
