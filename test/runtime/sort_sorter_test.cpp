@@ -322,7 +322,9 @@ template <class C> std::vector<std::size_t> interesting_sizes() {
   opt.block_bytes = C::block;
   const auto plan = flow::algo::plan_run_formation<T, typename C::order>(C::memory, opt);
   const std::size_t B = plan.geometry.elements, R = plan.run_elements;
-  return {0, 1, 2, B - 1, B, B + 1, R - 1, R, R + 1, 2 * R, 3 * R + B / 2, 5 * (C::memory / sizeof(T))};
+  // R and 2R: the first one or two runs stay in memory; 2R + 1 is the first external size
+  return {0, 1, 2, B - 1, B, B + 1, R - 1, R, R + 1, 2 * R, 2 * R + 1, 3 * R + B / 2,
+          5 * (C::memory / sizeof(T))};
 }
 
 TYPED_TEST(SortSorterProperty, MemoryDiskAllDistributionsAndBoundarySizes) {
@@ -437,6 +439,7 @@ void check_budget(std::size_t n, std::size_t memory, std::size_t block, dist d, 
 
 TEST(SortSorterBudget, NeverExceedsTheBudget) {
   check_budget<edge, edge_order>(1000, 1 << 20, 8192, dist::random, "edges in memory");
+  check_budget<edge, edge_order>(30000, 1 << 20, 8192, dist::random, "edges, two runs in memory");
   check_budget<edge, edge_order>(200000, 1 << 20, 8192, dist::random, "edges one pass");
   check_budget<edge, edge_order>(200000, 256 << 10, 8192, dist::random, "edges two passes");
   check_budget<std::uint64_t, u64_order>(300000, 1 << 20, 4096, dist::few_distinct, "u64 compare");
@@ -500,7 +503,7 @@ TEST(SortSorterIo, MeasuredVolumeMatchesTheEstimate) {
   opt.block_manager = &bm;
   opt.block_bytes = 16384;
   const std::size_t memory = 1 << 20;
-  for (std::size_t n : {std::size_t{1000}, std::size_t{300000}}) {
+  for (std::size_t n : {std::size_t{1000}, std::size_t{30000}, std::size_t{300000}}) {
     const auto in = make_input<edge, edge_order>(n, dist::random, 11);
     flow::io::scoped_stats phase;
     const auto out = run_sorter<edge, edge_order>(in, memory, bm, opt.block_bytes, 2);

@@ -114,8 +114,7 @@ public:
       runs_ = std::move(o.runs_);
       o.runs_.clear();
       memory_ = std::move(o.memory_);
-      memory_data_ = std::exchange(o.memory_data_, nullptr);
-      memory_size_ = std::exchange(o.memory_size_, 0);
+      o.memory_.clear();
     }
     return *this;
   }
@@ -123,7 +122,8 @@ public:
 
   /// Elements in all runs (or in memory).
   std::uint64_t size() const noexcept {
-    std::uint64_t n = memory_size_;
+    std::uint64_t n = 0;
+    for (const auto& m : memory_) n += m.size;
     for (const auto& r : runs_) n += r.size;
     return n;
   }
@@ -133,8 +133,12 @@ public:
   std::size_t run_count() const noexcept { return runs_.size(); }
   const block_geometry& geometry() const noexcept { return geometry_; }
   const std::vector<run_info<T>>& runs() const noexcept { return runs_; }
-  /// The sorted elements of an in-memory result.
-  std::span<const T> memory_elements() const noexcept { return {memory_data_, memory_size_}; }
+  /// The sorted sequences of an in-memory result (at most two; merged by the merger).
+  std::vector<std::span<const T>> memory_sequences() const {
+    std::vector<std::span<const T>> v;
+    for (const auto& m : memory_) v.emplace_back(m.data, m.size);
+    return v;
+  }
 
   /// Heap bytes of the runs' metadata (block ids and first elements).
   std::size_t metadata_bytes() const noexcept {
@@ -149,9 +153,7 @@ public:
       for (auto& r : runs_) r.release(*bm_, geometry_.bytes);
     }
     runs_.clear();
-    memory_.reset();
-    memory_data_ = nullptr;
-    memory_size_ = 0;
+    memory_.clear();
   }
 
   // --- for run formation and merging -------------------------------------------------
@@ -159,19 +161,21 @@ public:
   mng::block_manager* block_manager() const noexcept { return bm_; }
   void set_geometry(const block_geometry& g) noexcept { geometry_ = g; }
   std::vector<run_info<T>>& mutable_runs() noexcept { return runs_; }
-  void set_memory(io::aligned_buffer buffer, const T* data, std::size_t n) {
-    memory_ = std::move(buffer);
-    memory_data_ = data;
-    memory_size_ = n;
+  /// Adds a sorted sequence held in memory (in `buffer`, which the runs now own).
+  void add_memory(io::aligned_buffer buffer, const T* data, std::size_t n) {
+    memory_.push_back({std::move(buffer), data, n});
   }
 
 private:
   mng::block_manager* bm_ = nullptr;
   block_geometry geometry_{};
   std::vector<run_info<T>> runs_;
-  io::aligned_buffer memory_;
-  const T* memory_data_ = nullptr;
-  std::size_t memory_size_ = 0;
+  struct in_memory_sequence {
+    io::aligned_buffer buffer;
+    const T* data;
+    std::size_t size;
+  };
+  std::vector<in_memory_sequence> memory_;
 };
 
 namespace detail {

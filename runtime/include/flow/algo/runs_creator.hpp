@@ -12,8 +12,9 @@
 // filled, one being sorted, one the sort's scratch which then holds the sorted run while
 // it is written), the (key, index) arrays of indirect sorting (2 * 16 bytes per slot
 // element, only for keyed elements larger than 32 bytes), and a reserve of budget/16 for
-// the runs' metadata (one block id and one element per block). If the input ends before
-// the first slot is full the run is sorted in memory and nothing is written.
+// the runs' metadata (one element per block). The first full run is held back until the
+// second is full: if the input ends before that (at most 2R elements), both runs are
+// sorted in memory, nothing is written, and the merger merges them in memory.
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -154,12 +155,12 @@ public:
     result_.set_geometry(plan_.geometry);
     const std::size_t n = slot_ >= 0 ? static_cast<std::size_t>(pos_ - slot_data(slot_)) : 0;
     if (submitted_ == 0) {
-      if (n > 0) { // in memory: sort the only run, keep it, free the rest
-        const int scratch = take_free();
-        T* res = sort_run<T, Cmp>(slot_data(slot_), slot_data(scratch), n, cmp_, *team_, extra_.data());
-        const int keep = res == slot_data(slot_) ? slot_ : scratch;
-        result_.set_memory(std::move(slots_[keep]), res, n);
+      // in memory: sort the (one or two) runs, keep them, free the rest
+      if (held_ >= 0) {
+        keep_in_memory(held_, plan_.run_elements);
+        held_ = -1;
       }
+      if (n > 0) keep_in_memory(slot_, n);
     } else {
       if (n > 0) submit(slot_, n);
       else release_slot(slot_);
@@ -186,7 +187,17 @@ private:
     if (finished_) throw std::logic_error("flow: runs_creator::push after result()");
     if (slot_ >= 0) {
       pushed_before_ += plan_.run_elements;
-      submit(slot_, plan_.run_elements);
+      if (submitted_ == 0 && held_ < 0) {
+        // The first run is held back: if the input ends within the next slot, both are
+        // sorted in memory and nothing is written (inputs up to 2R stay in memory).
+        held_ = slot_;
+      } else {
+        if (held_ >= 0) {
+          submit(held_, plan_.run_elements);
+          held_ = -1;
+        }
+        submit(slot_, plan_.run_elements);
+      }
     }
     const auto t = std::chrono::steady_clock::now();
     slot_ = acquire_slot(true);
@@ -294,6 +305,16 @@ private:
       changed_.wait(lock);
     }
   }
+  // Sorts slot s (n elements) with a free slot as scratch and keeps the result in the
+  // in-memory result; the other slot is free again.
+  void keep_in_memory(int s, std::size_t n) {
+    const int scratch = take_free();
+    T* res = sort_run<T, Cmp>(slot_data(s), slot_data(scratch), n, cmp_, *team_, extra_.data());
+    const int keep = res == slot_data(s) ? s : scratch;
+    release_slot(keep == s ? scratch : s);
+    result_.add_memory(std::move(slots_[static_cast<std::size_t>(keep)]), res, n);
+  }
+
   int take_free() {
     std::lock_guard<std::mutex> lock(mutex_);
     const int s = free_.back();
@@ -350,6 +371,7 @@ private:
   std::size_t unsorted_ = 0; // submitted runs whose sort has no scratch slot yet
 
   int slot_ = -1; // the slot being filled
+  int held_ = -1; // the first run, full, not yet submitted
   T* pos_ = nullptr;
   T* end_ = nullptr;
   std::uint64_t pushed_before_ = 0;

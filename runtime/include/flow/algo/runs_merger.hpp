@@ -258,10 +258,25 @@ public:
   runs_merger(sorted_runs<T> input, std::size_t memory_bytes, Cmp cmp = Cmp(), sort_options opt = {})
       : runs_(std::move(input)), cmp_(std::move(cmp)), memory_(memory_bytes) {
     if (runs_.in_memory()) {
-      auto m = runs_.memory_elements();
-      pos_ = m.data();
-      end_ = m.data() + m.size();
-      total_ = m.size();
+      const auto seqs = runs_.memory_sequences();
+      total_ = runs_.size();
+      if (seqs.size() == 1) { // stream straight from the sorted buffer
+        pos_ = seqs[0].data();
+        end_ = seqs[0].data() + seqs[0].size();
+        return;
+      }
+      if (seqs.empty()) return;
+      // several sorted sequences in memory: merged batch by batch into an output buffer
+      if (!opt.team) {
+        own_team_ = std::make_unique<thread_team>(opt.thread_count());
+        team_ = own_team_.get();
+      } else {
+        team_ = opt.team;
+      }
+      for (const auto& q : seqs) memory_segments_.push_back({q.data(), q.data() + q.size()});
+      plan_.output_elements = std::max<std::size_t>(1, std::min<std::size_t>(total_, memory_bytes / 16 / sizeof(T)));
+      out_ = io::aligned_buffer(plan_.output_elements * sizeof(T));
+      refill();
       return;
     }
     if (!opt.team) {
@@ -362,7 +377,8 @@ public:
 
   /// Elements in total.
   std::uint64_t size() const noexcept { return total_; }
-  /// Merge passes over the data: 0 in memory, 1 normally, 2+ with intermediate merges.
+  /// Merge passes over the data (passes that read runs from disk): 0 in memory, 1
+  /// normally, 2 or more with intermediate merges.
   unsigned merge_passes() const noexcept { return passes_; }
   const merge_plan& plan() const noexcept { return plan_; }
   /// Where the merging time went so far (intermediate passes included).
@@ -378,6 +394,10 @@ public:
 private:
   void refill() {
     pos_ = end_ = nullptr;
+    if (!memory_segments_.empty()) {
+      refill_from_memory();
+      return;
+    }
     if (!engine_) return;
     T* o = reinterpret_cast<T*>(out_.data());
     const std::size_t n = engine_->next(o, plan_.output_elements);
@@ -393,9 +413,35 @@ private:
     end_ = o + n;
   }
 
+  void refill_from_memory() {
+    std::size_t left = 0;
+    for (const auto& q : memory_segments_) left += q.size();
+    if (left == 0) {
+      memory_segments_.clear();
+      out_.reset();
+      runs_.release();
+      return;
+    }
+    const std::size_t n = std::min(left, plan_.output_elements);
+    std::vector<std::size_t> cut(memory_segments_.size());
+    multiway_split<T, Cmp>(memory_segments_, n, cmp_, cut.data());
+    std::vector<segment<T>> part(memory_segments_.size());
+    for (std::size_t i = 0; i < part.size(); ++i) {
+      part[i] = {memory_segments_[i].begin, memory_segments_[i].begin + cut[i]};
+      memory_segments_[i].begin += cut[i];
+    }
+    T* o = reinterpret_cast<T*>(out_.data());
+    const auto t = std::chrono::steady_clock::now();
+    parallel_merge<T, Cmp>(part, o, cmp_, *team_);
+    timings_.merge += detail::seconds_since(t);
+    pos_ = o;
+    end_ = o + n;
+  }
+
   sorted_runs<T> runs_;
   Cmp cmp_;
   std::size_t memory_;
+  std::vector<segment<T>> memory_segments_;
   merge_plan plan_{};
   std::unique_ptr<thread_team> own_team_;
   thread_team* team_ = nullptr;
