@@ -32,6 +32,18 @@ bool Checker::requireTextual(const Type* type, SourceLoc loc, const std::string&
   return false;
 }
 
+bool Checker::readableInOrder(const Pipeline& p) const {
+  if (!p.stages.empty()) return p.stages.back()->as<SortStage>() != nullptr;
+  const Source& src = *p.source;
+  if (src.as<ScanSource>() || src.as<ReadSource>()) return true;
+  if (auto* e = src.as<ExprSource>())
+    if (auto* n = e->expr->as<NameExpr>(); n && n->symbol) {
+      if (n->symbol->kind == Symbol::Vector) return true;
+      if (n->symbol->kind == Symbol::Stream && n->symbol->pipeline) return readableInOrder(*n->symbol->pipeline);
+    }
+  return false;
+}
+
 const Type* Checker::checkPipeline(Pipeline& p, const std::string& consumer) {
   const Type* t = checkSource(*p.source, consumer);
   p.source->elementType = t;
@@ -129,6 +141,14 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
     }
     if (!ok || !t) return out_.types.error();
     if (!resolveOrder(m.order, t, "the merge", true)) return out_.types.error();
+    // A merge reads its inputs side by side, so each must be readable in order on its
+    // own: a sort's output, a vector, a file, or a stream that ends in a sort.
+    for (PipelinePtr& input : m.inputs)
+      if (!readableInOrder(*input)) {
+        error(input->loc, "a merge input must end in 'sort' (or be a vector, a file or a stream that ends in "
+                          "'sort'), so the merge can read it in order");
+        return out_.types.error();
+      }
     return t;
   }
   case Source::ExprSrc: {

@@ -76,6 +76,7 @@ private:
 
   // ---- pipelines (check_pipelines.cpp)
   const Type* checkPipeline(ast::Pipeline& p, const std::string& consumer);
+  bool readableInOrder(const ast::Pipeline& p) const; // usable as a merge input
   const Type* checkSource(ast::Source& s, const std::string& consumer);
   const Type* checkStage(ast::Stage& s, const Type* input);
   void consume(Symbol& s, SourceLoc loc, const std::string& what);
