@@ -937,12 +937,37 @@ private:
     del_pos_ = del_end_ = 0;
     if (ints_.empty() && exts_.empty()) return;
     ++stats_.refills;
-    del_end_ = extract(del_, del_cap_, nullptr);
+    buffer_sink sink{del_};
+    del_end_ = extract(sink, del_cap_, nullptr);
   }
 
   /// Writes up to k of the smallest items of the arrays (not H, not D) to out, in order;
   /// with a limit only items smaller than *limit. Returns their number.
-  std::size_t extract(T* out, std::size_t k, const T* limit) {
+  /// Where extract puts items: a raw buffer (D) or the end of a caller's vector (bulk
+  /// pops; copies append without first zero-filling the space).
+  struct buffer_sink {
+    T* p;
+    void copy(const T* src, std::size_t n) {
+      std::memcpy(static_cast<void*>(p), src, n * sizeof(T));
+      p += n;
+    }
+    T* slots(std::size_t n) {
+      T* r = p;
+      p += n;
+      return r;
+    }
+  };
+  struct vector_sink {
+    std::vector<T>& v;
+    void copy(const T* src, std::size_t n) { v.insert(v.end(), src, src + n); }
+    T* slots(std::size_t n) {
+      const std::size_t s = v.size();
+      v.resize(s + n);
+      return v.data() + s;
+    }
+  };
+
+  template <class Sink> std::size_t extract(Sink& sink, std::size_t k, const T* limit) {
     std::size_t produced = 0;
     std::vector<pq::run_range<T>> runs;
     std::vector<int_array*> int_owner;
@@ -1015,7 +1040,7 @@ private:
         for (std::uint64_t p = r.begin, done = 0; done < want;) {
           const pq::segment<T> seg = r.segment_at(p);
           const std::uint64_t m = std::min<std::uint64_t>(static_cast<std::uint64_t>(seg.end - seg.cur), want - done);
-          std::memcpy(static_cast<void*>(out + produced + done), seg.cur, m * sizeof(T));
+          sink.copy(seg.cur, static_cast<std::size_t>(m));
           done += m;
           p += m;
         }
@@ -1035,13 +1060,13 @@ private:
           a[i].end = mid[i];
           b[i].begin = mid[i];
         }
-        T* o = out + produced;
+        T* o = sink.slots(static_cast<std::size_t>(want));
         auto none = [](walker&) {};
         pq::run_pair([&] { merge_seq(tree_, a, o, h, none); },
                      [&] { merge_seq(tree2_, b, o + h, want - h, none); });
         ++stats_.parallel_pieces;
       } else {
-        lstop = merge_seq(tree_, live, out + produced, want, [](walker&) {});
+        lstop = merge_seq(tree_, live, sink.slots(static_cast<std::size_t>(want)), want, [](walker&) {});
       }
       std::vector<std::uint64_t> stop(runs.size());
       for (std::size_t i = 0; i < runs.size(); ++i) stop[i] = runs[i].begin;
@@ -1073,7 +1098,6 @@ private:
   /// Appends up to k items (below *limit if given) from D and the arrays to out.
   void extract_limited(std::vector<T>& out, std::size_t k, const T* limit) {
     k = static_cast<std::size_t>(std::min<std::uint64_t>(k, size_));
-    const std::size_t start = out.size();
     std::size_t from_d = std::min(k, del_end_ - del_pos_);
     if (limit) {
       from_d = static_cast<std::size_t>(
@@ -1082,9 +1106,8 @@ private:
     out.insert(out.end(), del_ + del_pos_, del_ + del_pos_ + from_d);
     del_pos_ += from_d;
     if (from_d < k && del_pos_ == del_end_) {
-      out.resize(start + k);
-      const std::size_t got = extract(out.data() + start + from_d, k - from_d, limit);
-      out.resize(start + from_d + got);
+      vector_sink sink{out};
+      extract(sink, k - from_d, limit);
     }
   }
 
