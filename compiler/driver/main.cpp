@@ -105,26 +105,49 @@ bool optionValue(int argc, char** argv, int& i, const std::string& name, std::st
   return false;
 }
 
+/// --set, --memory and --block, shared by explain, emit, build and run. Returns 1 if
+/// argv[i] was one of them, 0 if not, and -1 after a usage error was printed.
+int planOption(int argc, char** argv, int& i, flow::plan::PlanOptions& plan, int& status) {
+  std::string value, error;
+  if (optionValue(argc, argv, i, "--set", value)) {
+    size_t eq = value.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      status = usageError("--set takes NAME=VALUE, not '" + value + "'");
+      return -1;
+    }
+    plan.setParams[value.substr(0, eq)] = value.substr(eq + 1);
+    return 1;
+  }
+  if (optionValue(argc, argv, i, "--memory", value)) {
+    auto bytes = flow::driver::parseSizeArgument(value, error);
+    if (!bytes) {
+      status = usageError("--memory: " + error);
+      return -1;
+    }
+    plan.memoryBytes = *bytes;
+    return 1;
+  }
+  if (optionValue(argc, argv, i, "--block", value)) {
+    auto bytes = flow::driver::parseSizeArgument(value, error);
+    if (!bytes || *bytes < 4096 || (*bytes & (*bytes - 1)) != 0) {
+      status = usageError("--block: a block size is a power of two of at least 4 KiB");
+      return -1;
+    }
+    plan.blockBytes = *bytes;
+    return 1;
+  }
+  return 0;
+}
+
 int explainCommand(int argc, char** argv) {
   flow::driver::ExplainOptions options;
   options.color = isatty(STDERR_FILENO);
   std::string value;
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
-    std::string error;
-    if (optionValue(argc, argv, i, "--set", value)) {
-      size_t eq = value.find('=');
-      if (eq == std::string::npos || eq == 0) return usageError("--set takes NAME=VALUE, not '" + value + "'");
-      options.plan.setParams[value.substr(0, eq)] = value.substr(eq + 1);
-    } else if (optionValue(argc, argv, i, "--memory", value)) {
-      auto bytes = flow::driver::parseSizeArgument(value, error);
-      if (!bytes) return usageError("--memory: " + error);
-      options.plan.memoryBytes = *bytes;
-    } else if (optionValue(argc, argv, i, "--block", value)) {
-      auto bytes = flow::driver::parseSizeArgument(value, error);
-      if (!bytes) return usageError("--block: " + error);
-      if (*bytes < 4096 || (*bytes & (*bytes - 1)) != 0) return usageError("--block: a block size is a power of two of at least 4 KiB");
-      options.plan.blockBytes = *bytes;
+    int status = 0;
+    if (int planned = planOption(argc, argv, i, options.plan, status)) {
+      if (planned < 0) return status;
     } else if (optionValue(argc, argv, i, "--format", value)) {
       if (value == "text") options.format = flow::driver::ExplainOptions::Text;
       else if (value == "json") options.format = flow::driver::ExplainOptions::Json;
@@ -157,24 +180,13 @@ int buildCommand(const std::string& command, int argc, char** argv) {
   std::string value;
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
-    std::string error;
     if (command == "run" && arg == "--") {
       for (++i; i < argc; ++i) options.runArgs.push_back(argv[i]);
       break;
     }
-    if (optionValue(argc, argv, i, "--set", value)) {
-      size_t eq = value.find('=');
-      if (eq == std::string::npos || eq == 0) return usageError("--set takes NAME=VALUE, not '" + value + "'");
-      options.plan.setParams[value.substr(0, eq)] = value.substr(eq + 1);
-    } else if (optionValue(argc, argv, i, "--memory", value)) {
-      auto bytes = flow::driver::parseSizeArgument(value, error);
-      if (!bytes) return usageError("--memory: " + error);
-      options.plan.memoryBytes = *bytes;
-    } else if (optionValue(argc, argv, i, "--block", value)) {
-      auto bytes = flow::driver::parseSizeArgument(value, error);
-      if (!bytes || *bytes < 4096 || (*bytes & (*bytes - 1)) != 0)
-        return usageError("--block: a block size is a power of two of at least 4 KiB");
-      options.plan.blockBytes = *bytes;
+    int status = 0;
+    if (int planned = planOption(argc, argv, i, options.plan, status)) {
+      if (planned < 0) return status;
     } else if (optionValue(argc, argv, i, "--cxx", value)) {
       options.cxx = value;
     } else if (arg == "-o" && i + 1 < argc) {
