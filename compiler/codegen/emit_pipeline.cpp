@@ -87,7 +87,16 @@ void Generator::emitOwner(const void* owner, bool topLevel) {
            ", memory " + plan::formatBytes(phase ? static_cast<double>(phase->memoryBytes) : 0) + ")");
       std::string quoted;
       for (char c : label) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-      line("fl_program.begin_phase(" + std::to_string(first.phase) + ", \"" + quoted + "\");");
+      // The elements its sources are expected to put out, for the progress bar.
+      double expected = 0;
+      for (int id : inSeg) {
+        const Node& n = plan_.nodes[id];
+        bool source = true;
+        for (int in : n.inputs) source = source && !segmentOf.count(in);
+        if (source && n.kind != Node::SortRuns) expected += n.elements;
+      }
+      line("fl_program.begin_phase(" + std::to_string(first.phase) + ", \"" + quoted + "\", " +
+           std::to_string(static_cast<uint64_t>(expected)) + ");");
     }
     emitSegment(inSeg, seg, segmentOf, topLevel);
     if (topLevel) line("fl_program.end_phase();");
@@ -197,6 +206,8 @@ bool Generator::downstreamOfForStage(const Node& n, const std::set<int>& inSegme
 void Generator::stopChecks(const std::vector<std::string>& stops) {
   // A `break` in a loop body inside a for stage's lambda sets its flag.
   for (const std::string& s : stops) line("if (" + s + ") break;");
+  // Progress of the phase (--progress, and the elements column of --stats): a counter.
+  if (loops_.empty() && emitTargets_.empty()) line("fl_program.advance();");
 }
 
 std::string Generator::quote(const std::string& text) {

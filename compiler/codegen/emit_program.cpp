@@ -361,8 +361,7 @@ void Generator::emitEstimate() {
       const Node& merge = plan_.nodes[n.partner];
       std::string mergeMem = "fl_program.memory_for(" + std::to_string(merge.memoryBytes) + ")";
       line("const auto fl_sort" + std::to_string(n.id) + " = flow::plan::sort_model{" + blockBytes() + "}.estimate(" +
-           bytes + ", fl_program.memory_for(" + std::to_string(n.memoryBytes) + "), " + mergeMem + ", " + bytes +
-           " * 17 / 16 + 4096 <= static_cast<double>(" + mergeMem + "));");
+           bytes + ", fl_program.memory_for(" + std::to_string(n.memoryBytes) + "), " + mergeMem + ");");
       line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", 0, fl_sort" + std::to_string(n.id) +
            ".runs_write);");
       line("fl_e.phase(" + std::to_string(merge.phase) + ", " + phaseLabel(merge.phase) + ", fl_sort" +

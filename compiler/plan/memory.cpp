@@ -147,9 +147,9 @@ bool MemoryPlanner::assign() {
       uint64_t room = available - runMinimums - otherMerges;
       uint64_t bytes = static_cast<uint64_t>(std::ceil(creator.elements * creator.elementBytes));
       // In memory if the run formation held everything and this phase can keep it.
-      if (bytes <= sort_.in_memory_capacity(creator.memoryBytes) && bytes + bytes / 16 + 4096 <= room) {
+      if (bytes <= sort_.in_memory_capacity(creator.memoryBytes) && sort_.in_memory_bytes(bytes) <= room) {
         merge.inMemory = creator.inMemory = true;
-        merge.memoryBytes = bytes + std::max<uint64_t>(bytes / 16, 4096);
+        merge.memoryBytes = sort_.in_memory_bytes(bytes);
       } else {
         uint64_t runBytes = std::max<uint64_t>(sort_.run_bytes(creator.memoryBytes), plan_.blockBytes);
         creator.runs = std::max<uint64_t>(1, (bytes + runBytes - 1) / runBytes);

@@ -25,6 +25,11 @@ struct sort_model {
     std::uint64_t blocks = memory / block_bytes;
     return blocks > 2 ? (blocks - 2) / 2 : 0;
   }
+  /// Memory a merge phase needs to keep `bytes` of sorted data in memory (data and reserve).
+  constexpr std::uint64_t in_memory_bytes(double bytes) const {
+    std::uint64_t b = static_cast<std::uint64_t>(bytes);
+    return b + std::max<std::uint64_t>(b / 16, 4096);
+  }
   /// Memory a merge of `runs` runs wants to take them all at once.
   constexpr std::uint64_t merge_bytes(std::uint64_t runs) const { return (2 * runs + 2) * block_bytes; }
 
@@ -38,11 +43,11 @@ struct sort_model {
   };
 
   /// The cost of sorting `bytes` with `run_memory` for run formation and `merge_memory`
-  /// for merging; `in_memory_allowed`: the merge phase can keep the data in memory.
-  constexpr cost estimate(double bytes, std::uint64_t run_memory, std::uint64_t merge_memory,
-                          bool in_memory_allowed) const {
+  /// for merging. In memory when one run slot holds the data and the merge phase can
+  /// keep it.
+  constexpr cost estimate(double bytes, std::uint64_t run_memory, std::uint64_t merge_memory) const {
     cost c;
-    if (in_memory_allowed && bytes <= static_cast<double>(in_memory_capacity(run_memory))) {
+    if (bytes <= static_cast<double>(in_memory_capacity(run_memory)) && in_memory_bytes(bytes) <= merge_memory) {
       c.in_memory = true;
       return c;
     }
