@@ -153,8 +153,11 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(count), static_cast<unsigned long long>(checksum),
               static_cast<unsigned long long>(tot.read_bytes), static_cast<unsigned long long>(tot.write_bytes),
               s.wait_seconds(), passes, ok);
-  std::fprintf(stderr, "flow timings: fill_wait %.2f run_sort %.2f scratch_wait %.2f read_wait %.2f merge %.2f intermediate %.2f\n",
-               tm.fill_wait, tm.run_sort, tm.scratch_wait, tm.read_wait, tm.merge, tm.intermediate);
+  std::fprintf(stderr,
+               "flow timings: fill_wait %.2f run_sort %.2f scratch_wait %.2f write_wait %.2f read_wait %.2f "
+               "merge %.2f intermediate %.2f; disk busy %.2f s (read %.2f s, write %.2f s)\n",
+               tm.fill_wait, tm.run_sort, tm.scratch_wait, tm.write_wait, tm.read_wait, tm.merge,
+               tm.intermediate, s.busy_seconds, tot.read_seconds, tot.write_seconds);
   flow::mng::block_manager::set_global(nullptr);
   return ok ? 0 : 1;
 }

@@ -249,6 +249,36 @@ unsigned key_bits(const Item* a, std::size_t n, const KeyFn& key, thread_team& t
 
 } // namespace detail
 
+/// Indirect sorting's first half: sorts (key, index) pairs of data[0, n) (in `extra`, 2n
+/// pairs of room) on all threads and returns the n sorted pairs: position j of the
+/// sorted order holds data[result[j].index].
+template <class T, class Cmp>
+const key_index* sort_keys_indirect(const T* data, std::size_t n, const Cmp& cmp, thread_team& team, void* extra) {
+  using K = key64<Cmp, T>;
+  const fast_less<T, Cmp> full{cmp};
+  key_index* p = static_cast<key_index*>(extra);
+  key_index* q = p + n;
+  const unsigned T_ = n < (std::size_t{1} << 16) ? 1u : team.size();
+  auto fill = [&](unsigned t) {
+    const std::size_t b = n * t / T_, e = n * (t + 1) / T_;
+    for (std::size_t i = b; i < e; ++i) p[i] = key_index{K::get(data[i]), static_cast<std::uint32_t>(i)};
+  };
+  if (T_ == 1) fill(0); else team.run(fill);
+  auto key = [](const key_index& x) { return x.key; };
+  auto tie = [data, full](const key_index& a, const key_index& b) { return full(data[a.index], data[b.index]); };
+  detail::msd_radix<key_index, decltype(key), decltype(tie), K::total> radix{key, tie};
+  const unsigned hi = detail::key_bits(p, n, key, team);
+  radix.parallel_sort(p, q, n, hi, true, team);
+  return p;
+}
+
+/// out[j] = data[order[j].index] for j < n.
+template <class T> void gather_elements(T* out, const T* data, const key_index* order, std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j) {
+    std::memcpy(static_cast<void*>(out + j), static_cast<const void*>(data + order[j].index), sizeof(T));
+  }
+}
+
 /// Sorts data[0, n) under cmp using every thread of `team`. `scratch` has room for n
 /// elements; `extra` for run_sort_traits<T, Cmp>::extra_bytes_per_element * n bytes
 /// (nullptr when that is 0). Returns data or scratch: the array now holding the sorted
@@ -260,34 +290,18 @@ T* sort_run(T* data, T* scratch, std::size_t n, const Cmp& cmp, thread_team& tea
   if (n <= 1) return data;
   if constexpr (traits::keyed) {
     using K = key64<Cmp, T>;
-    const fast_less<T, Cmp> full{cmp};
     if constexpr (!traits::indirect) {
+      const fast_less<T, Cmp> full{cmp};
       auto key = [](const T& v) { return K::get(v); };
       detail::msd_radix<T, decltype(key), fast_less<T, Cmp>, K::total> radix{key, full};
       const unsigned hi = detail::key_bits(data, n, key, team);
       radix.parallel_sort(data, scratch, n, hi, true, team);
       return data;
     } else {
-      key_index* p = static_cast<key_index*>(extra);
-      key_index* q = p + n;
+      const key_index* p = sort_keys_indirect<T, Cmp>(data, n, cmp, team, extra);
       const unsigned T_ = n < (std::size_t{1} << 16) ? 1u : team.size();
-      auto fill = [&](unsigned t) {
-        const std::size_t b = n * t / T_, e = n * (t + 1) / T_;
-        for (std::size_t i = b; i < e; ++i) p[i] = key_index{K::get(data[i]), static_cast<std::uint32_t>(i)};
-      };
-      if (T_ == 1) fill(0); else team.run(fill);
-      auto key = [](const key_index& x) { return x.key; };
-      auto tie = [data, full](const key_index& a, const key_index& b) {
-        return full(data[a.index], data[b.index]);
-      };
-      detail::msd_radix<key_index, decltype(key), decltype(tie), K::total> radix{key, tie};
-      const unsigned hi = detail::key_bits(p, n, key, team);
-      radix.parallel_sort(p, q, n, hi, true, team);
       auto gather = [&](unsigned t) {
-        const std::size_t b = n * t / T_, e = n * (t + 1) / T_;
-        for (std::size_t j = b; j < e; ++j) {
-          std::memcpy(static_cast<void*>(scratch + j), static_cast<const void*>(data + p[j].index), sizeof(T));
-        }
+        gather_elements(scratch + n * t / T_, data, p + n * t / T_, n * (t + 1) / T_ - n * t / T_);
       };
       if (T_ == 1) gather(0); else team.run(gather);
       return scratch;

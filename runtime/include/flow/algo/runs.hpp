@@ -48,6 +48,7 @@ struct sort_timings {
   double fill_wait = 0;  ///< input side blocked waiting for a free run buffer
   double run_sort = 0;   ///< sorting runs in memory (all threads of the team)
   double scratch_wait = 0; ///< run sorting blocked waiting for a scratch buffer
+  double write_wait = 0; ///< run writing blocked waiting for a write buffer
   double read_wait = 0;  ///< merging blocked waiting for a block read
   double merge = 0;      ///< merging batches (all threads of the team)
   double intermediate = 0; ///< intermediate merge passes, in total

@@ -8,13 +8,19 @@
 //   for (...) rc.push(e);
 //   flow::algo::sorted_runs<Edge> runs = rc.result();   // then a runs_merger
 //
-// Memory (all of it within the byte budget): three run slots of R elements (one being
-// filled, one being sorted, one the sort's scratch which then holds the sorted run while
-// it is written), the (key, index) arrays of indirect sorting (2 * 16 bytes per slot
-// element, only for keyed elements larger than 32 bytes), and a reserve of budget/16 for
-// the runs' metadata (one element per block). The first full run is held back until the
-// second is full: if the input ends before that (at most 2R elements), both runs are
-// sorted in memory, nothing is written, and the merger merges them in memory.
+// Memory (all of it within the byte budget):
+//  - elements sorted directly (radix or comparison): three run slots of R elements, one
+//    being filled, one being sorted and one the sort's scratch, which then holds the
+//    sorted run while it is written from there;
+//  - elements sorted indirectly (keyed, larger than 32 bytes): two run slots (one being
+//    filled, one being sorted), the (key, index) pair arrays (2 * 16 bytes per element)
+//    and a ring of 4 write blocks the sorted run is gathered into, so filling, sorting
+//    and writing all overlap;
+//  - a reserve of budget/16 for the runs' metadata (one element per block) and pending
+//    writes.
+// In memory: with three slots the first full run is held back until the second is full,
+// so inputs of up to 2R elements (R with two slots) are sorted in memory, nothing is
+// written, and the merger merges the (at most two) sorted runs in memory.
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -41,6 +47,8 @@ inline constexpr std::size_t run_write_overhead = 256;
 /// How run formation divides a budget.
 struct run_formation_plan {
   block_geometry geometry;
+  std::size_t slots = 3;          ///< run buffers (2 for indirect sorting)
+  std::size_t ring_blocks = 0;    ///< write buffers (indirect sorting gathers into them)
   std::size_t run_elements = 0;   ///< R: elements per run (a multiple of the block's)
   std::size_t slot_bytes = 0;     ///< R * sizeof(T)
   std::size_t extra_bytes = 0;    ///< indirect sorting's pair arrays
@@ -55,15 +63,18 @@ run_formation_plan plan_run_formation(std::size_t memory_bytes, const sort_optio
   // metadata (one element per block) plus the pending writes of two runs
   p.metadata_reserve = std::max<std::size_t>(memory_bytes / 16, 4096) + 4096 +
                        (memory_bytes / (3 * p.geometry.bytes) + 1) * 2 * run_write_overhead;
-  const std::size_t per_element = 3 * sizeof(T) + traits::extra_bytes_per_element;
-  const std::size_t usable = memory_bytes > p.metadata_reserve ? memory_bytes - p.metadata_reserve : 0;
+  p.slots = traits::indirect ? 2 : 3;
+  p.ring_blocks = traits::indirect ? 4 : 0;
+  const std::size_t per_element = p.slots * sizeof(T) + traits::extra_bytes_per_element;
+  const std::size_t fixed = p.metadata_reserve + p.ring_blocks * p.geometry.bytes;
+  const std::size_t usable = memory_bytes > fixed ? memory_bytes - fixed : 0;
   std::size_t r = usable / per_element / p.geometry.elements * p.geometry.elements;
   r = static_cast<std::size_t>(std::min<std::uint64_t>(r, traits::max_elements / p.geometry.elements *
                                                               p.geometry.elements));
   if (r == 0) {
     throw std::invalid_argument(
         "flow: sorting needs a memory budget of at least " +
-        std::to_string(p.metadata_reserve + per_element * p.geometry.elements) +
+        std::to_string(fixed + per_element * p.geometry.elements) +
         " bytes for run formation with blocks of " + std::to_string(p.geometry.bytes) +
         " bytes; got " + std::to_string(memory_bytes) + ". Give the sort more memory or smaller blocks.");
   }
@@ -92,11 +103,15 @@ public:
     } else {
       team_ = opt_.team;
     }
-    for (int i = 0; i < 3; ++i) {
+    for (std::size_t i = 0; i < plan_.slots; ++i) {
       slots_.emplace_back(plan_.slot_bytes);
-      free_.push_back(i);
+      free_.push_back(static_cast<int>(i));
     }
     if (plan_.extra_bytes) extra_ = io::aligned_buffer(plan_.extra_bytes);
+    if (plan_.ring_blocks) {
+      ring_ = io::aligned_buffer(plan_.ring_blocks * plan_.geometry.bytes);
+      ring_requests_.resize(plan_.ring_blocks);
+    }
     result_.set_block_manager(&bm_);
     result_.set_geometry(plan_.geometry);
   }
@@ -104,6 +119,13 @@ public:
   ~runs_creator() {
     worker_.reset(); // finishes queued sorts (their buffers are ours)
     wait_writes_noexcept();
+    for (auto& r : ring_requests_) {
+      if (!r) continue;
+      try {
+        r->wait();
+      } catch (...) {
+      }
+    }
     result_.release();
   }
   runs_creator(const runs_creator&) = delete;
@@ -166,11 +188,16 @@ public:
       else release_slot(slot_);
       if (worker_) worker_->wait();
       wait_writes();
+      for (auto& r : ring_requests_) {
+        if (r) r->wait();
+        r = nullptr;
+      }
     }
     slot_ = -1;
     pos_ = end_ = nullptr;
     for (auto& s : slots_) s.reset();
     extra_.reset();
+    ring_.reset();
     worker_.reset();
     return std::move(result_);
   }
@@ -181,13 +208,14 @@ private:
     std::vector<io::request_ptr> requests;
   };
 
+  using traits = run_sort_traits<T, Cmp>;
   T* slot_data(int i) const { return reinterpret_cast<T*>(slots_[static_cast<std::size_t>(i)].data()); }
 
   void next_slot() {
     if (finished_) throw std::logic_error("flow: runs_creator::push after result()");
     if (slot_ >= 0) {
       pushed_before_ += plan_.run_elements;
-      if (submitted_ == 0 && held_ < 0) {
+      if (plan_.slots >= 3 && submitted_ == 0 && held_ < 0) {
         // The first run is held back: if the input ends within the next slot, both are
         // sorted in memory and nothing is written (inputs up to 2R stay in memory).
         held_ = slot_;
@@ -219,6 +247,10 @@ private:
 
   // On the worker thread.
   void sort_and_write(int slot, std::size_t n) {
+    if constexpr (traits::indirect) {
+      sort_and_gather(slot, n);
+      return;
+    }
     int scratch = -1;
     auto t = std::chrono::steady_clock::now();
     try {
@@ -257,10 +289,80 @@ private:
       throw;
     }
     std::lock_guard<std::mutex> lock(mutex_);
+    writing_.push_back({keep, std::move(reqs)});
+    add_run(std::move(run));
+  }
+
+  // Indirect sorting on the worker thread: sort (key, index) pairs, then gather the
+  // elements block by block into the write ring; the run's slot is free as soon as the
+  // gather is done, while the last blocks are still being written.
+  void sort_and_gather(int slot, std::size_t n) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --unsorted_;
+      changed_.notify_all();
+    }
+    const T* data = slot_data(slot);
+    const block_geometry& g = plan_.geometry;
+    run_info<T> run;
+    try {
+      auto t = std::chrono::steady_clock::now();
+      const key_index* order = sort_keys_indirect<T, Cmp>(data, n, cmp_, *team_, extra_.data());
+      timings_.run_sort += detail::seconds_since(t);
+      const std::size_t blocks = (n + g.elements - 1) / g.elements;
+      run.size = n;
+      run.firsts.reserve(blocks);
+      run.extent = bm_.allocate(blocks * g.bytes, strategy_, run_counter_++);
+      for (std::size_t b = 0; b < blocks; ++b) {
+        const std::size_t r = ring_next_;
+        ring_next_ = (ring_next_ + 1) % plan_.ring_blocks;
+        if (ring_requests_[r]) {
+          t = std::chrono::steady_clock::now();
+          io::request_ptr q = std::move(ring_requests_[r]);
+          ring_requests_[r] = nullptr;
+          q->wait();
+          timings_.write_wait += detail::seconds_since(t);
+        }
+        T* out = reinterpret_cast<T*>(ring_.data() + r * g.bytes);
+        const std::size_t first = b * g.elements;
+        const std::size_t len = std::min(g.elements, n - first);
+        t = std::chrono::steady_clock::now();
+        const unsigned threads = len >= 4096 ? team_->size() : 1u;
+        auto part = [&](unsigned i) {
+          const std::size_t lo = len * i / threads, hi = len * (i + 1) / threads;
+          gather_elements(out + lo, data, order + first + lo, hi - lo);
+        };
+        if (threads == 1) part(0); else team_->run(part);
+        timings_.run_sort += detail::seconds_since(t);
+        if (len < g.elements) std::memset(static_cast<void*>(out + len), 0, (g.elements - len) * sizeof(T));
+        run.firsts.push_back(out[0]);
+        const mng::block_id id = run.block(b, g.bytes);
+        ring_requests_[r] = id.storage->file().awrite(out, id.offset, g.bytes);
+      }
+    } catch (...) {
+      for (auto& q : ring_requests_) { // no write may still use the ring when we unwind
+        if (!q) continue;
+        try {
+          q->wait();
+        } catch (...) {
+        }
+        q = nullptr;
+      }
+      run.firsts.resize(run.firsts.capacity());
+      run.release(bm_, g.bytes);
+      release_slot(slot);
+      throw;
+    }
+    release_slot(slot);
+    std::lock_guard<std::mutex> lock(mutex_);
+    add_run(std::move(run));
+  }
+
+  // With the mutex held.
+  void add_run(run_info<T> run) {
     auto& runs = result_.mutable_runs();
     if (runs.size() == runs.capacity()) runs.reserve(std::max<std::size_t>(16, 2 * runs.size()));
     runs.push_back(std::move(run));
-    writing_.push_back({keep, std::move(reqs)});
     changed_.notify_all();
     // the metadata must stay within its reserve (with room for one more run and requests)
     const std::size_t blocks = plan_.run_elements / plan_.geometry.elements;
@@ -273,7 +375,6 @@ private:
           " bytes (about 1/16 of the budget). Give the sort more memory or larger blocks.");
     }
   }
-
 
   // A slot from the free list, else the oldest slot being written once its writes are
   // done, else wait until a sort releases one. The filler waits until the worker has
@@ -363,6 +464,9 @@ private:
   thread_team* team_ = nullptr;
   std::vector<io::aligned_buffer> slots_;
   io::aligned_buffer extra_;
+  io::aligned_buffer ring_;                  // indirect sorting's write buffers
+  std::vector<io::request_ptr> ring_requests_;
+  std::size_t ring_next_ = 0;
 
   std::mutex mutex_;
   std::condition_variable changed_;

@@ -45,7 +45,7 @@ sort_estimate_result sort_estimate(std::uint64_t n, std::size_t memory_bytes, so
   sort_estimate_result e;
   const run_formation_plan rf = plan_run_formation<T, Cmp>(memory_bytes, opt);
   e.block_bytes = rf.geometry.bytes;
-  if (n <= 2 * std::uint64_t{rf.run_elements}) { // the first two runs stay in memory
+  if (n <= (rf.slots >= 3 ? 2 : 1) * std::uint64_t{rf.run_elements}) { // runs held in memory
     e.in_memory = true;
     return e;
   }
