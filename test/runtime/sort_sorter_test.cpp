@@ -20,6 +20,7 @@
 
 #include "flow/algo/sorter.hpp"
 #include "flow/io/buffer.hpp"
+#include "flow/io/error.hpp"
 #include "flow/io/stats.hpp"
 #include "flow/mng/block_manager.hpp"
 #include "test_support.hpp"
@@ -532,6 +533,53 @@ TEST(SortSorterErrors, TooSmallBudgetSaysHowMuchIsNeeded) {
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("at least"), std::string::npos) << e.what();
+  }
+}
+
+struct throwing_order { // comparison only; comparing the value 666 fails
+  bool operator()(std::uint64_t a, std::uint64_t b) const {
+    if (a == 666 || b == 666) throw std::runtime_error("order failed");
+    return a < b;
+  }
+  static std::uint64_t min_value() { return 0; }
+  static std::uint64_t max_value() { return UINT64_MAX; }
+};
+
+TEST(SortSorterErrors, AFullDiskIsReportedAndNothingLeaks) {
+  flow::mng::disk_config cfg;
+  cfg.disks.push_back(flow::mng::disk_spec::parse(":memory:256KiB"));
+  flow::mng::block_manager bm(cfg);
+  flow::algo::sort_options opt;
+  opt.block_manager = &bm;
+  opt.block_bytes = 4096;
+  bool thrown = false;
+  try {
+    flow::algo::sorter<std::uint64_t, u64_order> s(128 << 10, u64_order(), opt);
+    for (std::uint64_t i = 0; i < 200000; ++i) s.push(mix(i)); // 1.6 MB: more than the disk
+    s.finish();
+  } catch (const flow::disk_full_error& e) {
+    thrown = true;
+    EXPECT_NE(std::string(e.what()).find("--disk"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(thrown);
+  EXPECT_EQ(bm.allocated_bytes(), 0u);
+}
+
+TEST(SortSorterErrors, AnOrderThatThrowsStopsTheSortCleanly) {
+  flow::mng::block_manager bm(flow::test::memory_config());
+  flow::algo::sort_options opt;
+  opt.block_manager = &bm;
+  opt.block_bytes = 4096;
+  for (std::uint64_t n : {std::uint64_t{1000}, std::uint64_t{100000}}) { // in memory, external
+    auto sort_all = [&] {
+      flow::algo::sorter<std::uint64_t, throwing_order> s(256 << 10, throwing_order(), opt);
+      for (std::uint64_t i = 0; i < n; ++i) s.push(i == n / 2 ? 666 : mix(i) % 100000 + 1000);
+      s.finish();
+      for (; !s.empty(); ++s) {
+      }
+    };
+    EXPECT_THROW(sort_all(), std::runtime_error) << "n=" << n;
+    EXPECT_EQ(bm.allocated_bytes(), 0u);
   }
 }
 
