@@ -287,6 +287,10 @@ const Type* Checker::checkBinary(BinaryExpr& e, const Type* expected) {
                      (t->kind == Type::Record ? "; compare their fields, or sort them by an order" : ""));
     return out_.types.error();
   }
+  if (kEquality.count(op) && t->kind == Type::Record && t->record->imported) {
+    error(e.loc, "'" + op + "' cannot compare values of the imported type " + t->name() + "; compare their fields");
+    return out_.types.error();
+  }
   if (kEquality.count(op) && (t->kind == Type::Void || t->kind == Type::String)) {
     error(e.loc, "'" + op + "' cannot compare values of type " + t->name());
     return out_.types.error();

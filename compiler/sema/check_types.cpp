@@ -191,6 +191,12 @@ const Type* Checker::importedType(const CppType& type, SourceLoc loc, const std:
     if (const RecordInfo* r = importedRecord(type.name, loc)) return out_.types.record(r);
     return out_.types.error();
   case CppType::Array: {
+    if (!type.stdArray) {
+      // Flow's arrays are std::array: the layout is the same, but C arrays cannot be
+      // copied or initialized like values in the generated C++.
+      error(loc, what + " is a C array ('" + type.spelling + "'); declare it as std::array in the header to use it from Flow");
+      return out_.types.error();
+    }
     const Type* e = importedType(*type.element, loc, what);
     return e->isError() ? e : out_.types.array(e, type.length);
   }

@@ -18,3 +18,5 @@ struct by_weight {
   static Plain max_value() { return Plain{0, 1e300}; }
 };
 } // namespace net
+
+struct WithCArray { uint8_t key[10]; uint32_t id; };
