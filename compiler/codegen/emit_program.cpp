@@ -361,7 +361,8 @@ void Generator::emitEstimate() {
       const Node& merge = plan_.nodes[n.partner];
       std::string mergeMem = "fl_program.memory_for(" + std::to_string(merge.memoryBytes) + ")";
       line("const auto fl_sort" + std::to_string(n.id) + " = flow::plan::sort_model{" + blockBytes() + "}.estimate(" +
-           bytes + ", fl_program.memory_for(" + std::to_string(n.memoryBytes) + "), " + mergeMem + ");");
+           bytes + ", fl_program.memory_for(" + std::to_string(n.memoryBytes) + "), " + mergeMem + ", " +
+           std::to_string(n.elementBytes) + ");");
       line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", 0, fl_sort" + std::to_string(n.id) +
            ".runs_write);");
       line("fl_e.phase(" + std::to_string(merge.phase) + ", " + phaseLabel(merge.phase) + ", fl_sort" +

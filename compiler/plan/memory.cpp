@@ -88,8 +88,8 @@ bool MemoryPlanner::assign() {
     uint64_t p = static_cast<uint64_t>(creator.phase);
     uint64_t room = M - fixed[static_cast<int>(p)] - minimums[static_cast<int>(p)] + minimum(creator);
     double bytes = creator.elements * creator.elementBytes;
-    if (bytes <= static_cast<double>(sort_.in_memory_capacity(room))) return uint64_t{0};
-    uint64_t run = std::max<uint64_t>(sort_.run_bytes(room), plan_.blockBytes);
+    if (bytes <= static_cast<double>(sort_.in_memory_capacity(room, creator.elementBytes))) return uint64_t{0};
+    uint64_t run = std::max<uint64_t>(sort_.run_bytes(room, creator.elementBytes), plan_.blockBytes);
     return static_cast<uint64_t>(std::ceil(bytes / static_cast<double>(run)));
   };
   auto mergeIo = [&](const Node& merge, uint64_t memory) {
@@ -147,11 +147,12 @@ bool MemoryPlanner::assign() {
       uint64_t room = available - runMinimums - otherMerges;
       uint64_t bytes = static_cast<uint64_t>(std::ceil(creator.elements * creator.elementBytes));
       // In memory if the run formation held everything and this phase can keep it.
-      if (bytes <= sort_.in_memory_capacity(creator.memoryBytes) && sort_.in_memory_bytes(bytes) <= room) {
+      if (bytes <= sort_.in_memory_capacity(creator.memoryBytes, creator.elementBytes) &&
+          sort_.in_memory_bytes(bytes) <= room) {
         merge.inMemory = creator.inMemory = true;
         merge.memoryBytes = sort_.in_memory_bytes(bytes);
       } else {
-        uint64_t runBytes = std::max<uint64_t>(sort_.run_bytes(creator.memoryBytes), plan_.blockBytes);
+        uint64_t runBytes = std::max<uint64_t>(sort_.run_bytes(creator.memoryBytes, creator.elementBytes), plan_.blockBytes);
         creator.runs = std::max<uint64_t>(1, (bytes + runBytes - 1) / runBytes);
         merge.runs = creator.runs;
         merge.memoryBytes = std::min(room, std::max(sort_.merge_bytes(2), sort_.merge_bytes(creator.runs)));
@@ -165,10 +166,9 @@ bool MemoryPlanner::assign() {
       Node& n = plan_.nodes[id];
       double weight = std::max(1.0, n.elements * n.elementBytes) / volume;
       uint64_t bytes = static_cast<uint64_t>(std::ceil(n.elements * n.elementBytes));
-      // Everything in memory: one run slot holds the data (three slots and the 1/16
-      // reserve), in whole blocks.
-      uint64_t want = ((bytes + plan_.blockBytes - 1) / plan_.blockBytes * plan_.blockBytes * 3) * 16 / 15 + 4096;
-      want = (want + plan_.blockBytes - 1) / plan_.blockBytes * plan_.blockBytes;
+      // Everything in memory: the smallest budget whose in-memory capacity holds the data.
+      uint64_t want = plan_.blockBytes;
+      while (want < plan_.memoryBytes && sort_.in_memory_capacity(want, n.elementBytes) < bytes) want += plan_.blockBytes;
       uint64_t given = static_cast<uint64_t>(share * weight) / plan_.blockBytes * plan_.blockBytes;
       n.memoryBytes = std::max(minimum(n), std::min(want, given));
       available -= std::min(available, n.memoryBytes);
