@@ -14,8 +14,8 @@
 //    sorted run while it is written from there;
 //  - elements sorted indirectly (keyed, larger than 32 bytes): two run slots (one being
 //    filled, one being sorted), the (key, index) pair arrays (2 * 16 bytes per element)
-//    and a ring of 4 write blocks the sorted run is gathered into, so filling, sorting
-//    and writing all overlap;
+//    and a ring of write blocks (half a run plus 4 blocks) the sorted run is gathered
+//    into, so filling, sorting and writing all overlap;
 //  - a reserve of budget/16 for the runs' metadata (one element per block) and pending
 //    writes.
 // In memory: with three slots the first full run is held back until the second is full,
@@ -64,9 +64,11 @@ run_formation_plan plan_run_formation(std::size_t memory_bytes, const sort_optio
   p.metadata_reserve = std::max<std::size_t>(memory_bytes / 16, 4096) + 4096 +
                        (memory_bytes / (3 * p.geometry.bytes) + 1) * 2 * run_write_overhead;
   p.slots = traits::indirect ? 2 : 3;
-  p.ring_blocks = traits::indirect ? 4 : 0;
-  const std::size_t per_element = p.slots * sizeof(T) + traits::extra_bytes_per_element;
-  const std::size_t fixed = p.metadata_reserve + p.ring_blocks * p.geometry.bytes;
+  // Indirect sorting's write ring holds half a run (plus 4 blocks), so the disk can go on
+  // writing run i while the pairs of run i+1 are sorted.
+  const std::size_t per_element =
+      p.slots * sizeof(T) + traits::extra_bytes_per_element + (traits::indirect ? sizeof(T) / 2 : 0);
+  const std::size_t fixed = p.metadata_reserve + (traits::indirect ? 4 * p.geometry.bytes : 0);
   const std::size_t usable = memory_bytes > fixed ? memory_bytes - fixed : 0;
   std::size_t r = usable / per_element / p.geometry.elements * p.geometry.elements;
   r = static_cast<std::size_t>(std::min<std::uint64_t>(r, traits::max_elements / p.geometry.elements *
@@ -78,6 +80,7 @@ run_formation_plan plan_run_formation(std::size_t memory_bytes, const sort_optio
         " bytes for run formation with blocks of " + std::to_string(p.geometry.bytes) +
         " bytes; got " + std::to_string(memory_bytes) + ". Give the sort more memory or smaller blocks.");
   }
+  if (traits::indirect) p.ring_blocks = 4 + r / p.geometry.elements / 2;
   p.run_elements = r;
   p.slot_bytes = r * sizeof(T);
   p.extra_bytes = r * traits::extra_bytes_per_element;
