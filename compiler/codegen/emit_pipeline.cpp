@@ -85,8 +85,6 @@ void Generator::emitOwner(const void* owner, bool topLevel) {
       line("// phase " + std::to_string(first.phase) + ": " + label + " (estimated read " +
            plan::formatBytes(phase ? phase->readBytes : 0) + ", write " + plan::formatBytes(phase ? phase->writeBytes : 0) +
            ", memory " + plan::formatBytes(phase ? static_cast<double>(phase->memoryBytes) : 0) + ")");
-      std::string quoted;
-      for (char c : label) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
       // The elements its sources are expected to put out, for the progress bar.
       double expected = 0;
       for (int id : inSeg) {
@@ -95,7 +93,7 @@ void Generator::emitOwner(const void* owner, bool topLevel) {
         for (int in : n.inputs) source = source && !segmentOf.count(in);
         if (source && n.kind != Node::SortRuns) expected += n.elements;
       }
-      line("fl_program.begin_phase(" + std::to_string(first.phase) + ", \"" + quoted + "\", " +
+      line("fl_program.begin_phase(" + std::to_string(first.phase) + ", " + quote(label) + ", " +
            std::to_string(static_cast<uint64_t>(expected)) + ");");
     }
     emitSegment(inSeg, seg, segmentOf, topLevel);
