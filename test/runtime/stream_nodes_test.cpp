@@ -224,7 +224,7 @@ TEST_P(StreamAfterSort, SortOfSortOutputAndTakeOfASort) {
   EXPECT_TRUE(std::is_sorted(got.begin(), got.end(), by_src_dst()));
 }
 
-INSTANTIATE_TEST_SUITE_P(Disks, StreamAfterSort, ::testing::Values(false, true),
+INSTANTIATE_TEST_SUITE_P(StreamDisks, StreamAfterSort, ::testing::Values(false, true),
                          [](const auto& info) { return info.param ? std::string("Direct") : std::string("Memory"); });
 
 } // namespace
