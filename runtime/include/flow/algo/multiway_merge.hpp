@@ -290,14 +290,15 @@ void multiway_split(std::span<const segment<T>> segs, std::size_t rank, const Cm
   }
 }
 
-/// Merges the segments into `out` using every thread of `team`: each thread takes an
-/// equal share of the output, found by multiway_split. Small inputs merge on the caller.
+/// Merges the segments into `out` using the first `threads` threads of `team` (0: all):
+/// each takes an equal share of the output, found by multiway_split. Small inputs merge
+/// on the caller.
 template <class T, class Cmp>
 T* parallel_merge(std::span<const segment<T>> segs, T* out, const Cmp& cmp, thread_team& team,
-                  std::size_t min_parallel = 4096) {
+                  std::size_t min_parallel = 4096, unsigned threads = 0) {
   std::size_t total = 0;
   for (const auto& s : segs) total += s.size();
-  const unsigned threads = team.size();
+  if (threads == 0 || threads > team.size()) threads = team.size();
   if (threads == 1 || total < min_parallel) return merge_segments<T, Cmp>(segs, out, cmp);
   const std::size_t k = segs.size();
   std::vector<std::size_t> cuts((threads + 1) * k);
@@ -309,6 +310,7 @@ T* parallel_merge(std::span<const segment<T>> segs, T* out, const Cmp& cmp, thre
     if (t + 1 < threads) multiway_split<T, Cmp>(segs, total * (t + 1) / threads, cmp, &cuts[(t + 1) * k]);
   });
   team.run([&](unsigned t) {
+    if (t >= threads) return;
     std::vector<segment<T>> part(k);
     for (std::size_t i = 0; i < k; ++i) {
       part[i].begin = segs[i].begin + cuts[t * k + i];

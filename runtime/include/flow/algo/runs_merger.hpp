@@ -87,6 +87,7 @@ public:
   /// Merges up to `cap` (> 0) of the next elements into out; returns how many (0: done).
   std::size_t next(T* out, std::size_t cap) {
     if (remaining_ == 0) return 0;
+    const double waited_before = timings_.read_wait;
     std::size_t avail = count_available();
     while (next_admit_ < sigma_.size() && avail < cap) {
       if (inflight_.empty()) break; // the next block is not even requested: consume first
@@ -104,8 +105,11 @@ public:
       avail = cap;
     }
     for (std::size_t i = 0; i < active_.size(); ++i) segs[i] = {active_[i].pos, active_[i].pos + counts_[i]};
+    // While the merge waits for the disk, a second merging thread only takes the CPU from
+    // the I/O path: merge on one thread until reads keep up again.
+    io_share_ = 0.75 * io_share_ + 0.25 * (timings_.read_wait > waited_before ? 1.0 : 0.0);
     const auto t = std::chrono::steady_clock::now();
-    parallel_merge<T, Cmp>(segs, out, cmp_, team_);
+    parallel_merge<T, Cmp>(segs, out, cmp_, team_, 4096, io_share_ > 0.5 ? 1u : 0u);
     timings_.merge += detail::seconds_since(t);
     // advance; release consumed blocks
     std::size_t j = 0;
@@ -213,6 +217,7 @@ private:
   std::size_t next_admit_ = 0;
   std::uint64_t remaining_ = 0;
   sort_timings timings_;
+  double io_share_ = 0; // moving average: did recent batches wait for reads?
 };
 
 } // namespace detail
