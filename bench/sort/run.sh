@@ -74,8 +74,8 @@ for line in open(sys.argv[1]):
         rows.setdefault((f['case'], f['round']), {})[f['lib']] = f
 names = {'a': '(a) 2^27 edges, sort+unique+count', 'b': '(b) 2^26 edges, sort+unique+count',
          'c': '(c) 2 GiB 100-byte records, sort+scan'}
-def gib(r): return (int(r['read_bytes']) + int(r['write_bytes'])) / 2**30
-print("| benchmark | round | STXXL s | Flow s | Flow/STXXL | STXXL I/O GiB (r+w) | Flow I/O GiB (r+w) | STXXL I/O wait s | Flow I/O wait s | Flow run formation s / merge s | std::sort floor s | results agree |")
+def mib(r): return (int(r['read_bytes']) + int(r['write_bytes'])) / 2**20
+print("| benchmark | round | STXXL s | Flow s | Flow/STXXL | STXXL I/O MiB (r+w) | Flow I/O MiB (r+w) | STXXL I/O wait s | Flow I/O wait s | Flow run formation s / merge s | std::sort floor s | results agree |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 bad = False
 for (c, rnd), r in sorted(rows.items()):
@@ -85,7 +85,7 @@ for (c, rnd), r in sorted(rows.items()):
     bad |= not agree
     fl = floors.get(c)
     print(f"| {names[c]} | {rnd} | {float(s['seconds']):.2f} | {float(f['seconds']):.2f} | "
-          f"{float(f['seconds'])/float(s['seconds']):.2f} | {gib(s):.2f} | {gib(f):.2f} | "
+          f"{float(f['seconds'])/float(s['seconds']):.2f} | {mib(s):.1f} | {mib(f):.1f} | "
           f"{float(s['io_wait_s']):.2f} | {float(f['io_wait_s']):.2f} | "
           f"{float(f['formation_s']):.2f} / {float(f['merge_s']):.2f} | "
           f"{(fl['sort_s'] if fl else '-')} | {'yes' if agree else 'NO'} |")
