@@ -180,9 +180,11 @@ public:
     result_.set_geometry(plan_.geometry);
     const std::size_t n = slot_ >= 0 ? static_cast<std::size_t>(pos_ - slot_data(slot_)) : 0;
     if (submitted_ == 0) {
-      // in memory: sort the (one or two) runs, keep them, free the rest
+      // in memory: keep the (already sorted) held run, sort the last one, free the rest
       if (held_ >= 0) {
-        keep_in_memory(held_, plan_.run_elements);
+        worker_->wait();
+        result_.add_memory(std::move(slots_[static_cast<std::size_t>(held_sorted_.slot)]),
+                           held_sorted_.data, plan_.run_elements);
         held_ = -1;
       }
       if (n > 0) keep_in_memory(slot_, n);
@@ -219,12 +221,14 @@ private:
     if (slot_ >= 0) {
       pushed_before_ += plan_.run_elements;
       if (plan_.slots >= 3 && submitted_ == 0 && held_ < 0) {
-        // The first run is held back: if the input ends within the next slot, both are
-        // sorted in memory and nothing is written (inputs up to 2R stay in memory).
+        // The first run is sorted but its write held back: if the input ends within the
+        // next slot, both runs stay in memory and nothing is written (inputs up to 2R).
         held_ = slot_;
+        enqueue(slot_, plan_.run_elements, task::sort_only);
       } else {
         if (held_ >= 0) {
-          submit(held_, plan_.run_elements);
+          ++submitted_;
+          worker_->submit([this] { write_sorted(held_sorted_.slot, held_sorted_.data, plan_.run_elements); });
           held_ = -1;
         }
         submit(slot_, plan_.run_elements);
@@ -237,23 +241,45 @@ private:
     end_ = pos_ + plan_.run_elements;
   }
 
+  enum class task { sort_and_write, sort_only };
+
   void submit(int slot, std::size_t n) {
+    ++submitted_;
+    enqueue(slot, n, task::sort_and_write);
+  }
+
+  void enqueue(int slot, std::size_t n, task what) {
     if (!worker_) worker_ = std::make_unique<background_worker>();
     worker_->check();
-    ++submitted_;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       ++unsorted_;
     }
-    worker_->submit([this, slot, n] { sort_and_write(slot, n); });
+    if (what == task::sort_only) {
+      worker_->submit([this, slot, n] { held_sorted_ = sort_direct(slot, n); });
+    } else {
+      worker_->submit([this, slot, n] { sort_and_write(slot, n); });
+    }
   }
+
+  struct sorted_slot {
+    int slot = -1;
+    T* data = nullptr;
+  };
 
   // On the worker thread.
   void sort_and_write(int slot, std::size_t n) {
     if constexpr (traits::indirect) {
       sort_and_gather(slot, n);
-      return;
+    } else {
+      const sorted_slot r = sort_direct(slot, n);
+      write_sorted(r.slot, r.data, n);
     }
+  }
+
+  // Sorts slot (n elements) with a scratch slot; returns where the result is (the other
+  // slot is free again).
+  sorted_slot sort_direct(int slot, std::size_t n) {
     int scratch = -1;
     auto t = std::chrono::steady_clock::now();
     try {
@@ -283,6 +309,12 @@ private:
     }
     const int keep = res == slot_data(slot) ? slot : scratch;
     release_slot(keep == slot ? scratch : slot);
+    return {keep, res};
+  }
+
+  // Writes the sorted run in slot `keep` straight from it; the slot is free again once
+  // the writes are done.
+  void write_sorted(int keep, T* res, std::size_t n) {
     run_info<T> run;
     std::vector<io::request_ptr> reqs;
     try {
@@ -478,7 +510,8 @@ private:
   std::size_t unsorted_ = 0; // submitted runs whose sort has no scratch slot yet
 
   int slot_ = -1; // the slot being filled
-  int held_ = -1; // the first run, full, not yet submitted
+  int held_ = -1; // the first run: sorted (or being sorted), its write held back
+  sorted_slot held_sorted_; // where the worker put it (read after the worker finished it)
   T* pos_ = nullptr;
   T* end_ = nullptr;
   std::uint64_t pushed_before_ = 0;
