@@ -523,6 +523,34 @@ TEST(SortSorterIo, MeasuredVolumeMatchesTheEstimate) {
   }
 }
 
+template <class T, class Cmp> void check_in_memory_threshold(std::size_t memory, std::size_t block) {
+  flow::mng::block_manager bm(flow::test::memory_config());
+  flow::algo::sort_options opt;
+  opt.block_manager = &bm;
+  opt.block_bytes = block;
+  const auto plan = flow::algo::plan_run_formation<T, Cmp>(memory, opt);
+  const std::size_t limit = plan.run_elements * (plan.slots >= 3 ? 2 : 1);
+  for (std::size_t n : {limit, limit + 1}) {
+    const auto in = make_input<T, Cmp>(n, dist::random, 5);
+    flow::io::scoped_stats phase;
+    const auto out = run_sorter<T, Cmp>(in, memory, bm, block, 2);
+    const auto io = phase.elapsed().total();
+    const auto est = flow::algo::sort_estimate<T, Cmp>(n, memory, opt);
+    EXPECT_EQ(est.in_memory, n == limit) << "n=" << n;
+    EXPECT_EQ(io.read_bytes + io.write_bytes == 0, est.in_memory) << "n=" << n;
+    if (!est.in_memory) {
+      EXPECT_EQ(io.read_bytes + io.write_bytes, est.io_bytes) << "n=" << n;
+    }
+    expect_sorted_permutation<T, Cmp>(in, out, "threshold n=" + std::to_string(n));
+  }
+}
+
+TEST(SortSorterIo, InMemoryUpToTwoRunsOrOneForIndirectSorting) {
+  check_in_memory_threshold<edge, edge_order>(1 << 20, 8192);        // three slots: 2R
+  check_in_memory_threshold<rec<100>, rec100_order>(2 << 20, 102400); // two slots: R
+  check_in_memory_threshold<rec<100>, rec100_cmp_order>(2 << 20, 102400);
+}
+
 TEST(SortSorterErrors, TooSmallBudgetSaysHowMuchIsNeeded) {
   flow::mng::block_manager bm(flow::test::memory_config());
   flow::algo::sort_options opt;
