@@ -114,6 +114,7 @@ T* merge_keyed(std::span<const segment<T>> segs, T* out, std::size_t total, cons
   for (std::size_t i = 0; i < total; ++i) {
     const auto s = static_cast<std::uint32_t>(w) & ~exhausted_flag;
     *out++ = *cur[s]++;
+    __builtin_prefetch(cur[s] + 256 / sizeof(T)); // the segment streams: keep them in cache
     u128 c = make(s);
     for (std::size_t q = (leaves + s) >> 1; q >= 1; q >>= 1) {
       const u128 o = tree[q];

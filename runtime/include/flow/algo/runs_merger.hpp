@@ -105,12 +105,16 @@ public:
       avail = cap;
     }
     for (std::size_t i = 0; i < active_.size(); ++i) segs[i] = {active_[i].pos, active_[i].pos + counts_[i]};
-    // While the merge waits for the disk, a second merging thread only takes the CPU from
-    // the I/O path: merge on one thread until reads keep up again.
-    io_share_ = 0.75 * io_share_ + 0.25 * (timings_.read_wait > waited_before ? 1.0 : 0.0);
+    // While the merge mostly waits for the disk, a second merging thread only takes CPU
+    // time from the I/O path: merge on one thread while recent batches waited longer than
+    // they merged, on all threads again once waits are under an eighth of merging.
+    wait_avg_ = 0.8 * wait_avg_ + 0.2 * (timings_.read_wait - waited_before);
+    if (single_thread_ ? wait_avg_ < merge_avg_ / 8 : wait_avg_ > merge_avg_) single_thread_ = !single_thread_;
     const auto t = std::chrono::steady_clock::now();
-    parallel_merge<T, Cmp>(segs, out, cmp_, team_, 4096, io_share_ > 0.5 ? 1u : 0u);
-    timings_.merge += detail::seconds_since(t);
+    parallel_merge<T, Cmp>(segs, out, cmp_, team_, 4096, single_thread_ ? 1u : 0u);
+    const double merged = detail::seconds_since(t);
+    merge_avg_ = 0.8 * merge_avg_ + 0.2 * merged;
+    timings_.merge += merged;
     // advance; release consumed blocks
     std::size_t j = 0;
     for (std::size_t i = 0; i < active_.size(); ++i) {
@@ -217,7 +221,8 @@ private:
   std::size_t next_admit_ = 0;
   std::uint64_t remaining_ = 0;
   sort_timings timings_;
-  double io_share_ = 0; // moving average: did recent batches wait for reads?
+  double wait_avg_ = 0, merge_avg_ = 0; // moving averages per batch (seconds)
+  bool single_thread_ = false;
 };
 
 } // namespace detail
