@@ -1,6 +1,8 @@
 // Parsing of sizes and --disk specifications.
 #include "flow/mng/config.hpp"
 
+#include "flow/io/stats.hpp"
+
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -54,18 +56,7 @@ std::uint64_t parse_size(std::string_view text) {
   return value << shift;
 }
 
-std::string format_size(std::uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024.0 && u < 4) {
-    v /= 1024.0;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
-  return buf;
-}
+std::string format_size(std::uint64_t bytes) { return io::format_bytes(bytes); }
 
 disk_spec disk_spec::parse(std::string_view text) {
   if (text.empty()) {

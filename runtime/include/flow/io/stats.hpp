@@ -37,6 +37,9 @@ struct disk_snapshot {
   disk_snapshot& operator-=(const disk_snapshot& other);
 };
 
+/// "1.50 MiB", "512 B": a byte count as the reports print it.
+std::string format_bytes(std::uint64_t bytes);
+
 struct stats_snapshot {
   std::vector<disk_snapshot> disks; // every disk ever registered, in registration order
   double busy_seconds = 0;          // wall time with at least one request in service
