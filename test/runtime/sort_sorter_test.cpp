@@ -476,6 +476,38 @@ TEST(SortSorterPhases, RunsCreatorAndMergerAsSeparateObjects) {
   EXPECT_EQ(bm.allocated_bytes(), 0u);
 }
 
+TEST(SortSorterPhases, LastRunKeptInMemoryIsMergedFromThereOrWrittenFirst) {
+  flow::mng::block_manager bm(flow::test::memory_config());
+  flow::algo::sort_options opt;
+  opt.block_manager = &bm;
+  opt.block_bytes = 8192;
+  opt.keep_last_run = true;
+  const auto in = make_input<edge, edge_order>(100000, dist::few_distinct, 4);
+  for (std::size_t merge_memory : {std::size_t{1} << 20, std::size_t{160} << 10}) {
+    flow::algo::runs_creator<edge, edge_order> rc(512 << 10, edge_order(), opt);
+    rc.push(std::span<const edge>(in));
+    auto runs = rc.result();
+    EXPECT_GT(runs.memory_bytes(), 0u);
+    EXPECT_FALSE(runs.in_memory()) << "disk runs and one run in memory";
+    EXPECT_EQ(runs.size(), in.size());
+    const std::size_t disk_runs = runs.run_count();
+    flow::io::scoped_stats phase;
+    flow::algo::runs_merger<edge, edge_order> m(std::move(runs), merge_memory, edge_order(), opt);
+    std::vector<edge> out;
+    for (; !m.empty(); ++m) out.push_back(*m);
+    expect_sorted_permutation<edge, edge_order>(in, out, "merge memory " + std::to_string(merge_memory));
+    const auto io = phase.elapsed().total();
+    if (merge_memory == (std::size_t{1} << 20)) {
+      EXPECT_EQ(io.write_bytes, 0u) << "merged from memory";
+      EXPECT_EQ(m.merge_passes(), 1u);
+    } else {
+      EXPECT_GT(io.write_bytes, 0u) << "the last run is written before merging";
+      EXPECT_GE(disk_runs + 1, 2u);
+    }
+    EXPECT_EQ(bm.allocated_bytes(), 0u);
+  }
+}
+
 TEST(SortSorterPhases, UnmergedRunsAreFreed) {
   flow::mng::block_manager bm(flow::test::memory_config());
   flow::algo::sort_options opt;
@@ -516,8 +548,11 @@ TEST(SortSorterIo, MeasuredVolumeMatchesTheEstimate) {
       EXPECT_EQ(est.merge_passes, 1u);
       EXPECT_EQ(io.read_bytes, io.write_bytes);
       EXPECT_EQ(io.read_bytes + io.write_bytes, est.io_bytes) << "n=" << n;
-      // about 2 N s per pass: whole blocks, at most one partial block per run
-      EXPECT_GE(io.write_bytes, n * sizeof(edge));
+      // about 2 N s per pass: whole blocks, at most one partial block per run; the
+      // sorter keeps its last run in memory when the merge can afford it
+      const auto plan = flow::algo::plan_run_formation<edge, edge_order>(memory, opt);
+      EXPECT_TRUE(est.last_run_in_memory);
+      EXPECT_GE(io.write_bytes, (n - plan.run_elements) * sizeof(edge));
       EXPECT_LE(io.write_bytes, n * sizeof(edge) + est.runs * opt.block_bytes);
     }
   }

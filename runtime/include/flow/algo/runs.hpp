@@ -35,6 +35,12 @@ struct sort_options {
   unsigned threads = 0;        ///< 0: default_threads()
   std::uint64_t seed = 1;      ///< of the randomized block allocation
   thread_team* team = nullptr; ///< share a team instead of starting threads (optional)
+  /// Run formation keeps the last (partial) run sorted in memory instead of writing it;
+  /// the sorted_runs then hold it, and a merger with about the same budget merges it
+  /// from memory (or writes it first if its budget is too small). For a sorter, which
+  /// merges right after with the same budget (the sorter sets it); a plain runs_creator
+  /// whose runs wait for a later phase should not hold memory in between.
+  bool keep_last_run = false;
 
   mng::block_manager& bm() const {
     return block_manager ? *block_manager : mng::block_manager::global();
@@ -131,6 +137,14 @@ public:
   bool empty() const noexcept { return size() == 0; }
   /// True when the input fit in memory: no run was written.
   bool in_memory() const noexcept { return runs_.empty(); }
+  /// Bytes of the sorted sequences held in memory.
+  std::size_t memory_bytes() const noexcept {
+    std::size_t b = 0;
+    for (const auto& m : memory_) b += m.buffer.size();
+    return b;
+  }
+  /// Drops the in-memory sequences (after they were written out as runs).
+  void clear_memory() noexcept { memory_.clear(); }
   std::size_t run_count() const noexcept { return runs_.size(); }
   const block_geometry& geometry() const noexcept { return geometry_; }
   const std::vector<run_info<T>>& runs() const noexcept { return runs_; }

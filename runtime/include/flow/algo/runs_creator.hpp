@@ -189,14 +189,16 @@ public:
       }
       if (n > 0) keep_in_memory(slot_, n);
     } else {
-      if (n > 0) submit(slot_, n);
-      else release_slot(slot_);
+      const bool keep = opt_.keep_last_run && n > 0;
+      if (n > 0 && !keep) submit(slot_, n);
+      else if (n == 0) release_slot(slot_);
       if (worker_) worker_->wait();
       wait_writes();
       for (auto& r : ring_requests_) {
         if (r) r->wait();
         r = nullptr;
       }
+      if (keep) keep_in_memory(slot_, n); // every other slot is free now
     }
     slot_ = -1;
     pos_ = end_ = nullptr;

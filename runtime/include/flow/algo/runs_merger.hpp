@@ -48,10 +48,17 @@ public:
   /// Merges the runs (their blocks are freed and invalidated as they are read) with
   /// `buffers` block buffers (>= number of runs + 1).
   merge_engine(std::vector<run_info<T>*> runs, const block_geometry& g, std::size_t buffers,
-               mng::block_manager& bm, const Cmp& cmp, thread_team& team)
+               mng::block_manager& bm, const Cmp& cmp, thread_team& team,
+               std::span<const segment<T>> in_memory = {})
       : runs_(std::move(runs)), g_(g), bm_(bm), cmp_(cmp), less_{cmp}, team_(team),
         memory_(g.bytes * buffers) {
     for (const auto* r : runs_) remaining_ += r->size;
+    // sorted sequences already in memory take part from the start, without a buffer
+    for (const auto& m : in_memory) {
+      if (m.empty()) continue;
+      active_.push_back({m.begin, m.end, no_buffer});
+      remaining_ += m.size();
+    }
     // the prediction sequence
     std::size_t blocks = 0;
     for (const auto* r : runs_) blocks += r->block_count();
@@ -120,7 +127,7 @@ public:
     for (std::size_t i = 0; i < active_.size(); ++i) {
       active_[i].pos += counts_[i];
       if (active_[i].pos == active_[i].end) {
-        free_.push_back(active_[i].buffer);
+        if (active_[i].buffer != no_buffer) free_.push_back(active_[i].buffer);
       } else {
         active_[j++] = active_[i];
       }
@@ -145,6 +152,7 @@ private:
     const T* end;
     std::size_t buffer;
   };
+  static constexpr std::size_t no_buffer = static_cast<std::size_t>(-1);
 
   const T& first(const entry& e) const { return runs_[e.run]->firsts[e.block]; }
   T* buffer(std::size_t i) { return reinterpret_cast<T*>(memory_.data() + i * g_.bytes); }
@@ -284,6 +292,7 @@ public:
         team_ = opt.team;
       }
       for (const auto& q : seqs) memory_segments_.push_back({q.data(), q.data() + q.size()});
+      memory_only_ = true;
       plan_.output_elements = std::max<std::size_t>(1, std::min<std::size_t>(total_, memory_bytes / 16 / sizeof(T)));
       out_ = io::aligned_buffer(plan_.output_elements * sizeof(T));
       refill();
@@ -298,11 +307,35 @@ public:
     total_ = runs_.size();
     mng::block_manager& bm = *runs_.block_manager();
     const block_geometry g = runs_.geometry();
-    std::size_t total_blocks = 0;
-    for (const auto& r : runs_.runs()) total_blocks += r.block_count();
-    // metadata doubles while a merged run's metadata is built beside its inputs'
-    const std::size_t meta = 2 * runs_.metadata_bytes() + (runs_.run_count() + 1) * sizeof(run_info<T>);
-    plan_ = plan_merge<T>(memory_bytes, g, meta, total_blocks, team_->size());
+    mng::allocation_strategy strategy = mng::allocation_strategy::random_cycling(opt.seed + 7);
+    std::size_t counter = 0;
+    auto blocks_and_meta = [&] {
+      std::size_t blocks = 0;
+      for (const auto& r : runs_.runs()) blocks += r.block_count();
+      // metadata doubles while a merged run's metadata is built beside its inputs'
+      const std::size_t meta = 2 * runs_.metadata_bytes() + (runs_.run_count() + 2) * sizeof(run_info<T>);
+      return std::pair<std::size_t, std::size_t>(blocks, meta);
+    };
+    auto [total_blocks, meta] = blocks_and_meta();
+    if (const std::size_t held = runs_.memory_bytes(); held > 0) {
+      // The last run was kept in memory: merge it from there if the rest of the budget
+      // still takes every disk run in one pass, else write it out as a run first.
+      const merge_plan p = plan_merge<T>(memory_bytes > held ? memory_bytes - held : 0, g, meta,
+                                         total_blocks, team_->size());
+      if (p.fan_in >= runs_.run_count()) {
+        plan_ = p;
+        for (const auto& q : runs_.memory_sequences()) memory_segments_.push_back({q.data(), q.data() + q.size()});
+      } else {
+        for (const auto& q : runs_.memory_sequences()) {
+          detail::run_writer<T> writer(q.size(), g, 2, bm, strategy, counter++);
+          writer.push(q);
+          runs_.mutable_runs().push_back(writer.finish());
+        }
+        runs_.clear_memory();
+        std::tie(total_blocks, meta) = blocks_and_meta();
+      }
+    }
+    if (memory_segments_.empty()) plan_ = plan_merge<T>(memory_bytes, g, meta, total_blocks, team_->size());
     if (plan_.fan_in < 2 && runs_.run_count() > 1) {
       throw std::invalid_argument(
           "flow: merging " + std::to_string(runs_.run_count()) + " sorted runs of " +
@@ -312,8 +345,6 @@ public:
     }
     auto& runs = runs_.mutable_runs();
     levels_.assign(runs.size(), 0);
-    mng::allocation_strategy strategy = mng::allocation_strategy::random_cycling(opt.seed + 7);
-    std::size_t counter = 0;
     const std::size_t fan_in = std::max<std::size_t>(plan_.fan_in, 1);
     const auto t_inter = std::chrono::steady_clock::now();
     while (runs.size() > fan_in) {
@@ -364,7 +395,7 @@ public:
     for (auto& r : runs) all.push_back(&r);
     out_ = io::aligned_buffer(plan_.output_elements * sizeof(T));
     engine_ = std::make_unique<detail::merge_engine<T, Cmp>>(
-        all, g, plan_.buffers, bm, cmp_, *team_);
+        all, g, plan_.buffers, bm, cmp_, *team_, memory_segments_);
     refill();
   }
   runs_merger(const runs_merger&) = delete;
@@ -404,7 +435,7 @@ public:
 private:
   void refill() {
     pos_ = end_ = nullptr;
-    if (!memory_segments_.empty()) {
+    if (memory_only_) {
       refill_from_memory();
       return;
     }
@@ -428,6 +459,7 @@ private:
     for (const auto& q : memory_segments_) left += q.size();
     if (left == 0) {
       memory_segments_.clear();
+      memory_only_ = false;
       out_.reset();
       runs_.release();
       return;
@@ -451,7 +483,8 @@ private:
   sorted_runs<T> runs_;
   Cmp cmp_;
   std::size_t memory_;
-  std::vector<segment<T>> memory_segments_;
+  std::vector<segment<T>> memory_segments_; // sorted sequences held in memory
+  bool memory_only_ = false;                // no disk runs at all
   merge_plan plan_{};
   std::unique_ptr<thread_team> own_team_;
   thread_team* team_ = nullptr;

@@ -35,11 +35,19 @@ struct sort_estimate_result {
   unsigned merge_passes = 0;    ///< passes over the data in the worst case (0 in memory)
   std::uint64_t io_bytes = 0;   ///< upper bound of bytes read plus written
   std::size_t block_bytes = 0;
+  bool last_run_in_memory = false; ///< the last run is merged from memory, never written
 };
 
-/// What sorting n elements of T within memory_bytes costs. I/O: each pass writes and
-/// reads every element once (whole blocks: the last block of a run is padded), so
-/// io_bytes = 2 * blocks * block_bytes * passes, about 2 * n * sizeof(T) per pass.
+/// Heap bytes of the metadata of `runs` runs with `blocks` blocks in all.
+template <class T> std::size_t runs_metadata_bytes(std::uint64_t runs, std::uint64_t blocks) {
+  return static_cast<std::size_t>(runs * sizeof(run_info<T>) + blocks * sizeof(T));
+}
+
+/// What a sorter (or stream::sort) does with n elements of T within memory_bytes. I/O:
+/// each pass writes and reads every written element once (whole blocks: the last block
+/// of a run is padded), so io_bytes = 2 * blocks * block_bytes * passes, about
+/// 2 * n * sizeof(T) per pass; the last run is not written when the rest of the budget
+/// still merges all written runs in one pass (the sorter keeps it in memory).
 template <class T, class Cmp>
 sort_estimate_result sort_estimate(std::uint64_t n, std::size_t memory_bytes, sort_options opt = {}) {
   sort_estimate_result e;
@@ -51,12 +59,22 @@ sort_estimate_result sort_estimate(std::uint64_t n, std::size_t memory_bytes, so
   }
   e.runs = (n + rf.run_elements - 1) / rf.run_elements;
   const std::uint64_t blocks_per_run = rf.run_elements / rf.geometry.elements;
-  const std::uint64_t blocks = (n + rf.geometry.elements - 1) / rf.geometry.elements + e.runs;
-  const std::size_t meta = 2 * (e.runs * sizeof(run_info<T>) + (blocks + e.runs) * sizeof(T));
-  const merge_plan mp = plan_merge<T>(memory_bytes, rf.geometry, meta, blocks, opt.thread_count());
+  const std::uint64_t last = n - (e.runs - 1) * rf.run_elements; // 1..R: the last run
+  const std::uint64_t last_blocks = (last + rf.geometry.elements - 1) / rf.geometry.elements;
+  const std::uint64_t blocks = (e.runs - 1) * blocks_per_run + last_blocks;
+  const std::size_t meta = 2 * runs_metadata_bytes<T>(e.runs, blocks) + (e.runs + 2) * sizeof(run_info<T>);
+  const unsigned threads = opt.thread_count();
+  // the sorter keeps the last run in memory if the rest of the budget merges every
+  // written run in one pass
+  const std::uint64_t written_runs = e.runs - 1;
+  const merge_plan with_last = plan_merge<T>(memory_bytes > rf.slot_bytes ? memory_bytes - rf.slot_bytes : 0,
+                                             rf.geometry, meta, blocks - last_blocks, threads);
+  const bool keep_last = with_last.fan_in >= written_runs;
+  const merge_plan mp = keep_last ? with_last : plan_merge<T>(memory_bytes, rf.geometry, meta, blocks, threads);
   e.fan_in = mp.fan_in;
+  e.last_run_in_memory = keep_last;
   unsigned passes = 1;
-  if (mp.fan_in >= 2) {
+  if (!keep_last && mp.fan_in >= 2) {
     std::uint64_t r = e.runs;
     while (r > mp.fan_in) { // whole passes in the worst case
       r = (r + mp.intermediate_fan_in - 1) / mp.intermediate_fan_in;
@@ -65,9 +83,7 @@ sort_estimate_result sort_estimate(std::uint64_t n, std::size_t memory_bytes, so
   }
   e.merge_passes = passes;
   // blocks written by run formation (exact); later passes write at most as many
-  const std::uint64_t rest = n % rf.run_elements;
-  const std::uint64_t data_blocks =
-      n / rf.run_elements * blocks_per_run + (rest + rf.geometry.elements - 1) / rf.geometry.elements;
+  const std::uint64_t data_blocks = keep_last ? written_runs * blocks_per_run : blocks;
   e.io_bytes = 2 * data_blocks * rf.geometry.bytes * passes;
   return e;
 }
@@ -84,6 +100,7 @@ public:
       team_ = std::make_unique<thread_team>(opt_.thread_count());
       opt_.team = team_.get();
     }
+    opt_.keep_last_run = true; // merged right after, with the same budget
     creator_.emplace(memory_bytes, cmp_, opt_);
   }
 
