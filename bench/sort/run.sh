@@ -6,7 +6,8 @@
 #   (c) 2 GiB of 100-byte records with random 10-byte keys -> sort -> scan, 256 MiB
 # and, as the compute floor, one std::sort of the same records in memory (single thread).
 # Each benchmark runs ROUNDS times (default 2), STXXL and Flow alternating; the table shows
-# every round. Not a test: it never fails on speed (it fails if a result is wrong).
+# every round, then the medians. Not a test: it never fails on speed (it fails if a
+# result is wrong).
 #
 # STXXL gets a syscall + O_DIRECT disk file via $STXXLCFG and runs in its parallel mode
 # (OpenMP, -fopenmp, both cores) with OMP_WAIT_POLICY=passive: on a shared machine
@@ -89,5 +90,17 @@ for (c, rnd), r in sorted(rows.items()):
           f"{float(s['io_wait_s']):.2f} | {float(f['io_wait_s']):.2f} | "
           f"{float(f['formation_s']):.2f} / {float(f['merge_s']):.2f} | "
           f"{(fl['sort_s'] if fl else '-')} | {'yes' if agree else 'NO'} |")
+import statistics
+print()
+print("| benchmark | rounds | median STXXL s | median Flow s | median Flow/STXXL | best / worst Flow/STXXL |")
+print("|---|---|---|---|---|---|")
+for c in sorted({c for c, _ in rows}):
+    pairs = [(float(r['stxxl']['seconds']), float(r['flow']['seconds']))
+             for (cc, _), r in rows.items() if cc == c and 'stxxl' in r and 'flow' in r]
+    if not pairs: continue
+    ratios = [f / s for s, f in pairs]
+    print(f"| {names[c]} | {len(pairs)} | {statistics.median(s for s, _ in pairs):.2f} | "
+          f"{statistics.median(f for _, f in pairs):.2f} | {statistics.median(ratios):.2f} | "
+          f"{min(ratios):.2f} / {max(ratios):.2f} |")
 sys.exit(1 if bad else 0)
 PY
