@@ -9,7 +9,6 @@
 //                     pop v items and push v items with higher keys, until n were popped;
 //                     one-by-one (top/pop/push)
 //     bulk-rewrite-bulk  the same with bulk_pop / bulk_push_begin/bulk_push/bulk_push_end
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,19 +18,10 @@
 #include "flow/containers/priority_queue.hpp"
 #include "flow/io/stats.hpp"
 #include "flow/mng/block_manager.hpp"
+#include "pq_bench.hpp"
 
+using bench::now;
 using u64 = std::uint64_t;
-
-static u64 rng_state = 42;
-static inline u64 rnd() { // splitmix64: the same stream as stxxl_pq_bench
-  u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-static double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 int main(int argc, char** argv) {
   if (argc < 4) {
@@ -53,29 +43,18 @@ int main(int argc, char** argv) {
   double t0 = 0, t1 = 0;
   flow::io::scoped_stats phase;
   if (bench == "push-rand-pop" || bench == "push-asc-pop") {
-    const bool rnd_keys = bench == "push-rand-pop";
     phase.restart();
     t0 = now();
-    for (u64 i = 0; i < n; ++i) pq.push(rnd_keys ? rnd() : i);
-    u64 prev = 0;
-    for (u64 i = 0; i < n; ++i) {
-      const u64 v = pq.top();
-      ok &= v >= prev;
-      prev = v;
-      pq.pop();
-    }
+    ok = bench::push_pop(pq, n, bench == "push-rand-pop");
     t1 = now();
-    ok &= pq.empty();
   } else if (bench == "bulk-rewrite" || bench == "bulk-rewrite-bulk") {
     const bool bulk = bench == "bulk-rewrite-bulk";
     for (u64 i = 0; i < n; ++i) pq.push(i); // ascending fill: not measured
     phase.restart();
     t0 = now();
-    u64 extracted = 0, prev = 0;
+    u64 prev = 0;
     std::vector<u64> work;
-    while (extracted < n) {
-      u64 v = rnd() % 640001;
-      if (v > n - extracted) v = n - extracted;
+    bench::for_each_bulk(n, [&](u64 v) {
       if (bulk) {
         pq.bulk_pop(work, v);
         for (u64 x : work) {
@@ -86,18 +65,9 @@ int main(int argc, char** argv) {
         for (u64 x : work) pq.bulk_push(x + n);
         pq.bulk_push_end();
       } else {
-        work.clear();
-        for (u64 j = 0; j < v; ++j) {
-          const u64 x = pq.top();
-          ok &= x >= prev;
-          prev = x;
-          work.push_back(x);
-          pq.pop();
-        }
-        for (u64 x : work) pq.push(x + n);
+        ok &= bench::rewrite_one_by_one(pq, v, n, prev, work);
       }
-      extracted += v;
-    }
+    });
     t1 = now();
     ok &= pq.size() == n;
   } else {

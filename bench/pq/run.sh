@@ -19,27 +19,14 @@
 #   bench/pq/run.sh 24 1       # 2^24 items, 1 round
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 log2=${1:-27}
 rounds=${2:-2}
-build=${FLOW_BUILD_DIR:-$here/build-bench-pq}
-case "$build" in /*) ;; *) build="$here/$build" ;; esac
-base=${FLOW_BENCH_DIR:-/var/tmp}
 
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
-cmake --build "$build" --target flow_pq_bench stxxl_pq_bench -j2 >/dev/null
+bench_build build-bench-pq flow_pq_bench stxxl_pq_bench
 flow_bin="$build/bench/pq/flow_pq_bench"
 stxxl_bin="$build/bench/pq/stxxl_pq_bench"
-
-dir=$(mktemp -d "$base/flow-pq-bench.XXXXXX")
-trap 'rm -rf "$dir"' EXIT INT TERM
-printf 'disk=%s/stxxl.disk,0,syscall direct=on unlink_on_open\n' "$dir" >"$dir/stxxl.cfg"
-export STXXLCFG="$dir/stxxl.cfg" STXXLLOGFILE=/dev/null STXXLERRLOGFILE=/dev/null
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
-results="$dir/results.txt"
-: >"$results"
+bench_dir flow-pq-bench
 
 run() { # label command...
   echo "  $*" >&2

@@ -4,16 +4,19 @@
 // for the prefetch pool and the write pool. Prints one "RESULT" line per benchmark.
 //
 //   stxxl_pq_bench BENCH LOG2_N     (BENCH: push-rand-pop | push-asc-pop | bulk-rewrite)
-// The disk comes from $STXXL_CONFIG (run.sh writes one with syscall I/O and O_DIRECT).
+// The disk comes from $STXXLCFG (run.sh writes one with syscall I/O and O_DIRECT).
 #include <stxxl.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include "pq_bench.hpp"
+
+using bench::now;
 using u64 = std::uint64_t;
 
 struct greater_u64 { // STXXL's queue pops the *largest* under its comparator
@@ -28,18 +31,6 @@ static constexpr stxxl::internal_size_type pool_mem = budget / 4;
 typedef stxxl::PRIORITY_QUEUE_GENERATOR<u64, greater_u64, queue_mem, (1ull << 28) / 1024>::result
     pq_type;
 
-static u64 rng_state = 42;
-static inline u64 rnd() { // splitmix64: the same stream in both benchmark programs
-  u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-static double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: %s push-rand-pop|push-asc-pop|bulk-rewrite LOG2_N\n", argv[0]);
@@ -53,39 +44,17 @@ int main(int argc, char** argv) {
   double t0 = 0, t1 = 0;
   stxxl::stats_data s0;
   if (bench == "push-rand-pop" || bench == "push-asc-pop") {
-    const bool rnd_keys = bench == "push-rand-pop";
     s0 = stxxl::stats_data(*st);
     t0 = now();
-    for (u64 i = 0; i < n; ++i) pq.push(rnd_keys ? rnd() : i);
-    u64 prev = 0;
-    for (u64 i = 0; i < n; ++i) {
-      const u64 v = pq.top();
-      ok &= v >= prev;
-      prev = v;
-      pq.pop();
-    }
+    ok = bench::push_pop(pq, n, bench == "push-rand-pop");
     t1 = now();
-    ok &= pq.empty();
   } else if (bench == "bulk-rewrite") {
     for (u64 i = 0; i < n; ++i) pq.push(i); // ascending fill: not measured
     s0 = stxxl::stats_data(*st);
     t0 = now();
-    u64 extracted = 0, prev = 0;
-    std::vector<u64> bulk;
-    while (extracted < n) {
-      u64 v = rnd() % 640001;
-      if (v > n - extracted) v = n - extracted;
-      bulk.clear();
-      for (u64 j = 0; j < v; ++j) {
-        const u64 x = pq.top();
-        ok &= x >= prev;
-        prev = x;
-        bulk.push_back(x);
-        pq.pop();
-      }
-      for (u64 x : bulk) pq.push(x + n);
-      extracted += v;
-    }
+    u64 prev = 0;
+    std::vector<u64> work;
+    bench::for_each_bulk(n, [&](u64 v) { ok &= bench::rewrite_one_by_one(pq, v, n, prev, work); });
     t1 = now();
     ok &= pq.size() == n;
   } else {

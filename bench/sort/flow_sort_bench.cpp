@@ -9,7 +9,6 @@
 // Written as the compiler will write it: stream nodes bound by templates, a sort node
 // with a memory budget, disks on O_DIRECT files in DIR. Prints one RESULT line.
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +22,7 @@
 #include "records.hpp"
 
 using bench::edge;
+using bench::now;
 using bench::record;
 
 // What the compiler derives from `order src_dst on Edge = (src asc, dst asc);`
@@ -58,10 +58,6 @@ struct key10_order {
   }
   static constexpr bool key_is_total = false;
 };
-
-static double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 int main(int argc, char** argv) {
   if (argc < 3) {
@@ -129,18 +125,13 @@ int main(int argc, char** argv) {
     auto sorted = flow::stream::sort<key10_order>(gen, memory);
     t1 = now();
     passes = sorted.merge_passes();
-    record prev = key10_order::min_value();
-    flow::stream::for_each(sorted, [&](const record& r) {
-      ok &= !bench::record_less(r, prev);
-      prev = r;
-      std::uint64_t k;
-      std::memcpy(&k, r.b + 10, 8);
-      checksum += k;
-      ++count;
-    });
+    bench::record_scan scan;
+    flow::stream::for_each(sorted, scan);
     t2 = now();
     tm = sorted.timings();
-    ok &= count == n;
+    count = scan.count;
+    checksum = scan.checksum;
+    ok = scan.ok && count == n;
   } else {
     std::fprintf(stderr, "unknown benchmark %s\n", bench.c_str());
     return 2;

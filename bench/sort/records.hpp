@@ -1,18 +1,13 @@
 #pragma once
-// The records and the random input of the sort benchmarks, shared word for word by the
-// Flow program and the STXXL program so both sort exactly the same data.
+// The records, the random input and the check of the result of the sort benchmarks,
+// shared word for word by the Flow program and the STXXL program so both sort exactly
+// the same data and are checked alike.
 #include <cstdint>
 #include <cstring>
 
-namespace bench {
+#include "../bench.hpp"
 
-inline std::uint64_t rng_state = 42;
-inline std::uint64_t rnd() { // splitmix64
-  std::uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+namespace bench {
 
 /// The Edge record of examples/mis.flow: 16 bytes, sorted by (src, dst).
 struct edge {
@@ -47,5 +42,21 @@ inline record random_record(std::uint64_t i) {
 }
 
 inline bool record_less(const record& x, const record& y) { return std::memcmp(x.b, y.b, 10) < 0; }
+
+/// The scan of rec100, fed the sorted records in order: checks the order, counts, and
+/// sums payload bytes so that both programs must have moved whole records, not keys.
+struct record_scan {
+  record prev{}; // all zero: the smallest key
+  std::uint64_t count = 0, checksum = 0;
+  bool ok = true;
+  void operator()(const record& r) {
+    ok &= !record_less(r, prev);
+    prev = r;
+    std::uint64_t k;
+    std::memcpy(&k, r.b + 10, 8);
+    checksum += k;
+    ++count;
+  }
+};
 
 } // namespace bench

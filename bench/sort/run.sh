@@ -19,28 +19,15 @@
 #   FLOW_BENCH_DIR=/scratch bench/sort/run.sh
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 which=${1:-abc}
 rounds=${2:-2}
-build=${FLOW_BUILD_DIR:-$here/build-bench-sort}
-case "$build" in /*) ;; *) build="$here/$build" ;; esac
-base=${FLOW_BENCH_DIR:-/var/tmp}
 memory_mib=${FLOW_BENCH_MEMORY_MIB:-256}
 
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
-cmake --build "$build" --target flow_sort_bench stxxl_sort_bench -j2 >/dev/null
+bench_build build-bench-sort flow_sort_bench stxxl_sort_bench
 flow_bin="$build/bench/sort/flow_sort_bench"
 stxxl_bin="$build/bench/sort/stxxl_sort_bench"
-
-dir=$(mktemp -d "$base/flow-sort-bench.XXXXXX")
-trap 'rm -rf "$dir"' EXIT INT TERM
-printf 'disk=%s/stxxl.disk,0,syscall direct=on unlink_on_open\n' "$dir" >"$dir/stxxl.cfg"
-export STXXLCFG="$dir/stxxl.cfg" STXXLLOGFILE=/dev/null STXXLERRLOGFILE=/dev/null
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
-results="$dir/results.txt"
-: >"$results"
+bench_dir flow-sort-bench
 
 run() { # label command...
   local label=$1
