@@ -360,9 +360,11 @@ void Generator::emitEstimate() {
     case Node::SortRuns: {
       const Node& merge = plan_.nodes[n.partner];
       std::string mergeMem = "fl_program.memory_for(" + std::to_string(merge.memoryBytes) + ")";
-      line("const auto fl_sort" + std::to_string(n.id) + " = flow::plan::sort_model{" + blockBytes() + "}.estimate(" +
-           bytes + ", fl_program.memory_for(" + std::to_string(n.memoryBytes) + "), " + mergeMem + ", " +
-           std::to_string(n.elementBytes) + ");");
+      line("const auto fl_sort" + std::to_string(n.id) + " = flow::plan::sort_estimate({.element_bytes = " +
+           std::to_string(n.elementBytes) + ", .keyed = " + (n.keyed ? "true" : "false") +
+           ", .block_bytes = fl_program.block(), .threads = fl_program.threads()}, static_cast<uint64_t>(" +
+           number(n.elements) + " * " + sv + "), fl_program.memory_for(" + std::to_string(n.memoryBytes) + "), " +
+           mergeMem + ");");
       line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", 0, fl_sort" + std::to_string(n.id) +
            ".runs_write);");
       line("fl_e.phase(" + std::to_string(merge.phase) + ", " + phaseLabel(merge.phase) + ", fl_sort" +
@@ -397,7 +399,8 @@ std::string Generator::run() {
   std::ostringstream header;
   std::swap(out_, header);
   indent_ = 2;
-  line("const flow::algo::sort_options fl_sort_options{};");
+  // the planner's block size (its I/O model assumes it) and the --threads of the run
+  line("const flow::algo::sort_options fl_sort_options{.block_bytes = fl_program.block(), .threads = fl_program.threads()};");
   for (const StmtPtr& s : program_.ast->items) emitStatement(*s);
   std::string body = out_.str();
   std::swap(out_, header);

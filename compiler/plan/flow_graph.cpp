@@ -532,6 +532,7 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
     int merge = add(Node::SortMerge, name + " (merge)", s.loc, in.phase + 1, n, s.elementType, {runs}, nullptr);
     plan_.nodes[runs].partner = merge;
     plan_.nodes[merge].partner = runs;
+    plan_.nodes[runs].keyed = plan_.nodes[merge].keyed = so.order && so.order->order && so.order->order->hasRadixKey();
     plan_.nodeOf[&s] = runs;
     return {merge, in.phase + 1};
   }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 namespace flow::plan {
 
@@ -24,15 +25,36 @@ bool isFlexible(Node::Kind k) { return k == Node::SortRuns || k == Node::SortMer
 } // namespace
 
 MemoryPlanner::MemoryPlanner(Plan& plan, DiagnosticEngine& diags, const SourceFile* file)
-    : plan_(plan), diags_(diags), file_(file), sort_{plan.blockBytes} {}
+    : plan_(plan), diags_(diags), file_(file), threads_(std::max(1u, std::thread::hardware_concurrency())) {}
+
+sort_setup MemoryPlanner::sortSetup(const Node& n) const {
+  return {.element_bytes = n.elementBytes, .keyed = n.keyed, .block_bytes = plan_.blockBytes, .threads = threads_};
+}
+
+namespace {
+uint64_t elementsOf(const Node& n) { return static_cast<uint64_t>(std::llround(std::max(0.0, n.elements))); }
+/// Memory the merge phase needs to hold a sort done in memory: the data and a reserve.
+uint64_t inMemoryBytes(double bytes) {
+  auto b = static_cast<uint64_t>(bytes);
+  return b + std::max<uint64_t>(b / 16, 4096);
+}
+} // namespace
+
+sort_cost MemoryPlanner::sortCost(const Node& n) const {
+  const Node& runs = n.kind == Node::SortRuns ? n : plan_.nodes[n.partner];
+  const Node& merge = plan_.nodes[runs.partner];
+  return sort_estimate(sortSetup(runs), elementsOf(runs), runs.memoryBytes, merge.memoryBytes);
+}
 
 uint64_t MemoryPlanner::minimum(const Node& n) const {
-  const uint64_t B = plan_.blockBytes;
   switch (n.kind) {
-  case Node::SortRuns: return 4 * B;                  // three one-block runs and the reserve
-  case Node::SortMerge: return sort_.merge_bytes(2);   // fan-in two
+  case Node::SortRuns: return run_memory_for(sortSetup(n), 0); // one run of one block
+  case Node::SortMerge: { // fan-in four: intermediate passes take two (two buffers write)
+    const sort_setup s = sortSetup(n);
+    return merge_memory_for(s, sort_block(s, plan_.memoryBytes), 4, 4);
+  }
   case Node::Queue: return queueMinimum(n);
-  default: return isBuffered(n.kind) ? 2 * B : 0;
+  default: return isBuffered(n.kind) ? 2 * plan_.blockBytes : 0;
   }
 }
 
@@ -84,22 +106,12 @@ bool MemoryPlanner::assign() {
   //    the queue lives in, take the one with the least I/O in total: the queue's own and
   //    that of the merges it shares phases with (a merge squeezed by the queue may need
   //    another pass over all its data, which usually costs more than the queue saves).
-  auto optimisticRuns = [&](const Node& creator) {
-    uint64_t p = static_cast<uint64_t>(creator.phase);
-    uint64_t room = M - fixed[static_cast<int>(p)] - minimums[static_cast<int>(p)] + minimum(creator);
-    double bytes = creator.elements * creator.elementBytes;
-    if (bytes <= static_cast<double>(sort_.in_memory_capacity(room, creator.elementBytes))) return uint64_t{0};
-    uint64_t run = std::max<uint64_t>(sort_.run_bytes(room, creator.elementBytes), plan_.blockBytes);
-    return static_cast<uint64_t>(std::ceil(bytes / static_cast<double>(run)));
-  };
   auto mergeIo = [&](const Node& merge, uint64_t memory) {
+    // with the most run formation could get in its phase: the fewest runs
     const Node& creator = plan_.nodes[merge.partner];
-    uint64_t runs = optimisticRuns(creator);
-    if (runs == 0) return 0.0;
-    uint64_t k = std::max<uint64_t>(2, sort_.fan_in(memory));
-    int passes = 1;
-    for (uint64_t r = runs; r > k; r = (r + k - 1) / k) ++passes;
-    return 2.0 * passes * creator.elements * creator.elementBytes;
+    const int p = creator.phase;
+    const uint64_t room = M - fixed[p] - minimums[p] + minimum(creator);
+    return static_cast<double>(sort_estimate(sortSetup(creator), elementsOf(creator), room, memory).io_bytes());
   };
   for (Node& q : plan_.nodes) {
     if (q.kind != Node::Queue || q.livePhases.empty()) continue;
@@ -139,23 +151,27 @@ bool MemoryPlanner::assign() {
       if (plan_.nodes[id].kind == Node::SortMerge) merges.push_back(id);
       if (plan_.nodes[id].kind == Node::SortRuns) runs.push_back(id);
     }
-    uint64_t runMinimums = runs.size() * minimum(plan_.nodes[runs.empty() ? 0 : runs[0]]);
-    for (size_t i = 0; i < merges.size(); ++i) {
-      Node& merge = plan_.nodes[merges[i]];
+    uint64_t runMinimums = 0;
+    for (int id : runs) runMinimums += minimum(plan_.nodes[id]);
+    uint64_t mergeMinimums = 0;
+    for (int id : merges) mergeMinimums += minimum(plan_.nodes[id]);
+    for (int id : merges) {
+      Node& merge = plan_.nodes[id];
       Node& creator = plan_.nodes[merge.partner];
-      uint64_t otherMerges = (merges.size() - 1 - i) * sort_.merge_bytes(2);
-      uint64_t room = available - runMinimums - otherMerges;
-      uint64_t bytes = static_cast<uint64_t>(std::ceil(creator.elements * creator.elementBytes));
-      // In memory if the run formation held everything and this phase can keep it.
-      if (bytes <= sort_.in_memory_capacity(creator.memoryBytes, creator.elementBytes) &&
-          sort_.in_memory_bytes(bytes) <= room) {
+      mergeMinimums -= minimum(merge);
+      const uint64_t room = available - runMinimums - mergeMinimums;
+      // The runtime sorts in memory whenever run formation held everything; the merge
+      // phase then keeps the data.
+      const sort_setup s = sortSetup(creator);
+      const run_formation_shape rf = run_formation(s, creator.memoryBytes);
+      if (elementsOf(creator) <= rf.in_memory_elements()) {
         merge.inMemory = creator.inMemory = true;
-        merge.memoryBytes = sort_.in_memory_bytes(bytes);
+        merge.memoryBytes = std::min(room, inMemoryBytes(creator.elements * creator.elementBytes));
       } else {
-        uint64_t runBytes = std::max<uint64_t>(sort_.run_bytes(creator.memoryBytes, creator.elementBytes), plan_.blockBytes);
-        creator.runs = std::max<uint64_t>(1, (bytes + runBytes - 1) / runBytes);
-        merge.runs = creator.runs;
-        merge.memoryBytes = std::min(room, std::max(sort_.merge_bytes(2), sort_.merge_bytes(creator.runs)));
+        const uint64_t n = elementsOf(creator);
+        creator.runs = merge.runs = (n + rf.run_elements - 1) / rf.run_elements;
+        const uint64_t blocks = (n + rf.geometry.elements - 1) / rf.geometry.elements + creator.runs;
+        merge.memoryBytes = std::min(room, std::max(minimum(merge), merge_memory_for(s, rf.geometry, creator.runs, blocks)));
       }
       available -= merge.memoryBytes;
     }
@@ -165,13 +181,17 @@ bool MemoryPlanner::assign() {
     for (int id : runs) {
       Node& n = plan_.nodes[id];
       double weight = std::max(1.0, n.elements * n.elementBytes) / volume;
-      uint64_t bytes = static_cast<uint64_t>(std::ceil(n.elements * n.elementBytes));
       // Everything in memory: the smallest budget whose in-memory capacity holds the data.
-      uint64_t want = plan_.blockBytes;
-      while (want < plan_.memoryBytes && sort_.in_memory_capacity(want, n.elementBytes) < bytes) want += plan_.blockBytes;
+      const uint64_t want = std::min(plan_.memoryBytes, run_memory_for(sortSetup(n), elementsOf(n)));
       uint64_t given = static_cast<uint64_t>(share * weight) / plan_.blockBytes * plan_.blockBytes;
       n.memoryBytes = std::max(minimum(n), std::min(want, given));
       available -= std::min(available, n.memoryBytes);
+    }
+    // What is left goes to the merges: a merge holds nothing past its phase, and a wider
+    // fan-in keeps one pass when the program runs on more data than planned.
+    for (int id : merges) {
+      const uint64_t extra = available / merges.size() / plan_.blockBytes * plan_.blockBytes;
+      plan_.nodes[id].memoryBytes += extra;
     }
   }
   return true;
@@ -210,20 +230,17 @@ void MemoryPlanner::computeIo() {
     case Node::Materialize:
     case Node::VectorPush: n.writeBytes = bytes; break;
     case Node::SortRuns:
-      if (!n.inMemory) n.writeBytes = bytes;
+      n.writeBytes = static_cast<double>(sortCost(n).runs_write); // whole blocks
       break;
     case Node::SortMerge: {
-      if (n.inMemory) break;
-      const Node& creator = plan_.nodes[n.partner];
-      uint64_t k = std::max<uint64_t>(2, sort_.fan_in(n.memoryBytes));
-      n.fanIn = k;
-      // Merge passes over the data on disk: the final merge reads the runs; every
-      // intermediate pass reads and writes the data once more.
-      int passes = 1;
-      for (uint64_t r = creator.runs; r > k; r = (r + k - 1) / k) ++passes;
-      n.passes = plan_.nodes[n.partner].passes = passes;
-      n.readBytes = bytes * passes;
-      n.writeBytes = bytes * (passes - 1);
+      // The final merge reads the runs; intermediate passes merge the smallest runs,
+      // reading and writing them once more.
+      const sort_cost c = sortCost(n);
+      if (c.in_memory) break;
+      n.fanIn = c.fan_in;
+      n.passes = plan_.nodes[n.partner].passes = static_cast<int>(c.passes);
+      n.readBytes = static_cast<double>(c.merge_read);
+      n.writeBytes = static_cast<double>(c.merge_write);
       break;
     }
     case Node::Queue: {

@@ -6,9 +6,6 @@
 
 namespace flow::plan {
 
-/// How the runtime's sorter uses a budget: the model generated programs use too.
-using SortModel = flow::plan::sort_model;
-
 class MemoryPlanner {
 public:
   MemoryPlanner(Plan& plan, DiagnosticEngine& diags, const SourceFile* file);
@@ -21,12 +18,16 @@ private:
   uint64_t minimum(const Node& n) const;
   uint64_t queueMinimum(const Node& n) const;
   uint64_t queueWant(const Node& n) const;
+  /// How the runtime sorts this sort node's elements (the shared model's input).
+  sort_setup sortSetup(const Node& n) const;
+  /// The sort's cost with its planned budgets (`n` either half of the sort).
+  sort_cost sortCost(const Node& n) const;
   void reportTooSmall(int phase, const std::vector<int>& ids, uint64_t needed);
 
   Plan& plan_;
   DiagnosticEngine& diags_;
   const SourceFile* file_;
-  SortModel sort_;
+  unsigned threads_; // the machine's, as programs default to
 };
 
 } // namespace flow::plan

@@ -40,6 +40,7 @@ struct Node {
   uint64_t runs = 0;
   uint64_t fanIn = 0;
   bool inMemory = false;
+  bool keyed = false;           // the order has a radix key (how the sorter divides memory)
   // Queues: the phases the queue lives through, and the pushes it receives.
   std::vector<int> livePhases;
   // What made this node, for the code generator: the top-level statement, or the nested

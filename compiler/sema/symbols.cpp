@@ -29,4 +29,13 @@ std::vector<const Symbol*> CheckedProgram::symbolsOf(Symbol::Kind kind) const {
   return out;
 }
 
+bool OrderInfo::hasRadixKey() const {
+  const Type* first = nullptr;
+  if (kind == Asc || kind == Desc) first = type;
+  else if (kind == Keys && !keys.empty()) first = keys.front().type;
+  if (!first) return false; // an imported comparator: the sorter compares
+  if (first->kind == Type::Array) first = first->element;
+  return first->kind == Type::Bool || (first->isInteger() && !first->isUntyped());
+}
+
 } // namespace flow::sema

@@ -38,6 +38,11 @@ struct OrderInfo {
   bool hasSentinels = true;
   std::string whyNoSentinels;
   SourceLoc loc;
+
+  /// Whether the generated order has a radix key (its first key is an integer or bool;
+  /// codegen's emitOrder packs such keys), which lets the sorter sort by key — and sort
+  /// elements over 32 bytes indirectly, which changes how it divides its memory.
+  bool hasRadixKey() const;
 };
 
 /// A place where a stream or vector is read.

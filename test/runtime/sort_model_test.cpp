@@ -1,5 +1,7 @@
-// The sort's I/O model (shared by flowc explain and programs' --stats estimates) against
-// hand-computed numbers, and against what the sorter really writes.
+// The sort's shared model (flow/plan/sort_model.hpp: what flowc explain, the programs'
+// --stats estimates and the sorter itself use) against hand-computed numbers, and against
+// what a runs_creator and a runs_merger in separate phases really read and write: exactly
+// the model's bytes, with one and with several merge passes.
 #include "flow/algo/runs_creator.hpp"
 #include "flow/algo/runs_merger.hpp"
 #include "flow/io/stats.hpp"
@@ -14,61 +16,110 @@
 
 namespace {
 
-TEST(SortModel, RunsFanInAndPasses) {
-  flow::plan::sort_model m{2u << 20};
-  // (1 GiB - 64 MiB - 4 KiB) / 3 in whole 2 MiB blocks is 318 MiB: 1.6e9 bytes make 5 runs.
-  EXPECT_EQ(m.run_bytes(1ull << 30, 16), 318ull << 20);
-  auto c = m.estimate(1.6e9, 1ull << 30, 24ull << 20, 16);
-  EXPECT_FALSE(c.in_memory);
-  EXPECT_EQ(c.runs, 5u);
-  EXPECT_EQ(c.passes, 1);
-  EXPECT_DOUBLE_EQ(c.runs_write, 1.6e9);
-  EXPECT_DOUBLE_EQ(c.merge_read, 1.6e9);
-  EXPECT_DOUBLE_EQ(c.merge_write, 0);
-  // With 64 MiB: runs of 18 MiB, 85 of them; a merge of 30 blocks takes 15: two passes.
-  auto two = m.estimate(1.6e9, 64ull << 20, 64ull << 20, 16);
+using flow::plan::sort_setup;
+
+TEST(SortModel, RunFormationAndFanInByHand) {
+  const sort_setup edges{.element_bytes = 16, .keyed = true, .block_bytes = 2 << 20, .threads = 2};
+  // 1 GiB: a reserve of 64 MiB + 4 KiB + (171 pending writes * 512), three slots of 16
+  // bytes per element in whole 2 MiB blocks: 159 blocks = 318 MiB per run.
+  const auto rf = flow::plan::run_formation(edges, 1ull << 30);
+  EXPECT_EQ(rf.slots, 3u);
+  EXPECT_EQ(rf.metadata_reserve, (64ull << 20) + 4096 + 171 * 512);
+  EXPECT_EQ(rf.slot_bytes, 318ull << 20);
+  EXPECT_EQ(rf.in_memory_elements(), 2 * rf.run_elements);
+  // 100-byte records with a key: two slots, key pairs and half an element of write ring.
+  const sort_setup records{.element_bytes = 100, .keyed = true, .block_bytes = 0, .threads = 2};
+  const auto r100 = flow::plan::run_formation(records, 256ull << 20);
+  EXPECT_EQ(r100.slots, 2u);
+  EXPECT_EQ(r100.geometry.bytes, 20 * 102400u); // lcm(100, 4096) = 102400, up to 2 MiB
+  EXPECT_EQ(r100.in_memory_elements(), r100.run_elements);
+  EXPECT_GT(r100.ring_blocks, 4u);
+  // Without a radix key the same records are sorted directly: three slots.
+  EXPECT_EQ(flow::plan::run_formation({.element_bytes = 100, .keyed = false}, 256ull << 20).slots, 3u);
+  // A merge of 24 MiB with 2 MiB blocks and little metadata: 10 buffers after the output
+  // buffer (1/16 of the budget, at least a block) and fixed parts; one reads ahead, so it
+  // takes 9 runs.
+  const auto g = flow::plan::sort_block(edges, 24 << 20);
+  const auto m = flow::plan::merge(edges, g, 24 << 20, 4096, 100);
+  EXPECT_EQ(m.output_elements, g.elements);
+  EXPECT_EQ(m.buffers, 10u);
+  EXPECT_EQ(m.fan_in, 9u);
+  EXPECT_EQ(m.intermediate_fan_in, 7u);
+  // The smallest budget that takes 9 runs at once gives fan-in 9, one byte less does not.
+  const std::uint64_t need = flow::plan::merge_memory_for(edges, g, 9, 100);
+  const std::uint64_t meta = flow::plan::merge_metadata_bytes(edges, 9, 100);
+  EXPECT_GE(flow::plan::merge(edges, g, need, meta, 100).fan_in, 9u);
+  EXPECT_LT(flow::plan::merge(edges, g, need - 1, meta, 100).fan_in, 9u);
+}
+
+TEST(SortModel, InMemoryOnePassAndTwoPasses) {
+  const sort_setup edges{.element_bytes = 16, .keyed = true, .block_bytes = 2 << 20, .threads = 2};
+  const auto rf = flow::plan::run_formation(edges, 1ull << 30);
+  auto in_memory = flow::plan::sort_estimate(edges, rf.in_memory_elements(), 1ull << 30, 1ull << 30);
+  EXPECT_TRUE(in_memory.in_memory);
+  EXPECT_EQ(in_memory.io_bytes(), 0u);
+  EXPECT_FALSE(flow::plan::sort_estimate(edges, rf.in_memory_elements() + 1, 1ull << 30, 1ull << 30).in_memory);
+  // 1e8 edges (1.6 GB) in runs of 318 MiB: 5 runs, one pass, written and read once.
+  auto one = flow::plan::sort_estimate(edges, 100'000'000, 1ull << 30, 24ull << 20);
+  EXPECT_EQ(one.runs, 5u);
+  EXPECT_EQ(one.passes, 1u);
+  // full runs are whole blocks: only the last run's last block is padded
+  const std::uint64_t blocks = (100'000'000ull * 16 + (2 << 20) - 1) / (2 << 20);
+  EXPECT_EQ(one.runs_write, blocks * (2 << 20));
+  EXPECT_EQ(one.merge_read, one.runs_write);
+  EXPECT_EQ(one.merge_write, 0u);
+  // 64 MiB: runs of 18 MiB, 85 of them; a 16 MiB merge takes 5: the smallest runs are
+  // merged first, as few as leave the final merge its fan-in, so less than two full passes.
+  auto two = flow::plan::sort_estimate(edges, 100'000'000, 64ull << 20, 16ull << 20);
   EXPECT_EQ(two.runs, 85u);
-  EXPECT_EQ(two.passes, 2);
-  EXPECT_DOUBLE_EQ(two.merge_read, 3.2e9);
-  EXPECT_DOUBLE_EQ(two.merge_write, 1.6e9);
-  // Two runs' worth stays in memory when the merge phase can keep it.
-  auto small = m.estimate(500e6, 1ull << 30, 600ull << 20, 16);
-  EXPECT_TRUE(small.in_memory);
-  EXPECT_EQ(small.runs_write, 0);
+  EXPECT_GE(two.passes, 3u);
+  EXPECT_GT(two.merge_write, 0u);
+  EXPECT_EQ(two.merge_read, two.runs_write + two.merge_write);
 }
 
 struct u64_order {
   bool operator()(std::uint64_t a, std::uint64_t b) const { return a < b; }
   static std::uint64_t min_value() { return 0; }
   static std::uint64_t max_value() { return std::numeric_limits<std::uint64_t>::max(); }
+  using key_type = std::uint64_t;
+  static key_type key(std::uint64_t v) { return v; }
 };
 
-TEST(SortModel, AgreesWithTheSorter) {
+// Run formation and merging as separate objects with their own budgets (as generated
+// programs use them): the measured bytes are the model's, exactly.
+void expect_model_matches(std::uint64_t n, std::size_t run_memory, std::size_t merge_memory, unsigned min_passes) {
   flow::mng::block_manager bm(flow::mng::disk_config{{flow::mng::disk_spec::parse(":memory:")}, false});
   flow::algo::sort_options opt;
   opt.block_manager = &bm;
   opt.block_bytes = 64 << 10;
-  const std::size_t memory = 2 << 20;
-  const std::uint64_t n = 1'000'000; // 8 MB: several runs
-  flow::plan::sort_model m{64 << 10};
-  auto expected = m.estimate(8.0 * n, memory, memory, 8);
+  opt.threads = 2;
+  const auto expected =
+      flow::plan::sort_estimate(flow::algo::sort_setup_of<std::uint64_t, u64_order>(opt), n, run_memory, merge_memory);
   flow::io::scoped_stats scope;
-  flow::algo::runs_creator<std::uint64_t, u64_order> creator(memory, {}, opt);
-  std::mt19937_64 rng(7);
+  flow::algo::runs_creator<std::uint64_t, u64_order> creator(run_memory, {}, opt);
+  std::mt19937_64 rng(n);
   for (std::uint64_t i = 0; i < n; ++i) creator.push(rng());
   auto runs = creator.result();
-  flow::algo::runs_merger<std::uint64_t, u64_order> merger(std::move(runs), memory, {}, opt);
+  EXPECT_EQ(runs.run_count(), expected.runs);
+  flow::algo::runs_merger<std::uint64_t, u64_order> merger(std::move(runs), merge_memory, {}, opt);
   std::uint64_t count = 0, last = 0;
   for (; !merger.empty(); ++merger, ++count) {
     ASSERT_LE(last, *merger);
     last = *merger;
   }
   EXPECT_EQ(count, n);
-  auto measured = scope.elapsed().total();
-  // Whole blocks: the last block of each run is padded, so allow 5%.
-  EXPECT_NEAR(static_cast<double>(measured.write_bytes), expected.runs_write + expected.merge_write,
-              0.05 * expected.runs_write);
-  EXPECT_NEAR(static_cast<double>(measured.read_bytes), expected.merge_read, 0.05 * expected.merge_read);
+  EXPECT_EQ(merger.merge_passes(), expected.passes) << "n=" << n;
+  EXPECT_GE(expected.passes, min_passes);
+  const auto measured = scope.elapsed().total();
+  EXPECT_EQ(measured.write_bytes, expected.runs_write + expected.merge_write) << "n=" << n;
+  EXPECT_EQ(measured.read_bytes, expected.merge_read) << "n=" << n;
+}
+
+TEST(SortModel, AgreesWithRunsCreatorAndMerger) {
+  expect_model_matches(1'000'000, 2 << 20, 2 << 20, 1);      // 8 MB in runs of ~0.6 MB: one pass
+  expect_model_matches(1'000'003, 2 << 20, 2 << 20, 1);      // a partial last block
+  expect_model_matches(1'000'000, 1 << 20, 600 << 10, 2);    // a small merge: more passes
+  expect_model_matches(3'000'000, 1 << 20, 600 << 10, 3);
 }
 
 } // namespace

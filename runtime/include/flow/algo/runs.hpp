@@ -23,6 +23,7 @@
 #include "flow/io/request.hpp"
 #include "flow/mng/allocation.hpp"
 #include "flow/mng/block_manager.hpp"
+#include "flow/plan/sort_model.hpp"
 
 namespace flow::algo {
 
@@ -68,19 +69,11 @@ inline double seconds_since(std::chrono::steady_clock::time_point t) {
 
 /// Block size and elements per block: a multiple of both sizeof(T) and 4096, so blocks
 /// hold whole elements with no padding and a sorted array can be written in place.
-struct block_geometry {
-  std::size_t bytes = 0;
-  std::size_t elements = 0;
-};
-
-inline constexpr std::size_t max_default_block_bytes = std::size_t{2} << 20;
+using block_geometry = plan::sort_geometry;
+using plan::max_default_block_bytes;
 
 template <class T> block_geometry choose_geometry(std::size_t memory_bytes, std::size_t requested) {
-  const std::size_t unit = std::lcm(sizeof(T), std::size_t{4096});
-  std::size_t target = requested;
-  if (target == 0) target = std::min(max_default_block_bytes, memory_bytes / 64);
-  const std::size_t bytes = std::max<std::size_t>(1, target / unit) * unit;
-  return {bytes, bytes / sizeof(T)};
+  return plan::sort_block({.element_bytes = sizeof(T), .block_bytes = requested}, memory_bytes);
 }
 
 /// One sorted run on disk.
@@ -107,6 +100,7 @@ template <class T> struct run_info {
   }
   std::size_t metadata_bytes() const noexcept { return firsts.capacity() * sizeof(T); }
 };
+static_assert(sizeof(run_info<int>) == plan::run_info_bytes, "the sort model counts run descriptions of this size");
 
 /// The output of run formation, the input of merging.
 template <class T> class sorted_runs {

@@ -41,49 +41,29 @@
 
 namespace flow::algo {
 
-/// Heap bytes of one pending block write (the request object and its bookkeeping).
-inline constexpr std::size_t run_write_overhead = 256;
+using plan::run_write_overhead;
+/// How run formation divides a budget (flow/plan/sort_model.hpp computes it).
+using run_formation_plan = plan::run_formation_shape;
 
-/// How run formation divides a budget.
-struct run_formation_plan {
-  block_geometry geometry;
-  std::size_t slots = 3;          ///< run buffers (2 for indirect sorting)
-  std::size_t ring_blocks = 0;    ///< write buffers (indirect sorting gathers into them)
-  std::size_t run_elements = 0;   ///< R: elements per run (a multiple of the block's)
-  std::size_t slot_bytes = 0;     ///< R * sizeof(T)
-  std::size_t extra_bytes = 0;    ///< indirect sorting's pair arrays
-  std::size_t metadata_reserve = 0;
-};
+/// What the shared sort model needs to know of T, Cmp and the options.
+template <class T, class Cmp> plan::sort_setup sort_setup_of(const sort_options& opt) {
+  static_assert(sizeof(key_index) == plan::key_index_bytes);
+  return {.element_bytes = sizeof(T), .keyed = run_sort_traits<T, Cmp>::keyed, .block_bytes = opt.block_bytes,
+          .threads = opt.thread_count()};
+}
 
+/// Run formation's division of `memory_bytes`; throws std::invalid_argument if it holds
+/// no run of one block.
 template <class T, class Cmp>
 run_formation_plan plan_run_formation(std::size_t memory_bytes, const sort_options& opt) {
-  using traits = run_sort_traits<T, Cmp>;
-  run_formation_plan p;
-  p.geometry = choose_geometry<T>(memory_bytes, opt.block_bytes);
-  // metadata (one element per block) plus the pending writes of two runs
-  p.metadata_reserve = std::max<std::size_t>(memory_bytes / 16, 4096) + 4096 +
-                       (memory_bytes / (3 * p.geometry.bytes) + 1) * 2 * run_write_overhead;
-  p.slots = traits::indirect ? 2 : 3;
-  // Indirect sorting's write ring holds half a run (plus 4 blocks), so the disk can go on
-  // writing run i while the pairs of run i+1 are sorted.
-  const std::size_t per_element =
-      p.slots * sizeof(T) + traits::extra_bytes_per_element + (traits::indirect ? sizeof(T) / 2 : 0);
-  const std::size_t fixed = p.metadata_reserve + (traits::indirect ? 4 * p.geometry.bytes : 0);
-  const std::size_t usable = memory_bytes > fixed ? memory_bytes - fixed : 0;
-  std::size_t r = usable / per_element / p.geometry.elements * p.geometry.elements;
-  r = static_cast<std::size_t>(std::min<std::uint64_t>(r, traits::max_elements / p.geometry.elements *
-                                                              p.geometry.elements));
-  if (r == 0) {
+  const run_formation_plan p = plan::run_formation(sort_setup_of<T, Cmp>(opt), memory_bytes);
+  if (p.run_elements == 0) {
     throw std::invalid_argument(
         "flow: sorting needs a memory budget of at least " +
-        std::to_string(fixed + per_element * p.geometry.elements) +
+        std::to_string(p.fixed_bytes + p.bytes_per_element * p.geometry.elements) +
         " bytes for run formation with blocks of " + std::to_string(p.geometry.bytes) +
         " bytes; got " + std::to_string(memory_bytes) + ". Give the sort more memory or smaller blocks.");
   }
-  if (traits::indirect) p.ring_blocks = 4 + r / p.geometry.elements / 2;
-  p.run_elements = r;
-  p.slot_bytes = r * sizeof(T);
-  p.extra_bytes = r * traits::extra_bytes_per_element;
   return p;
 }
 

@@ -236,31 +236,13 @@ private:
 } // namespace detail
 
 /// How a merger divides its budget.
-struct merge_plan {
-  std::size_t output_elements = 0; ///< output buffer
-  std::size_t buffers = 0;         ///< block buffers of the final merge
-  std::size_t fan_in = 0;          ///< runs the final merge takes at once
-  std::size_t intermediate_fan_in = 0;
-};
-
-/// Heap bytes per block buffer of a merge besides the buffer itself: its read request,
-/// queue entries, and its share of the merge kernels' per-segment arrays on every thread.
-inline std::size_t merge_buffer_overhead(unsigned threads) { return 384 + 96 * std::size_t{threads}; }
+/// How a merge divides its budget (flow/plan/sort_model.hpp computes it).
+using merge_plan = plan::merge_shape;
 
 template <class T>
 merge_plan plan_merge(std::size_t memory_bytes, const block_geometry& g, std::size_t metadata_bytes,
                       std::size_t total_blocks, unsigned threads) {
-  merge_plan p;
-  p.output_elements = std::max<std::size_t>(
-      g.elements, std::min<std::size_t>(4 * g.elements, memory_bytes / 16 / sizeof(T)));
-  const std::size_t fixed = metadata_bytes + p.output_elements * sizeof(T) +
-                            total_blocks * 8 /* sigma */ + 16384 /* objects, threads */;
-  const std::size_t rest = memory_bytes > fixed ? memory_bytes - fixed : 0;
-  p.buffers = rest / (g.bytes + merge_buffer_overhead(threads));
-  const std::size_t prefetch = std::clamp<std::size_t>(p.buffers / 8, 1, 16);
-  p.fan_in = p.buffers > prefetch ? p.buffers - prefetch : 0;
-  p.intermediate_fan_in = p.fan_in > 2 ? p.fan_in - 2 : 0; // 2 write buffers
-  return p;
+  return plan::merge({.element_bytes = sizeof(T), .threads = threads}, g, memory_bytes, metadata_bytes, total_blocks);
 }
 
 template <class T, class Cmp> class runs_merger {

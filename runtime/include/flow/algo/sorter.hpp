@@ -32,60 +32,22 @@ struct sort_estimate_result {
   bool in_memory = false;       ///< nothing is written
   std::uint64_t runs = 0;       ///< runs written by run formation
   std::size_t fan_in = 0;       ///< runs the final merge takes at once
-  unsigned merge_passes = 0;    ///< passes over the data in the worst case (0 in memory)
-  std::uint64_t io_bytes = 0;   ///< upper bound of bytes read plus written
+  unsigned merge_passes = 0;    ///< passes over the data that went through most (0 in memory)
+  std::uint64_t io_bytes = 0;   ///< bytes read plus written
   std::size_t block_bytes = 0;
   bool last_run_in_memory = false; ///< the last run is merged from memory, never written
 };
 
-/// Heap bytes of the metadata of `runs` runs with `blocks` blocks in all.
-template <class T> std::size_t runs_metadata_bytes(std::uint64_t runs, std::uint64_t blocks) {
-  return static_cast<std::size_t>(runs * sizeof(run_info<T>) + blocks * sizeof(T));
-}
-
-/// What a sorter (or stream::sort) does with n elements of T within memory_bytes. I/O:
-/// each pass writes and reads every written element once (whole blocks: the last block
-/// of a run is padded), so io_bytes = 2 * blocks * block_bytes * passes, about
-/// 2 * n * sizeof(T) per pass; the last run is not written when the rest of the budget
-/// still merges all written runs in one pass (the sorter keeps it in memory).
+/// What a sorter (or stream::sort) does with n elements of T within memory_bytes: the
+/// shared model (flow/plan/sort_model.hpp) with the sorter's choices — both halves get the
+/// whole budget and the last run stays in memory when the merge can afford it. Whole
+/// blocks: the last block of a run is padded. Throws like the sorter if the budget holds
+/// no run.
 template <class T, class Cmp>
 sort_estimate_result sort_estimate(std::uint64_t n, std::size_t memory_bytes, sort_options opt = {}) {
-  sort_estimate_result e;
-  const run_formation_plan rf = plan_run_formation<T, Cmp>(memory_bytes, opt);
-  e.block_bytes = rf.geometry.bytes;
-  if (n <= (rf.slots >= 3 ? 2 : 1) * std::uint64_t{rf.run_elements}) { // runs held in memory
-    e.in_memory = true;
-    return e;
-  }
-  e.runs = (n + rf.run_elements - 1) / rf.run_elements;
-  const std::uint64_t blocks_per_run = rf.run_elements / rf.geometry.elements;
-  const std::uint64_t last = n - (e.runs - 1) * rf.run_elements; // 1..R: the last run
-  const std::uint64_t last_blocks = (last + rf.geometry.elements - 1) / rf.geometry.elements;
-  const std::uint64_t blocks = (e.runs - 1) * blocks_per_run + last_blocks;
-  const std::size_t meta = 2 * runs_metadata_bytes<T>(e.runs, blocks) + (e.runs + 2) * sizeof(run_info<T>);
-  const unsigned threads = opt.thread_count();
-  // the sorter keeps the last run in memory if the rest of the budget merges every
-  // written run in one pass
-  const std::uint64_t written_runs = e.runs - 1;
-  const merge_plan with_last = plan_merge<T>(memory_bytes > rf.slot_bytes ? memory_bytes - rf.slot_bytes : 0,
-                                             rf.geometry, meta, blocks - last_blocks, threads);
-  const bool keep_last = with_last.fan_in >= written_runs;
-  const merge_plan mp = keep_last ? with_last : plan_merge<T>(memory_bytes, rf.geometry, meta, blocks, threads);
-  e.fan_in = mp.fan_in;
-  e.last_run_in_memory = keep_last;
-  unsigned passes = 1;
-  if (!keep_last && mp.fan_in >= 2) {
-    std::uint64_t r = e.runs;
-    while (r > mp.fan_in) { // whole passes in the worst case
-      r = (r + mp.intermediate_fan_in - 1) / mp.intermediate_fan_in;
-      ++passes;
-    }
-  }
-  e.merge_passes = passes;
-  // blocks written by run formation (exact); later passes write at most as many
-  const std::uint64_t data_blocks = keep_last ? written_runs * blocks_per_run : blocks;
-  e.io_bytes = 2 * data_blocks * rf.geometry.bytes * passes;
-  return e;
+  (void)plan_run_formation<T, Cmp>(memory_bytes, opt); // the sorter's error for a budget too small
+  const plan::sort_cost c = plan::sort_estimate(sort_setup_of<T, Cmp>(opt), n, memory_bytes, memory_bytes, true);
+  return {c.in_memory, c.runs, c.fan_in, c.passes, c.io_bytes(), c.block_bytes, c.last_run_in_memory};
 }
 
 template <class T, class Cmp> class sorter {

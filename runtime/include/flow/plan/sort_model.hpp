@@ -1,79 +1,239 @@
 #pragma once
-// The I/O model of an external sort, shared by the compiler's planner (flowc explain)
-// and generated programs (their --stats estimate), so both tell the same numbers. It
-// follows how flow::algo::runs_creator and runs_merger use a budget. Header-only,
-// constexpr, no dependency on the rest of the runtime. docs/estimates.md has the formulas.
+// How an external sort divides its budget and what I/O it does — the one copy of that
+// arithmetic. flow::algo::runs_creator, runs_merger and sort_estimate size themselves
+// with these functions, and the compiler's planner (flowc explain) and the generated
+// programs' --stats estimates call the same ones, so all three tell the same numbers.
+// Header-only, no dependency on the rest of the runtime (the compiler includes it).
+// docs/estimates.md has the formulas in words.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <numeric>
+#include <queue>
+#include <utility>
+#include <vector>
 
 namespace flow::plan {
 
-struct sort_model {
-  std::uint64_t block_bytes;
+/// What the sort model needs to know about the elements and the machine.
+struct sort_setup {
+  std::uint64_t element_bytes = 8;
+  /// The order has a radix key (an integer key known at compile time; every order a script
+  /// declares on integer fields has one). Keyed elements over 32 bytes are sorted
+  /// indirectly: (key, index) pairs are sorted, then the elements gathered.
+  bool keyed = true;
+  std::uint64_t block_bytes = 0; ///< requested block size; 0: chosen from the budget
+  unsigned threads = 2;          ///< threads merging (each keeps per-buffer arrays)
 
-  /// Bytes of one sorted run of elements of `element_bytes`, as flow::algo::runs_creator
-  /// divides `memory`: a reserve of 1/16 (and a page) for the runs' metadata, then three
-  /// run slots (filling, sorting, writing) — or, for elements over 32 bytes, which are
-  /// sorted indirectly by key, two slots, 32 bytes of key pairs and half an element of
-  /// write ring per element, and four ring blocks — in whole blocks.
-  constexpr std::uint64_t run_bytes(std::uint64_t memory, std::uint64_t element_bytes = 8) const {
-    const bool indirect = element_bytes > 32;
-    const std::uint64_t fixed = std::max<std::uint64_t>(memory / 16, 4096) + 4096 + (indirect ? 4 * block_bytes : 0);
-    if (memory <= fixed) return 0;
-    const double per_byte = indirect ? (2.0 * element_bytes + 32 + element_bytes / 2.0) / element_bytes : 3.0;
-    const auto bytes = static_cast<std::uint64_t>(static_cast<double>(memory - fixed) / per_byte);
-    return bytes / block_bytes * block_bytes;
-  }
-  /// The most a sort keeps in memory without writing anything: the runtime holds the
-  /// first run back, so two runs (one when sorting indirectly).
-  constexpr std::uint64_t in_memory_capacity(std::uint64_t memory, std::uint64_t element_bytes = 8) const {
-    return run_bytes(memory, element_bytes) * (element_bytes > 32 ? 1 : 2);
-  }
-  /// Runs one merge takes at once: per run one block being merged and one read ahead,
-  /// plus two output blocks.
-  constexpr std::uint64_t fan_in(std::uint64_t memory) const {
-    std::uint64_t blocks = memory / block_bytes;
-    return blocks > 2 ? (blocks - 2) / 2 : 0;
-  }
-  /// Memory a merge phase needs to keep `bytes` of sorted data in memory (data and reserve).
-  constexpr std::uint64_t in_memory_bytes(double bytes) const {
-    std::uint64_t b = static_cast<std::uint64_t>(bytes);
-    return b + std::max<std::uint64_t>(b / 16, 4096);
-  }
-  /// Memory a merge of `runs` runs wants to take them all at once.
-  constexpr std::uint64_t merge_bytes(std::uint64_t runs) const { return (2 * runs + 2) * block_bytes; }
+  bool indirect() const noexcept { return keyed && element_bytes > 32; }
+};
 
-  struct cost {
-    bool in_memory = false;
-    std::uint64_t runs = 0;
-    int passes = 0;
-    double runs_write = 0;   // written by run formation
-    double merge_read = 0;   // read by the merges
-    double merge_write = 0;  // written by intermediate merge passes
-  };
+/// Blocks hold whole elements and are a multiple of 4096 bytes (O_DIRECT).
+struct sort_geometry {
+  std::uint64_t bytes = 0;
+  std::uint64_t elements = 0;
+};
+inline constexpr std::uint64_t max_default_block_bytes = std::uint64_t{2} << 20;
 
-  /// The cost of sorting `bytes` with `run_memory` for run formation and `merge_memory`
-  /// for merging. In memory when one run slot holds the data and the merge phase can
-  /// keep it.
-  constexpr cost estimate(double bytes, std::uint64_t run_memory, std::uint64_t merge_memory,
-                          std::uint64_t element_bytes = 8) const {
-    cost c;
-    if (bytes <= static_cast<double>(in_memory_capacity(run_memory, element_bytes)) &&
-        in_memory_bytes(bytes) <= merge_memory) {
-      c.in_memory = true;
-      return c;
-    }
-    std::uint64_t run = std::max<std::uint64_t>(run_bytes(run_memory, element_bytes), block_bytes);
-    double runs = bytes / static_cast<double>(run);
-    c.runs = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(runs) + (runs > static_cast<double>(static_cast<std::uint64_t>(runs)) ? 1 : 0));
-    std::uint64_t k = std::max<std::uint64_t>(2, fan_in(merge_memory));
-    c.passes = 1;
-    for (std::uint64_t r = c.runs; r > k; r = (r + k - 1) / k) ++c.passes;
-    c.runs_write = bytes;
-    c.merge_read = bytes * c.passes;
-    c.merge_write = bytes * (c.passes - 1);
+/// The requested block size (or min(2 MiB, memory / 64)) rounded down to a multiple of
+/// lcm(element size, 4096), at least one such unit.
+inline sort_geometry sort_block(const sort_setup& s, std::uint64_t memory) {
+  const std::uint64_t unit = std::lcm(s.element_bytes, std::uint64_t{4096});
+  const std::uint64_t target = s.block_bytes ? s.block_bytes : std::min(max_default_block_bytes, memory / 64);
+  const std::uint64_t bytes = std::max<std::uint64_t>(1, target / unit) * unit;
+  return {bytes, bytes / s.element_bytes};
+}
+
+/// Heap bytes of one pending block write (request object and bookkeeping).
+inline constexpr std::uint64_t run_write_overhead = 256;
+/// Heap bytes of one run's description (flow::algo::run_info, checked there).
+inline constexpr std::uint64_t run_info_bytes = 64;
+/// Heap bytes of one (key, index) pair of indirect sorting (flow::algo::key_index).
+inline constexpr std::uint64_t key_index_bytes = 16;
+
+/// How run formation divides a budget: a metadata reserve (1/16), then run slots — three
+/// (one filling, one sorting, one writing) or, when sorting indirectly, two plus the key
+/// pairs and a write ring of half a run.
+struct run_formation_shape {
+  sort_geometry geometry;
+  std::uint64_t slots = 3;
+  std::uint64_t ring_blocks = 0;      ///< write buffers of indirect sorting
+  std::uint64_t run_elements = 0;     ///< R, a multiple of the block's elements; 0: too small
+  std::uint64_t slot_bytes = 0;       ///< R * element size
+  std::uint64_t extra_bytes = 0;      ///< the key pair arrays
+  std::uint64_t metadata_reserve = 0;
+  std::uint64_t fixed_bytes = 0;      ///< reserve and ring blocks, before any run slot
+  std::uint64_t bytes_per_element = 0;
+
+  /// Inputs up to this many elements are sorted in memory and never written.
+  std::uint64_t in_memory_elements() const noexcept { return (slots >= 3 ? 2 : 1) * run_elements; }
+};
+
+inline run_formation_shape run_formation(const sort_setup& s, std::uint64_t memory) {
+  run_formation_shape p;
+  p.geometry = sort_block(s, memory);
+  p.metadata_reserve =
+      std::max<std::uint64_t>(memory / 16, 4096) + 4096 + (memory / (3 * p.geometry.bytes) + 1) * 2 * run_write_overhead;
+  const bool indirect = s.indirect();
+  p.slots = indirect ? 2 : 3;
+  p.bytes_per_element = p.slots * s.element_bytes + (indirect ? 2 * key_index_bytes + s.element_bytes / 2 : 0);
+  p.fixed_bytes = p.metadata_reserve + (indirect ? 4 * p.geometry.bytes : 0);
+  const std::uint64_t usable = memory > p.fixed_bytes ? memory - p.fixed_bytes : 0;
+  std::uint64_t r = usable / p.bytes_per_element / p.geometry.elements * p.geometry.elements;
+  if (indirect) r = std::min<std::uint64_t>(r, std::uint64_t{UINT32_MAX} / p.geometry.elements * p.geometry.elements);
+  if (indirect && r) p.ring_blocks = 4 + r / p.geometry.elements / 2;
+  p.run_elements = r;
+  p.slot_bytes = r * s.element_bytes;
+  p.extra_bytes = indirect ? r * 2 * key_index_bytes : 0;
+  return p;
+}
+
+/// Heap bytes per block buffer of a merge besides the buffer itself: its read request,
+/// queue entries, and its share of the merge kernels' per-segment arrays on every thread.
+inline std::uint64_t merge_buffer_overhead(unsigned threads) { return 384 + 96 * std::uint64_t{threads}; }
+
+/// How a merge divides its budget: the runs' metadata, an output buffer (1/16, 1 to 4
+/// blocks), then block buffers; 1/8 of them (1 to 16) read ahead, one per run for the rest.
+struct merge_shape {
+  std::uint64_t output_elements = 0;
+  std::uint64_t buffers = 0;
+  std::uint64_t fan_in = 0;              ///< runs the final merge takes at once
+  std::uint64_t intermediate_fan_in = 0; ///< runs an earlier pass takes (2 buffers write)
+};
+
+inline merge_shape merge(const sort_setup& s, const sort_geometry& g, std::uint64_t memory,
+                         std::uint64_t metadata_bytes, std::uint64_t total_blocks) {
+  merge_shape p;
+  p.output_elements = std::max<std::uint64_t>(g.elements, std::min<std::uint64_t>(4 * g.elements, memory / 16 / s.element_bytes));
+  const std::uint64_t fixed = metadata_bytes + p.output_elements * s.element_bytes + total_blocks * 8 /* prediction */ +
+                              16384 /* objects, threads */;
+  const std::uint64_t rest = memory > fixed ? memory - fixed : 0;
+  p.buffers = rest / (g.bytes + merge_buffer_overhead(s.threads));
+  const std::uint64_t prefetch = std::clamp<std::uint64_t>(p.buffers / 8, 1, 16);
+  p.fan_in = p.buffers > prefetch ? p.buffers - prefetch : 0;
+  p.intermediate_fan_in = p.fan_in > 2 ? p.fan_in - 2 : 0;
+  return p;
+}
+
+/// Heap bytes of the runs' metadata (their descriptions, one element per block) while a
+/// merge builds a merged run's beside its inputs'.
+inline std::uint64_t merge_metadata_bytes(const sort_setup& s, std::uint64_t runs, std::uint64_t blocks) {
+  std::uint64_t capacity = 16; // the run list grows from 16 by doubling
+  while (capacity < runs) capacity *= 2;
+  return 2 * (capacity * run_info_bytes + blocks * s.element_bytes) + (runs + 2) * run_info_bytes;
+}
+
+/// What sorting n elements costs.
+struct sort_cost {
+  bool feasible = true;          ///< false: run formation's budget holds no run at all
+  bool in_memory = false;        ///< nothing written
+  std::uint64_t runs = 0;        ///< runs of run formation
+  std::uint64_t fan_in = 0;      ///< of the final merge
+  unsigned passes = 0;           ///< merge passes over the data that went through most (0 in memory)
+  bool last_run_in_memory = false;
+  std::uint64_t block_bytes = 0;
+  std::uint64_t runs_write = 0;  ///< bytes written by run formation (whole blocks)
+  std::uint64_t merge_read = 0;  ///< bytes read by all merge passes
+  std::uint64_t merge_write = 0; ///< bytes written by intermediate passes
+
+  std::uint64_t io_bytes() const noexcept { return runs_write + merge_read + merge_write; }
+};
+
+/// The cost of sorting n elements with `run_memory` for run formation and `merge_memory`
+/// for merging, as flow::algo::runs_creator and runs_merger do it. `keep_last_run`: run
+/// formation keeps its last run in memory (flow::algo::sorter does); the merge merges
+/// it from there if the rest of its budget takes every written run at once, else writes
+/// it first. Intermediate passes merge the smallest runs, as few as leave the final merge
+/// exactly its fan-in.
+inline sort_cost sort_estimate(const sort_setup& s, std::uint64_t n, std::uint64_t run_memory,
+                               std::uint64_t merge_memory, bool keep_last_run = false) {
+  sort_cost c;
+  const run_formation_shape rf = run_formation(s, run_memory);
+  const sort_geometry g = rf.geometry;
+  c.block_bytes = g.bytes;
+  if (rf.run_elements == 0) {
+    c.feasible = false;
     return c;
   }
-};
+  if (n <= rf.in_memory_elements()) {
+    c.in_memory = true;
+    return c;
+  }
+  const std::uint64_t R = rf.run_elements;
+  c.runs = (n + R - 1) / R;
+  const std::uint64_t last = n - (c.runs - 1) * R;
+  auto blocks_of = [&](std::uint64_t elements) { return (elements + g.elements - 1) / g.elements; };
+  const std::uint64_t blocks = (c.runs - 1) * (R / g.elements) + blocks_of(last);
+  const std::uint64_t meta = merge_metadata_bytes(s, c.runs, blocks);
+  std::uint64_t disk_runs = c.runs;
+  merge_shape mp;
+  if (keep_last_run) {
+    const merge_shape with_last = merge(s, g, merge_memory > rf.slot_bytes ? merge_memory - rf.slot_bytes : 0, meta,
+                                        blocks - blocks_of(last));
+    c.last_run_in_memory = with_last.fan_in >= c.runs - 1;
+    if (c.last_run_in_memory) {
+      mp = with_last;
+      disk_runs = c.runs - 1;
+    }
+  }
+  if (!c.last_run_in_memory) mp = merge(s, g, merge_memory, meta, blocks);
+  c.fan_in = mp.fan_in;
+  c.runs_write = (c.last_run_in_memory ? blocks - blocks_of(last) : blocks) * g.bytes;
+  // The intermediate passes, run by run: (elements, pass level), smallest first.
+  using run = std::pair<std::uint64_t, unsigned>;
+  std::priority_queue<run, std::vector<run>, std::greater<run>> pending;
+  for (std::uint64_t i = 0; i + 1 < disk_runs; ++i) pending.push({R, 0});
+  if (disk_runs) pending.push({c.last_run_in_memory ? R : last, 0});
+  unsigned deepest = 0;
+  const std::uint64_t k = std::max<std::uint64_t>(mp.fan_in, 1);
+  const std::uint64_t kk = std::max<std::uint64_t>(mp.intermediate_fan_in, 2);
+  while (pending.size() > k) {
+    const std::uint64_t take = std::min<std::uint64_t>(kk, pending.size() - k + 1);
+    std::uint64_t elements = 0;
+    unsigned level = 0;
+    for (std::uint64_t i = 0; i < take; ++i) {
+      c.merge_read += blocks_of(pending.top().first) * g.bytes;
+      elements += pending.top().first;
+      level = std::max(level, pending.top().second);
+      pending.pop();
+    }
+    c.merge_write += blocks_of(elements) * g.bytes;
+    pending.push({elements, level + 1});
+    deepest = std::max(deepest, level + 1);
+  }
+  for (; !pending.empty(); pending.pop()) c.merge_read += blocks_of(pending.top().first) * g.bytes;
+  c.passes = deepest + 1;
+  return c;
+}
+
+/// The smallest budget for which `enough(budget)` holds, `enough` growing with the budget
+/// (what a planner gives a node that should need no more); the search starts at `from`.
+template <class Enough> std::uint64_t smallest_budget(Enough enough, std::uint64_t from = 4096) {
+  std::uint64_t lo = 0, hi = std::max<std::uint64_t>(from, 1);
+  while (!enough(hi)) hi *= 2;
+  while (lo + 1 < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (enough(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+/// The smallest merge budget whose fan-in takes `runs` runs of `blocks` blocks in all at
+/// once (what a planner gives a merge that should need no second pass).
+inline std::uint64_t merge_memory_for(const sort_setup& s, const sort_geometry& g, std::uint64_t runs,
+                                      std::uint64_t blocks) {
+  const std::uint64_t meta = merge_metadata_bytes(s, runs, blocks);
+  return smallest_budget(
+      [&](std::uint64_t m) { return merge(s, g, m, meta, blocks).fan_in >= std::max<std::uint64_t>(runs, 2); }, g.bytes);
+}
+
+/// The smallest run formation budget that sorts `elements` in memory (at least 1: one run).
+inline std::uint64_t run_memory_for(const sort_setup& s, std::uint64_t elements) {
+  return smallest_budget([&](std::uint64_t m) {
+    const run_formation_shape rf = run_formation(s, m);
+    return rf.run_elements > 0 && rf.in_memory_elements() >= std::max<std::uint64_t>(elements, 1);
+  });
+}
 
 } // namespace flow::plan
