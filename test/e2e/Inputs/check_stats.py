@@ -1,11 +1,13 @@
 """Checks a program's --stats=json report: the documented fields are there, and the
-measured total read and write bytes are within TOLERANCE of the estimate.
-Usage: check_stats.py STATS.json [TOLERANCE]"""
+measured total read and write bytes are within TOLERANCE of the estimate, or, with
+`exact`, every phase's bytes are the estimate's.
+Usage: check_stats.py STATS.json [TOLERANCE | exact]"""
 import json
 import sys
 
 stats = json.load(open(sys.argv[1]))
-tolerance = float(sys.argv[2]) if len(sys.argv) > 2 else None
+exact = len(sys.argv) > 2 and sys.argv[2] == "exact"
+tolerance = float(sys.argv[2]) if len(sys.argv) > 2 and not exact else None
 for key in ("wall_seconds", "read_bytes", "write_bytes", "io_wait_seconds", "phases", "estimate"):
     assert key in stats, f"missing {key}"
 for phase in stats["phases"]:
@@ -21,3 +23,11 @@ if tolerance is not None:
         off = abs(measured - estimated) / estimated
         assert off <= tolerance, f"{what}: measured {measured} is {off:.1%} off the estimate {estimated:.0f}"
     print(f"within {tolerance:.0%} of the estimate")
+
+if exact:
+    for phase in stats["phases"]:
+        for what in ("read_bytes", "write_bytes"):
+            measured, estimated = phase[what], phase["estimate"][what]
+            assert measured == round(estimated), \
+                f"phase {phase['id']} ({phase['label']}) {what}: measured {measured}, estimated {estimated:.0f}"
+    print(f"every phase as estimated ({len(stats['phases'])} phases)")
