@@ -365,6 +365,7 @@ void Generator::emitEstimate() {
            ", .block_bytes = fl_program.block(), .threads = fl_program.threads()}, static_cast<uint64_t>(" +
            number(n.elements) + " * " + sv + "), fl_program.memory_for(" + std::to_string(n.memoryBytes) + "), " +
            mergeMem + ");");
+      line("fl_e.data_scale(" + sv + ");");
       line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", 0, fl_sort" + std::to_string(n.id) +
            ".runs_write);");
       line("fl_e.phase(" + std::to_string(merge.phase) + ", " + phaseLabel(merge.phase) + ", fl_sort" +
@@ -376,6 +377,7 @@ void Generator::emitEstimate() {
       if (n.livePhases.empty()) break;
       std::string items = "static_cast<uint64_t>(" + number(n.elements) + " * " + sv + ")";
       std::string pq = "fl_pq" + std::to_string(n.id);
+      line("fl_e.data_scale(" + sv + ");");
       line("const double " + pq + " = flow::containers::plan_priority_queue(fl_program.memory_for(" +
            std::to_string(n.memoryBytes) + "), " + items + ", " + std::to_string(n.elementBytes) + ", " + blockBytes() +
            ").io_bytes(" + items + ") / 2.0; // the bound, half read and half written");

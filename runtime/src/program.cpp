@@ -592,6 +592,14 @@ int program::run_checked(const std::function<void()>& body) {
   report_ = run_report{};
   report_.program = name_;
   if (estimate_fn_) estimate_fn_(report_.estimate);
+  if (const double scale = report_.estimate.data_scale(); scale >= 4) {
+    // The memory split among sorts and queues was chosen for the planned sizes.
+    std::fprintf(stderr,
+                 "%s: note: this run gives its sorts and queues up to %.0fx the data of the plan it was built "
+                 "with; they keep that plan's memory, so expect more runs and merge passes than a plan for this "
+                 "size (flowc build --set NAME=VALUE with these params makes one)\n",
+                 name_.c_str(), scale);
+  }
 
   // 6. Run.
   progress_ = options_.progress && ::isatty(2);
