@@ -22,8 +22,8 @@ std::string Generator::var(const Node& n, const char* role) const {
 }
 
 std::string Generator::memoryOf(const Node& n) const {
-  // The planner split the script's budget; when --memory changes it, every node scales.
-  return "fl_program.memory_for(" + std::to_string(n.memoryBytes) + ")";
+  // The memory plan made at start for this run's params and --memory (emitMemoryPlan).
+  return "fl_nodes[" + std::to_string(n.id) + "].memory";
 }
 
 void Generator::emitOwner(const void* owner, bool topLevel) {

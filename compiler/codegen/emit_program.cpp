@@ -3,6 +3,7 @@
 #include "codegen/generator.hpp"
 
 #include "ast/ast_printer.hpp"
+#include "plan/memory.hpp"
 
 #include <clang/Format/Format.h>
 #include <clang/Tooling/Core/Replacement.h>
@@ -202,25 +203,27 @@ void Generator::emitTopLevel(const Stmt& s) {
     return;
   case Stmt::Vector: {
     auto& d = *s.as<VectorDecl>();
-    const Node* built = plan_.forAst(&d);
-    uint64_t memory = built ? built->memoryBytes : 2 * plan_.blockBytes;
+    const Node* built = plan_.forAst(&d); // else filled by pushes: two blocks of buffer
     line("");
     line("// vector " + d.name + ": " + d.symbol->type->name());
-    line("flow::containers::vector<" + type(d.symbol->type) + ", " + B + "> " + name(d.symbol) +
-         "(fl_program.memory_for(" + std::to_string(std::max<uint64_t>(memory, 2 * plan_.blockBytes)) + "));");
+    line("flow::containers::vector<" + type(d.symbol->type) + ", " + B + "> " + name(d.symbol) + "(" +
+         (built ? memoryOf(*built) : std::to_string(2 * plan_.blockBytes) + "ULL") + ");");
     if (d.pipeline) emitOwner(&d, true);
     return;
   }
   case Stmt::Pq: {
     auto& d = *s.as<PqDecl>();
     const Node* q = plan_.forAst(&d);
-    uint64_t memory = q && q->memoryBytes ? q->memoryBytes : 16 * plan_.blockBytes;
-    uint64_t items = q ? static_cast<uint64_t>(q->elements) : 0;
+    const bool planned = q && q->memoryBytes; // a queue no phase uses gets 16 blocks
+    const uint64_t items = q ? static_cast<uint64_t>(q->elements) : 0;
     line("");
     line("// pq " + d.name + ": " + d.symbol->type->name() + ", smallest first by " + d.order.str() + "; " +
          plan::formatCount(static_cast<double>(items)) + " pushes estimated");
     line("flow::containers::priority_queue<" + type(d.symbol->type) + ", " + orderType(d.order.order) + ", " + B + "> " +
-         name(d.symbol) + "(fl_program.memory_for(" + std::to_string(memory) + "), " + std::to_string(items) + "ULL);");
+         name(d.symbol) + "(" + (planned ? memoryOf(*q) : std::to_string(16 * plan_.blockBytes) + "ULL") + ", " +
+         (planned ? "static_cast<uint64_t>(fl_nodes[" + std::to_string(q->id) + "].elements)"
+                  : std::to_string(items) + "ULL") +
+         ");");
     return;
   }
   default: return; // imports, records, orders, params, memory and block are compile-time
@@ -292,12 +295,45 @@ std::set<std::string> Generator::writtenFiles() const {
   return written;
 }
 
+namespace {
+/// A double as a C++ literal that reads back exactly.
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string t = buf;
+  return t.find_first_of(".e") == std::string::npos ? t + ".0" : t;
+}
+} // namespace
+
+void Generator::emitMemoryPlan(const std::map<int, std::string>& scale) {
+  // The planner's split of the budget, made again for this run's params and --memory
+  // (the same algorithm, flow/plan/memory_plan.hpp): sorts and queues get the memory
+  // the data they will really see calls for.
+  line("// the memory plan for this run's params and --memory: {role, phase, phases (queues), elements,");
+  line("// element bytes, keyed order (sorts), other half (sorts)}");
+  for (const Node& n : plan_.nodes) {
+    const plan::memory_role role = plan::memoryRole(n.kind);
+    if (role == plan::memory_role::none) continue;
+    static const char* const roles[] = {"none", "buffer", "sort_runs", "sort_merge", "queue"};
+    std::string live;
+    for (int p : n.livePhases) live += (live.empty() ? "" : ", ") + std::to_string(p);
+    line("// n" + std::to_string(n.id) + " " + n.name);
+    line("fl_nodes[" + std::to_string(n.id) + "] = {flow::plan::memory_role::" + roles[static_cast<int>(role)] + ", " +
+         std::to_string(n.phase) + ", {" + live + "}, " + number(n.elements) + " * " + scale.at(n.id) + ", " +
+         std::to_string(n.elementBytes) + ", " + (n.keyed ? "true" : "false") + ", " + std::to_string(n.partner) +
+         "};");
+  }
+  line("if (const auto fl_short = fl_memory.assign())");
+  line("  fl_program.memory_too_small(fl_short->phase, fl_short->needed);");
+}
+
 void Generator::emitEstimate() {
   // The plan's estimate for the params the program actually runs with: each source's
   // count relative to the planned one scales everything downstream of it; sorts and
   // queues are priced again with the runtime's own models.
   line("fl_program.estimate([&](flow::estimate& fl_e) {");
   Indent in(*this);
+  line("flow::plan::memory_planner fl_memory(fl_nodes, fl_program.memory(), fl_program.block(), fl_program.threads());");
   std::map<int, std::string> scale;
   auto constantInParams = [&](const Expr& e) {
     return sema::evaluate(e, [](const Symbol* s) { return s->kind == Symbol::Param ? s->value : std::nullopt; })
@@ -307,12 +343,6 @@ void Generator::emitEstimate() {
     for (const plan::Phase& p : plan_.phases)
       if (p.id == phase) return quote(p.label);
     return quote("");
-  };
-  auto number = [](double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    std::string t = buf;
-    return t.find_first_of(".e") == std::string::npos ? t + ".0" : t;
   };
   // Queues last: they take the scale of the loop that pushes into them.
   std::vector<const Node*> order;
@@ -355,17 +385,16 @@ void Generator::emitEstimate() {
     std::string sv = "fl_scale" + std::to_string(n.id);
     line("const double " + sv + " = " + sc + ";");
     scale[n.id] = sv;
-    const std::string bytes = number(n.elements * n.elementBytes) + " * " + sv;
+  }
+  emitMemoryPlan(scale);
+  for (const Node* np : order) {
+    const Node& n = *np;
+    const std::string& sv = scale[n.id];
     switch (n.kind) {
     case Node::SortRuns: {
       const Node& merge = plan_.nodes[n.partner];
-      std::string mergeMem = "fl_program.memory_for(" + std::to_string(merge.memoryBytes) + ")";
-      line("const auto fl_sort" + std::to_string(n.id) + " = flow::plan::sort_estimate({.element_bytes = " +
-           std::to_string(n.elementBytes) + ", .keyed = " + (n.keyed ? "true" : "false") +
-           ", .block_bytes = fl_program.block(), .threads = fl_program.threads()}, static_cast<uint64_t>(" +
-           number(n.elements) + " * " + sv + "), fl_program.memory_for(" + std::to_string(n.memoryBytes) + "), " +
-           mergeMem + ");");
-      line("fl_e.data_scale(" + sv + ");");
+      line("const auto fl_sort" + std::to_string(n.id) + " = fl_memory.sort(fl_nodes[" + std::to_string(n.id) + "]);");
+      (void)merge;
       line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", 0, fl_sort" + std::to_string(n.id) +
            ".runs_write);");
       line("fl_e.phase(" + std::to_string(merge.phase) + ", " + phaseLabel(merge.phase) + ", fl_sort" +
@@ -377,10 +406,9 @@ void Generator::emitEstimate() {
       if (n.livePhases.empty()) break;
       std::string items = "static_cast<uint64_t>(" + number(n.elements) + " * " + sv + ")";
       std::string pq = "fl_pq" + std::to_string(n.id);
-      line("fl_e.data_scale(" + sv + ");");
-      line("const double " + pq + " = flow::containers::plan_priority_queue(fl_program.memory_for(" +
-           std::to_string(n.memoryBytes) + "), " + items + ", " + std::to_string(n.elementBytes) + ", " + blockBytes() +
-           ").io_bytes(" + items + ") / 2.0; // the bound, half read and half written");
+      line("const double " + pq + " = flow::containers::plan_priority_queue(" + memoryOf(n) + ", " + items + ", " +
+           std::to_string(n.elementBytes) + ", " + blockBytes() + ").io_bytes(" + items +
+           ") / 2.0; // the bound, half read and half written");
       line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", " + pq + ", " + pq + ");");
       break;
     }
@@ -418,7 +446,7 @@ std::string Generator::run() {
   line("#include \"flow/containers/priority_queue.hpp\"");
   line("#include \"flow/containers/vector.hpp\"");
   line("#include \"flow/io/typed_file.hpp\"");
-  line("#include \"flow/plan/sort_model.hpp\"");
+  line("#include \"flow/plan/memory_plan.hpp\"");
   line("#include \"flow/program.hpp\"");
   line("#include \"flow/script.hpp\"");
   for (const auto& h : program_.headers) line("#include " + quote(h->path));
@@ -427,6 +455,7 @@ std::string Generator::run() {
   line("#include <cstdint>");
   line("#include <iostream>");
   line("#include <limits>");
+  line("#include <vector>");
   line("");
   line("namespace fl_script {");
   line("");
@@ -450,6 +479,8 @@ std::string Generator::run() {
         line("fl_program.input_file(" + quote(static_cast<const ReadSource*>(n.ast)->path.text()) + ", " +
              std::to_string(n.elementBytes) + ", " + quote(static_cast<const ReadSource*>(n.ast)->elementType->name()) +
              ");");
+    line("std::vector<flow::plan::memory_node> fl_nodes(" + std::to_string(plan_.nodes.size()) +
+         "); // what each node of the plan needs and gets");
     emitEstimate();
     line("return fl_program.run(argc, argv, [&] {");
     out_ << body;

@@ -70,6 +70,7 @@ private:
   void emitParams();
   void emitPlanComment();
   void emitEstimate();
+  void emitMemoryPlan(const std::map<int, std::string>& scale);
   std::set<std::string> writtenFiles() const; // files the script writes itself
   std::string blockBytes() const;
 

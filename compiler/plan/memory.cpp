@@ -3,8 +3,6 @@
 // writes — pipelined as planned, and as if every stream were materialized.
 #include "plan/memory.hpp"
 
-#include "flow/containers/pq/plan.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <thread>
@@ -20,190 +18,53 @@ bool isSink(Node::Kind k) {
   return k == Node::WriteFile || k == Node::WriteText || k == Node::VectorBuild || k == Node::Materialize;
 }
 bool isBuffered(Node::Kind k) { return isFileSource(k) || isSink(k) || k == Node::VectorPush; }
-bool isFlexible(Node::Kind k) { return k == Node::SortRuns || k == Node::SortMerge || k == Node::Queue; }
 
 } // namespace
+
+memory_role memoryRole(Node::Kind k) {
+  if (k == Node::SortRuns) return memory_role::sort_runs;
+  if (k == Node::SortMerge) return memory_role::sort_merge;
+  if (k == Node::Queue) return memory_role::queue;
+  return isBuffered(k) ? memory_role::buffer : memory_role::none;
+}
+
+unsigned planningThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 MemoryPlanner::MemoryPlanner(Plan& plan, DiagnosticEngine& diags, const SourceFile* file)
-    : plan_(plan), diags_(diags), file_(file), threads_(std::max(1u, std::thread::hardware_concurrency())) {}
-
-sort_setup MemoryPlanner::sortSetup(const Node& n) const {
-  return {.element_bytes = n.elementBytes, .keyed = n.keyed, .block_bytes = plan_.blockBytes, .threads = threads_};
+    : plan_(plan), diags_(diags), file_(file) {
+  for (const Node& n : plan_.nodes)
+    nodes_.push_back({.role = memoryRole(n.kind), .phase = n.phase, .live_phases = n.livePhases,
+                      .elements = n.elements, .element_bytes = n.elementBytes, .keyed = n.keyed,
+                      .partner = n.partner});
 }
 
-namespace {
-uint64_t elementsOf(const Node& n) { return static_cast<uint64_t>(std::llround(std::max(0.0, n.elements))); }
-/// Memory the merge phase needs to hold a sort done in memory: the data and a reserve.
-uint64_t inMemoryBytes(double bytes) {
-  auto b = static_cast<uint64_t>(bytes);
-  return b + std::max<uint64_t>(b / 16, 4096);
-}
-} // namespace
-
-sort_cost MemoryPlanner::sortCost(const Node& n) const {
-  const Node& runs = n.kind == Node::SortRuns ? n : plan_.nodes[n.partner];
-  const Node& merge = plan_.nodes[runs.partner];
-  return sort_estimate(sortSetup(runs), elementsOf(runs), runs.memoryBytes, merge.memoryBytes);
-}
-
-uint64_t MemoryPlanner::minimum(const Node& n) const {
-  switch (n.kind) {
-  case Node::SortRuns: return run_memory_for(sortSetup(n), 0); // one run of one block
-  case Node::SortMerge: { // fan-in four: intermediate passes take two (two buffers write)
-    const sort_setup s = sortSetup(n);
-    return merge_memory_for(s, sort_block(s, plan_.memoryBytes), 4, 4);
-  }
-  case Node::Queue: return queueMinimum(n);
-  default: return isBuffered(n.kind) ? 2 * plan_.blockBytes : 0;
-  }
-}
-
-uint64_t MemoryPlanner::queueMinimum(const Node& n) const {
-  // The smallest budget plan_priority_queue accepts, found by doubling from 1 MiB.
-  for (uint64_t m = 1 << 20; m <= plan_.memoryBytes; m *= 2)
-    if (containers::plan_priority_queue(m, 0, n.elementBytes, plan_.blockBytes).feasible) return m;
-  return plan_.memoryBytes + 1;
-}
-
-uint64_t MemoryPlanner::queueWant(const Node& n) const {
-  // Enough to keep every item internal if that is affordable, else as much as allowed.
-  uint64_t items = static_cast<uint64_t>(n.elements);
-  for (uint64_t m = queueMinimum(n); m <= plan_.memoryBytes; m = m * 5 / 4) {
-    auto cfg = containers::plan_priority_queue(m, items, n.elementBytes, plan_.blockBytes);
-    if (cfg.feasible && cfg.flush_items >= items) return m;
-  }
-  return plan_.memoryBytes;
+flow::plan::memory_planner MemoryPlanner::planner() {
+  return {nodes_, plan_.memoryBytes, plan_.blockBytes, planningThreads()};
 }
 
 bool MemoryPlanner::assign() {
-  const uint64_t M = plan_.memoryBytes;
-  std::map<int, std::vector<int>> nodesOf;
-  for (Node& n : plan_.nodes) {
-    if (n.kind == Node::Queue) {
-      for (int p : n.livePhases) nodesOf[p].push_back(n.id);
-    } else {
-      nodesOf[n.phase].push_back(n.id);
-    }
+  if (auto shortfall = planner().assign()) {
+    reportTooSmall(shortfall->phase, shortfall->needed);
+    return false;
   }
-  // 1. Buffers of files, vectors and streams: fixed. Check that every phase can hold
-  //    the minimum of everything in it.
-  std::map<int, uint64_t> fixed, minimums;
-  for (auto& [p, ids] : nodesOf) {
-    for (int id : ids) {
-      Node& n = plan_.nodes[id];
-      if (isFlexible(n.kind)) minimums[p] += minimum(n);
-      else {
-        n.memoryBytes = minimum(n);
-        fixed[p] += n.memoryBytes;
-      }
-    }
-    if (fixed[p] + minimums[p] > M) {
-      reportTooSmall(p, ids, fixed[p] + minimums[p]);
-      return false;
-    }
-  }
-  // 2. Queues keep one budget for their whole life. Of the budgets that fit every phase
-  //    the queue lives in, take the one with the least I/O in total: the queue's own and
-  //    that of the merges it shares phases with (a merge squeezed by the queue may need
-  //    another pass over all its data, which usually costs more than the queue saves).
-  auto mergeIo = [&](const Node& merge, uint64_t memory) {
-    // with the most run formation could get in its phase: the fewest runs
-    const Node& creator = plan_.nodes[merge.partner];
-    const int p = creator.phase;
-    const uint64_t room = M - fixed[p] - minimums[p] + minimum(creator);
-    return static_cast<double>(sort_estimate(sortSetup(creator), elementsOf(creator), room, memory).io_bytes());
-  };
-  for (Node& q : plan_.nodes) {
-    if (q.kind != Node::Queue || q.livePhases.empty()) continue;
-    uint64_t lo = minimum(q), hi = queueWant(q);
-    for (int p : q.livePhases) hi = std::min(hi, M - fixed[p] - minimums[p] + minimum(q));
-    hi = std::max(hi, lo);
-    double bestIo = -1;
-    uint64_t best = lo;
-    for (uint64_t c = lo;; c = std::min(hi, std::max(c + plan_.blockBytes, c * 9 / 8))) {
-      double io = static_cast<double>(containers::plan_priority_queue(c, static_cast<uint64_t>(q.elements), q.elementBytes,
-                                                                      plan_.blockBytes)
-                                          .io_bytes(static_cast<uint64_t>(q.elements)));
-      for (int p : q.livePhases)
-        for (int id : nodesOf[p])
-          if (plan_.nodes[id].kind == Node::SortMerge) {
-            uint64_t spare = M - fixed[p] - minimums[p] + minimum(q) + minimum(plan_.nodes[id]) - c;
-            io += mergeIo(plan_.nodes[id], spare);
-          }
-      if (bestIo < 0 || io < bestIo || (io == bestIo && c > best)) {
-        bestIo = io;
-        best = c;
-      }
-      if (c >= hi) break;
-    }
-    q.memoryBytes = best;
-    for (int p : q.livePhases) {
-      minimums[p] -= minimum(q);
-      fixed[p] += q.memoryBytes;
-    }
-  }
-  // 3. Phase by phase: merges first (their runs are known by now; giving a merge its full
-  //    fan-in saves a pass), then run formation shares the rest by data volume.
-  for (auto& [p, ids] : nodesOf) {
-    uint64_t available = M - fixed[p];
-    std::vector<int> merges, runs;
-    for (int id : ids) {
-      if (plan_.nodes[id].kind == Node::SortMerge) merges.push_back(id);
-      if (plan_.nodes[id].kind == Node::SortRuns) runs.push_back(id);
-    }
-    uint64_t runMinimums = 0;
-    for (int id : runs) runMinimums += minimum(plan_.nodes[id]);
-    uint64_t mergeMinimums = 0;
-    for (int id : merges) mergeMinimums += minimum(plan_.nodes[id]);
-    for (int id : merges) {
-      Node& merge = plan_.nodes[id];
-      Node& creator = plan_.nodes[merge.partner];
-      mergeMinimums -= minimum(merge);
-      const uint64_t room = available - runMinimums - mergeMinimums;
-      // The runtime sorts in memory whenever run formation held everything; the merge
-      // phase then keeps the data.
-      const sort_setup s = sortSetup(creator);
-      const run_formation_shape rf = run_formation(s, creator.memoryBytes);
-      if (elementsOf(creator) <= rf.in_memory_elements()) {
-        merge.inMemory = creator.inMemory = true;
-        merge.memoryBytes = std::min(room, inMemoryBytes(creator.elements * creator.elementBytes));
-      } else {
-        const uint64_t n = elementsOf(creator);
-        creator.runs = merge.runs = (n + rf.run_elements - 1) / rf.run_elements;
-        const uint64_t blocks = (n + rf.geometry.elements - 1) / rf.geometry.elements + creator.runs;
-        merge.memoryBytes = std::min(room, std::max(minimum(merge), merge_memory_for(s, rf.geometry, creator.runs, blocks)));
-      }
-      available -= merge.memoryBytes;
-    }
-    double volume = 0;
-    for (int id : runs) volume += std::max(1.0, plan_.nodes[id].elements * plan_.nodes[id].elementBytes);
-    uint64_t share = available;
-    for (int id : runs) {
-      Node& n = plan_.nodes[id];
-      double weight = std::max(1.0, n.elements * n.elementBytes) / volume;
-      // Everything in memory: the smallest budget whose in-memory capacity holds the data.
-      const uint64_t want = std::min(plan_.memoryBytes, run_memory_for(sortSetup(n), elementsOf(n)));
-      uint64_t given = static_cast<uint64_t>(share * weight) / plan_.blockBytes * plan_.blockBytes;
-      n.memoryBytes = std::max(minimum(n), std::min(want, given));
-      available -= std::min(available, n.memoryBytes);
-    }
-    // What is left goes to the merges: a merge holds nothing past its phase, and a wider
-    // fan-in keeps one pass when the program runs on more data than planned.
-    for (int id : merges) {
-      const uint64_t extra = available / merges.size() / plan_.blockBytes * plan_.blockBytes;
-      plan_.nodes[id].memoryBytes += extra;
-    }
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    Node& n = plan_.nodes[i];
+    n.memoryBytes = nodes_[i].memory;
+    n.inMemory = nodes_[i].in_memory;
+    n.runs = nodes_[i].runs;
   }
   return true;
 }
 
-void MemoryPlanner::reportTooSmall(int phase, const std::vector<int>& ids, uint64_t needed) {
+void MemoryPlanner::reportTooSmall(int phase, uint64_t needed) {
   std::string parts;
-  for (int id : ids) {
-    const Node& n = plan_.nodes[id];
-    uint64_t m = isFlexible(n.kind) ? minimum(n) : n.memoryBytes;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const bool inPhase = nodes_[i].role == memory_role::queue
+                             ? std::count(nodes_[i].live_phases.begin(), nodes_[i].live_phases.end(), phase) > 0
+                             : nodes_[i].phase == phase;
+    const uint64_t m = inPhase ? planner().minimum(nodes_[i]) : 0;
     if (m == 0) continue;
-    parts += (parts.empty() ? "" : ", ") + n.name + " " + formatBytes(static_cast<double>(m));
+    parts += (parts.empty() ? "" : ", ") + plan_.nodes[i].name + " " + formatBytes(static_cast<double>(m));
   }
   const Phase* ph = nullptr;
   for (const Phase& x : plan_.phases)
@@ -230,12 +91,12 @@ void MemoryPlanner::computeIo() {
     case Node::Materialize:
     case Node::VectorPush: n.writeBytes = bytes; break;
     case Node::SortRuns:
-      n.writeBytes = static_cast<double>(sortCost(n).runs_write); // whole blocks
+      n.writeBytes = static_cast<double>(planner().sort(nodes_[static_cast<size_t>(n.id)]).runs_write); // whole blocks
       break;
     case Node::SortMerge: {
       // The final merge reads the runs; intermediate passes merge the smallest runs,
       // reading and writing them once more.
-      const sort_cost c = sortCost(n);
+      const sort_cost c = planner().sort(nodes_[static_cast<size_t>(n.id)]);
       if (c.in_memory) break;
       n.fanIn = c.fan_in;
       n.passes = plan_.nodes[n.partner].passes = static_cast<int>(c.passes);

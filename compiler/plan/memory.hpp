@@ -1,10 +1,17 @@
 #pragma once
-// Memory assignment and the I/O model (see docs/estimates.md for every formula).
+// Memory assignment and the I/O model (see docs/estimates.md for every formula). The
+// split itself is the runtime's flow::plan::memory_planner, which generated programs run
+// again with their actual params.
 #include "plan/plan.hpp"
 
-#include "flow/plan/sort_model.hpp"
+#include "flow/plan/memory_plan.hpp"
 
 namespace flow::plan {
+
+/// What a node of the kind asks of the budget (buffers, sorts, queues).
+memory_role memoryRole(Node::Kind k);
+/// The threads a plan assumes: the machine's, as programs default to.
+unsigned planningThreads();
 
 class MemoryPlanner {
 public:
@@ -15,19 +22,13 @@ public:
   void totals();
 
 private:
-  uint64_t minimum(const Node& n) const;
-  uint64_t queueMinimum(const Node& n) const;
-  uint64_t queueWant(const Node& n) const;
-  /// How the runtime sorts this sort node's elements (the shared model's input).
-  sort_setup sortSetup(const Node& n) const;
-  /// The sort's cost with its planned budgets (`n` either half of the sort).
-  sort_cost sortCost(const Node& n) const;
-  void reportTooSmall(int phase, const std::vector<int>& ids, uint64_t needed);
+  flow::plan::memory_planner planner();
+  void reportTooSmall(int phase, uint64_t needed);
 
   Plan& plan_;
   DiagnosticEngine& diags_;
   const SourceFile* file_;
-  unsigned threads_; // the machine's, as programs default to
+  std::vector<memory_node> nodes_; // plan_.nodes' demands, in the same order
 };
 
 } // namespace flow::plan

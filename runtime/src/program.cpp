@@ -221,13 +221,11 @@ std::uint64_t program::memory() const noexcept {
   return options_.memory.value_or(memory_default_ ? memory_default_ : fallback_memory);
 }
 
-std::uint64_t program::memory_for(std::uint64_t planned) const noexcept {
-  const std::uint64_t planned_total = memory_default_ ? memory_default_ : fallback_memory;
-  const std::uint64_t m = memory();
-  if (m == planned_total) return planned;
-  const unsigned __int128 scaled = static_cast<unsigned __int128>(planned) * m / planned_total;
-  return scaled > std::numeric_limits<std::uint64_t>::max() ? std::numeric_limits<std::uint64_t>::max()
-                                                           : static_cast<std::uint64_t>(scaled);
+void program::memory_too_small(int phase, std::uint64_t needed) const {
+  throw usage_error("--memory", "--memory: phase " + std::to_string(phase) + " needs at least " +
+                                    mng::format_size(needed) + " with blocks of " + mng::format_size(block()) +
+                                    ", but the budget is " + mng::format_size(memory()) +
+                                    "; give a larger --memory or a smaller --block");
 }
 
 std::uint64_t program::block() const noexcept {
@@ -591,14 +589,10 @@ int program::run_checked(const std::function<void()>& body) {
   // 5. The estimate, for the params actually used.
   report_ = run_report{};
   report_.program = name_;
-  if (estimate_fn_) estimate_fn_(report_.estimate);
-  if (const double scale = report_.estimate.data_scale(); scale >= 4) {
-    // The memory split among sorts and queues was chosen for the planned sizes.
-    std::fprintf(stderr,
-                 "%s: note: this run gives its sorts and queues up to %.0fx the data of the plan it was built "
-                 "with; they keep that plan's memory, so expect more runs and merge passes than a plan for this "
-                 "size (flowc build --set NAME=VALUE with these params makes one)\n",
-                 name_.c_str(), scale);
+  try {
+    if (estimate_fn_) estimate_fn_(report_.estimate); // also sizes the nodes for this run
+  } catch (const usage_error& e) {
+    return fail(2, e.what());
   }
 
   // 6. Run.

@@ -420,24 +420,18 @@ TEST(ProgramFlags, Memory) {
   EXPECT_TRUE(starts_with(parse_error(p, {"--memory=99999999999TiB"}), "--memory: "));
 }
 
-TEST(ProgramFlags, MemoryForScalesEveryNode) {
+TEST(ProgramFlags, MemoryDefaultsToTheScriptsBudget) {
   program p("prog");
   p.memory_default(256ull << 20);
   parse(p, {});
-  EXPECT_EQ(p.memory_for(64ull << 20), 64ull << 20);
+  EXPECT_EQ(p.memory(), 256ull << 20);
   parse(p, {"--memory", "1GiB"});
   EXPECT_EQ(p.memory(), 1ull << 30);
   EXPECT_EQ(p.memory_default(), 256ull << 20);
-  EXPECT_EQ(p.memory_for(64ull << 20), 256ull << 20);
-  EXPECT_EQ(p.memory_for(1), 4u);
-  parse(p, {"--memory", "64MiB"});
-  EXPECT_EQ(p.memory_for(64ull << 20), 16ull << 20);
-  EXPECT_EQ(p.memory_for(3), 0u); // floor
-  EXPECT_EQ(p.memory_for(std::numeric_limits<std::uint64_t>::max() / 2), std::numeric_limits<std::uint64_t>::max() / 8);
-  // Without memory_default the planner's default (1 GiB) is the reference.
+  // Without memory_default the planner's default (1 GiB) is the budget.
   program q("prog");
-  parse(q, {"--memory=2GiB"});
-  EXPECT_EQ(q.memory_for(100), 200u);
+  parse(q, {});
+  EXPECT_EQ(q.memory(), 1ull << 30);
 }
 
 TEST(ProgramFlags, Block) {

@@ -134,7 +134,9 @@ public:
   /// the error and returns 1.
   void input_file(std::string path, std::size_t element_bytes, std::string type_name = {});
   /// The planner's estimate, called by run() after the flags are parsed and the input
-  /// files checked (so it may use params and input_elements()).
+  /// files checked (so it may use params and input_elements()). Generated programs make
+  /// their memory plan here too; a usage_error it throws (memory_too_small) ends run()
+  /// with exit status 2 before any work.
   void estimate(std::function<void(flow::estimate&)> fill);
 
   // ---- running -----------------------------------------------------------------------
@@ -161,9 +163,9 @@ public:
   std::uint64_t memory_default() const noexcept {
     return memory_default_ ? memory_default_ : fallback_memory;
   }
-  /// A node's planned memory scaled to the budget actually given:
-  /// floor(planned * memory() / memory_default()); `planned` when they are equal.
-  std::uint64_t memory_for(std::uint64_t planned) const noexcept;
+  /// Called by the generated memory plan when `phase` cannot hold the minimum of its
+  /// nodes (`needed` bytes) within memory(): throws usage_error naming --memory.
+  [[noreturn]] void memory_too_small(int phase, std::uint64_t needed) const;
   /// The block size: --block, else the planner's (re-derived from memory() if it was
   /// derived from the budget), else 0 (unknown: let each node choose).
   std::uint64_t block() const noexcept;

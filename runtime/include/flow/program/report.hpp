@@ -3,7 +3,6 @@
 // the bytes read and written and the I/O wait, beside the compile-time estimate of the
 // phase's I/O (evaluated for the params actually used). program::run fills these in; the
 // formatting functions are separate so that tests can check them on fixed numbers.
-#include <algorithm>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -29,23 +28,14 @@ public:
   /// generator may emit one call per node).
   void phase(unsigned id, std::string_view label, double read_bytes, double write_bytes);
 
-  /// How many times the data the plan assumed a sort or queue gets in this run (the
-  /// params on the command line scale it); the largest is kept.
-  void data_scale(double scale) noexcept { data_scale_ = std::max(data_scale_, scale); }
-  double data_scale() const noexcept { return data_scale_; }
-
   const std::vector<phase_estimate>& phases() const noexcept { return phases_; }
   const phase_estimate* find(unsigned id) const noexcept;
   double read_bytes() const noexcept;  ///< sum over phases
   double write_bytes() const noexcept; ///< sum over phases
-  void clear() noexcept {
-    phases_.clear();
-    data_scale_ = 1;
-  }
+  void clear() noexcept { phases_.clear(); }
 
 private:
   std::vector<phase_estimate> phases_;
-  double data_scale_ = 1;
 };
 
 /// The measurement of one phase: the sum over every time it ran (a phase inside a loop

@@ -1,0 +1,237 @@
+#pragma once
+// How a program's memory budget is split among the nodes of each phase — the one copy
+// of that algorithm. The compiler's planner (flowc explain, and the plan comments of
+// generated code) runs it on the counts it estimates; a generated program runs it again
+// at start with the counts of its actual params and --memory, so its sorts and queues are
+// sized for the data they will really get. Header-only; depends only on the sort model
+// and the priority queue's planner. docs/estimates.md describes the steps.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "flow/containers/pq/plan.hpp"
+#include "flow/plan/sort_model.hpp"
+
+namespace flow::plan {
+
+/// What a node of the flow graph asks of the budget.
+enum class memory_role {
+  none,       ///< streams through without buffers (map, filter, generate, ...)
+  buffer,     ///< a file or vector being read or written: two blocks
+  sort_runs,  ///< run formation of a sort
+  sort_merge, ///< merging of a sort
+  queue,      ///< a priority queue, one budget over all the phases it lives in
+};
+
+struct memory_node {
+  memory_role role = memory_role::none;
+  int phase = 0;
+  std::vector<int> live_phases; ///< queues: every phase they live in
+  double elements = 0;          ///< elements (a queue: pushes)
+  std::uint64_t element_bytes = 0;
+  bool keyed = false;           ///< sorts: the order has a radix key
+  int partner = -1;             ///< sorts: index of the other half
+  // results
+  std::uint64_t memory = 0;
+  bool in_memory = false; ///< sorts: done in memory, nothing written
+  std::uint64_t runs = 0; ///< sorts: runs written
+};
+
+/// A phase that cannot hold the minimum of everything in it.
+struct memory_shortfall {
+  int phase = 0;
+  std::uint64_t needed = 0;
+};
+
+class memory_planner {
+public:
+  memory_planner(std::vector<memory_node>& nodes, std::uint64_t memory, std::uint64_t block, unsigned threads)
+      : nodes_(nodes), memory_(memory), block_(block), threads_(threads) {}
+
+  sort_setup setup(const memory_node& n) const {
+    return {.element_bytes = n.element_bytes, .keyed = n.keyed, .block_bytes = block_, .threads = threads_};
+  }
+  static std::uint64_t elements(const memory_node& n) {
+    return static_cast<std::uint64_t>(std::llround(std::max(0.0, n.elements)));
+  }
+
+  /// The least a node can work with: two blocks per buffer, three one-block runs and the
+  /// reserve per run formation, a fan-in of four per merge (intermediate merges take
+  /// two), the queue's smallest feasible budget.
+  std::uint64_t minimum(const memory_node& n) const {
+    switch (n.role) {
+    case memory_role::buffer: return 2 * block_;
+    case memory_role::sort_runs: return run_memory_for(setup(n), 0);
+    case memory_role::sort_merge: {
+      const sort_setup s = setup(n);
+      return merge_memory_for(s, sort_block(s, memory_), 4, 4);
+    }
+    case memory_role::queue: return queue_minimum(n);
+    default: return 0;
+    }
+  }
+
+  /// The sort's cost with the budgets assigned (`n` either half).
+  sort_cost sort(const memory_node& n) const {
+    const memory_node& runs = n.role == memory_role::sort_runs ? n : nodes_[static_cast<std::size_t>(n.partner)];
+    const memory_node& merge = nodes_[static_cast<std::size_t>(runs.partner)];
+    return sort_estimate(setup(runs), elements(runs), runs.memory, merge.memory);
+  }
+
+  /// Splits the budget. Returns the first phase that cannot hold its minimums.
+  std::optional<memory_shortfall> assign();
+
+private:
+  static bool flexible(memory_role r) {
+    return r == memory_role::sort_runs || r == memory_role::sort_merge || r == memory_role::queue;
+  }
+  std::uint64_t queue_minimum(const memory_node& n) const {
+    // The smallest budget plan_priority_queue accepts, found by doubling from 1 MiB.
+    for (std::uint64_t m = 1 << 20; m <= memory_; m *= 2)
+      if (containers::plan_priority_queue(m, 0, n.element_bytes, block_).feasible) return m;
+    return memory_ + 1;
+  }
+  std::uint64_t queue_want(const memory_node& n) const {
+    // Enough to keep every item internal if that is affordable, else as much as allowed.
+    const auto items = elements(n);
+    for (std::uint64_t m = queue_minimum(n); m <= memory_; m = m * 5 / 4) {
+      auto cfg = containers::plan_priority_queue(m, items, n.element_bytes, block_);
+      if (cfg.feasible && cfg.flush_items >= items) return m;
+    }
+    return memory_;
+  }
+  static std::uint64_t in_memory_bytes(double bytes) { // the data and its reserve
+    const auto b = static_cast<std::uint64_t>(bytes);
+    return b + std::max<std::uint64_t>(b / 16, 4096);
+  }
+  memory_node& node(int i) { return nodes_[static_cast<std::size_t>(i)]; }
+
+  std::vector<memory_node>& nodes_;
+  std::uint64_t memory_, block_;
+  unsigned threads_;
+};
+
+inline std::optional<memory_shortfall> memory_planner::assign() {
+  const std::uint64_t M = memory_;
+  std::map<int, std::vector<int>> nodes_of;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    memory_node& n = nodes_[i];
+    n.memory = 0;
+    n.in_memory = false;
+    n.runs = 0;
+    if (n.role == memory_role::none) continue;
+    if (n.role == memory_role::queue) {
+      for (int p : n.live_phases) nodes_of[p].push_back(static_cast<int>(i));
+    } else {
+      nodes_of[n.phase].push_back(static_cast<int>(i));
+    }
+  }
+  // 1. Buffers are fixed. Every phase must hold the minimum of everything in it.
+  std::map<int, std::uint64_t> fixed, minimums;
+  for (auto& [p, ids] : nodes_of) {
+    for (int id : ids) {
+      memory_node& n = node(id);
+      if (flexible(n.role)) {
+        minimums[p] += minimum(n);
+      } else {
+        n.memory = minimum(n);
+        fixed[p] += n.memory;
+      }
+    }
+    if (fixed[p] + minimums[p] > M) return memory_shortfall{p, fixed[p] + minimums[p]};
+  }
+  // 2. Queues keep one budget for their whole life. Of the budgets that fit every phase
+  //    the queue lives in, take the one with the least I/O in total: the queue's own and
+  //    that of the merges it shares phases with (a merge squeezed by the queue may need
+  //    another pass over all its data, which usually costs more than the queue saves).
+  auto merge_io = [&](const memory_node& merge, std::uint64_t memory) {
+    // with the most run formation could get in its phase: the fewest runs
+    const memory_node& creator = nodes_[static_cast<std::size_t>(merge.partner)];
+    const int p = creator.phase;
+    const std::uint64_t room = M - fixed[p] - minimums[p] + minimum(creator);
+    return static_cast<double>(sort_estimate(setup(creator), elements(creator), room, memory).io_bytes());
+  };
+  for (memory_node& q : nodes_) {
+    if (q.role != memory_role::queue || q.live_phases.empty()) continue;
+    std::uint64_t lo = minimum(q), hi = queue_want(q);
+    for (int p : q.live_phases) hi = std::min(hi, M - fixed[p] - minimums[p] + minimum(q));
+    hi = std::max(hi, lo);
+    double best_io = -1;
+    std::uint64_t best = lo;
+    for (std::uint64_t c = lo;; c = std::min(hi, std::max(c + block_, c * 9 / 8))) {
+      double io = static_cast<double>(
+          containers::plan_priority_queue(c, elements(q), q.element_bytes, block_).io_bytes(elements(q)));
+      for (int p : q.live_phases)
+        for (int id : nodes_of[p])
+          if (node(id).role == memory_role::sort_merge) {
+            const std::uint64_t spare = M - fixed[p] - minimums[p] + minimum(q) + minimum(node(id)) - c;
+            io += merge_io(node(id), spare);
+          }
+      if (best_io < 0 || io < best_io || (io == best_io && c > best)) {
+        best_io = io;
+        best = c;
+      }
+      if (c >= hi) break;
+    }
+    q.memory = best;
+    for (int p : q.live_phases) {
+      minimums[p] -= minimum(q);
+      fixed[p] += q.memory;
+    }
+  }
+  // 3. Phase by phase: merges first (their runs are known by now; giving a merge its full
+  //    fan-in saves a pass), then run formation shares the rest by data volume, and what
+  //    is left goes to the merges.
+  for (auto& [p, ids] : nodes_of) {
+    std::uint64_t available = M - fixed[p];
+    std::vector<int> merges, runs;
+    for (int id : ids) {
+      if (node(id).role == memory_role::sort_merge) merges.push_back(id);
+      if (node(id).role == memory_role::sort_runs) runs.push_back(id);
+    }
+    std::uint64_t run_minimums = 0, merge_minimums = 0;
+    for (int id : runs) run_minimums += minimum(node(id));
+    for (int id : merges) merge_minimums += minimum(node(id));
+    for (int id : merges) {
+      memory_node& merge = node(id);
+      memory_node& creator = node(merge.partner);
+      merge_minimums -= minimum(merge);
+      const std::uint64_t room = available - run_minimums - merge_minimums;
+      // The runtime sorts in memory whenever run formation held everything; the merge
+      // phase then keeps the data.
+      const sort_setup s = setup(creator);
+      const run_formation_shape rf = run_formation(s, creator.memory);
+      const std::uint64_t n = elements(creator);
+      if (n <= rf.in_memory_elements()) {
+        merge.in_memory = creator.in_memory = true;
+        merge.memory = std::min(room, in_memory_bytes(creator.elements * static_cast<double>(creator.element_bytes)));
+      } else {
+        creator.runs = merge.runs = (n + rf.run_elements - 1) / rf.run_elements;
+        const std::uint64_t blocks = (n + rf.geometry.elements - 1) / rf.geometry.elements + creator.runs;
+        merge.memory = std::min(room, std::max(minimum(merge), merge_memory_for(s, rf.geometry, creator.runs, blocks)));
+      }
+      available -= merge.memory;
+    }
+    double volume = 0;
+    for (int id : runs) volume += std::max(1.0, node(id).elements * static_cast<double>(node(id).element_bytes));
+    const std::uint64_t share = available;
+    for (int id : runs) {
+      memory_node& n = node(id);
+      const double weight = std::max(1.0, n.elements * static_cast<double>(n.element_bytes)) / volume;
+      // Everything in memory: the smallest budget whose in-memory capacity holds the data.
+      const std::uint64_t want = std::min(M, run_memory_for(setup(n), elements(n)));
+      const std::uint64_t given = static_cast<std::uint64_t>(static_cast<double>(share) * weight) / block_ * block_;
+      n.memory = std::max(minimum(n), std::min(want, given));
+      available -= std::min(available, n.memory);
+    }
+    // A merge holds nothing past its phase, and a wider fan-in keeps one pass when the
+    // data is more than counted.
+    for (int id : merges) node(id).memory += available / merges.size() / block_ * block_;
+  }
+  return std::nullopt;
+}
+
+} // namespace flow::plan
