@@ -394,7 +394,6 @@ void Generator::emitEstimate() {
     case Node::SortRuns: {
       const Node& merge = plan_.nodes[n.partner];
       line("const auto fl_sort" + std::to_string(n.id) + " = fl_memory.sort(fl_nodes[" + std::to_string(n.id) + "]);");
-      (void)merge;
       line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", 0, fl_sort" + std::to_string(n.id) +
            ".runs_write);");
       line("fl_e.phase(" + std::to_string(merge.phase) + ", " + phaseLabel(merge.phase) + ", fl_sort" +
