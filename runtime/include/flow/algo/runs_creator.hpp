@@ -408,18 +408,7 @@ private:
         free_.pop_back();
         return s;
       }
-      if (!writing_.empty()) {
-        writing w = std::move(writing_.front());
-        writing_.pop_front();
-        lock.unlock();
-        try {
-          wait_all(std::span<const io::request_ptr>(w.requests));
-        } catch (...) {
-          release_slot(w.slot);
-          throw;
-        }
-        return w.slot;
-      }
+      if (!writing_.empty()) return finish_oldest_write(lock);
       changed_.wait(lock);
     }
   }
@@ -444,20 +433,26 @@ private:
     free_.push_back(s);
     changed_.notify_all();
   }
+  // Waits for the oldest run write (with `lock` held on entry, released on return) and
+  // returns its slot; a failed write frees the slot and throws.
+  int finish_oldest_write(std::unique_lock<std::mutex>& lock) {
+    writing w = std::move(writing_.front());
+    writing_.pop_front();
+    lock.unlock();
+    try {
+      wait_all(std::span<const io::request_ptr>(w.requests));
+    } catch (...) {
+      release_slot(w.slot);
+      throw;
+    }
+    return w.slot;
+  }
   void wait_writes() {
     std::unique_lock<std::mutex> lock(mutex_);
     while (!writing_.empty()) {
-      writing w = std::move(writing_.front());
-      writing_.pop_front();
-      lock.unlock();
-      try {
-        wait_all(std::span<const io::request_ptr>(w.requests));
-      } catch (...) {
-        release_slot(w.slot);
-        throw;
-      }
+      const int s = finish_oldest_write(lock);
       lock.lock();
-      free_.push_back(w.slot);
+      free_.push_back(s);
     }
   }
   void wait_writes_noexcept() noexcept {
