@@ -460,6 +460,19 @@ private:
         : runs(r), chunk(r.size()), exhausted(r.size()), owner(r.size(), nullptr),
           free_lo(r.size(), 0), free_hi(r.size(), 0) {}
 
+    /// Lets the walk return passed chunks to `p`: run i's chunk table is owners[i]'s
+    /// (nullptr: nothing to free). The first (last) part of a split merge frees chunks
+    /// before (after) its part too; a middle part only those inside it.
+    void free_passed_chunks(std::span<int_array* const> owners, pq::chunk_pool& p, bool first_part, bool last_part) {
+      pool = &p;
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (!owners[i]) continue;
+        owner[i] = owners[i]->chunks.data();
+        free_lo[i] = first_part ? 0 : runs[i].begin;
+        free_hi[i] = last_part ? std::numeric_limits<std::uint64_t>::max() : runs[i].end;
+      }
+    }
+
     std::vector<pq::segment<T>> first_segments() {
       std::vector<pq::segment<T>> s(runs.size());
       for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -596,21 +609,10 @@ private:
       }
       return;
     }
-    auto setup_for = [&](std::span<const pq::run_range<T>> part, bool first_part, bool last_part) {
-      return [&, part, first_part, last_part](walker& w) {
-        w.pool = &pool_;
-        for (std::size_t i = 0; i < part.size(); ++i) {
-          if (!owners[i]) continue;
-          w.owner[i] = owners[i]->chunks.data();
-          w.free_lo[i] = first_part ? 0 : part[i].begin;
-          w.free_hi[i] = last_part ? std::numeric_limits<std::uint64_t>::max() : part[i].end;
-        }
-      };
-    };
     auto fill = [&](pq::loser_tree<T, Cmp>& tree, std::span<const pq::run_range<T>> part,
                     std::uint64_t from, std::uint64_t to, bool first_part, bool last_part) {
       walker w(part);
-      setup_for(part, first_part, last_part)(w);
+      w.free_passed_chunks(owners, pool_, first_part, last_part);
       auto segs = w.first_segments();
       tree.start(std::span<const pq::segment<T>>(segs), w);
       for (std::uint64_t p = from; p < to;) {
@@ -762,15 +764,6 @@ private:
       n += r.size();
     }
     if (n > 0) {
-      auto setup = [&](walker& w, std::span<const pq::run_range<T>> part, bool first_part, bool last_part) {
-        w.pool = &pool_;
-        for (std::size_t i = 0; i < part.size(); ++i) {
-          if (!owners[i]) continue;
-          w.owner[i] = owners[i]->chunks.data();
-          w.free_lo[i] = first_part ? 0 : part[i].begin;
-          w.free_hi[i] = last_part ? std::numeric_limits<std::uint64_t>::max() : part[i].end;
-        }
-      };
       auto e = std::make_unique<ext_array>();
       e->remaining = n;
       // Two halves on two cores; the first ends on a block boundary, so only the last
@@ -793,14 +786,14 @@ private:
         pq::run_pair(
             [&] {
               walker w(a);
-              setup(w, a, true, false);
+              w.free_passed_chunks(owners, pool_, true, false);
               auto segs = w.first_segments();
               tree_.start(std::span<const pq::segment<T>>(segs), w);
               write_blocks(*e, h, *writer_, index, [&](T* d, std::size_t m) { tree_.merge(d, m, w); });
             },
             [&] {
               walker w(b);
-              setup(w, b, false, true);
+              w.free_passed_chunks(owners, pool_, false, true);
               auto segs = w.first_segments();
               tree2_.start(std::span<const pq::segment<T>>(segs), w);
               write_blocks(second, n - h, *writer2_, index + h / block_items,
@@ -812,7 +805,7 @@ private:
         ++stats_.parallel_pieces;
       } else {
         walker w(runs);
-        setup(w, runs, true, true);
+        w.free_passed_chunks(owners, pool_, true, true);
         auto segs = w.first_segments();
         tree_.start(std::span<const pq::segment<T>>(segs), w);
         write_blocks(*e, n, writer(0), blocks_allocated_, [&](T* d, std::size_t m) { tree_.merge(d, m, w); });
