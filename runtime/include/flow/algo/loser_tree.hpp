@@ -29,6 +29,22 @@
 
 namespace flow::algo {
 
+// The first round of a loser tree: the leaves are win[leaves, 2 * leaves); each inner
+// node p gets the winner of its two children in win[p] and the loser in tree[p].
+template <class Node, class Beats>
+void play_tournament(std::vector<Node>& win, std::vector<Node>& tree, std::size_t leaves, const Beats& beats) {
+  for (std::size_t p = leaves - 1; p >= 1; --p) {
+    const Node a = win[2 * p], b = win[2 * p + 1];
+    if (beats(b, a)) {
+      win[p] = b;
+      tree[p] = a;
+    } else {
+      win[p] = a;
+      tree[p] = b;
+    }
+  }
+}
+
 template <class Key, class Less = std::less<Key>, bool Stable = false> class loser_tree {
 public:
   using key_type = Key;
@@ -70,17 +86,7 @@ public:
     // winners of the subtrees, bottom-up, in a scratch array indexed like the tree
     std::vector<node> win(2 * leaves_);
     for (std::size_t i = 0; i < leaves_; ++i) win[leaves_ + i] = initial_[i];
-    for (std::size_t p = leaves_ - 1; p >= 1; --p) {
-      const node& a = win[2 * p];
-      const node& b = win[2 * p + 1];
-      if (beats(b, a)) {
-        win[p] = b;
-        nodes_[p] = a;
-      } else {
-        win[p] = a;
-        nodes_[p] = b;
-      }
-    }
+    play_tournament(win, nodes_, leaves_, [this](const node& a, const node& b) { return beats(a, b); });
     nodes_[0] = win[1];
   }
 

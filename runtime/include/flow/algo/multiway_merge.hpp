@@ -16,6 +16,7 @@
 #include <span>
 #include <vector>
 
+#include "flow/algo/loser_tree.hpp"
 #include "flow/algo/parallel.hpp"
 #include "flow/algo/sort_traits.hpp"
 
@@ -100,16 +101,7 @@ T* merge_keyed(std::span<const segment<T>> segs, T* out, std::size_t total, cons
   // initial tournament
   std::vector<u128> win(2 * leaves);
   for (std::size_t s = 0; s < leaves; ++s) win[leaves + s] = make(s);
-  for (std::size_t p = leaves - 1; p >= 1; --p) {
-    const u128 a = win[2 * p], b = win[2 * p + 1];
-    if (beats(b, a)) {
-      win[p] = b;
-      tree[p] = a;
-    } else {
-      win[p] = a;
-      tree[p] = b;
-    }
-  }
+  play_tournament(win, tree, leaves, beats);
   u128 w = win[1];
   for (std::size_t i = 0; i < total; ++i) {
     const auto s = static_cast<std::uint32_t>(w) & ~exhausted_flag;
@@ -149,16 +141,7 @@ T* merge_generic(std::span<const segment<T>> segs, T* out, std::size_t total, co
     end[s] = s < m ? segs[s].end : nullptr;
     win[leaves + s] = node{b, static_cast<std::uint32_t>(s), b == end[s]};
   }
-  for (std::size_t p = leaves - 1; p >= 1; --p) {
-    const node a = win[2 * p], b = win[2 * p + 1];
-    if (beats(b, a)) {
-      win[p] = b;
-      tree[p] = a;
-    } else {
-      win[p] = a;
-      tree[p] = b;
-    }
-  }
+  play_tournament(win, tree, leaves, beats);
   node c = win[1];
   for (std::size_t i = 0; i < total; ++i) {
     const std::uint32_t s = c.seg;
