@@ -22,6 +22,17 @@ std::string int128ToString(__int128 v) {
   return negative ? "-" + s : s;
 }
 
+/// A comparison operator applied to two numbers of one kind; nullopt for other operators.
+template <class V> std::optional<ConstValue> compare(const std::string& op, V x, V y) {
+  if (op == "==") return ConstValue::boolean(x == y);
+  if (op == "!=") return ConstValue::boolean(x != y);
+  if (op == "<") return ConstValue::boolean(x < y);
+  if (op == "<=") return ConstValue::boolean(x <= y);
+  if (op == ">") return ConstValue::boolean(x > y);
+  if (op == ">=") return ConstValue::boolean(x >= y);
+  return std::nullopt;
+}
+
 /// Wraps an integer to the range of `type` as C++ would (two's complement).
 __int128 wrap(__int128 v, const Type* type) {
   if (!type || !type->isInteger() || type->kind == Type::IntLit) return v;
@@ -99,12 +110,7 @@ struct Evaluator {
       if (op == "-") return ConstValue::floating(x - y);
       if (op == "*") return ConstValue::floating(x * y);
       if (op == "/") return ConstValue::floating(x / y);
-      if (op == "==") return ConstValue::boolean(x == y);
-      if (op == "!=") return ConstValue::boolean(x != y);
-      if (op == "<") return ConstValue::boolean(x < y);
-      if (op == "<=") return ConstValue::boolean(x <= y);
-      if (op == ">") return ConstValue::boolean(x > y);
-      if (op == ">=") return ConstValue::boolean(x >= y);
+      if (auto c = compare(op, x, y)) return c;
       return fail("'" + op + "' on floats");
     }
     __int128 x = l->i, y = r->i;
@@ -130,12 +136,7 @@ struct Evaluator {
     }
     if (op == "&") return ConstValue::integer(wrap(x & y, t));
     if (op == "^") return ConstValue::integer(wrap(x ^ y, t));
-    if (op == "==") return ConstValue::boolean(x == y);
-    if (op == "!=") return ConstValue::boolean(x != y);
-    if (op == "<") return ConstValue::boolean(x < y);
-    if (op == "<=") return ConstValue::boolean(x <= y);
-    if (op == ">") return ConstValue::boolean(x > y);
-    if (op == ">=") return ConstValue::boolean(x >= y);
+    if (auto c = compare(op, x, y)) return c;
     return fail("'" + op + "' is not constant");
   }
 
