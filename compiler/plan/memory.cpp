@@ -18,6 +18,8 @@ bool isSink(Node::Kind k) {
   return k == Node::WriteFile || k == Node::WriteText || k == Node::VectorBuild || k == Node::Materialize;
 }
 bool isBuffered(Node::Kind k) { return isFileSource(k) || isSink(k) || k == Node::VectorPush; }
+/// The threads a plan assumes: the machine's, as programs default to.
+unsigned planningThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 } // namespace
 
@@ -28,7 +30,6 @@ memory_role memoryRole(Node::Kind k) {
   return isBuffered(k) ? memory_role::buffer : memory_role::none;
 }
 
-unsigned planningThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 MemoryPlanner::MemoryPlanner(Plan& plan, DiagnosticEngine& diags, const SourceFile* file)
     : plan_(plan), diags_(diags), file_(file) {

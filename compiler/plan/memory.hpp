@@ -10,8 +10,6 @@ namespace flow::plan {
 
 /// What a node of the kind asks of the budget (buffers, sorts, queues).
 memory_role memoryRole(Node::Kind k);
-/// The threads a plan assumes: the machine's, as programs default to.
-unsigned planningThreads();
 
 class MemoryPlanner {
 public:
