@@ -5,6 +5,7 @@
 // Node families: TypeRef (types as written), Expr, Source and Stage (the two halves of a
 // pipeline), and Stmt (statements; declarations are statements too, as in C++).
 // Each family has a Kind enum and `as<T>()` for checked downcasts.
+#include "ast/builtins.hpp"
 #include "ast/source.hpp"
 
 #include <cstdint>
@@ -172,6 +173,8 @@ struct CallExpr : Expr {
   QualifiedName callee;
   std::vector<ExprPtr> args;
   const sema::Symbol* symbol = nullptr; // set by sema: a builtin or an imported function
+  std::optional<Builtin> builtin;       // set by sema for a call of a builtin
+  bool aggregate = false;               // set by sema: count, sum, min or max of a stream
 };
 
 /// `q.push(x)`, `v.size()`.
@@ -182,6 +185,8 @@ struct MethodCallExpr : Expr {
   std::string method;
   SourceLoc methodLoc;
   std::vector<ExprPtr> args;
+  std::optional<Method> methodId;       // set by sema
+  const sema::Symbol* container = nullptr; // set by sema: the queue or vector
 };
 
 struct FieldExpr : Expr {

@@ -1,6 +1,8 @@
-// Expressions. Flow's arithmetic is done in the expression's own type: C++ promotes
-// narrow integers to int, so results narrower than 32 bits are cast back; division,
-// float-to-integer casts and computed array indexes go through checked helpers.
+// Expressions. Flow's arithmetic is done in the expression's own type and wraps around:
+// C++ promotes narrow integers to int and leaves signed overflow undefined, so +, -, *
+// and negation of signed or narrow integers go through flow::script::add, sub, mul and
+// neg (unsigned arithmetic, defined), and results narrower than 32 bits are cast back;
+// division, float-to-integer casts and computed array indexes go through checked helpers.
 #include "codegen/generator.hpp"
 
 #include <cmath>
@@ -15,6 +17,15 @@ namespace {
 bool narrow(const Type* t) { return t->isInteger() && t->bits() < 32; }
 std::string castIfNarrow(const Type* t, const std::string& cppType, const std::string& e) {
   return narrow(t) ? "static_cast<" + cppType + ">(" + e + ")" : e;
+}
+/// Whether +, -, * and negation in type t need the wrapping helpers: plain C++ operators
+/// are defined (and wrap) only for unsigned types at least as wide as int.
+bool needsWrapHelper(const Type* t) { return t->isInteger() && (t->isSigned() || t->bits() < 32); }
+const char* wrapHelper(const std::string& op) {
+  if (op == "+" || op == "+=") return "add";
+  if (op == "-" || op == "-=") return "sub";
+  if (op == "*" || op == "*=") return "mul";
+  return nullptr;
 }
 bool isConstantNonZero(const Expr& e) {
   auto v = sema::evaluate(e, [](const Symbol*) { return std::nullopt; });
@@ -55,6 +66,7 @@ std::string Generator::expr(const Expr& e) {
     auto& u = *e.as<UnaryExpr>();
     std::string operand = expr(*u.operand);
     if (u.op == "!") return "!(" + operand + ")";
+    if (u.op == "-" && needsWrapHelper(e.type)) return "flow::script::neg<" + type(e.type) + ">(" + operand + ")";
     return castIfNarrow(e.type, type(e.type), u.op + "(" + operand + ")");
   }
   case Expr::Binary: return binary(*e.as<BinaryExpr>());
@@ -109,6 +121,8 @@ std::string Generator::binary(const BinaryExpr& e) {
     return "flow::script::shift_" + std::string(op == "<<" ? "left" : "right") + "<" + T + ">(static_cast<" + T +
            ">(" + l + "), " + r + ")";
   }
+  if (needsWrapHelper(e.type) && wrapHelper(op))
+    return std::string("flow::script::") + wrapHelper(op) + "<" + T + ">(" + l + ", " + r + ")";
   // Both sides are converted to the result type first, so `u8 + u8` stays a u8.
   std::string a = e.lhs->type == e.type ? l : "static_cast<" + T + ">(" + l + ")";
   std::string b = e.rhs->type == e.type ? r : "static_cast<" + T + ">(" + r + ")";
@@ -125,23 +139,36 @@ std::string Generator::call(const CallExpr& e) {
     return "::" + callee.substr(5) + "(" + args + ")";
   }
   const std::string T = type(e.type);
-  if (callee == "rand") return e.args.empty() ? "flow::rand()" : "flow::rand(" + expr(*e.args[0]) + ")";
-  if (callee == "hash") return "flow::script::hash(" + expr(*e.args[0]) + ")";
-  if (callee == "abs") return "flow::script::abs<" + T + ">(" + expr(*e.args[0]) + ")";
-  if (callee == "bor")
+  switch (*e.builtin) {
+  case ast::Builtin::Rand: return e.args.empty() ? "flow::rand()" : "flow::rand(" + expr(*e.args[0]) + ")";
+  case ast::Builtin::Hash: return "flow::script::hash(" + expr(*e.args[0]) + ")";
+  case ast::Builtin::Abs: return "flow::script::abs<" + T + ">(" + expr(*e.args[0]) + ")";
+  case ast::Builtin::Bor:
     return castIfNarrow(e.type, T, "(static_cast<" + T + ">(" + expr(*e.args[0]) + ") | static_cast<" + T + ">(" +
                                        expr(*e.args[1]) + "))");
-  // min, max of two values
-  return "std::" + callee + "<" + T + ">(" + expr(*e.args[0]) + ", " + expr(*e.args[1]) + ")";
+  case ast::Builtin::Min:
+  case ast::Builtin::Max: // of two values (of a stream, an aggregate: above)
+    return std::string("std::") + ast::info(*e.builtin).name + "<" + T + ">(" + expr(*e.args[0]) + ", " +
+           expr(*e.args[1]) + ")";
+  case ast::Builtin::Count:
+  case ast::Builtin::Sum: break;
+  }
+  throw std::logic_error("codegen: an aggregate with no plan node at " + std::to_string(e.loc.line) + ":" +
+                         std::to_string(e.loc.column));
 }
 
 std::string Generator::method(const MethodCallExpr& e) {
-  auto* n = e.object->as<NameExpr>();
-  std::string object = name(n->symbol);
-  bool queue = n->symbol->kind == Symbol::Queue;
-  if (e.method == "push") return object + (queue ? ".push(" : ".push_back(") + expr(*e.args[0]) + ")";
-  if (e.method == "back") return object + ".back()";
-  return object + "." + e.method + "()"; // top, pop, empty, size
+  std::string object = name(e.container);
+  switch (*e.methodId) {
+  case ast::Method::Push:
+    return object + (e.container->kind == Symbol::Queue ? ".push(" : ".push_back(") + expr(*e.args[0]) + ")";
+  case ast::Method::Top: return object + ".top()";
+  case ast::Method::Pop: return object + ".pop()";
+  case ast::Method::Back: return object + ".back()";
+  case ast::Method::Empty: return object + ".empty()";
+  case ast::Method::Size: return object + ".size()";
+  }
+  return object;
 }
 
 std::string Generator::recordInit(const RecordInitExpr& e) {

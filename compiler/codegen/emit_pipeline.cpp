@@ -1,7 +1,8 @@
 // Pipelines, generated from the plan's nodes: each segment (a phase, or the part of a
 // nested pipeline between sorts) is one loop per source, the stages inlined into it in
 // the order the elements flow; a sort's run formation ends a segment, its merge starts
-// the next.
+// the next. The nodes are the runtime's (flow/stream, flow/algo, flow/containers): the
+// generated code composes them and inlines only the script's own per-element code.
 #include "codegen/generator.hpp"
 
 #include <algorithm>
@@ -21,18 +22,31 @@ std::string Generator::var(const Node& n, const char* role) const {
   return std::string("fl_") + role + std::to_string(n.id);
 }
 
+std::string Generator::aggregateVar(const Node& n) const {
+  return var(n, ast::info(*n.get<CallExpr>()->builtin).name);
+}
+
 std::string Generator::memoryOf(const Node& n) const {
   // The memory plan made at start for this run's params and --memory (emitMemoryPlan).
   return "fl_nodes[" + std::to_string(n.id) + "].memory";
 }
 
-void Generator::emitOwner(const void* owner, bool topLevel) {
+namespace {
+/// Sources a merge pulls from (the others push their elements into the next stage).
+bool isPulled(Node::Kind k) {
+  return k == Node::ReadFile || k == Node::ReadText || k == Node::ScanVector || k == Node::Reread ||
+         k == Node::SortMerge || k == Node::Merge;
+}
+} // namespace
+
+void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
   std::vector<int> nodes;
   for (const Node& n : plan_.nodes)
     if (n.owner == owner && isPipelineNode(n.kind)) nodes.push_back(n.id);
   if (nodes.empty()) return;
-  // Segments: a merge runs one segment after its run formation; everything else runs in
-  // the segment of its latest input. Nodes are numbered after their inputs.
+  // Segments: a merge runs one segment after its run formation, a re-read after the
+  // materialization it reads; everything else runs in the segment of its latest input.
+  // Nodes are numbered after their inputs.
   std::map<int, int> segmentOf;
   int last = 0;
   for (int id : nodes) {
@@ -41,21 +55,31 @@ void Generator::emitOwner(const void* owner, bool topLevel) {
     for (int in : n.inputs) {
       auto it = segmentOf.find(in);
       if (it == segmentOf.end()) continue; // produced by another statement (re-read)
-      seg = std::max(seg, it->second + (plan_.nodes[in].kind == Node::SortRuns ? 1 : 0));
+      const Node::Kind k = plan_.nodes[in].kind;
+      seg = std::max(seg, it->second + (k == Node::SortRuns || k == Node::Materialize ? 1 : 0));
     }
     segmentOf[id] = seg;
     last = std::max(last, seg);
+  }
+  // A merge pulls its inputs in its own segment: a file, vector or re-read merged with a
+  // sorted input is read while the merge runs, not drained beforehand.
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    const Node& n = plan_.nodes[*it];
+    if (n.kind != Node::Merge) continue;
+    for (int in : n.inputs)
+      if (segmentOf.count(in) && plan_.nodes[in].kind != Node::SortMerge) segmentOf[in] = segmentOf[n.id];
   }
   // Results an aggregate hands to the expression that called it live beyond the loops.
   for (int id : nodes) {
     const Node& n = plan_.nodes[id];
     if (n.kind != Node::Aggregate) continue;
-    const std::string T = type(static_cast<const CallExpr*>(n.ast)->type);
-    std::string fn = n.name;
-    if (fn == "count") line("uint64_t " + var(n, "count") + " = 0;");
-    else if (fn == "sum") line(T + " " + var(n, "sum") + " = 0;");
-    else {
-      line(T + " " + var(n, fn.c_str()) + "{};");
+    const CallExpr& call = *n.get<CallExpr>();
+    const std::string T = type(call.type);
+    switch (*call.builtin) {
+    case ast::Builtin::Count: line("uint64_t " + aggregateVar(n) + " = 0;"); break;
+    case ast::Builtin::Sum: line(T + " " + aggregateVar(n) + " = 0;"); break;
+    default:
+      line(T + " " + aggregateVar(n) + "{};");
       line("bool " + var(n, "any") + " = false;");
     }
   }
@@ -63,7 +87,7 @@ void Generator::emitOwner(const void* owner, bool topLevel) {
   for (int id : nodes) {
     const Node& n = plan_.nodes[id];
     if (n.kind == Node::Materialize)
-      line("flow::containers::vector<" + type(n.symbol->type) + ", " + std::to_string(plan_.blockBytes) + "> " +
+      line("flow::containers::vector<" + type(n.get<Symbol>()->type) + ", " + std::to_string(plan_.blockBytes) + "> " +
            var(n, "mat") + "(" + memoryOf(n) + ");");
   }
   // Everything else (readers, sorters, writers) ends with the statement, so a vector's
@@ -120,7 +144,7 @@ void Generator::emitSegment(const std::vector<int>& nodes, int segment, const st
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
     const Node& n = plan_.nodes[*it];
     if (n.kind != Node::ForStage) continue;
-    line("auto " + var(n, "emit") + " = [&](const " + type(static_cast<const Stage*>(n.ast)->elementType) + "& " +
+    line("auto " + var(n, "emit") + " = [&](const " + type(n.get<ForStage>()->elementType) + "& " +
          var(n, "v") + ") {");
     {
       Indent in(*this);
@@ -135,6 +159,9 @@ void Generator::emitSegment(const std::vector<int>& nodes, int segment, const st
   for (int id : nodes)
     if (plan_.nodes[id].kind == Node::Merge)
       for (int in : plan_.nodes[id].inputs) pulled.insert(in);
+  for (int id : pulled)
+    if (!isPulled(plan_.nodes[id].kind))
+      throw std::logic_error("codegen: a merge input that cannot be pulled: " + plan_.nodes[id].name);
   for (int id : nodes) {
     const Node& n = plan_.nodes[id];
     bool root = !pulled.count(id);
@@ -143,7 +170,7 @@ void Generator::emitSegment(const std::vector<int>& nodes, int segment, const st
     const std::string v = var(n, "v");
     switch (n.kind) {
     case Node::Generate: {
-      auto& g = *static_cast<const GenerateSource*>(n.ast);
+      auto& g = *n.get<GenerateSource>();
       std::string i = name(g.indexSymbol);
       line("const uint64_t " + var(n, "n") + " = " + expr(*g.count) + ";");
       line("for (uint64_t " + i + " = 0; " + i + " < " + var(n, "n") + "; ++" + i + ") {");
@@ -157,7 +184,7 @@ void Generator::emitSegment(const std::vector<int>& nodes, int segment, const st
       break;
     }
     case Node::Range: {
-      auto& r = *static_cast<const RangeSource*>(n.ast);
+      auto& r = *n.get<RangeSource>();
       std::string T2 = type(r.elementType);
       line("const " + T2 + " " + var(n, "end") + " = " + expr(*r.end) + ";");
       line("for (" + T2 + " " + v + " = " + expr(*r.begin) + "; " + v + " < " + var(n, "end") + "; ++" + v + ") {");
@@ -248,7 +275,7 @@ void Generator::declareNode(const Node& n, const std::map<int, int>& segmentOf, 
   const std::string B = std::to_string(plan_.blockBytes);
   switch (n.kind) {
   case Node::SortRuns: {
-    auto& s = *static_cast<const SortStage*>(n.ast);
+    auto& s = *n.get<SortStage>();
     std::string T = type(s.elementType);
     line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.runs) + " runs") +
          " estimated");
@@ -258,7 +285,7 @@ void Generator::declareNode(const Node& n, const std::map<int, int>& segmentOf, 
   }
   case Node::SortMerge: {
     const Node& creator = plan_.nodes[n.partner];
-    auto& s = *static_cast<const SortStage*>(creator.ast);
+    auto& s = *n.get<SortStage>();
     line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.passes) + " pass(es)") +
          " estimated");
     line("flow::algo::runs_merger<" + type(s.elementType) + ", " + orderType(s.order->order) + "> " + var(n, "merge") +
@@ -266,54 +293,59 @@ void Generator::declareNode(const Node& n, const std::map<int, int>& segmentOf, 
     break;
   }
   case Node::ReadFile: {
-    auto& r = *static_cast<const ReadSource*>(n.ast);
+    auto& r = *n.get<ReadSource>();
     line("flow::io::file_reader<" + type(r.elementType) + "> " + var(n, "in") + "(" + quote(r.path.text()) + ");");
     break;
   }
   case Node::ReadText: {
-    auto& r = *static_cast<const ReadSource*>(n.ast);
+    auto& r = *n.get<ReadSource>();
     line("flow::script::text_reader<" + type(r.elementType) + ", " + textFields(r.elementType) + "> " + var(n, "in") +
          "(" + quote(r.path.text()) + ");");
     break;
   }
   case Node::ScanVector: {
     // The vector's symbol is the scan's source (scan(v) or a bare vector name).
-    line("auto " + var(n, "in") + " = " + name(n.symbol) + ".scan();");
+    line("auto " + var(n, "in") + " = " + name(n.get<Symbol>()) + ".scan();");
     break;
   }
   case Node::Reread: line("auto " + var(n, "in") + " = " + var(plan_.nodes[n.inputs[0]], "mat") + ".scan();"); break;
   case Node::Merge: {
-    auto& m = *static_cast<const MergeSource*>(n.ast);
-    std::string inputs, types;
-    for (int in : n.inputs) {
-      const Node& i = plan_.nodes[in];
-      inputs += (inputs.empty() ? "" : ", ") + pullSource(i);
-      types += ", decltype(" + pullSource(i) + ")";
-    }
-    line("flow::script::merged<" + type(m.elementType) + ", " + orderType(m.order.order) + types + "> " +
-         var(n, "in") + "(" + inputs + ");");
+    // The runtime's merge (a loser tree; ties go to the earlier input) over the inputs'
+    // pull streams.
+    std::string inputs;
+    for (int in : n.inputs) inputs += ", " + pullSource(plan_.nodes[in]);
+    line("auto " + var(n, "in") + " = flow::stream::merge<" + orderType(n.get<MergeSource>()->order.order) + ">(" +
+         inputs.substr(2) + ");");
     break;
   }
   case Node::Unique: {
-    auto& u = *static_cast<const UniqueStage*>(n.ast);
-    line("bool " + var(n, "seen") + " = false;");
-    line(type(u.elementType) + " " + var(n, "last") + "{};");
+    auto& u = *n.get<UniqueStage>();
+    const std::string T = type(u.elementType);
+    if (u.keys.empty()) {
+      line("flow::stream::first_of_group<" + T + "> " + var(n, "unique") + ";");
+      break;
+    }
+    std::string same;
+    for (const ExprPtr& k : u.keys) {
+      std::string path = keyPath(*k);
+      same += (same.empty() ? "" : " && ") + std::string("a") + path + " == b" + path;
+    }
+    line("auto " + var(n, "same") + " = [](const " + T + "& a, const " + T + "& b) { return " + same + "; };");
+    line("flow::stream::first_of_group<" + T + ", decltype(" + var(n, "same") + ")> " + var(n, "unique") + "(" +
+         var(n, "same") + ");");
     break;
   }
-  case Node::Take: {
-    auto& t = *static_cast<const TakeStage*>(n.ast);
-    line("uint64_t " + var(n, "taken") + " = 0;");
-    line("const uint64_t " + var(n, "limit") + " = " + expr(*t.count) + ";");
+  case Node::Take:
+    line("flow::stream::take_count " + var(n, "take") + "(" + expr(*n.get<TakeStage>()->count) + ");");
     break;
-  }
   case Node::WriteFile: {
-    auto& w = *static_cast<const WriteStmt*>(n.ast);
+    auto& w = *n.get<WriteStmt>();
     line("flow::io::file_writer<" + type(w.pipeline->elementType) + "> " + var(n, "out") + "(" + quote(w.path.text()) +
          ");");
     break;
   }
   case Node::WriteText: {
-    auto& w = *static_cast<const WriteStmt*>(n.ast);
+    auto& w = *n.get<WriteStmt>();
     line("flow::script::text_writer<" + type(w.pipeline->elementType) + ", " + textFields(w.pipeline->elementType) +
          "> " + var(n, "out") + "(" + quote(w.path.text()) + ");");
     break;
@@ -331,7 +363,7 @@ void Generator::emitNode(const Node& n, const std::string& in, const std::set<in
   const std::string v = var(n, "v");
   switch (n.kind) {
   case Node::Map: {
-    auto& m = *static_cast<const MapStage*>(n.ast);
+    auto& m = *n.get<MapStage>();
     line("{");
     Indent x(*this);
     line("const auto& " + name(m.varSymbol) + " = " + in + ";");
@@ -343,7 +375,7 @@ void Generator::emitNode(const Node& n, const std::string& in, const std::set<in
     break;
   }
   case Node::Filter: {
-    auto& f = *static_cast<const FilterStage*>(n.ast);
+    auto& f = *n.get<FilterStage>();
     line("{");
     {
       Indent x(*this);
@@ -358,38 +390,24 @@ void Generator::emitNode(const Node& n, const std::string& in, const std::set<in
     line("}");
     break;
   }
-  case Node::Unique: {
-    auto& u = *static_cast<const UniqueStage*>(n.ast);
-    std::string same;
-    if (u.keys.empty()) {
-      same = "flow::script::equal(" + var(n, "last") + ", " + in + ")";
-    } else {
-      for (const ExprPtr& k : u.keys) {
-        std::string path = keyPath(*k);
-        same += (same.empty() ? "" : " && ") + var(n, "last") + path + " == " + in + path;
-      }
-    }
-    line("if (!" + var(n, "seen") + " || !(" + same + ")) {");
+  case Node::Unique:
+    line("if (" + var(n, "unique") + ".admit(" + in + ")) {");
     {
       Indent x(*this);
-      line(var(n, "seen") + " = true;");
-      line(var(n, "last") + " = " + in + ";");
       consume(n, in, inSegment);
     }
     line("}");
     break;
-  }
   case Node::Take:
-    line("if (" + var(n, "taken") + " < " + var(n, "limit") + ") {");
+    line("if (" + var(n, "take") + ".admit()) {");
     {
       Indent x(*this);
-      line("++" + var(n, "taken") + ";");
       consume(n, in, inSegment);
     }
     line("}");
     break;
   case Node::ForStage: {
-    auto& f = *static_cast<const ForStage*>(n.ast);
+    auto& f = *n.get<ForStage>();
     line("{");
     {
       Indent x(*this);
@@ -406,24 +424,31 @@ void Generator::emitNode(const Node& n, const std::string& in, const std::set<in
   case Node::SortRuns: line(var(n, "runs") + ".push(" + in + ");"); break;
   case Node::Branch: consume(n, in, inSegment); break;
   case Node::Materialize: line(var(n, "mat") + ".push_back(" + in + ");"); break;
-  case Node::VectorBuild: line(name(static_cast<const VectorDecl*>(n.ast)->symbol) + ".push_back(" + in + ");"); break;
+  case Node::VectorBuild: line(name(n.get<VectorDecl>()->symbol) + ".push_back(" + in + ");"); break;
   case Node::WriteFile:
   case Node::WriteText: line(var(n, "out") + ".push(" + in + ");"); break;
   case Node::Aggregate: {
-    const std::string& fn = n.name;
-    if (fn == "count") line("++" + var(n, "count") + ";");
-    else if (fn == "sum") line(var(n, "sum") + " += " + in + ";");
-    else {
-      std::string acc = var(n, fn.c_str());
-      line("if (!" + var(n, "any") + " || " + (fn == "min" ? in + " < " + acc : acc + " < " + in) + ") {");
+    const std::string acc = aggregateVar(n);
+    switch (*n.get<CallExpr>()->builtin) {
+    case ast::Builtin::Count: line("++" + acc + ";"); break;
+    case ast::Builtin::Sum:
+      if (n.get<CallExpr>()->type->isInteger()) // wraps around, like all integer arithmetic
+        line(acc + " = flow::script::add<" + type(n.get<CallExpr>()->type) + ">(" + acc + ", " + in + ");");
+      else
+        line(acc + " += " + in + ";");
+      break;
+    default: {
+      const bool min = *n.get<CallExpr>()->builtin == ast::Builtin::Min;
+      line("if (!" + var(n, "any") + " || " + (min ? in + " < " + acc : acc + " < " + in) + ") {");
       line("  " + acc + " = " + in + ";");
       line("  " + var(n, "any") + " = true;");
       line("}");
     }
+    }
     break;
   }
   case Node::Loop: {
-    auto& f = *static_cast<const ForInStmt*>(n.ast);
+    auto& f = *n.get<ForInStmt>();
     line("{");
     {
       Indent x(*this);
@@ -450,12 +475,14 @@ void Generator::finishNode(const Node& n) {
   case Node::WriteFile:
   case Node::WriteText: line(var(n, "out") + ".finish();"); break;
   case Node::Materialize: line(var(n, "mat") + ".flush();"); break;
-  case Node::VectorBuild: line(name(static_cast<const VectorDecl*>(n.ast)->symbol) + ".flush();"); break;
-  case Node::Aggregate:
-    if (n.name == "min" || n.name == "max")
+  case Node::VectorBuild: line(name(n.get<VectorDecl>()->symbol) + ".flush();"); break;
+  case Node::Aggregate: {
+    const ast::Builtin fn = *n.get<CallExpr>()->builtin;
+    if (fn == ast::Builtin::Min || fn == ast::Builtin::Max)
       line("if (!" + var(n, "any") + ") throw flow::script::script_error(std::string(" + where(n.loc) + ") + \": " +
-           n.name + " of an empty stream\");");
+           ast::info(fn).name + " of an empty stream\");");
     break;
+  }
   default: break;
   }
 }

@@ -3,6 +3,7 @@
 #include "codegen/generator.hpp"
 
 #include "ast/ast_printer.hpp"
+#include "ast/visit.hpp"
 #include "plan/memory.hpp"
 
 #include <clang/Format/Format.h>
@@ -26,49 +27,34 @@ std::string Generator::blockBytes() const { return std::to_string(plan_.blockByt
 
 // ------------------------------------------------------------------------- statements
 
-void Generator::hoistAggregates(const Expr& e) {
-  // An aggregate (count, sum, min, max of a pipeline) runs its pipeline before the
-  // statement that uses its value.
-  if (auto* c = e.as<CallExpr>()) {
-    auto it = plan_.nodeOf.find(c);
-    if (it != plan_.nodeOf.end() && plan_.nodes[it->second].kind == Node::Aggregate && !aggregateVars_.count(c)) {
-      const Node& n = plan_.nodes[it->second];
-      emitOwner(c, loops_.empty() && emitTargets_.empty());
-      aggregateVars_[c] = var(n, n.name == "count" ? "count" : n.name.c_str());
-      return;
+namespace {
+/// The aggregate calls (count, sum, min, max of a stream) in an expression, outermost
+/// first; the pipelines they read are not searched (their aggregates run inside them).
+std::vector<const CallExpr*> aggregatesIn(const Expr& e) {
+  struct Finder : ast::Visitor {
+    std::vector<const CallExpr*> found;
+    bool visit(const Expr& x) override {
+      auto* c = x.as<CallExpr>();
+      if (c && c->aggregate) found.push_back(c);
+      return !(c && c->aggregate);
     }
-    for (const ExprPtr& a : c->args) hoistAggregates(*a);
-  } else if (auto* b = e.as<BinaryExpr>()) {
-    hoistAggregates(*b->lhs);
-    hoistAggregates(*b->rhs);
-  } else if (auto* u = e.as<UnaryExpr>()) {
-    hoistAggregates(*u->operand);
-  } else if (auto* k = e.as<CastExpr>()) {
-    hoistAggregates(*k->operand);
-  } else if (auto* m = e.as<MethodCallExpr>()) {
-    for (const ExprPtr& a : m->args) hoistAggregates(*a);
-  } else if (auto* r = e.as<RecordInitExpr>()) {
-    for (const FieldInit& f : r->fields) hoistAggregates(*f.value);
-  } else if (auto* f = e.as<FieldExpr>()) {
-    hoistAggregates(*f->object);
-  } else if (auto* i = e.as<IndexExpr>()) {
-    hoistAggregates(*i->object);
-    hoistAggregates(*i->index);
+  } finder;
+  finder.walk(e);
+  return finder.found;
+}
+} // namespace
+
+void Generator::hoistAggregates(const Expr& e) {
+  // An aggregate runs its pipeline before the statement that uses its value.
+  for (const CallExpr* c : aggregatesIn(e)) {
+    const Node* n = plan_.forAggregate(c);
+    if (!n || aggregateVars_.count(c)) continue;
+    emitOwner(c, loops_.empty() && emitTargets_.empty());
+    aggregateVars_[c] = aggregateVar(*n);
   }
 }
 
-bool Generator::hasAggregate(const Expr& e) const {
-  if (auto* c = e.as<CallExpr>()) {
-    auto it = plan_.nodeOf.find(c);
-    if (it != plan_.nodeOf.end() && plan_.nodes[it->second].kind == Node::Aggregate) return true;
-    for (const ExprPtr& a : c->args)
-      if (hasAggregate(*a)) return true;
-  }
-  if (auto* b = e.as<BinaryExpr>()) return hasAggregate(*b->lhs) || hasAggregate(*b->rhs);
-  if (auto* u = e.as<UnaryExpr>()) return hasAggregate(*u->operand);
-  if (auto* k = e.as<CastExpr>()) return hasAggregate(*k->operand);
-  return false;
-}
+bool Generator::hasAggregate(const Expr& e) const { return !aggregatesIn(e).empty(); }
 
 void Generator::emitStatements(const std::vector<StmtPtr>& body) {
   for (const StmtPtr& s : body) emitStatement(*s);
@@ -91,7 +77,11 @@ void Generator::emitStatement(const Stmt& s) {
     std::string target = expr(*a.target), value = expr(*a.value);
     const Type* t = a.target->type;
     std::string T = type(t);
-    if ((a.op == "/=" || a.op == "%=") && t->isInteger())
+    const bool wraps = t->isInteger() && (t->isSigned() || t->bits() < 32) && (a.op == "+=" || a.op == "-=" || a.op == "*=");
+    if (wraps)
+      line(target + " = flow::script::" + (a.op == "+=" ? "add" : a.op == "-=" ? "sub" : "mul") + "<" + T + ">(" +
+           target + ", " + value + ");");
+    else if ((a.op == "/=" || a.op == "%=") && t->isInteger())
       line(target + " = flow::script::" + (a.op == "/=" ? "div" : "mod") + "<" + T + ">(" + target + ", static_cast<" +
            T + ">(" + value + "), " + where(a.loc) + ");");
     else if (a.op == "<<=" || a.op == ">>=")
@@ -148,12 +138,8 @@ void Generator::emitStatement(const Stmt& s) {
     return;
   }
   case Stmt::ForIn:
-    emitOwner(&s, topLevel);
-    return;
   case Stmt::Write:
-  case Stmt::WriteText:
-    emitOwner(&s, topLevel);
-    return;
+  case Stmt::WriteText: emitOwner(&s, topLevel); return;
   case Stmt::Break:
   case Stmt::Continue: {
     const LoopContext& loop = loops_.back();
@@ -203,7 +189,7 @@ void Generator::emitTopLevel(const Stmt& s) {
     return;
   case Stmt::Vector: {
     auto& d = *s.as<VectorDecl>();
-    const Node* built = plan_.forAst(&d); // else filled by pushes: two blocks of buffer
+    const Node* built = plan_.forDeclaration(&d); // else filled by pushes: two blocks of buffer
     line("");
     line("// vector " + d.name + ": " + d.symbol->type->name());
     line("flow::containers::vector<" + type(d.symbol->type) + ", " + B + "> " + name(d.symbol) + "(" +
@@ -213,7 +199,7 @@ void Generator::emitTopLevel(const Stmt& s) {
   }
   case Stmt::Pq: {
     auto& d = *s.as<PqDecl>();
-    const Node* q = plan_.forAst(&d);
+    const Node* q = plan_.forDeclaration(&d);
     const bool planned = q && q->memoryBytes; // a queue no phase uses gets 16 blocks
     const uint64_t items = q ? static_cast<uint64_t>(q->elements) : 0;
     line("");
@@ -291,7 +277,7 @@ std::set<std::string> Generator::writtenFiles() const {
   std::set<std::string> written;
   for (const Node& n : plan_.nodes)
     if (n.kind == Node::WriteFile || n.kind == Node::WriteText)
-      written.insert(static_cast<const WriteStmt*>(n.ast)->path.text());
+      written.insert(n.get<WriteStmt>()->path.text());
   return written;
 }
 
@@ -354,14 +340,14 @@ void Generator::emitEstimate() {
     const Node& n = *np;
     std::string runtime; // the count when the program runs, if it can be known then
     if (n.kind == Node::Generate) {
-      auto& g = *static_cast<const GenerateSource*>(n.ast);
+      auto& g = *n.get<GenerateSource>();
       if (constantInParams(*g.count)) runtime = "static_cast<double>(" + expr(*g.count) + ")";
     } else if (n.kind == Node::Range) {
-      auto& r = *static_cast<const RangeSource*>(n.ast);
+      auto& r = *n.get<RangeSource>();
       if (constantInParams(*r.begin) && constantInParams(*r.end))
         runtime = "std::max(0.0, static_cast<double>(" + expr(*r.end) + ") - static_cast<double>(" + expr(*r.begin) + "))";
-    } else if (n.kind == Node::ReadFile && !writtenFiles().count(static_cast<const ReadSource*>(n.ast)->path.text())) {
-      runtime = "static_cast<double>(fl_program.input_elements(" + quote(static_cast<const ReadSource*>(n.ast)->path.text()) + "))";
+    } else if (n.kind == Node::ReadFile && !writtenFiles().count(n.get<ReadSource>()->path.text())) {
+      runtime = "static_cast<double>(fl_program.input_elements(" + quote(n.get<ReadSource>()->path.text()) + "))";
     }
     std::string sc = "1.0";
     if (!runtime.empty()) {
@@ -370,10 +356,11 @@ void Generator::emitEstimate() {
       sc = scale.count(n.inputs[0]) ? scale[n.inputs[0]] : "1.0";
       for (size_t i = 1; i < n.inputs.size(); ++i)
         if (scale.count(n.inputs[i])) sc = "std::max(" + sc + ", " + scale[n.inputs[i]] + ")";
-    } else if (n.kind == Node::ScanVector && n.symbol) {
+    } else if (n.kind == Node::ScanVector) {
+      const Symbol* v = n.get<Symbol>();
       for (const Node& m : plan_.nodes)
-        if (m.id < n.id && ((m.kind == Node::VectorBuild && m.ast == n.symbol->decl) ||
-                            (m.kind == Node::VectorPush && m.name == n.symbol->name + ".push")))
+        if (m.id < n.id && ((m.kind == Node::VectorBuild && m.get<VectorDecl>()->symbol == v) ||
+                            (m.kind == Node::VectorPush && m.get<Symbol>() == v)))
           sc = scale[m.id];
     } else if (n.kind == Node::Queue || n.kind == Node::VectorPush) {
       // Pushed once per element of the loop around them: the scale of that phase's loop.
@@ -446,6 +433,8 @@ std::string Generator::run() {
   line("#include \"flow/containers/vector.hpp\"");
   line("#include \"flow/io/typed_file.hpp\"");
   line("#include \"flow/plan/memory_plan.hpp\"");
+  line("#include \"flow/stream/merge.hpp\"");
+  line("#include \"flow/stream/transform.hpp\"");
   line("#include \"flow/program.hpp\"");
   line("#include \"flow/script.hpp\"");
   for (const auto& h : program_.headers) line("#include " + quote(h->path));
@@ -474,10 +463,9 @@ std::string Generator::run() {
     // Files the script reads are checked before any work, unless the script writes them
     // itself first.
     for (const Node& n : plan_.nodes)
-      if (n.kind == Node::ReadFile && !writtenFiles().count(static_cast<const ReadSource*>(n.ast)->path.text()))
-        line("fl_program.input_file(" + quote(static_cast<const ReadSource*>(n.ast)->path.text()) + ", " +
-             std::to_string(n.elementBytes) + ", " + quote(static_cast<const ReadSource*>(n.ast)->elementType->name()) +
-             ");");
+      if (n.kind == Node::ReadFile && !writtenFiles().count(n.get<ReadSource>()->path.text()))
+        line("fl_program.input_file(" + quote(n.get<ReadSource>()->path.text()) + ", " + std::to_string(n.elementBytes) +
+             ", " + quote(n.get<ReadSource>()->elementType->name()) + ");");
     line("std::vector<flow::plan::memory_node> fl_nodes(" + std::to_string(plan_.nodes.size()) +
          "); // what each node of the plan needs and gets");
     emitEstimate();

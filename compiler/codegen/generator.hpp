@@ -48,7 +48,7 @@ private:
   bool hasAggregate(const ast::Expr& e) const;
 
   // ---- pipelines (emit_pipeline.cpp)
-  void emitOwner(const void* owner, bool topLevel);
+  void emitOwner(const plan::Owner& owner, bool topLevel);
   void emitSegment(const std::vector<int>& nodes, int segment, const std::map<int, int>& segmentOf, bool topLevel);
   void declareNode(const plan::Node& n, const std::map<int, int>& segmentOf, int segment);
   void consume(const plan::Node& from, const std::string& var, const std::set<int>& inSegment);
@@ -61,6 +61,7 @@ private:
   std::string keyPath(const ast::Expr& key) const; // ".src", ".e.src", ".key[0]"
 
   std::string memoryOf(const plan::Node& n) const;
+  std::string aggregateVar(const plan::Node& n) const; // the variable an aggregate's result is in
   std::string var(const plan::Node& n, const char* role) const;
 
   // ---- statements (emit_program.cpp)
@@ -91,7 +92,7 @@ private:
   std::set<std::string> usedNames_;
   std::map<const sema::OrderInfo*, std::string> orderNames_;
   std::map<const sema::Type*, std::string> textFieldTypes_;
-  std::map<const void*, std::string> aggregateVars_; // CallExpr → the variable holding its result
+  std::map<const ast::CallExpr*, std::string> aggregateVars_; // the variable holding its result
   std::vector<std::vector<int>> consumers_;
 
   // Inside a lambda (the downstream of a for stage): `continue` and `break` of the

@@ -3,6 +3,7 @@
 // afterwards (memory.cpp).
 #include "plan/flow_graph.hpp"
 
+#include "ast/visit.hpp"
 #include "parse/parser.hpp"
 
 #include <algorithm>
@@ -128,7 +129,7 @@ std::optional<double> GraphBuilder::count(const Expr& e) const {
 // -------------------------------------------------------------------------------- nodes
 
 int GraphBuilder::add(Node::Kind kind, std::string name, SourceLoc loc, int phase, double elements,
-                      const sema::Type* type, std::vector<int> inputs, const void* ast) {
+                      const sema::Type* type, std::vector<int> inputs, Payload payload) {
   Node n;
   n.id = static_cast<int>(plan_.nodes.size());
   n.kind = kind;
@@ -138,10 +139,9 @@ int GraphBuilder::add(Node::Kind kind, std::string name, SourceLoc loc, int phas
   n.elements = elements;
   n.elementBytes = type ? (kind == Node::ReadText || kind == Node::WriteText ? textBytes(type) : type->size()) : 0;
   n.inputs = std::move(inputs);
-  n.ast = ast;
+  n.payload = payload;
   n.owner = owner_;
   for (int i : n.inputs) n.counted = n.counted && plan_.nodes[i].counted;
-  if (ast && !plan_.nodeOf.count(ast)) plan_.nodeOf[ast] = n.id;
   plan_.nodes.push_back(std::move(n));
   maxPhase_ = std::max(maxPhase_, phase);
   return plan_.nodes.back().id;
@@ -152,7 +152,7 @@ int GraphBuilder::add(Node::Kind kind, std::string name, SourceLoc loc, int phas
 void GraphBuilder::build() {
   for (size_t i = 0; i < program_.ast->items.size(); ++i) {
     statement_ = static_cast<int>(i);
-    owner_ = program_.ast->items[i].get();
+    owner_ = static_cast<const Stmt*>(program_.ast->items[i].get());
     topLevel(*program_.ast->items[i]);
   }
   // Queues live from their first to their last use.
@@ -196,7 +196,8 @@ void GraphBuilder::topLevel(const Stmt& s) {
     beginPhase("vector " + d.name, d.loc);
     Flow in = pipeline(*d.pipeline, base_, 1.0);
     const Node& src = plan_.nodes[in.node];
-    add(Node::VectorBuild, "vector " + d.name, d.loc, in.phase, src.elements, d.symbol->type, {in.node}, &d);
+    plan_.declarationNode[&d] =
+        add(Node::VectorBuild, "vector " + d.name, d.loc, in.phase, src.elements, d.symbol->type, {in.node}, &d);
     vectorSize_[d.symbol] = {src.elements, !src.counted};
     endPhase();
     return;
@@ -205,6 +206,7 @@ void GraphBuilder::topLevel(const Stmt& s) {
     auto& d = *s.as<PqDecl>();
     int n = add(Node::Queue, "pq " + d.name, d.loc, 0, 0, d.symbol->type, {}, &d);
     queueOf_[d.symbol] = n;
+    plan_.declarationNode[&d] = n;
     return;
   }
   case Stmt::ForIn: {
@@ -229,7 +231,7 @@ void GraphBuilder::topLevel(const Stmt& s) {
   }
   // Other statements run pipelines only through aggregates (count, sum, min, max) and
   // containers only through calls; walk them with a count of one execution.
-  statements(s, -1, 1.0, true);
+  statements(s, -1, 1.0);
 }
 
 void GraphBuilder::forIn(const ForInStmt& f, int phase, double multiplier) {
@@ -237,136 +239,115 @@ void GraphBuilder::forIn(const ForInStmt& f, int phase, double multiplier) {
   const Node& src = plan_.nodes[in.node];
   int loop = add(Node::Loop, "for " + f.var + " loop", f.loc, in.phase, src.elements, f.pipeline->elementType,
                  {in.node}, &f);
-  for (const StmtPtr& b : f.body) statements(*b, in.phase, plan_.nodes[loop].elements, false);
+  for (const StmtPtr& b : f.body) statements(*b, in.phase, plan_.nodes[loop].elements);
 }
 
-void GraphBuilder::statements(const Stmt& s, int phase, double executions, bool topLevel) {
-  // `phase` < 0: a top-level statement; each aggregate in it opens phases of its own.
-  auto exprs = [&](const Expr& e) { expression(e, phase, executions, topLevel ? &s : nullptr); };
-  switch (s.kind()) {
-  case Stmt::Let:
-  case Stmt::Var: return exprs(*s.as<LetStmt>()->init);
-  case Stmt::Assign: {
-    exprs(*s.as<AssignStmt>()->target);
-    return exprs(*s.as<AssignStmt>()->value);
-  }
-  case Stmt::Evaluate: return exprs(*s.as<ExprStmt>()->expr);
-  case Stmt::Emit: return exprs(*s.as<EmitStmt>()->value);
-  case Stmt::Print:
-    for (const StringPart& part : s.as<PrintStmt>()->message.parts)
-      if (part.expr) exprs(*part.expr);
-    return;
-  case Stmt::If: {
-    auto& i = *s.as<IfStmt>();
-    exprs(*i.cond);
-    for (const StmtPtr& b : i.then) statements(*b, phase, executions, topLevel);
-    if (i.elseBranch) statements(*i.elseBranch, phase, executions, topLevel);
-    return;
-  }
-  case Stmt::While: {
+/// Finds what a statement or expression runs besides its own code: loops, writes and
+/// aggregates (each with its pipeline), and pushes into queues and vectors.
+class GraphBuilder::BodyWalker : public Visitor {
+public:
+  BodyWalker(GraphBuilder& g, int phase, double executions) : g_(g), phase_(phase), executions_(executions) {}
+
+  bool visit(const Stmt& s) override {
+    if (auto* f = s.as<ForInStmt>()) {
+      g_.nestedForIn(*f, phase_, executions_);
+      return false;
+    }
+    if (auto* w = s.as<WriteStmt>()) {
+      g_.nestedWrite(*w, phase_, executions_);
+      return false;
+    }
     // How often a while loop runs is not known; its body is counted once per execution
     // of the loop (a documented limit of the estimate).
-    auto& w = *s.as<WhileStmt>();
-    exprs(*w.cond);
-    for (const StmtPtr& b : w.body) statements(*b, phase, executions, topLevel);
-    return;
+    return true;
   }
-  case Stmt::Block:
-    for (const StmtPtr& b : s.as<BlockStmt>()->body) statements(*b, phase, executions, topLevel);
-    return;
-  case Stmt::ForIn: {
-    auto& f = *s.as<ForInStmt>();
-    if (phase < 0) {
-      const void* outer = owner_;
-      owner_ = &f;
-      beginPhase("for loop at " + at(f.loc), f.loc);
-      forIn(f, base_, executions);
-      endPhase();
-      owner_ = outer;
-    } else {
-      const void* outer = owner_;
-      owner_ = &f;
-      forIn(f, phase, executions); // a loop inside a loop runs in the outer loop's phase
-      owner_ = outer;
+  bool visit(const Expr& e) override {
+    if (auto* c = e.as<CallExpr>(); c && c->aggregate) {
+      g_.aggregate(*c, phase_, executions_);
+      return false;
     }
-    return;
+    if (auto* m = e.as<MethodCallExpr>()) g_.methodCall(*m, phase_, executions_);
+    return true;
   }
-  case Stmt::Write:
-  case Stmt::WriteText: {
-    auto& w = *s.as<WriteStmt>();
-    const void* outer = owner_;
-    owner_ = &w;
-    Flow in = pipeline(*w.pipeline, std::max(phase, 0), executions);
-    add(w.text ? Node::WriteText : Node::WriteFile, (w.text ? "write_text \"" : "write \"") + w.path.text() + "\"",
-        w.loc, in.phase, plan_.nodes[in.node].elements, w.pipeline->elementType, {in.node}, &w);
-    owner_ = outer;
-    return;
+  // Pipelines are planned by the loop, write or aggregate that runs them.
+  bool visit(const Pipeline&) override { return false; }
+
+private:
+  GraphBuilder& g_;
+  int phase_;
+  double executions_;
+};
+
+void GraphBuilder::statements(const Stmt& s, int phase, double executions) {
+  // `phase` < 0: a top-level statement; each loop, write and aggregate in it opens
+  // phases of its own.
+  BodyWalker(*this, phase, executions).walk(s);
+}
+
+void GraphBuilder::nestedForIn(const ForInStmt& f, int phase, double executions) {
+  const Owner outer = owner_;
+  owner_ = static_cast<const Stmt*>(&f);
+  if (phase < 0) {
+    beginPhase("for loop at " + at(f.loc), f.loc);
+    forIn(f, base_, executions);
+    endPhase();
+  } else {
+    forIn(f, phase, executions); // a loop inside a loop runs in the outer loop's phase
   }
-  default: return;
+  owner_ = outer;
+}
+
+void GraphBuilder::nestedWrite(const WriteStmt& w, int phase, double executions) {
+  const Owner outer = owner_;
+  owner_ = static_cast<const Stmt*>(&w);
+  const bool own = phase < 0;
+  if (own) beginPhase(std::string(w.text ? "write_text" : "write") + " to \"" + w.path.text() + "\"", w.loc);
+  Flow in = pipeline(*w.pipeline, own ? base_ : phase, executions);
+  add(w.text ? Node::WriteText : Node::WriteFile, (w.text ? "write_text \"" : "write \"") + w.path.text() + "\"",
+      w.loc, in.phase, plan_.nodes[in.node].elements, w.pipeline->elementType, {in.node}, &w);
+  if (own) endPhase();
+  owner_ = outer;
+}
+
+void GraphBuilder::methodCall(const MethodCallExpr& m, int phase, double executions) {
+  const Symbol* s = m.container;
+  if (!s || !m.methodId) return;
+  if (*m.methodId == ast::Method::Push) {
+    int where = phase;
+    if (where < 0) where = ownPhase(s->name + ".push at " + at(m.loc), m.loc);
+    if (s->kind == Symbol::Queue && queueOf_.count(s)) {
+      Node& q = plan_.nodes[queueOf_[s]];
+      q.elements += executions;
+      q.livePhases.push_back(where);
+    } else if (s->kind == Symbol::Vector) {
+      auto key = std::make_pair(s, where);
+      auto it = pushNode_.find(key);
+      if (it == pushNode_.end()) {
+        int id = add(Node::VectorPush, s->name + ".push", m.loc, where, 0, s->type, {}, s);
+        it = pushNode_.emplace(key, id).first;
+      }
+      plan_.nodes[it->second].elements += executions;
+      vectorSize_[s].first += executions;
+    }
+  } else if (s->kind == Symbol::Queue && queueOf_.count(s)) {
+    plan_.nodes[queueOf_[s]].livePhases.push_back(
+        phase >= 0 ? phase : ownPhase(s->name + "." + m.method + " at " + at(m.loc), m.loc));
   }
 }
 
-void GraphBuilder::expression(const Expr& e, int phase, double executions, const Stmt* topLevel) {
-  if (auto* m = e.as<MethodCallExpr>()) {
-    auto* n = m->object->as<NameExpr>();
-    const Symbol* s = n ? n->symbol : nullptr;
-    if (s && m->method == "push") {
-      int where = phase;
-      if (where < 0) where = ownPhase(s->name + ".push at " + at(m->loc), m->loc);
-      if (s->kind == Symbol::Queue && queueOf_.count(s)) {
-        Node& q = plan_.nodes[queueOf_[s]];
-        q.elements += executions;
-        q.livePhases.push_back(where);
-      } else if (s->kind == Symbol::Vector) {
-        auto key = std::make_pair(s, where);
-        auto it = pushNode_.find(key);
-        if (it == pushNode_.end()) {
-          int id = add(Node::VectorPush, s->name + ".push", m->loc, where, 0, s->type, {}, m);
-          it = pushNode_.emplace(key, id).first;
-        }
-        plan_.nodes[it->second].elements += executions;
-        vectorSize_[s].first += executions;
-      }
-    } else if (s && s->kind == Symbol::Queue && queueOf_.count(s)) {
-      plan_.nodes[queueOf_[s]].livePhases.push_back(phase >= 0 ? phase : ownPhase(s->name + "." + m->method + " at " + at(m->loc), m->loc));
-    }
-    for (const ExprPtr& a : m->args) expression(*a, phase, executions, topLevel);
-    return;
-  }
-  if (auto* c = e.as<CallExpr>()) {
-    bool aggregate = c->symbol && c->symbol->kind == Symbol::Builtin && c->args.size() == 1 &&
-                     (c->args[0]->as<PipelineArgExpr>() ||
-                      (c->args[0]->as<NameExpr>() && c->args[0]->as<NameExpr>()->symbol &&
-                       (c->args[0]->as<NameExpr>()->symbol->kind == Symbol::Stream ||
-                        c->args[0]->as<NameExpr>()->symbol->kind == Symbol::Vector)));
-    if (!aggregate) {
-      for (const ExprPtr& a : c->args) expression(*a, phase, executions, topLevel);
-      return;
-    }
-    bool own = phase < 0;
-    const void* outer = owner_;
-    owner_ = c; // an aggregate's pipeline is generated where the call is
-    if (own) beginPhase(c->callee.str() + " at " + at(c->loc), c->loc);
-    int start = own ? base_ : phase;
-    Flow in;
-    if (auto* p = c->args[0]->as<PipelineArgExpr>()) in = pipeline(*p->pipeline, start, executions);
-    else in = named(*c->args[0]->as<NameExpr>()->symbol, start, executions, c->args[0]->loc);
-    add(Node::Aggregate, c->callee.str(), c->loc, in.phase, plan_.nodes[in.node].elements, c->args[0]->type,
-        {in.node}, c);
-    owner_ = outer;
-    if (own) endPhase();
-    return;
-  }
-  if (auto* b = e.as<BinaryExpr>()) {
-    expression(*b->lhs, phase, executions, topLevel);
-    expression(*b->rhs, phase, executions, topLevel);
-  } else if (auto* u = e.as<UnaryExpr>()) {
-    expression(*u->operand, phase, executions, topLevel);
-  } else if (auto* ca = e.as<CastExpr>()) {
-    expression(*ca->operand, phase, executions, topLevel);
-  } else if (auto* r = e.as<RecordInitExpr>()) {
-    for (const FieldInit& f : r->fields) expression(*f.value, phase, executions, topLevel);
-  }
+void GraphBuilder::aggregate(const CallExpr& c, int phase, double executions) {
+  bool own = phase < 0;
+  const Owner outer = owner_;
+  owner_ = &c; // an aggregate's pipeline is generated where the call is
+  if (own) beginPhase(c.callee.str() + " at " + at(c.loc), c.loc);
+  int start = own ? base_ : phase;
+  Flow in;
+  if (auto* p = c.args[0]->as<PipelineArgExpr>()) in = pipeline(*p->pipeline, start, executions);
+  else in = named(*c.args[0]->as<NameExpr>()->symbol, start, executions, c.args[0]->loc);
+  plan_.aggregateNode[&c] = add(Node::Aggregate, c.callee.str(), c.loc, in.phase, plan_.nodes[in.node].elements,
+                                c.args[0]->type, {in.node}, &c);
+  owner_ = outer;
+  if (own) endPhase();
 }
 
 int GraphBuilder::ownPhase(const std::string& label, SourceLoc loc) {
@@ -382,9 +363,8 @@ int GraphBuilder::ownPhase(const std::string& label, SourceLoc loc) {
 GraphBuilder::Flow GraphBuilder::named(const Symbol& s, int phase, double multiplier, SourceLoc useLoc) {
   if (s.kind == Symbol::Vector) {
     auto size = vectorSize_[&s];
-    int n = add(Node::ScanVector, "scan " + s.name, useLoc, phase, size.first * multiplier, s.type, {}, nullptr);
+    int n = add(Node::ScanVector, "scan " + s.name, useLoc, phase, size.first * multiplier, s.type, {}, &s);
     plan_.nodes[n].counted = !size.second;
-    plan_.nodes[n].symbol = &s;
     return {n, phase};
   }
   auto built = builtStream_.find(&s);
@@ -396,29 +376,26 @@ GraphBuilder::Flow GraphBuilder::named(const Symbol& s, int phase, double multip
   const Node& src = plan_.nodes[built->second.flow.node];
   if (built->second.owner == owner_) {
     // A second reader of the same pipeline: both run together, the stream is branched.
-    int b = add(Node::Branch, "branch " + s.name, useLoc, phase, src.elements, s.type, {built->second.flow.node},
-                nullptr);
+    int b = add(Node::Branch, "branch " + s.name, useLoc, phase, src.elements, s.type, {built->second.flow.node}, &s);
     return {b, std::max(phase, built->second.flow.phase)};
   }
   // A reader that runs later (another statement, another aggregate): the first run
   // writes the stream out as it goes, and every later reader reads it back.
   if (!materialized_.count(&s)) {
-    const void* current = owner_;
+    const Owner current = owner_;
     owner_ = built->second.owner;
     materialized_[&s] = add(Node::Materialize, "materialize " + s.name, s.loc, built->second.flow.phase,
-                            src.elements, s.type, {built->second.flow.node}, nullptr);
-    plan_.nodes[materialized_[&s]].symbol = &s;
+                            src.elements, s.type, {built->second.flow.node}, &s);
     owner_ = current;
   }
   int r = add(Node::Reread, "reread " + s.name, useLoc, phase, plan_.nodes[materialized_[&s]].elements * multiplier,
-              s.type, {materialized_[&s]}, nullptr);
+              s.type, {materialized_[&s]}, &s);
   return {r, phase};
 }
 
 GraphBuilder::Flow GraphBuilder::pipeline(const Pipeline& p, int phase, double multiplier) {
   Flow f = source(*p.source, phase, multiplier);
   for (const StagePtr& s : p.stages) f = stage(*s, f);
-  plan_.nodeOf[&p] = f.node;
   return f;
 }
 
@@ -427,7 +404,7 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
   case Source::Generate: {
     auto& g = *s.as<GenerateSource>();
     auto n = count(*g.count);
-    int id = add(Node::Generate, "generate", s.loc, phase, n.value_or(0) * multiplier, s.elementType, {}, &s);
+    int id = add(Node::Generate, "generate", s.loc, phase, n.value_or(0) * multiplier, s.elementType, {}, &g);
     if (!n) unknown(id, "the count of generate is not a constant");
     return {id, phase};
   }
@@ -435,7 +412,7 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
     auto& r = *s.as<RangeSource>();
     auto a = count(*r.begin), b = count(*r.end);
     double n = a && b ? std::max(0.0, *b - *a) : 0;
-    int id = add(Node::Range, "range", s.loc, phase, n * multiplier, s.elementType, {}, &s);
+    int id = add(Node::Range, "range", s.loc, phase, n * multiplier, s.elementType, {}, &r);
     if (!a || !b) unknown(id, "the bounds of range are not constants");
     return {id, phase};
   }
@@ -444,15 +421,13 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
     auto& r = *s.as<ReadSource>();
     double n = r.estimate ? r.estimate->value : 0;
     int id = add(r.text ? Node::ReadText : Node::ReadFile, (r.text ? "read_text \"" : "read \"") + r.path.text() + "\"",
-                 s.loc, phase, n * multiplier, s.elementType, {}, &s);
+                 s.loc, phase, n * multiplier, s.elementType, {}, &r);
     if (!r.estimate) unknown(id, "no element count: write read(…) as T ~ COUNT");
     return {id, phase};
   }
   case Source::Scan: {
     auto& sc = *s.as<ScanSource>();
-    Flow f = named(*sc.symbol, phase, multiplier, sc.loc);
-    plan_.nodeOf[&s] = f.node;
-    return f;
+    return named(*sc.symbol, phase, multiplier, sc.loc);
   }
   case Source::Merge: {
     auto& m = *s.as<MergeSource>();
@@ -465,14 +440,12 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
       out = std::max(out, f.phase);
       n += plan_.nodes[f.node].elements;
     }
-    int id = add(Node::Merge, "merge by " + m.order.str(), s.loc, out, n, s.elementType, inputs, &s);
+    int id = add(Node::Merge, "merge by " + m.order.str(), s.loc, out, n, s.elementType, inputs, &m);
     return {id, out};
   }
   case Source::ExprSrc: {
     auto* n = s.as<ExprSource>()->expr->as<NameExpr>();
-    Flow f = named(*n->symbol, phase, multiplier, n->loc);
-    plan_.nodeOf[&s] = f.node;
-    return f;
+    return named(*n->symbol, phase, multiplier, n->loc);
   }
   }
   return {0, phase};
@@ -483,11 +456,13 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
   double n = input.elements;
   switch (s.kind()) {
   case Stage::Map:
-    return {add(Node::Map, "map " + s.as<MapStage>()->var, s.loc, in.phase, n, s.elementType, {in.node}, &s), in.phase};
+    return {add(Node::Map, "map " + s.as<MapStage>()->var, s.loc, in.phase, n, s.elementType, {in.node},
+                s.as<MapStage>()),
+            in.phase};
   case Stage::Filter: {
     auto& f = *s.as<FilterStage>();
     double sel = f.estimate ? f.estimate->value : 1.0;
-    int id = add(Node::Filter, "filter " + f.var, s.loc, in.phase, n * sel, s.elementType, {in.node}, &s);
+    int id = add(Node::Filter, "filter " + f.var, s.loc, in.phase, n * sel, s.elementType, {in.node}, &f);
     if (!f.estimate) plan_.nodes[id].note = "assumed to pass every element (add ~ FRACTION)";
     return {id, in.phase};
   }
@@ -495,45 +470,41 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
     auto& u = *s.as<UniqueStage>();
     double sel = u.estimate ? u.estimate->value : 1.0;
     return {add(Node::Unique, u.keys.empty() ? "unique" : "unique by keys", s.loc, in.phase, n * sel, s.elementType,
-                {in.node}, &s),
+                {in.node}, &u),
             in.phase};
   }
   case Stage::Take: {
-    auto k = count(*s.as<TakeStage>()->count);
-    int id = add(Node::Take, "take", s.loc, in.phase, k ? std::min(n, *k) : n, s.elementType, {in.node}, &s);
+    auto& t = *s.as<TakeStage>();
+    auto k = count(*t.count);
+    int id = add(Node::Take, "take", s.loc, in.phase, k ? std::min(n, *k) : n, s.elementType, {in.node}, &t);
     return {id, in.phase};
   }
   case Stage::For: {
     auto& f = *s.as<ForStage>();
-    // Each emit site runs at most once per element (unless nested in a loop).
-    int emits = 0;
-    std::function<void(const Stmt&)> countEmits = [&](const Stmt& st) {
-      if (st.as<EmitStmt>()) ++emits;
-      if (auto* i = st.as<IfStmt>()) {
-        for (const StmtPtr& b : i->then) countEmits(*b);
-        if (i->elseBranch) countEmits(*i->elseBranch);
+    // Each emit site runs at most once per element (unless nested in a loop); emits in
+    // the for stages of nested pipelines belong to those.
+    struct EmitCounter : Visitor {
+      int emits = 0;
+      bool visit(const Stmt& st) override {
+        emits += st.as<EmitStmt>() != nullptr;
+        return true;
       }
-      if (auto* w = st.as<WhileStmt>())
-        for (const StmtPtr& b : w->body) countEmits(*b);
-      if (auto* fi = st.as<ForInStmt>())
-        for (const StmtPtr& b : fi->body) countEmits(*b);
-      if (auto* b = st.as<BlockStmt>())
-        for (const StmtPtr& x : b->body) countEmits(*x);
-    };
-    for (const StmtPtr& b : f.body) countEmits(*b);
-    int id = add(Node::ForStage, "for " + f.var, s.loc, in.phase, n * emits, s.elementType, {in.node}, &s);
-    for (const StmtPtr& b : f.body) statements(*b, in.phase, n, false);
+      bool visit(const Pipeline&) override { return false; }
+    } counter;
+    for (const StmtPtr& b : f.body) counter.walk(*b);
+    const int emits = counter.emits;
+    int id = add(Node::ForStage, "for " + f.var, s.loc, in.phase, n * emits, s.elementType, {in.node}, &f);
+    for (const StmtPtr& b : f.body) statements(*b, in.phase, n);
     return {id, in.phase};
   }
   case Stage::Sort: {
     auto& so = *s.as<SortStage>();
     std::string name = "sort by " + (so.order ? so.order->str() : std::string("asc"));
-    int runs = add(Node::SortRuns, name + " (runs)", s.loc, in.phase, n, s.elementType, {in.node}, &s);
-    int merge = add(Node::SortMerge, name + " (merge)", s.loc, in.phase + 1, n, s.elementType, {runs}, nullptr);
+    int runs = add(Node::SortRuns, name + " (runs)", s.loc, in.phase, n, s.elementType, {in.node}, &so);
+    int merge = add(Node::SortMerge, name + " (merge)", s.loc, in.phase + 1, n, s.elementType, {runs}, &so);
     plan_.nodes[runs].partner = merge;
     plan_.nodes[merge].partner = runs;
     plan_.nodes[runs].keyed = plan_.nodes[merge].keyed = so.order && so.order->order && so.order->order->hasRadixKey();
-    plan_.nodeOf[&s] = runs;
     return {merge, in.phase + 1};
   }
   }

@@ -26,13 +26,17 @@ private:
   std::optional<double> count(const ast::Expr& e) const;
 
   int add(Node::Kind kind, std::string name, SourceLoc loc, int phase, double elements, const sema::Type* type,
-          std::vector<int> inputs, const void* ast);
+          std::vector<int> inputs, Payload payload);
   void unknown(int node, const std::string& why);
 
   void topLevel(const ast::Stmt& s);
   void forIn(const ast::ForInStmt& f, int phase, double multiplier);
-  void statements(const ast::Stmt& s, int phase, double executions, bool topLevel);
-  void expression(const ast::Expr& e, int phase, double executions, const ast::Stmt* topLevel);
+  class BodyWalker;
+  void statements(const ast::Stmt& s, int phase, double executions);
+  void nestedForIn(const ast::ForInStmt& f, int phase, double executions);
+  void nestedWrite(const ast::WriteStmt& w, int phase, double executions);
+  void methodCall(const ast::MethodCallExpr& m, int phase, double executions);
+  void aggregate(const ast::CallExpr& c, int phase, double executions);
   Flow pipeline(const ast::Pipeline& p, int phase, double multiplier);
   Flow source(const ast::Source& s, int phase, double multiplier);
   Flow stage(const ast::Stage& s, Flow in);
@@ -51,7 +55,7 @@ private:
   std::map<const sema::Symbol*, sema::ConstValue> values_;
   struct Built {
     Flow flow;
-    const void* owner; // the statement or call whose pipeline ran it first
+    Owner owner; // the statement or call whose pipeline ran it first
   };
   std::map<const sema::Symbol*, Built> builtStream_;
   std::map<const sema::Symbol*, int> materialized_;
@@ -60,7 +64,7 @@ private:
   std::map<std::pair<const sema::Symbol*, int>, int> pushNode_;
 
   int statement_ = 0;
-  const void* owner_ = nullptr;
+  Owner owner_;
   int base_ = 0, maxPhase_ = 0, nextPhase_ = 1;
   std::string label_;
   SourceLoc labelLoc_;

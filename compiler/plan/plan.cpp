@@ -37,9 +37,14 @@ const char* Node::kindName() const {
   return "node";
 }
 
-const Node* Plan::forAst(const void* ast) const {
-  auto it = nodeOf.find(ast);
-  return it == nodeOf.end() ? nullptr : &nodes[it->second];
+const Node* Plan::forDeclaration(const ast::Stmt* decl) const {
+  auto it = declarationNode.find(decl);
+  return it == declarationNode.end() ? nullptr : &nodes[it->second];
+}
+
+const Node* Plan::forAggregate(const ast::CallExpr* call) const {
+  auto it = aggregateNode.find(call);
+  return it == aggregateNode.end() ? nullptr : &nodes[it->second];
 }
 
 std::string formatBytes(double bytes) {

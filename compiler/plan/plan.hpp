@@ -10,11 +10,28 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace flow::plan {
 
+/// What a node stands for, typed by its kind: the AST node or symbol the code generator
+/// needs to generate it (see Node::Kind for which kind holds which).
+using Payload = std::variant<std::monostate, const ast::GenerateSource*, const ast::RangeSource*,
+                             const ast::ReadSource*, const ast::MergeSource*, const ast::MapStage*,
+                             const ast::FilterStage*, const ast::UniqueStage*, const ast::TakeStage*,
+                             const ast::ForStage*, const ast::SortStage*, const ast::WriteStmt*,
+                             const ast::VectorDecl*, const ast::PqDecl*, const ast::CallExpr*,
+                             const ast::ForInStmt*, const sema::Symbol*>;
+
+/// The statement, or the aggregate call inside an expression, whose code runs a node.
+using Owner = std::variant<std::monostate, const ast::Stmt*, const ast::CallExpr*>;
+
 struct Node {
+  // The payload of each kind: Generate, Range, ReadFile/ReadText, Merge, Map, Filter,
+  // Unique, Take, ForStage, SortRuns/SortMerge, WriteFile/WriteText, VectorBuild, Queue,
+  // Aggregate and Loop hold their AST node; ScanVector and VectorPush the vector's symbol,
+  // Branch, Materialize and Reread the stream's.
   enum Kind {
     Generate, Range, ReadFile, ReadText, ScanVector, Merge, Map, Filter, Unique, Take, ForStage,
     SortRuns, SortMerge, Branch, Materialize, Reread, WriteFile, WriteText, VectorBuild, VectorPush,
@@ -33,7 +50,7 @@ struct Node {
   double readBytes = 0, writeBytes = 0;                 // pipelined, as planned
   double materializedRead = 0, materializedWrite = 0;   // if every stream were materialized
   std::vector<int> inputs;
-  const void* ast = nullptr;    // the AST node it comes from (a Stage, Source, Stmt or Pipeline)
+  Payload payload;
   std::string note;             // a caveat shown by explain (e.g. "count unknown: add ~ N")
   // Sorts: the run formation and the merge of one sort point at each other.
   int partner = -1;
@@ -45,10 +62,10 @@ struct Node {
   std::vector<int> livePhases;
   // What made this node, for the code generator: the top-level statement, or the nested
   // loop, write or aggregate call (inside a loop body) whose pipeline it belongs to.
-  const void* owner = nullptr;
-  // Scans, materializations and re-reads: the vector or stream they stand for.
-  const sema::Symbol* symbol = nullptr;
+  Owner owner;
 
+  /// The payload as the type its kind holds (a wrong type is a bug: it throws).
+  template <class T> const T* get() const { return std::get<const T*>(payload); }
   const char* kindName() const;
 };
 
@@ -75,9 +92,11 @@ struct Plan {
   std::vector<Node> nodes;
   std::vector<Phase> phases;
   Totals total, materialized;
-  /// The node planned for an AST node (a stage, a source, a sort, a queue declaration).
-  std::map<const void*, int> nodeOf;
-  const Node* forAst(const void* ast) const;
+  /// The nodes of vector and queue declarations, and of aggregate calls.
+  std::map<const ast::Stmt*, int> declarationNode;
+  std::map<const ast::CallExpr*, int> aggregateNode;
+  const Node* forDeclaration(const ast::Stmt* decl) const;
+  const Node* forAggregate(const ast::CallExpr* call) const;
 };
 
 struct PlanOptions {

@@ -8,6 +8,10 @@
 namespace flow::sema {
 
 using namespace flow::ast;
+using ast::Builtin;
+using ast::BuiltinInfo;
+using ast::Method;
+using ast::MethodInfo;
 
 namespace {
 const std::set<std::string> kArithmetic = {"+", "-", "*", "/", "%"};
@@ -16,8 +20,6 @@ const std::set<std::string> kShift = {"<<", ">>"};
 const std::set<std::string> kEquality = {"==", "!="};
 const std::set<std::string> kRelational = {"<", "<=", ">", ">="};
 const std::set<std::string> kLogical = {"&&", "||"};
-const std::set<std::string> kAggregates = {"count", "sum"};
-const std::set<std::string> kBuiltins = {"min", "max", "abs", "hash", "rand", "bor", "count", "sum"};
 
 std::string plural(size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 } // namespace
@@ -379,41 +381,44 @@ const Type* Checker::checkMethod(MethodCallExpr& e) {
   name->symbol = s;
   name->type = s->type;
   bool queue = s->kind == Symbol::Queue;
-  struct Method {
-    const char* name;
-    size_t args;
-    const Type* result;
-  };
+  e.container = s;
   const Type* element = s->type;
   const Type* u64 = out_.types.scalar(Type::U64);
   const Type* boolean = out_.types.scalar(Type::Bool);
   const Type* none = out_.types.scalar(Type::Void);
-  std::vector<Method> methods = queue ? std::vector<Method>{{"push", 1, none}, {"top", 0, element}, {"pop", 0, none},
-                                                           {"empty", 0, boolean}, {"size", 0, u64}}
-                                      : std::vector<Method>{{"push", 1, none}, {"back", 0, element},
-                                                            {"empty", 0, boolean}, {"size", 0, u64}};
-  for (const Method& m : methods) {
-    if (e.method != m.name) continue;
-    if (e.args.size() != m.args) {
-      error(e.methodLoc, "'" + e.method + "' takes " + plural(m.args, "argument") + ", but " +
+  std::vector<const MethodInfo*> methods; // of this kind of container
+  for (const MethodInfo& m : ast::methods())
+    if (queue ? m.ofQueue : m.ofVector) methods.push_back(&m);
+  for (const MethodInfo* m : methods) {
+    if (e.method != m->name) continue;
+    if (e.args.size() != m->args) {
+      error(e.methodLoc, "'" + e.method + "' takes " + plural(m->args, "argument") + ", but " +
                              std::to_string(e.args.size()) + (e.args.size() == 1 ? " was" : " were") + " given");
       return out_.types.error();
     }
-    if (m.args == 1) {
+    if (m->args == 1) {
       if (element->isError()) return out_.types.error();
       check(*e.args[0], element);
       if (!convert(*e.args[0], element, "in '" + s->name + "." + e.method + "'")) return out_.types.error();
     }
-    if (lambdaDepth_ > 0 && m.result == none) {
+    if (lambdaDepth_ > 0 && m->changes) {
       error(e.methodLoc, "'" + s->name + "." + e.method + "()' changes the " + s->kindName() +
                              "; map and filter must not change anything (use a 'for' stage)");
       return out_.types.error();
     }
-    return m.result;
+    e.methodId = m->id;
+    switch (m->id) {
+    case Method::Top:
+    case Method::Back: return element;
+    case Method::Empty: return boolean;
+    case Method::Size: return u64;
+    case Method::Push:
+    case Method::Pop: return none;
+    }
   }
   std::string list;
   for (size_t i = 0; i < methods.size(); ++i)
-    list += std::string(i ? (i + 1 == methods.size() ? " and " : ", ") : "") + methods[i].name;
+    list += std::string(i ? (i + 1 == methods.size() ? " and " : ", ") : "") + methods[i]->name;
   error(e.methodLoc, std::string(queue ? "priority queue '" : "vector '") + s->name + "' has no method '" + e.method +
                          "'; its methods are " + list);
   return out_.types.error();
@@ -438,8 +443,8 @@ const Type* Checker::checkAggregate(CallExpr& e) {
   }
   arg.type = element;
   if (!element || element->isError()) return out_.types.error();
-  if (name == "count") return out_.types.scalar(Type::U64);
-  if (name == "sum") {
+  if (e.builtin == Builtin::Count) return out_.types.scalar(Type::U64);
+  if (e.builtin == Builtin::Sum) {
     if (!element->isNumeric()) {
       error(arg.loc, "'sum' adds numbers; this stream holds " + element->name());
       return out_.types.error();
@@ -463,27 +468,35 @@ const Type* Checker::checkCall(CallExpr& e, const Type* expected) {
     return out_.types.error();
   }
   if (!s) {
-    std::vector<std::string> names(kBuiltins.begin(), kBuiltins.end());
+    std::vector<std::string> names;
+    for (const BuiltinInfo& b : ast::builtins()) names.push_back(b.name);
     error(e.loc, "unknown function '" + name + "'" + suggest(name, names) +
                      " (imported C++ functions are called as cpp::name(…))");
     return out_.types.error();
   }
   e.symbol = s;
+  const BuiltinInfo& builtin = info(*findBuiltin(name));
+  e.builtin = builtin.id;
   const Type* u64 = out_.types.scalar(Type::U64);
-  bool pipelineArg = e.args.size() == 1 && (e.args[0]->as<PipelineArgExpr>() ||
-                                            (e.args[0]->as<NameExpr>() && lookup(e.args[0]->as<NameExpr>()->name.str()) &&
-                                             (lookup(e.args[0]->as<NameExpr>()->name.str())->kind == Symbol::Stream ||
-                                              lookup(e.args[0]->as<NameExpr>()->name.str())->kind == Symbol::Vector)));
-  if (kAggregates.count(name) || ((name == "min" || name == "max") && pipelineArg)) {
+  auto* argName = e.args.size() == 1 ? e.args[0]->as<NameExpr>() : nullptr;
+  const Symbol* argSymbol = argName && argName->name.parts.size() == 1 ? lookup(argName->name.str()) : nullptr;
+  bool streamArg = e.args.size() == 1 && (e.args[0]->as<PipelineArgExpr>() ||
+                                          (argSymbol && (argSymbol->kind == Symbol::Stream ||
+                                                         argSymbol->kind == Symbol::Vector)));
+  if (builtin.stream == 1 || (builtin.stream == 2 && streamArg)) {
     if (!argumentCount(e, 1, 1)) return out_.types.error();
     if (lambdaDepth_ > 0) {
       error(e.loc, "'" + name + "' reads a whole stream, which a map or filter cannot do per element");
       return out_.types.error();
     }
+    e.aggregate = true;
     return checkAggregate(e);
   }
-  if (name == "rand") {
-    if (!argumentCount(e, 0, 1)) return out_.types.error();
+  if (builtin.stream == 2) // min and max of two values
+    if (!argumentCount(e, 2, 2)) return out_.types.error();
+  if (!argumentCount(e, builtin.minArgs, builtin.maxArgs)) return out_.types.error();
+  switch (builtin.id) {
+  case Builtin::Rand:
     if (e.args.size() == 1) {
       const Type* t = check(*e.args[0], u64);
       if (t->isError() || !convert(*e.args[0], u64, "as the bound of rand")) return out_.types.error();
@@ -493,15 +506,11 @@ const Type* Checker::checkCall(CallExpr& e, const Type* expected) {
       }
     }
     return u64;
-  }
-  if (name == "hash") {
-    if (!argumentCount(e, 1, 1)) return out_.types.error();
+  case Builtin::Hash:
     if (check(*e.args[0])->isError()) return out_.types.error();
     finalize(*e.args[0]);
     return u64;
-  }
-  if (name == "abs") {
-    if (!argumentCount(e, 1, 1)) return out_.types.error();
+  case Builtin::Abs: {
     const Type* t = check(*e.args[0], expected);
     if (t->isError()) return t;
     if (!t->isNumeric()) {
@@ -510,22 +519,29 @@ const Type* Checker::checkCall(CallExpr& e, const Type* expected) {
     }
     return t;
   }
-  // min, max, bor: two operands of one type.
-  if (!argumentCount(e, 2, 2)) return out_.types.error();
-  const Type* a = check(*e.args[0], expected);
-  const Type* b = check(*e.args[1], expected);
-  if (a->isError() || b->isError()) return out_.types.error();
-  const Type* t = unify(*e.args[0], *e.args[1], name, e.loc);
-  if (!t) return out_.types.error();
-  if (name == "bor" && !t->isInteger()) {
-    error(e.loc, "'bor' needs integers, not " + t->name());
-    return out_.types.error();
+  case Builtin::Min:
+  case Builtin::Max:
+  case Builtin::Bor: {
+    // Two operands of one type.
+    const Type* a = check(*e.args[0], expected);
+    const Type* b = check(*e.args[1], expected);
+    if (a->isError() || b->isError()) return out_.types.error();
+    const Type* t = unify(*e.args[0], *e.args[1], name, e.loc);
+    if (!t) return out_.types.error();
+    if (builtin.id == Builtin::Bor && !t->isInteger()) {
+      error(e.loc, "'bor' needs integers, not " + t->name());
+      return out_.types.error();
+    }
+    if (builtin.id != Builtin::Bor && !t->isOrderable()) {
+      error(e.loc, "'" + name + "' needs values with an order, not " + t->name());
+      return out_.types.error();
+    }
+    return t;
   }
-  if (name != "bor" && !t->isOrderable()) {
-    error(e.loc, "'" + name + "' needs values with an order, not " + t->name());
-    return out_.types.error();
+  case Builtin::Count:
+  case Builtin::Sum: break; // aggregates, above
   }
-  return t;
+  return out_.types.error();
 }
 
 const Type* Checker::checkCppCall(CallExpr& e) {

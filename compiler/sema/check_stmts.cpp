@@ -8,8 +8,6 @@ namespace flow::sema {
 using namespace flow::ast;
 
 namespace {
-const char* kBuiltinNames[] = {"min", "max", "abs", "hash", "rand", "bor", "count", "sum"};
-
 size_t editDistance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -30,9 +28,9 @@ Checker::Checker(Program& program, CheckedProgram& out, DiagnosticEngine& diags,
     : program_(program), out_(out), diags_(diags), file_(program.file), options_(options) {
   out_.ast = &program;
   pushScope();
-  for (const char* name : kBuiltinNames) {
-    Symbol s{Symbol::Builtin, name, {}};
-    scopes_.back()[name] = &out_.symbols.emplace_back(std::move(s));
+  for (const ast::BuiltinInfo& b : ast::builtins()) {
+    Symbol s{Symbol::Builtin, b.name, {}};
+    scopes_.back()[b.name] = &out_.symbols.emplace_back(std::move(s));
   }
   // The script's own names live in a scope of their own, so `var sum` or `let count`
   // shadow the builtins instead of clashing with them.
@@ -335,9 +333,12 @@ void Checker::checkStmt(Stmt& s) {
       check(*e.value);
       return;
     }
-    StageContext& stage = stages_.back();
-    const Type* t = check(*e.value, stage.emitted);
+    // By index: checking the value may check a pipeline with for stages of its own,
+    // which grows stages_ and moves its elements.
+    const size_t current = stages_.size() - 1;
+    const Type* t = check(*e.value, stages_[current].emitted);
     if (t->isError()) return;
+    StageContext& stage = stages_[current];
     if (!stage.emitted) {
       t = finalize(*e.value);
       if (t->kind == Type::Void || t->kind == Type::String) {

@@ -159,16 +159,16 @@ struct Evaluator {
 
   std::optional<ConstValue> call(const ast::CallExpr& c) {
     const std::string name = c.callee.str();
-    bool builtin = c.symbol && c.symbol->kind == Symbol::Builtin;
-    if (!builtin || c.args.size() > 2) return fail("'" + name + "' is computed when the program runs");
-    if ((name == "min" || name == "max") && c.args.size() == 2) {
+    if (!c.builtin || c.aggregate) return fail("'" + name + "' is computed when the program runs");
+    const ast::Builtin fn = *c.builtin;
+    if ((fn == ast::Builtin::Min || fn == ast::Builtin::Max) && c.args.size() == 2) {
       auto a = eval(*c.args[0]), b = eval(*c.args[1]);
       if (!a || !b) return std::nullopt;
       bool aLess = a->asDouble() < b->asDouble();
       if (a->kind == ConstValue::Int && b->kind == ConstValue::Int) aLess = a->i < b->i;
-      return (name == "min") == aLess ? a : b;
+      return (fn == ast::Builtin::Min) == aLess ? a : b;
     }
-    if (name == "abs" && c.args.size() == 1) {
+    if (fn == ast::Builtin::Abs && c.args.size() == 1) {
       auto a = eval(*c.args[0]);
       if (!a) return a;
       if (a->kind == ConstValue::Float) return ConstValue::floating(std::fabs(a->f));

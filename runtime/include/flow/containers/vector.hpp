@@ -36,6 +36,7 @@ public:
   /// vector cannot be changed or randomly accessed while a reader exists.
   class reader {
   public:
+    using value_type = T;
     bool empty() const noexcept { return in_.empty(); }
     const T& operator*() const noexcept { return *in_; }
     const T* operator->() const noexcept { return &*in_; }

@@ -49,6 +49,7 @@ template <class T> class file_reader {
   static_assert(std::is_trivially_copyable_v<T>, "files hold raw bytes of T");
 
 public:
+  using value_type = T;
   /// Opens `path`; throws open_error, or file_format_error when its size is not a
   /// multiple of sizeof(T). Uses at most `memory_bytes` of buffers (at least
   /// lcm(sizeof(T), 4096)). Starts reading ahead at once.

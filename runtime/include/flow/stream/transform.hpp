@@ -1,5 +1,7 @@
 #pragma once
 // Per-element nodes: map, filter, unique, take, tee. Each inlines into its consumer's loop.
+// unique and take keep their rule in a small object (first_of_group, take_count) that
+// generated programs also use when they push elements instead of pulling them.
 //
 //   auto m = flow::stream::map(in, [](const Edge& e) { return e.src; });
 //   auto f = flow::stream::filter(in, [](const Edge& e) { return e.src != e.dst; });
@@ -7,7 +9,9 @@
 //   auto v = flow::stream::unique(sorted, [](const Edge& e) { return e.src; }); // by key
 //   auto t = flow::stream::take(in, 10);
 //   auto x = flow::stream::tee(in, other_sorter);  // passes in through, pushes a copy
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <span>
 #include <tuple>
@@ -73,84 +77,118 @@ template <class In, class Pred> filter_node<In, Pred> filter(In&& in, Pred pred)
   return filter_node<In, Pred>(std::forward<In>(in), std::move(pred));
 }
 
-/// The first element of every group of adjacent equal elements. "Equal" is `eq(a, b)`
-/// for a binary predicate, `key(a) == key(b)` for a unary key function, or a == b.
-template <class In, class Same> class unique_node {
-public:
-  using value_type = value_t<In>;
-
-  unique_node(In&& in, Same same) : in_(std::forward<In>(in)), same_(std::move(same)) {
-    if (!in_.empty()) {
-      current_ = *in_;
-      has_ = true;
-      ++in_;
-    }
+/// Equality of whole elements: == where the type has it, else the bytes (imported C++
+/// records are trivially copyable but may have no ==).
+struct same_value {
+  template <class T> bool operator()(const T& a, const T& b) const {
+    if constexpr (requires { a == b; }) return a == b;
+    else return std::memcmp(&a, &b, sizeof(T)) == 0;
   }
-  bool empty() const noexcept { return !has_; }
-  const value_type& operator*() const noexcept { return current_; }
-  const value_type* operator->() const noexcept { return &current_; }
-  unique_node& operator++() {
-    while (!in_.empty() && equal(current_, *in_)) ++in_;
-    if (in_.empty()) {
-      has_ = false;
-    } else {
-      current_ = *in_;
-      ++in_;
-    }
-    return *this;
+};
+
+/// The rule of unique, one element at a time: admit(x) is true when x starts a new group
+/// of adjacent equal elements, i.e. differs from the last admitted one. "Equal" is
+/// `same(a, b)` for a binary predicate, `same(a) == same(b)` for a unary key function.
+/// unique_node pulls through it; generated programs push elements through it.
+template <class T, class Same = same_value> class first_of_group {
+public:
+  explicit first_of_group(Same same = Same{}) : same_(std::move(same)) {}
+  bool admit(const T& x) {
+    if (has_ && equal(last_, x)) return false;
+    last_ = x;
+    has_ = true;
+    return true;
   }
 
 private:
-  bool equal(const value_type& a, const value_type& b) const {
-    if constexpr (std::is_invocable_r_v<bool, const Same&, const value_type&, const value_type&>) {
+  bool equal(const T& a, const T& b) const {
+    if constexpr (std::is_invocable_r_v<bool, const Same&, const T&, const T&>) {
       return same_(a, b);
     } else {
       return same_(a) == same_(b);
     }
   }
-  input_storage<In> in_;
   Same same_;
-  value_type current_{};
+  T last_{};
   bool has_ = false;
 };
 
+/// The first element of every group of adjacent equal elements (see first_of_group).
+template <class In, class Same> class unique_node {
+public:
+  using value_type = value_t<In>;
+
+  unique_node(In&& in, Same same) : in_(std::forward<In>(in)), first_(std::move(same)) { skip(); }
+  bool empty() const { return in_.empty(); }
+  decltype(auto) operator*() const { return *in_; }
+  unique_node& operator++() {
+    ++in_;
+    skip();
+    return *this;
+  }
+
+private:
+  void skip() {
+    while (!in_.empty() && !first_.admit(*in_)) ++in_;
+  }
+  input_storage<In> in_;
+  first_of_group<value_type, Same> first_;
+};
+
 template <class In> auto unique(In&& in) {
-  return unique_node<In, std::equal_to<>>(std::forward<In>(in), std::equal_to<>{});
+  return unique_node<In, same_value>(std::forward<In>(in), same_value{});
 }
 /// `same` is a binary equality predicate or a unary key function.
 template <class In, class Same> unique_node<In, Same> unique(In&& in, Same same) {
   return unique_node<In, Same>(std::forward<In>(in), std::move(same));
 }
 
-/// The first n elements of the input.
+/// The rule of take, one element at a time: admit() is true for the first n calls.
+class take_count {
+public:
+  explicit take_count(std::uint64_t n) : left_(n) {}
+  bool admit() {
+    if (left_ == 0) return false;
+    --left_;
+    return true;
+  }
+  bool done() const { return left_ == 0; }
+  std::uint64_t left() const { return left_; }
+  void skip(std::uint64_t n) { left_ -= n; }
+
+private:
+  std::uint64_t left_;
+};
+
+/// The first n elements of the input (see take_count).
 template <class In> class take_node {
 public:
   using value_type = value_t<In>;
 
   take_node(In&& in, std::uint64_t n) : in_(std::forward<In>(in)), left_(n) {}
-  bool empty() const { return left_ == 0 || in_.empty(); }
+  bool empty() const { return left_.done() || in_.empty(); }
   decltype(auto) operator*() const { return *in_; }
   take_node& operator++() {
-    --left_;
-    if (left_ > 0) ++in_; // never pulls past the n-th element
+    left_.admit();
+    if (!left_.done()) ++in_; // never pulls past the n-th element
     return *this;
   }
   auto batch() const
     requires batch_node<std::remove_cvref_t<In>>
   {
     auto b = in_.batch();
-    return b.first(static_cast<std::size_t>(std::min<std::uint64_t>(b.size(), left_)));
+    return b.first(static_cast<std::size_t>(std::min<std::uint64_t>(b.size(), left_.left())));
   }
   void advance(std::size_t n)
     requires batch_node<std::remove_cvref_t<In>>
   {
-    left_ -= n;
-    if (left_ > 0) in_.advance(n);
+    left_.skip(n);
+    if (!left_.done()) in_.advance(n);
   }
 
 private:
   input_storage<In> in_;
-  std::uint64_t left_;
+  take_count left_;
 };
 
 template <class In> take_node<In> take(In&& in, std::uint64_t n) {

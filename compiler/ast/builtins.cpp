@@ -1,0 +1,35 @@
+#include "ast/builtins.hpp"
+
+#include <array>
+
+namespace flow::ast {
+
+namespace {
+constexpr BuiltinInfo kBuiltins[] = {
+#define BUILTIN(Id, name, minArgs, maxArgs, stream) {Builtin::Id, name, minArgs, maxArgs, stream},
+#include "ast/builtins.def"
+};
+constexpr MethodInfo kMethods[] = {
+#define METHOD(Id, name, args, queue, vector, changes) {Method::Id, name, args, queue, vector, changes},
+#include "ast/builtins.def"
+};
+} // namespace
+
+const BuiltinInfo& info(Builtin b) { return kBuiltins[static_cast<int>(b)]; }
+const MethodInfo& info(Method m) { return kMethods[static_cast<int>(m)]; }
+std::span<const BuiltinInfo> builtins() { return kBuiltins; }
+std::span<const MethodInfo> methods() { return kMethods; }
+
+std::optional<Builtin> findBuiltin(std::string_view name) {
+  for (const BuiltinInfo& b : kBuiltins)
+    if (name == b.name) return b.id;
+  return std::nullopt;
+}
+
+std::optional<Method> findMethod(std::string_view name) {
+  for (const MethodInfo& m : kMethods)
+    if (name == m.name) return m.id;
+  return std::nullopt;
+}
+
+} // namespace flow::ast

@@ -1,0 +1,102 @@
+#pragma once
+// Text files of records, one element per line, fields separated by white space. The
+// compiler generates each record's `Fields` (how to read and write its scalars).
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "flow/script/values.hpp"
+
+namespace flow::script {
+
+/// Reads the next whitespace-separated scalar of a text file into `x`.
+template <class T> bool read_scalar(std::istream& in, T& x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    std::string w;
+    if (!(in >> w)) return false;
+    if (w == "true" || w == "1") x = true;
+    else if (w == "false" || w == "0") x = false;
+    else in.setstate(std::ios::failbit);
+    return static_cast<bool>(in);
+  } else if constexpr (std::is_integral_v<T> && sizeof(T) == 1) {
+    int v;
+    if (!(in >> v)) return false;
+    if (v < std::numeric_limits<T>::lowest() || v > std::numeric_limits<T>::max()) {
+      in.setstate(std::ios::failbit);
+      return false;
+    }
+    x = static_cast<T>(v);
+    return true;
+  } else {
+    return static_cast<bool>(in >> x);
+  }
+}
+
+template <class T> void write_scalar(std::ostream& out, const T& x) { out << show(x); }
+
+/// A text file of elements, one per line; `Fields` reads and writes an element's scalars
+/// (the compiler generates it from the record's fields). A line that does not parse is
+/// an error naming the file and the line.
+template <class T, class Fields> class text_reader {
+public:
+  using value_type = T;
+  explicit text_reader(const std::string& path) : path_(path), in_(path) {
+    if (!in_) throw std::runtime_error("cannot open '" + path + "' for reading");
+    next();
+  }
+  bool empty() const { return done_; }
+  const T& operator*() const { return current_; }
+  text_reader& operator++() {
+    next();
+    return *this;
+  }
+
+private:
+  void next() {
+    std::string line;
+    while (std::getline(in_, line)) {
+      ++line_;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue; // blank lines
+      std::istringstream fields(line);
+      if (!Fields::read(fields, current_)) {
+        throw std::runtime_error(path_ + ":" + std::to_string(line_) + ": cannot read a value from '" + line + "'");
+      }
+      std::string rest;
+      if (fields >> rest)
+        throw std::runtime_error(path_ + ":" + std::to_string(line_) + ": more values than the type has: '" + line + "'");
+      return;
+    }
+    if (in_.bad()) throw std::runtime_error("cannot read '" + path_ + "'");
+    done_ = true;
+  }
+
+  std::string path_;
+  std::ifstream in_;
+  T current_{};
+  std::uint64_t line_ = 0;
+  bool done_ = false;
+};
+
+template <class T, class Fields> class text_writer {
+public:
+  explicit text_writer(const std::string& path) : path_(path), out_(path) {
+    if (!out_) throw std::runtime_error("cannot open '" + path + "' for writing");
+  }
+  void push(const T& x) {
+    Fields::write(out_, x);
+    out_ << '\n';
+  }
+  void finish() {
+    out_.flush();
+    if (!out_) throw std::runtime_error("cannot write '" + path_ + "' (is the disk full?)");
+  }
+
+private:
+  std::string path_;
+  std::ofstream out_;
+};
+
+} // namespace flow::script

@@ -1,0 +1,73 @@
+#pragma once
+// Values in generated programs: checked array indexing, filled arrays, hash and print.
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "flow/script/error.hpp"
+
+namespace flow::script {
+
+/// a[i] with the index checked.
+template <class T, std::size_t N> const T& index(const std::array<T, N>& a, std::uint64_t i, const char* where) {
+  if (i >= N) fail(where, "index " + std::to_string(i) + " is out of range for an array of " + std::to_string(N));
+  return a[i];
+}
+template <class T, std::size_t N> T& index(std::array<T, N>& a, std::uint64_t i, const char* where) {
+  if (i >= N) fail(where, "index " + std::to_string(i) + " is out of range for an array of " + std::to_string(N));
+  return a[i];
+}
+
+/// [value; N]
+template <class T, std::size_t N> std::array<T, N> filled(const T& value) {
+  std::array<T, N> a;
+  a.fill(value);
+  return a;
+}
+
+/// hash(x): a 64-bit hash of the value's bytes (wyhash-style mixing of 8-byte words).
+inline std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+template <class T> std::uint64_t hash(const T& value) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ sizeof(T);
+  std::size_t i = 0;
+  for (; i + 8 <= sizeof(T); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, bytes + i, 8);
+    h = mix(h ^ w);
+  }
+  if (i < sizeof(T)) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, bytes + i, sizeof(T) - i);
+    h = mix(h ^ w);
+  }
+  return h;
+}
+
+/// How print shows a value: integers in decimal (u8 and i8 too), bools as true/false,
+/// floats in the shortest form that reads back to the same value.
+template <class T> std::string show(const T& x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return x ? "true" : "false";
+  } else if constexpr (std::is_integral_v<T>) {
+    return std::to_string(+x);
+  } else {
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, x);
+    return std::string(buf, r.ptr);
+  }
+}
+
+} // namespace flow::script
