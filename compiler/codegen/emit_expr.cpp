@@ -79,7 +79,7 @@ std::string Generator::expr(const Expr& e) {
   }
   case Expr::Field: {
     auto& f = *e.as<FieldExpr>();
-    return expr(*f.object) + "." + mangle(f.field);
+    return expr(*f.object) + "." + fieldName(f.object->type, f.field);
   }
   case Expr::Index: {
     auto& i = *e.as<IndexExpr>();
@@ -162,7 +162,8 @@ std::string Generator::method(const MethodCallExpr& e) {
   switch (*e.methodId) {
   case ast::Method::Push:
     return object + (e.container->kind == Symbol::Queue ? ".push(" : ".push_back(") + expr(*e.args[0]) + ")";
-  case ast::Method::Top: return object + ".top()";
+  case ast::Method::Top:
+    return e.type->kind == Type::Bool ? "static_cast<bool>(" + object + ".top())" : object + ".top()";
   case ast::Method::Pop: return object + ".pop()";
   case ast::Method::Back: return object + ".back()";
   case ast::Method::Empty: return object + ".empty()";
@@ -185,14 +186,14 @@ std::string Generator::recordInit(const RecordInitExpr& e) {
   };
   if (inOrder) {
     std::string items;
-    for (const FieldInit& f : e.fields) items += (items.empty() ? "" : ", ") + ("." + mangle(f.field) + " = " + expr(*f.value));
+    for (const FieldInit& f : e.fields) items += (items.empty() ? "" : ", ") + ("." + fieldName(e.Expr::type, f.field) + " = " + expr(*f.value));
     return T + "{" + items + "}";
   }
   std::string body = "[&] { ";
   for (const FieldInit& f : e.fields) body += "const auto fl_" + f.field + " = " + expr(*f.value) + "; ";
   std::string items;
   for (const sema::FieldInfo& f : r->fields)
-    if (valueOf(f.name)) items += (items.empty() ? "" : ", ") + ("." + mangle(f.name) + " = fl_" + f.name);
+    if (valueOf(f.name)) items += (items.empty() ? "" : ", ") + ("." + fieldName(e.Expr::type, f.name) + " = fl_" + f.name);
   return body + "return " + T + "{" + items + "}; }()";
 }
 

@@ -83,13 +83,10 @@ void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
       line("bool " + var(n, "any") + " = false;");
     }
   }
-  // A materialized stream outlives this statement: later ones read it back.
-  for (int id : nodes) {
-    const Node& n = plan_.nodes[id];
-    if (n.kind == Node::Materialize)
-      line("flow::containers::vector<" + type(n.get<Symbol>()->type) + ", " + std::to_string(plan_.blockBytes) + "> " +
-           var(n, "mat") + "(" + memoryOf(n) + ");");
-  }
+  // A materialized stream (declared at the start of the program) is written anew each
+  // time this statement runs.
+  for (int id : nodes)
+    if (plan_.nodes[id].kind == Node::Materialize) line(var(plan_.nodes[id], "mat") + ".clear();");
   // Everything else (readers, sorters, writers) ends with the statement, so a vector's
   // scan ends before the next statement reads or changes it.
   line("{");
@@ -147,10 +144,12 @@ void Generator::emitSegment(const std::vector<int>& nodes, int segment, const st
     line("auto " + var(n, "emit") + " = [&](const " + type(n.get<ForStage>()->elementType) + "& " +
          var(n, "v") + ") {");
     {
+      // The downstream's own emits (in a loop body there) belong to an enclosing for
+      // stage, so this lambda is not an emit target while its body is generated.
       Indent in(*this);
-      emitTargets_.push_back(var(n, "emit"));
+      ++lambdaDepth_;
       consume(n, var(n, "v"), inSegment);
-      emitTargets_.pop_back();
+      --lambdaDepth_;
     }
     line("};");
   }
@@ -232,7 +231,7 @@ void Generator::stopChecks(const std::vector<std::string>& stops) {
   // A `break` in a loop body inside a for stage's lambda sets its flag.
   for (const std::string& s : stops) line("if (" + s + ") break;");
   // Progress of the phase (--progress, and the elements column of --stats): a counter.
-  if (loops_.empty() && emitTargets_.empty()) line("fl_program.advance();");
+  if (atTopLevel()) line("fl_program.advance();");
 }
 
 std::string Generator::quote(const std::string& text) {
@@ -252,12 +251,12 @@ std::string Generator::quote(const std::string& text) {
   return q + "\"";
 }
 
-std::string Generator::keyPath(const Expr& key) const {
-  if (auto* nm = key.as<NameExpr>()) return "." + mangle(nm->name.str());
-  if (auto* f = key.as<FieldExpr>()) return keyPath(*f->object) + "." + mangle(f->field);
+std::string Generator::keyPath(const Expr& key, const Type* element) const {
+  if (auto* nm = key.as<NameExpr>()) return "." + fieldName(element, nm->name.str());
+  if (auto* f = key.as<FieldExpr>()) return keyPath(*f->object, element) + "." + fieldName(f->object->type, f->field);
   if (auto* i = key.as<IndexExpr>()) {
     auto v = sema::evaluate(*i->index, [](const Symbol*) { return std::nullopt; });
-    return keyPath(*i->object) + "[" + (v ? v->str() : "0") + "]";
+    return keyPath(*i->object, element) + "[" + (v ? v->str() : "0") + "]";
   }
   return "";
 }
@@ -327,7 +326,7 @@ void Generator::declareNode(const Node& n, const std::map<int, int>& segmentOf, 
     }
     std::string same;
     for (const ExprPtr& k : u.keys) {
-      std::string path = keyPath(*k);
+      std::string path = keyPath(*k, u.elementType);
       same += (same.empty() ? "" : " && ") + std::string("a") + path + " == b" + path;
     }
     line("auto " + var(n, "same") + " = [](const " + T + "& a, const " + T + "& b) { return " + same + "; };");
@@ -453,7 +452,9 @@ void Generator::emitNode(const Node& n, const std::string& in, const std::set<in
     {
       Indent x(*this);
       line("const auto& " + name(f.varSymbol) + " = " + in + ";");
-      bool inLambda = !emitTargets_.empty();
+      // Its body is in a lambda when its pipeline has a for stage: `break` then sets the
+      // flag its source loop tests, and `continue` returns.
+      bool inLambda = downstreamOfForStage(n, inSegment);
       std::string stop = inLambda ? var(n, "stop") : "";
       loops_.push_back({inLambda, stop});
       emitStatements(f.body);

@@ -49,7 +49,7 @@ void Generator::hoistAggregates(const Expr& e) {
   for (const CallExpr* c : aggregatesIn(e)) {
     const Node* n = plan_.forAggregate(c);
     if (!n || aggregateVars_.count(c)) continue;
-    emitOwner(c, loops_.empty() && emitTargets_.empty());
+    emitOwner(c, atTopLevel());
     aggregateVars_[c] = aggregateVar(*n);
   }
 }
@@ -61,14 +61,27 @@ void Generator::emitStatements(const std::vector<StmtPtr>& body) {
 }
 
 void Generator::emitStatement(const Stmt& s) {
-  bool topLevel = loops_.empty() && emitTargets_.empty();
+  bool topLevel = atTopLevel();
   switch (s.kind()) {
   case Stmt::Let:
   case Stmt::Var: {
     auto& l = *s.as<LetStmt>();
     hoistAggregates(*l.init);
-    line(std::string(l.isVar ? "" : "const ") + type(l.symbol->type) + " " + name(l.symbol) + " = " + expr(*l.init) +
-         ";");
+    const std::string T = type(l.symbol->type), constness = l.isVar ? "" : "const ";
+    if (l.symbol->type->size() <= kLargestStackValue) {
+      line(constness + T + " " + name(l.symbol) + " = " + expr(*l.init) + ";");
+      return;
+    }
+    // A large value (an array of millions) lives on the heap, built in place: the stack
+    // of a thread holds a few MiB.
+    const std::string box = "fl_heap_" + name(l.symbol);
+    if (auto* repeat = l.init->as<ArrayRepeatExpr>()) {
+      line("const auto " + box + " = std::make_unique<" + T + ">();");
+      line(box + "->fill(" + expr(*repeat->value) + ");");
+    } else {
+      line("const auto " + box + " = std::make_unique<" + T + ">(" + expr(*l.init) + ");");
+    }
+    line(constness + T + "& " + name(l.symbol) + " = *" + box + ";");
     return;
   }
   case Stmt::Assign: {
@@ -205,7 +218,8 @@ void Generator::emitTopLevel(const Stmt& s) {
     line("");
     line("// pq " + d.name + ": " + d.symbol->type->name() + ", smallest first by " + d.order.str() + "; " +
          plan::formatCount(static_cast<double>(items)) + " pushes estimated");
-    line("flow::containers::priority_queue<" + type(d.symbol->type) + ", " + orderType(d.order.order) + ", " + B + "> " +
+    line("flow::containers::priority_queue<" + queueElement(d.symbol->type) + ", " + orderType(d.order.order) + ", " +
+         B + "> " +
          name(d.symbol) + "(" + (planned ? memoryOf(*q) : std::to_string(16 * plan_.blockBytes) + "ULL") + ", " +
          (planned ? "static_cast<uint64_t>(fl_nodes[" + std::to_string(q->id) + "].elements)"
                   : std::to_string(items) + "ULL") +
@@ -417,6 +431,12 @@ std::string Generator::run() {
   indent_ = 2;
   // the planner's block size (its I/O model assumes it) and the --threads of the run
   line("const flow::algo::sort_options fl_sort_options{.block_bytes = fl_program.block(), .threads = fl_program.threads()};");
+  // Materialized streams outlive the statement that writes them: the statements that
+  // read them back may be anywhere after it, in other blocks.
+  for (const Node& n : plan_.nodes)
+    if (n.kind == Node::Materialize)
+      line("flow::containers::vector<" + type(n.get<Symbol>()->type) + ", " + blockBytes() + "> " + var(n, "mat") + "(" +
+           memoryOf(n) + "); // stream " + n.get<Symbol>()->name + ", written once, read back later");
   for (const StmtPtr& s : program_.ast->items) emitStatement(*s);
   std::string body = out_.str();
   std::swap(out_, header);
@@ -443,6 +463,7 @@ std::string Generator::run() {
   line("#include <cstdint>");
   line("#include <iostream>");
   line("#include <limits>");
+  line("#include <memory>");
   line("#include <vector>");
   line("");
   line("namespace fl_script {");

@@ -9,18 +9,6 @@ namespace flow::codegen {
 using namespace flow::sema;
 
 namespace {
-const std::set<std::string> kCppKeywords = {
-    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "case", "catch", "char",
-    "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
-    "constinit", "const_cast", "co_await", "co_return", "co_yield", "decltype", "default", "delete", "do",
-    "double", "dynamic_cast", "enum", "explicit", "export", "extern", "float", "friend", "goto", "inline", "int",
-    "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
-    "private", "protected", "public", "register", "reinterpret_cast", "requires", "return", "short", "signed",
-    "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
-    "throw", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
-    "wchar_t", "xor", "xor_eq", "main", "std", "flow", "script", "errno", "assert", "NULL", "EOF", "stdin",
-    "stdout", "stderr"};
-
 /// Bits a key contributes to a radix key, or 0 if the type has no unsigned image.
 unsigned keyBits(const Type* t) {
   if (t->kind == Type::Bool) return 8;
@@ -30,10 +18,13 @@ unsigned keyBits(const Type* t) {
 } // namespace
 
 std::string Generator::mangle(const std::string& scriptName) {
-  // Script names never collide with C++ keywords or the generated helpers (which start
-  // with fl_): such names get a trailing underscore.
-  if (kCppKeywords.count(scriptName) || scriptName.rfind("fl_", 0) == 0) return scriptName + "_";
-  return scriptName;
+  // One rule for every name the script declares (values, streams, containers, records,
+  // fields, orders, loop variables): `s_` before it. Names the compiler introduces start
+  // with `fl_`, the runtime is in namespace flow, imported C++ names are written with
+  // their full qualification. So no script name can meet a C++ keyword, a type such as
+  // uint64_t, a macro of the C library (which start with `_`, an upper-case letter, or
+  // are words such as errno or linux) or a name of the generated code.
+  return "s_" + scriptName;
 }
 
 std::string Generator::name(const Symbol* s) {
@@ -55,6 +46,14 @@ std::string Generator::type(const Type* t) const {
   if (t->kind == Type::Array) return "std::array<" + type(t->element) + ", " + std::to_string(t->length) + ">";
   if (t->kind == Type::Record) return t->record->imported ? t->record->cppName : mangle(t->record->name);
   return t->cppName();
+}
+
+std::string Generator::fieldName(const Type* record, const std::string& field) {
+  return record->record->imported ? field : mangle(field);
+}
+
+std::string Generator::queueElement(const Type* t) const {
+  return t->kind == Type::Bool ? "flow::script::stored_bool" : type(t);
 }
 
 std::string Generator::where(SourceLoc loc) const {
@@ -130,8 +129,17 @@ void Generator::emitOrder(const OrderInfo& o, const std::string& n) {
   if (o.kind == OrderInfo::Keys) {
     for (const OrderKeyInfo& k : o.keys) {
       std::string path;
-      for (const OrderKeyInfo::Step& st : k.path)
-        path += st.field.empty() ? "[" + std::to_string(st.index) + "]" : "." + mangle(st.field);
+      const Type* at = o.type; // the type the next step goes into
+      for (const OrderKeyInfo::Step& st : k.path) {
+        if (st.field.empty()) {
+          path += "[" + std::to_string(st.index) + "]";
+          at = at->element;
+          continue;
+        }
+        path += "." + fieldName(at, st.field);
+        for (const FieldInfo& f : at->record->fields)
+          if (f.name == st.field) at = f.type;
+      }
       keys.push_back({path, k.type, k.descending});
     }
     std::string text;
@@ -249,7 +257,7 @@ void Generator::emitTextFields() {
     std::vector<std::string> paths;
     std::function<void(const Type*, const std::string&)> walk = [&](const Type* x, const std::string& path) {
       if (x->kind == Type::Record) {
-        for (const FieldInfo& f : x->record->fields) walk(f.type, path + "." + mangle(f.name));
+        for (const FieldInfo& f : x->record->fields) walk(f.type, path + "." + fieldName(x, f.name));
       } else if (x->kind == Type::Array) {
         for (uint64_t i = 0; i < x->length; ++i) walk(x->element, path + "[" + std::to_string(i) + "]");
       } else {

@@ -21,7 +21,14 @@ private:
   // ---- names and types (emit_types.cpp)
   std::string name(const sema::Symbol* s);
   static std::string mangle(const std::string& scriptName);
+  /// A field as C++ names it: mangled in Flow's records, as declared in imported ones.
+  static std::string fieldName(const sema::Type* record, const std::string& field);
   std::string type(const sema::Type* t) const;
+  /// A queue's element type: bool is stored as flow::script::stored_bool, since the
+  /// queue keeps elements in std::vector (whose bool specialization holds bits).
+  std::string queueElement(const sema::Type* t) const;
+  /// Values larger than this (bytes) are put on the heap, not the stack.
+  static constexpr uint64_t kLargestStackValue = 64 << 10;
   std::string orderType(const sema::OrderInfo* o);
   std::string where(SourceLoc loc) const; // a C++ string literal "file:line:col"
   void emitRecords();
@@ -58,7 +65,7 @@ private:
   bool downstreamOfForStage(const plan::Node& n, const std::set<int>& inSegment) const;
   void stopChecks(const std::vector<std::string>& stops);
   static std::string quote(const std::string& text); // a C++ string literal
-  std::string keyPath(const ast::Expr& key) const; // ".src", ".e.src", ".key[0]"
+  std::string keyPath(const ast::Expr& key, const sema::Type* element) const; // ".s_src", ".s_key[0]"
 
   std::string memoryOf(const plan::Node& n) const;
   std::string aggregateVar(const plan::Node& n) const; // the variable an aggregate's result is in
@@ -103,6 +110,9 @@ private:
   };
   std::vector<LoopContext> loops_;
   std::vector<std::string> emitTargets_; // the lambda an `emit` calls, innermost last
+  int lambdaDepth_ = 0; // inside the downstream of a for stage (a lambda its emits call)
+  /// Code that runs once per statement: not in a loop body, a for stage or its lambda.
+  bool atTopLevel() const { return loops_.empty() && emitTargets_.empty() && lambdaDepth_ == 0; }
 };
 
 } // namespace flow::codegen

@@ -11,6 +11,15 @@
 
 namespace flow::script {
 
+/// A bool as containers that keep elements in std::vector store it: a byte (vector<bool>
+/// holds bits, which have no address). Converts to and from bool.
+struct stored_bool {
+  bool value = false;
+  stored_bool() = default;
+  stored_bool(bool b) : value(b) {} // NOLINT: implicit, like the bool it stands for
+  operator bool() const { return value; }
+};
+
 /// a[i] with the index checked.
 template <class T, std::size_t N> const T& index(const std::array<T, N>& a, std::uint64_t i, const char* where) {
   if (i >= N) fail(where, "index " + std::to_string(i) + " is out of range for an array of " + std::to_string(N));
