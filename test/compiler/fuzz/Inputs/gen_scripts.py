@@ -599,7 +599,7 @@ class Script:
     # ------------------------------------------------------------------ declarations
     def gen_params(self):
         self.params['n'] = 'u64'
-        self.emit_line(f'param n: u64 = {self.r.randrange(50, 800)};   // elements')
+        self.emit_line(f'param n: u64 = {self.r.randrange(50, 3000)};   // elements')
         for _ in range(self.r.randrange(0, 3)):
             t = self.pick(['u64', 'i32', 'u8', 'i64', 'f64', 'u32'])
             name = self.fresh('p')
@@ -609,7 +609,8 @@ class Script:
     def gen_memory(self):
         if self.chance(0.9):
             self.emit_line(f'memory {self.pick(["16 MiB", "32MiB", "16 MiB", "64 MiB", "33554432"])};')
-        self.emit_line(f'block {self.pick(["64 KiB", "64KiB", "65536"])};')
+        # small blocks let small budgets (build_and_compare.py) send sorts and queues to disk
+        self.emit_line(f'block {self.pick(["4 KiB", "4KiB", "4096", "8 KiB", "64 KiB"])};')
 
     def gen_records(self):
         for _ in range(self.r.randrange(0, 4)):
