@@ -1,11 +1,13 @@
-"""Fuzz-style robustness test of `flowc check`.
+"""Fuzz-style robustness test of `flowc check` and `flowc emit`.
 
 Makes mutants of the example scripts by deleting, duplicating, swapping, replacing and
 inserting tokens and by cutting the file short, then checks them in batches. Every run
 must end with status 0 (clean) or 1 (diagnostics): never a crash, a hang, an internal
-error or a diagnostic without a position. A failing mutant is written out and named.
+error or a diagnostic without a position. The mutants that check accepts are emitted
+too (at most --emit of them, two flowc at a time), with the same demands on emit. A
+failing mutant is written out and named.
 
-Usage: mutate_and_check.py FLOWC EXAMPLES_DIR WORK_DIR [--mutants N] [--seed S]
+Usage: mutate_and_check.py FLOWC EXAMPLES_DIR WORK_DIR [--mutants N] [--seed S] [--emit N]
 """
 import argparse
 import glob
@@ -14,6 +16,7 @@ import random
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\d[\w.]*|\w+|::|=>|<<=|>>=|[-+*/%&^<>=!|]=?|&&|\|\||\S',
                    re.S)
@@ -62,6 +65,17 @@ def run(flowc, files, timeout):
     return subprocess.run([flowc, 'check', *files], capture_output=True, text=True, timeout=timeout)
 
 
+def emit_problem(flowc, path, timeout=20):
+    """Why `flowc emit` of a mutant that check accepted fails, or None."""
+    try:
+        r = subprocess.run([flowc, 'emit', path, '-o', os.devnull], capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 'emit: hang (over %d s)' % timeout
+    why = bad_result(r)
+    return 'emit: ' + why if why else None
+
+
 def bad_result(result):
     if result.returncode not in (0, 1):
         return f'exit status {result.returncode}'
@@ -81,6 +95,7 @@ def main():
     ap.add_argument('--mutants', type=int, default=3000)
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--batch', type=int, default=250)
+    ap.add_argument('--emit', type=int, default=300, help='emit at most this many mutants that pass check')
     args = ap.parse_args()
 
     rng = random.Random(args.seed)
@@ -110,12 +125,30 @@ def main():
                 why = 'hang (over 10 s)'
             if why:
                 failures.append((path, why))
+    # Emit the mutants that check accepts.
+    failed = {f for f, _ in failures}
+    clean_paths = []
+    for b in range(0, len(paths), args.batch):
+        if len(clean_paths) >= args.emit:
+            break
+        for path in paths[b:b + args.batch]:
+            if path in failed or len(clean_paths) >= args.emit:
+                continue
+            try:
+                if run(args.flowc, [path], timeout=10).returncode == 0:
+                    clean_paths.append(path)
+            except subprocess.TimeoutExpired:
+                pass
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for path, why in zip(clean_paths, pool.map(lambda p: emit_problem(args.flowc, p), clean_paths)):
+            if why:
+                failures.append((path, why))
     for path in paths:
         if os.path.exists(path) and not any(path == f for f, _ in failures):
             os.remove(path)
     for path, why in failures:
         print(f'FAIL {path}: {why}')
-    print(f'{len(paths)} mutants checked, {len(failures)} failures')
+    print(f'{len(paths)} mutants checked ({len(clean_paths)} clean ones emitted), {len(failures)} failures')
     sys.exit(1 if failures else 0)
 
 

@@ -1,0 +1,1048 @@
+"""Generates valid, deterministic Flow scripts for fuzzing flowc (docs/language.md).
+
+Usage: gen_scripts.py --seed S --count N --out DIR
+
+Writes DIR/gen00000.flow, ... Each script is valid (flowc check must accept it), runs
+in well under a second on tiny data and is deterministic: the same printed lines and the
+same written files on every run and under every memory budget. For that, orders on
+records name every leaf field (so sorts and queue pops have no ties between different
+elements), floats stay small and never NaN or -0, and min/max only read streams that
+cannot be empty.
+
+The generator is grammar- and type-aware: every expression is built for a wanted type,
+and every name it uses is in scope. One function per construct (the gen_* methods of
+Script); Script.items lists the top-level constructs it draws from.
+"""
+import argparse
+import os
+import random
+
+INTS = ['u8', 'u16', 'u32', 'u64', 'i8', 'i16', 'i32', 'i64']
+FLOATS = ['f32', 'f64']
+SCALARS = ['bool'] + INTS + FLOATS
+NUMS = INTS + FLOATS
+WIDTH = {'u8': 8, 'u16': 16, 'u32': 32, 'u64': 64, 'i8': 8, 'i16': 16, 'i32': 32, 'i64': 64}
+# Names that look like C++ or libc and must not leak into the generated C++ unmangled.
+CPP_NAMES = ['uint64_t', 'uint32_t', 'uint8_t', 'int', 'std', 'main', 'NULL', 'errno', 'linux',
+             'unix', 'assert', 'size_t', 'string', 'printf', '_Bool', '__x', 'tmp_', 'fl_x', 'fl_out',
+             'int64_t', 'char', 'double', 'float', 'auto', 'class', 'new', 'delete', 'this', 'exit',
+             'abort', 'memcpy', 'stdout', 'EOF', 'true_', 'i_', 'flow', 'boost', 'operator', 'template',
+             'x_', 'count_', 'fl_', 'unsigned', 'signed', 'long', 'short', 'return', 'namespace']
+# Field names may also be Flow keywords.
+# (Reserved words such as `order` or `block` are valid field names too, but an order key
+# cannot name them: see /work/fuzz-findings.md.)
+FIELD_WORDS = ['to', 'in', 'by', 'on',
+               'string', 'int', 'uint64_t', 'main', 'size_t', 'std', 'errno', 'key', 'value', 'a', 'b']
+
+
+PRINT_LABELS = ['v', 'x:', '{{', '}}', '\\t', '\\"', '\\n', '\\\\']
+
+
+def is_int(t):
+    return t in INTS
+
+
+def is_signed(t):
+    return t in INTS and t.startswith('i')
+
+
+def is_float(t):
+    return t in FLOATS
+
+
+def is_arr(t):
+    return isinstance(t, tuple) and t[0] == 'arr'
+
+
+def is_rec(t):
+    return isinstance(t, tuple) and t[0] == 'rec'
+
+
+def tname(t):
+    if is_arr(t):
+        return f'[{tname(t[1])}; {t[2]}]'
+    if is_rec(t):
+        return t[1]
+    return t
+
+
+class Ctx:
+    """What an expression may use: readable names with types, and where it is."""
+
+    def __init__(self, names=None, agg=True, braces=True, stage=False, loop=False, rand=False):
+        self.names = dict(names or {})   # name -> type
+        self.agg = agg                   # aggregates allowed
+        self.braces = braces             # braces allowed (not inside print interpolation)
+        self.stage = stage               # inside a for stage (emit allowed)
+        self.loop = loop                 # inside a loop (break/continue allowed)
+        self.rand = rand                 # rand() allowed (generate bodies only, keeps order fixed)
+        self.mutable = set()
+
+    def child(self, **kw):
+        c = Ctx(self.names, self.agg, self.braces, self.stage, self.loop, self.rand)
+        c.mutable = set(self.mutable)
+        for k, v in kw.items():
+            setattr(c, k, v)
+        return c
+
+
+# Switches that leave constructs out (build_and_compare.py --avoid), to look past known bugs.
+AVOIDABLE = {
+    'cppnames': 'names that look like C++ or libc',
+    'aggpos': 'aggregates inside array literals, index expressions and other expressions',
+    'mergemix': 'merge inputs that are files, vectors or named streams (only sorting pipelines)',
+    'stagefor': 'for-in loops, break and aggregates inside for stages',
+    'pqbool': 'pq of bool',
+    'forchain': 'for stages after for stages',
+}
+
+
+class Script:
+    def __init__(self, rng, avoid=()):
+        self.r = rng
+        self.avoid = set(avoid)
+        self.lines = []
+        self.used = set()
+        self.counter = 0
+        self.records = {}         # name -> list of (field, type)
+        self.orders = {}          # record name -> list of order names
+        self.params = {}          # name -> type
+        self.globals = {}         # let/var name -> type
+        self.mutable = set()
+        self.vectors = {}         # name -> dict(type, nonempty, sorted) (materialized, fixed)
+        self.pushvecs = {}        # name -> type (vector v: T, filled by push)
+        self.streams = {}         # name -> dict(type, nonempty, sorted)
+        self.files = []           # (path, type, sorted) binary files written
+        self.texts = []           # (path, type, sorted) text files written
+        self.queues = {}
+        self.indent = 0
+
+    # ------------------------------------------------------------------ helpers
+    def emit_line(self, s):
+        self.lines.append('    ' * self.indent + s)
+
+    def fresh(self, prefix='v'):
+        if self.r.random() < 0.35 and 'cppnames' not in self.avoid:
+            pool = [n for n in CPP_NAMES if n not in self.used]
+            if pool:
+                n = self.r.choice(pool)
+                self.used.add(n)
+                return n
+        self.counter += 1
+        n = f'{prefix}{self.counter}'
+        if self.r.random() < 0.15:
+            n += '_'
+        self.used.add(n)
+        return n
+
+    def pick(self, seq):
+        return self.r.choice(list(seq))
+
+    def chance(self, p):
+        return self.r.random() < p
+
+    def top_ctx(self):
+        c = Ctx(dict(self.params), agg=True)
+        c.names.update(self.globals)
+        c.mutable = set(self.mutable)
+        return c
+
+    # ------------------------------------------------------------------ types
+    def scalar_type(self, allow_bool=True, allow_float=True):
+        pool = list(INTS) * 2
+        if allow_float:
+            pool += FLOATS
+        if allow_bool:
+            pool += ['bool']
+        return self.pick(pool)
+
+    def elem_type(self, allow_float=True):
+        """An element type for a stream: a scalar or a record (that has an order)."""
+        if self.records and self.chance(0.35):
+            return ('rec', self.pick(sorted(self.records)))
+        return self.scalar_type(allow_bool=False, allow_float=allow_float)
+
+    def leaves(self, base, t):
+        """(expression, scalar type) for every scalar reachable from base of type t."""
+        if is_rec(t):
+            out = []
+            for f, ft in self.records[t[1]]:
+                out += self.leaves(f'{base}.{f}', ft)
+            return out
+        if is_arr(t):
+            out = []
+            for k in range(t[2]):
+                out += self.leaves(f'{base}[{k}]', t[1])
+            return out
+        return [(base, t)]
+
+    def has_float(self, t):
+        return any(is_float(lt) for _, lt in self.leaves('x', t))
+
+    # ------------------------------------------------------------------ expressions
+    def literal(self, t):
+        if t == 'bool':
+            return self.pick(['true', 'false'])
+        if is_float(t):
+            return self.pick(['0.5', '1.0', '2.25', '3.0', '0.125', '10.0', '1.5e2'])
+        w = WIDTH[t]
+        if is_signed(t):
+            hi = (1 << (w - 1)) - 1
+            v = self.pick([0, 1, 2, 3, 7, 13, 100, hi, hi - 1, self.r.randrange(hi + 1)])
+            v = min(v, hi)
+            if self.chance(0.3) and v:
+                return f'(-{v})'
+            return str(v)
+        hi = (1 << w) - 1
+        v = self.pick([0, 1, 2, 3, 5, 42, 100, hi, self.r.randrange(hi + 1)])
+        v = min(v, hi)
+        if v > 1000 and self.chance(0.3):
+            return hex(v)
+        if v >= 10000 and self.chance(0.3):
+            s = str(v)
+            return s[:-3] + '_' + s[-3:]
+        return str(v)
+
+    def nonzero(self, t, ctx, d):
+        """A divisor of type t that is never zero."""
+        if self.chance(0.5) or not is_int(t):
+            if is_float(t):
+                return self.pick(['2.0', '0.5', '4.0'])
+            if is_signed(t):
+                return self.pick(['3', '7', '(-1)', '(-3)', '2'])
+            return self.pick(['3', '7', '1', '2', '10'])
+        return f'(({self.expr(t, ctx, d + 1)} & 7) + 1)'
+
+    def var_leaf(self, t, ctx):
+        cands = []
+        for n, nt in ctx.names.items():
+            for e, lt in self.leaves(n, nt):
+                if lt == t:
+                    cands.append(e)
+        return self.pick(cands) if cands else None
+
+    def expr(self, t, ctx, d=0):
+        """An expression of exactly scalar type t."""
+        if d > 2 or self.chance(0.25 + 0.2 * d):
+            return self.leaf(t, ctx, d)
+        if t == 'bool':
+            return self.bool_expr(ctx, d)
+        opts = ['arith', 'arith', 'cast', 'leaf', 'call', 'unary', 'index']
+        if ctx.agg and 'aggpos' not in self.avoid:
+            opts += ['agg']
+        k = self.pick(opts)
+        if k == 'arith':
+            return self.arith(t, ctx, d)
+        if k == 'cast':
+            return self.cast(t, ctx, d)
+        if k == 'call':
+            return self.call(t, ctx, d)
+        if k == 'unary':
+            if is_signed(t) or is_float(t):
+                return f'(-{self.typed(self.expr(t, ctx, d + 1), t)})' if is_signed(t) else f'(-({self.expr(t, ctx, d + 1)}) + 0.0)'
+            return f'(~{self.typed(self.expr(t, ctx, d + 1), t)})'
+        if k == 'index':
+            return self.index_expr(t, ctx, d)
+        if k == 'agg':
+            return self.aggregate(t, ctx, d)
+        return self.leaf(t, ctx, d)
+
+    def leaf(self, t, ctx, d=0):
+        if self.chance(0.6):
+            v = self.var_leaf(t, ctx)
+            if v:
+                return v
+        if ctx.rand and is_int(t) and self.chance(0.4):
+            return f'(rand({self.r.randrange(1, 1000)}) as {t})' if t != 'u64' else f'rand({self.r.randrange(1, 1000)})'
+        return self.literal(t)
+
+    def arith(self, t, ctx, d):
+        # The left operand is typed: arithmetic on untyped constants is exact and must
+        # fit (a compile-time error otherwise), typed values wrap around.
+        a = self.typed(self.expr(t, ctx, d + 1), t)
+        if is_float(t):
+            op = self.pick(['+', '-', '*', '/'])
+            if op == '/':
+                return f'({a} / {self.nonzero(t, ctx, d)})'
+            return f'({a} {op} {self.expr(t, ctx, d + 1)})'
+        op = self.pick(['+', '-', '*', '/', '%', '&', '^', '<<', '>>', '<<c', 'bor', '*'])
+        if op in ('/', '%'):
+            return f'({a} {op} {self.nonzero(t, ctx, d)})'
+        if op == '<<c':
+            return f'({a} >> {self.r.randrange(WIDTH[t])})'
+        if op in ('<<', '>>'):
+            if self.chance(0.5):
+                return f'({a} {op} {self.r.randrange(WIDTH[t])})'
+            # a computed shift: at or beyond the width gives 0 (never negative here)
+            n = self.var_leaf(t, ctx)
+            if n is None or ctx.names.get(n.split('.')[0].split('[')[0]) is None:
+                return f'({a} {op} {self.r.randrange(WIDTH[t])})'
+            return f'({a} {op} ({n} & {min(WIDTH[t] * 2 - 1, 127)}))'
+        if op == 'bor':
+            v = self.var_leaf(t, ctx)
+            if v is None:  # bor of constants cannot be folded (a finding): keep a variable in it
+                return f'({a} + {self.expr(t, ctx, d + 1)})'
+            return f'bor({v}, {self.expr(t, ctx, d + 1)})'
+        return f'({a} {op} {self.expr(t, ctx, d + 1)})'
+
+    def cast(self, t, ctx, d):
+        if t == 'bool':
+            return self.bool_expr(ctx, d)
+        src = self.pick(INTS + ['bool'] + ([t] if is_float(t) else FLOATS))
+        if is_float(src) and is_int(t):
+            # a float in range: small non-negative values only
+            return f'((({self.expr("u8", ctx, d + 1)} as {src}) * 0.5) as {t})'
+        if src == 'bool':
+            return f'({self.bool_expr(ctx, d + 1)} as {t})'
+        return f'({self.expr(src, ctx, d + 1)} as {t})'
+
+    def call(self, t, ctx, d):
+        k = self.pick(['min', 'max', 'abs', 'hash'])
+        if k in ('min', 'max'):
+            return f'{k}({self.typed(self.expr(t, ctx, d + 1), t)}, {self.expr(t, ctx, d + 1)})'
+        if k == 'abs' and (is_signed(t) or is_float(t)):
+            inner = self.expr(t, ctx, d + 1)
+            if is_signed(t):
+                return f'abs({self.typed(inner, t)} % 100)'
+            return f'abs({inner})'
+        if k == 'hash' and t == 'u64':
+            return f'hash({self.expr(self.scalar_type(allow_float=False), ctx, d + 1)})'
+        if is_int(t):
+            return f'({self.typed(self.expr(t, ctx, d + 1), t)} + {self.expr(t, ctx, d + 1)})'
+        return self.leaf(t, ctx, d)
+
+    def index_expr(self, t, ctx, d):
+        n = self.r.randrange(1, 5)
+        elems = [self.expr(t, ctx, d + 1) for _ in range(n)]
+        elems[0] = self.typed(elems[0], t)
+        if self.chance(0.3):
+            arr = f'[{self.typed(self.expr(t, ctx, d + 1), t)}; {n}]'
+        else:
+            arr = '[' + ', '.join(elems) + ']'
+        if self.chance(0.5):
+            return f'{arr}[{self.r.randrange(n)}]'
+        return f'{arr}[{self.expr("u64", ctx, d + 1)} % {n}]'
+
+    def bool_expr(self, ctx, d):
+        k = self.pick(['cmp', 'cmp', 'and', 'or', 'not', 'leaf', 'eqb'])
+        if d > 3 or k == 'leaf':
+            return self.leaf('bool', ctx, d)
+        if k == 'cmp':
+            t = self.scalar_type(allow_bool=False)
+            op = self.pick(['==', '!=', '<', '<=', '>', '>='])
+            return f'({self.typed(self.expr(t, ctx, d + 1), t)} {op} {self.expr(t, ctx, d + 1)})'
+        if k == 'eqb':
+            return f'({self.bool_expr(ctx, d + 1)} == {self.bool_expr(ctx, d + 1)})'
+        if k == 'not':
+            return f'(!{self.bool_expr(ctx, d + 1)})'
+        op = '&&' if k == 'and' else '||'
+        return f'({self.bool_expr(ctx, d + 1)} {op} {self.bool_expr(ctx, d + 1)})'
+
+    # ------------------------------------------------------------------ aggregates
+    def small_pipeline(self, ctx, t=None, nonempty=False):
+        """A cheap pipeline (a few elements) usable anywhere, optionally of element type t."""
+        n = self.r.randrange(1, 6)
+        src = f'range(0, {n})'
+        et = 'u64'
+        stages = []
+        inner = ctx.child(agg=False)
+        if self.vectors and ctx.agg and not ctx.stage and self.chance(0.3):
+            cand = [v for v, info in self.vectors.items() if (t is None or info['type'] == t)
+                    and (info['nonempty'] or not nonempty)]
+            if cand:
+                v = self.pick(cand)
+                return (self.pick([v, f'scan({v})']), self.vectors[v]['type'])
+        if ctx.braces and self.chance(0.2):
+            x = self.fresh('g')
+            src = f'generate({n}) {{ {self.expr("u64", inner.child(names={**inner.names, "i": "u64"}), 2)} }}'
+        if self.chance(0.3):
+            x = self.fresh('a')
+            stages.append(f'map {x} => ({x} * 3 + 1)')
+        if not nonempty and self.chance(0.2):
+            x = self.fresh('a')
+            stages.append(f'filter {x} => {x} % 2 == 0')
+        if ctx.braces and not nonempty and self.chance(0.15) and 'stagefor' not in self.avoid:
+            x = self.fresh('a')
+            stages.append(f'for {x} {{ emit {x}; if {x} > 1 {{ emit {x} + 1; }} }}')
+        if t is not None and t != et:
+            x = self.fresh('a')
+            c = inner.child()
+            c.names[x] = et
+            stages.append(f'map {x} => {self.cast_from(x, et, t)}')
+            et = t
+        return (' | '.join([src] + stages), et)
+
+    def cast_from(self, x, src, t):
+        if t == 'bool':
+            return f'({x} % 2 == 0)'
+        if is_float(t):
+            return f'({x} as {t})'
+        return f'({x} as {t})'
+
+    def aggregate(self, t, ctx, d):
+        if t == 'u64' and self.chance(0.5):
+            p, _ = self.small_pipeline(ctx)
+            return f'count({p})'
+        if t in ('u64', 'i64', 'f64') and self.chance(0.5):
+            src = {'u64': 'u32', 'i64': 'i16', 'f64': 'f32'}[t]
+            p, _ = self.small_pipeline(ctx, self.pick([t, src]))
+            return f'sum({p})'
+        if t == 'bool':
+            return self.leaf(t, ctx, d)
+        p, _ = self.small_pipeline(ctx, t, nonempty=True)
+        return f'{self.pick(["min", "max"])}({p})'
+
+    # ------------------------------------------------------------------ values of any type
+    def typed(self, e, t):
+        """e with its type fixed by a cast: for positions without a type context."""
+        return f'({e} as {t})' if t != 'bool' else e
+
+    def value(self, t, ctx, d=0, free=False):
+        """An expression of any type: scalar, array or record. free: no type context
+        (a generate body, a map or emit value, an untyped let), so scalars get a cast."""
+        if free and not is_arr(t) and not is_rec(t):
+            return self.typed(self.expr(t, ctx, d), t)
+        if is_arr(t):
+            if self.chance(0.4):
+                return f'[{self.value(t[1], ctx, d + 1)}; {t[2]}]'
+            return '[' + ', '.join(self.value(t[1], ctx, d + 1) for _ in range(t[2])) + ']'
+        if is_rec(t):
+            fields = self.records[t[1]]
+            return t[1] + ' { ' + ', '.join(f'{f}: {self.value(ft, ctx, d + 1)}' for f, ft in fields) + ' }'
+        return self.expr(t, ctx, d)
+
+    # ------------------------------------------------------------------ pipelines
+    def source(self, ctx, t=None, depth=0):
+        """(text, element type, nonempty, sorted_by) of a source."""
+        kinds = ['generate', 'generate', 'range']
+        if any(t is None or info['type'] == t for info in self.vectors.values()):
+            kinds += ['vector', 'scan']
+        if any(t is None or info['type'] == t for info in self.streams.values()):
+            kinds += ['stream', 'stream']
+        if any(t is None or ft == t for _, ft, _ in self.files):
+            kinds += ['read']
+        if any(t is None or ft == t for _, ft, _ in self.texts):
+            kinds += ['read_text']
+        if depth == 0 and (self.orders or t is None or not is_rec(t)):
+            kinds += ['merge']
+        k = self.pick(kinds)
+        if k == 'range' and t not in (None, 'u64'):
+            k = 'generate'
+        if k == 'generate':
+            t = t or self.elem_type()
+            n = self.pick(['n' if 'n' in self.params else str(self.r.randrange(50, 500)),
+                           str(self.r.randrange(1, 400))] + [p for p, pt in self.params.items() if pt == 'u64'])
+            c = ctx.child(rand=True, agg=False, braces=True)
+            c.names['i'] = 'u64'
+            return (f'generate({n}) {{ {self.value(t, c, 1, free=True)} }}', t, True, None)
+        if k == 'range':
+            a = self.r.randrange(0, 50)
+            b = a + self.r.randrange(1, 600)
+            return (f'range({a}, {b})', 'u64', True, None)
+        if k in ('vector', 'scan'):
+            v = self.pick(n for n, info in self.vectors.items() if t is None or info['type'] == t)
+            info = self.vectors[v]
+            return (v if k == 'vector' else f'scan({v})', info['type'], info['nonempty'], info['sorted'])
+        if k == 'stream':
+            s = self.pick(n for n, info in self.streams.items() if t is None or info['type'] == t)
+            info = self.streams[s]
+            return (s, info['type'], info['nonempty'], info['sorted'])
+        if k in ('read', 'read_text'):
+            files = self.files if k == 'read' else self.texts
+            path, ft, srt = self.pick(f for f in files if t is None or f[1] == t)
+            est = f' ~ {self.r.randrange(1, 1000)}' if self.chance(0.3) else ''
+            return (f'{k}("{path}") as {tname(ft)}{est}', ft, False, srt)
+        return self.merge(ctx, t)
+
+    def order_for(self, t):
+        if is_rec(t):
+            return self.pick(self.orders[t[1]])
+        return self.pick(['asc', 'desc'])
+
+    def sorted_input(self, t, order, ctx):
+        """One merge input sorted by order: a file, vector, named stream or sorting pipeline."""
+        kinds = ['pipeline', 'pipeline']
+        vs = [v for v, info in self.vectors.items() if info['type'] == t and info['sorted'] == order]
+        ss = [s for s, info in self.streams.items() if info['type'] == t and info['sorted'] == order]
+        fs = [f for f in self.files if f[1] == t and f[2] == order]
+        if 'mergemix' not in self.avoid:
+            kinds += ['vector'] * bool(vs) * 2 + ['stream'] * bool(ss) * 2 + ['file'] * bool(fs) * 2
+        k = self.pick(kinds)
+        if k == 'vector':
+            v = self.pick(vs)
+            return self.pick([v, f'scan({v})'])
+        if k == 'stream':
+            return self.pick(ss)
+        if k == 'file':
+            return f'read("{self.pick(fs)[0]}") as {tname(t)}'
+        p, _, _ = self.pipeline(ctx, t, depth=1, allow_sort=False)
+        return f'{p} | {self.sort_stage(t, order)}'
+
+    def sort_stage(self, t, order):
+        if order == 'asc' and self.chance(0.4):
+            return 'sort'
+        return f'sort by {order}'
+
+    def merge(self, ctx, t=None):
+        if t is None:
+            t = self.elem_type()
+        if is_rec(t) and not self.orders.get(t[1]):
+            t = 'u64'
+        order = self.order_for(t)
+        n = self.r.randrange(2, 4)
+        inputs = [self.sorted_input(t, order, ctx) for _ in range(n)]
+        if self.chance(0.2) and 'mergemix' not in self.avoid:
+            inputs.append(inputs[0])  # the same input twice
+        return (f'merge({", ".join(inputs)} by {order})', t, False, order)
+
+    def stage(self, t, ctx, nonempty, allow_sort=True):
+        """(text, new type, nonempty, sorted) of one stage applied to elements of type t."""
+        kinds = ['map', 'filter', 'take', 'for', 'unique']
+        if allow_sort:
+            kinds += ['sort', 'sort']
+        k = self.pick(kinds)
+        x = self.fresh('e')
+        c = ctx.child(agg=False, braces=True)
+        c.names[x] = t
+        if k == 'map':
+            nt = self.elem_type()
+            return (f'map {x} => {self.value(nt, c, 1, free=True)}', nt, nonempty, None)
+        if k == 'filter':
+            est = f' ~ 0.{self.r.randrange(1, 10)}' if self.chance(0.4) else ''
+            return (f'filter {x} => {self.bool_expr(c, 1)}{est}', t, False, None)
+        if k == 'take':
+            return (f'take {self.r.randrange(0, 300)}', t, False, 'keep')
+        if k == 'sort':
+            if is_rec(t):
+                o = self.order_for(t)
+                return (f'sort by {o}', t, nonempty, o)
+            o = self.pick(['asc', 'desc'])
+            return (self.sort_stage(t, o), t, nonempty, o)
+        if k == 'unique':
+            if is_rec(t):
+                fields = self.records[t[1]]
+                keys = [f for f, ft in fields if not is_float(ft) and not is_rec(ft)]
+                if self.has_float(t) or self.chance(0.5):
+                    if not keys:
+                        return (f'take {self.r.randrange(1, 300)}', t, False, 'keep')
+                    ks = self.r.sample(keys, self.r.randrange(1, len(keys) + 1))
+                    return (f'unique ({", ".join(ks)})', t, nonempty, 'keep')
+                return ('unique', t, nonempty, 'keep')
+            if is_float(t):
+                return (f'take {self.r.randrange(1, 300)}', t, False, 'keep')
+            est = f' ~ 0.{self.r.randrange(1, 10)}' if self.chance(0.3) else ''
+            return (f'unique{est}', t, nonempty, 'keep')
+        return self.for_stage(t, x, c)
+
+    def for_stage(self, t, x, c):
+        nt = self.elem_type() if self.chance(0.5) else t
+        c = c.child(stage=True, loop=False)
+        body = self.stage_body(nt, c)
+        return (f'for {x} {{ {body} }}', nt, False, None)
+
+    def stage_body(self, nt, c, depth=0):
+        """Statements of a for stage; at least one emit of type nt on every path taken."""
+        parts = []
+        y = self.fresh('s')
+        c2 = c.child()
+        parts.append(f'let {y} = {self.value(nt, c, 1, free=True)};')
+        c2.names[y] = nt
+        opts = ['if', 'while', 'forin', 'forin_stage', 'emit_agg', 'plain']
+        if 'stagefor' in self.avoid:
+            opts = ['if', 'while', 'plain']
+        for _ in range(self.r.randrange(1, 3)):
+            k = self.pick(opts)
+            if k == 'if':
+                parts.append(f'if {self.bool_expr(c2, 2)} {{ emit {y}; }} else {{ emit {self.value(nt, c2, 2, free=True)}; }}')
+            elif k == 'while':
+                j = self.fresh('j')
+                parts.append(f'var {j}: u32 = 0; while {j} < {self.r.randrange(1, 3)} {{ {j} += 1; '
+                             f'if {j} == 2 {{ continue; }} emit {y}; }}')
+            elif k in ('forin', 'forin_stage'):
+                z = self.fresh('z')
+                p = f'range(0, {self.r.randrange(1, 4)})'
+                if k == 'forin_stage':
+                    w = self.fresh('w')
+                    p += f' | for {w} {{ emit {w} * 2; }}'
+                c3 = c2.child(loop=True)
+                c3.names[z] = 'u64'
+                brk = self.pick(['', f'if {z} == 1 {{ continue; }} ', f'if {z} == 2 {{ break; }} '])
+                parts.append(f'for {z} in {p} {{ {brk}emit {self.value(nt, c3, 2, free=True)}; }}')
+            elif k == 'emit_agg' and not is_rec(nt):
+                parts.append(f'emit {self.aggregate(nt, c2.child(agg=True, braces=True), 2)};')
+            else:
+                parts.append(f'emit {self.value(nt, c2, 2, free=True)};')
+        parts.append(f'emit {y};')
+        return ' '.join(parts)
+
+    def pipeline(self, ctx, t=None, depth=0, allow_sort=True):
+        """(text, element type, sorted_by) of a pipeline; sorted_by is None, 'asc', 'desc' or an order."""
+        src, et, nonempty, srt = self.source(ctx, t, depth)
+        parts = [src]
+        n = self.r.randrange(0, 3 if depth == 0 else 2)
+        for _ in range(n):
+            st, et2, nonempty, s2 = self.stage(et, ctx, nonempty, allow_sort)
+            if et2 != et:
+                srt = None
+            et = et2
+            srt = srt if s2 == 'keep' else s2
+            parts.append(st)
+        if t is not None and et != t:
+            x = self.fresh('e')
+            c = ctx.child(agg=False)
+            c.names[x] = et
+            parts.append(f'map {x} => {self.value(t, c, 1, free=True)}')
+            et, srt = t, None
+        self._last_nonempty = nonempty
+        return (' | '.join(parts), et, srt)
+
+    # ------------------------------------------------------------------ declarations
+    def gen_params(self):
+        self.params['n'] = 'u64'
+        self.emit_line(f'param n: u64 = {self.r.randrange(50, 3000)};   // elements')
+        for _ in range(self.r.randrange(0, 3)):
+            t = self.pick(['u64', 'i32', 'u8', 'i64', 'f64', 'u32'])
+            name = self.fresh('p')
+            self.params[name] = t
+            self.emit_line(f'param {name}: {t} = {self.literal(t)};')
+
+    def gen_memory(self):
+        if self.chance(0.9):
+            self.emit_line(f'memory {self.pick(["16 MiB", "32MiB", "16 MiB", "64 MiB", "33554432"])};')
+        # small blocks let small budgets (build_and_compare.py) send sorts and queues to disk
+        self.emit_line(f'block {self.pick(["4 KiB", "4KiB", "4096", "8 KiB", "64 KiB"])};')
+
+    def gen_records(self):
+        for _ in range(self.r.randrange(0, 4)):
+            name = self.fresh('R')
+            fields = []
+            fnames = set()
+            for _ in range(self.r.randrange(1, 5)):
+                f = self.pick(FIELD_WORDS) if self.chance(0.4) else self.fresh('f')
+                if f in fnames:
+                    continue
+                fnames.add(f)
+                k = self.r.random()
+                if k < 0.15 and self.records:
+                    ft = ('rec', self.pick(sorted(self.records)))
+                elif k < 0.3:
+                    ft = ('arr', self.scalar_type(allow_bool=False, allow_float=False), self.r.randrange(1, 4))
+                else:
+                    ft = self.scalar_type()
+                fields.append((f, ft))
+            self.records[name] = fields
+            self.emit_line(f'record {name} {{ ' + ', '.join(f'{f}: {tname(ft)}' for f, ft in fields) + ' }')
+            self.gen_orders(name)
+
+    def gen_orders(self, rec):
+        """Orders on every leaf field (total: no ties between different elements)."""
+        self.orders[rec] = []
+        for _ in range(self.r.randrange(1, 3)):
+            keys = self.order_keys(('rec', rec), '')
+            self.r.shuffle(keys)
+            name = self.fresh('O')
+            spec = ', '.join(k + self.pick(['', ' asc', ' desc']) for k in keys)
+            self.emit_line(f'order {name} on {rec} = ({spec});')
+            self.orders[rec].append(name)
+
+    def order_keys(self, t, base):
+        if is_rec(t):
+            out = []
+            for f, ft in self.records[t[1]]:
+                out += self.order_keys(ft, f'{base}.{f}' if base else f)
+            return out
+        if is_arr(t):
+            if self.chance(0.5):
+                return [base]
+            return [f'{base}[{k}]' for k in range(t[2])]
+        return [base]
+
+    # ------------------------------------------------------------------ top-level constructs
+    def gen_let(self):
+        t = self.scalar_type() if self.chance(0.8) else self.pick(
+            [('arr', self.scalar_type(allow_bool=False), self.r.randrange(1, 4))] +
+            [('rec', r) for r in self.records])
+        name = self.fresh('x')
+        kw = self.pick(['let', 'var'])
+        typed = f': {tname(t)}' if self.chance(0.7) or not is_arr(t) and t not in ('u64', 'f64', 'bool') else ''
+        if not typed and is_arr(t):
+            typed = f': {tname(t)}'
+        self.emit_line(f'{kw} {name}{typed} = {self.value(t, self.top_ctx(), free=not typed)};')
+        self.globals[name] = t
+        if kw == 'var':
+            self.mutable.add(name)
+        if not is_rec(t) and not is_arr(t):
+            self.emit_line(f'print "{name} = {{{name}}}";')
+
+    def gen_assign(self):
+        cands = [n for n in self.mutable if not is_rec(self.globals[n]) and not is_arr(self.globals[n])]
+        if not cands:
+            return self.gen_let()
+        n = self.pick(cands)
+        t = self.globals[n]
+        ctx = self.top_ctx()
+        ops = ['=']
+        if is_int(t):
+            ops += ['+=', '-=', '*=', '&=', '^=', '/=', '%=', '<<=', '>>=']
+        elif is_float(t):
+            ops += ['+=', '-=', '*=', '/=']
+        op = self.pick(ops)
+        if op in ('/=', '%='):
+            rhs = self.nonzero(t, ctx, 1)
+        elif op in ('<<=', '>>='):
+            rhs = str(self.r.randrange(WIDTH[t]))
+        else:
+            rhs = self.expr(t, ctx, 1)
+        self.emit_line(f'{n} {op} {rhs};')
+        self.emit_line(f'print "{n} now {{{n}}}";')
+
+    def gen_if(self):
+        ctx = self.top_ctx()
+        self.emit_line(f'if {self.bool_expr(ctx, 1)} {{')
+        self.indent += 1
+        self.gen_inner_statements(ctx)
+        self.indent -= 1
+        if self.chance(0.5):
+            self.emit_line(f'}} else if {self.bool_expr(ctx, 1)} {{')
+            self.indent += 1
+            self.gen_inner_statements(ctx)
+            self.indent -= 1
+        if self.chance(0.5):
+            self.emit_line('} else {')
+            self.indent += 1
+            self.gen_inner_statements(ctx)
+            self.indent -= 1
+        self.emit_line('}')
+
+    def gen_inner_statements(self, ctx, loop=False):
+        """Statements inside a block: print, assignment to a global var, local let, nested block."""
+        ctx = ctx.child()
+        for _ in range(self.r.randrange(1, 3)):
+            k = self.pick(['print', 'assign', 'let', 'block'] + (['brk'] if loop else []))
+            if k == 'print':
+                self.gen_print(ctx)
+            elif k == 'assign' and self.mutable:
+                n = self.pick(sorted(self.mutable))
+                t = self.globals[n]
+                if is_int(t) or is_float(t):
+                    self.emit_line(f'{n} += {self.expr(t, ctx, 2)};')
+                else:
+                    self.emit_line(f'{n} = {self.value(t, ctx, 2)};')
+            elif k == 'let':
+                name = self.fresh('l')
+                t = self.scalar_type()
+                self.emit_line(f'let {name}: {t} = {self.expr(t, ctx, 1)};')
+                ctx.names[name] = t
+                self.emit_line(f'print "{name} {{{name}}}";')
+            elif k == 'brk':
+                self.emit_line(f'if {self.bool_expr(ctx, 2)} {{ {self.pick(["break", "continue"])}; }}')
+            else:
+                self.emit_line('{')
+                self.indent += 1
+                self.gen_print(ctx)
+                self.indent -= 1
+                self.emit_line('}')
+
+    def gen_print(self, ctx):
+        c = ctx.child(braces=False)
+        parts = []
+        for _ in range(self.r.randrange(1, 3)):
+            t = self.scalar_type()
+            label = self.pick(PRINT_LABELS)
+            parts.append(label + ' {' + self.expr(t, c, 1) + '}')
+        self.emit_line('print "' + ' '.join(parts) + '";')
+
+    def gen_while(self):
+        k = self.fresh('k')
+        self.emit_line(f'var {k}: u32 = 0;')
+        ctx = self.top_ctx()
+        ctx.names[k] = 'u32'
+        cond = f'{k} < {self.r.randrange(1, 5)}'
+        if self.chance(0.4):
+            cond = f'{k} < count(range(0, {self.r.randrange(1, 5)}))  as u32 && {self.bool_expr(ctx, 2)}'
+            cond = cond.replace('  as u32', ' as u32')
+            cond = f'{k} < 6 && ' + f'({k} as u64) < count(range(0, {self.r.randrange(1, 5)}))'
+        self.emit_line(f'while {cond} {{')
+        self.indent += 1
+        self.emit_line(f'{k} += 1;')
+        self.gen_inner_statements(ctx.child(loop=True), loop=True)
+        self.indent -= 1
+        self.emit_line('}')
+        self.emit_line(f'print "{k} {{{k}}}";')
+
+    def gen_block(self):
+        self.emit_line('{')
+        self.indent += 1
+        self.gen_inner_statements(self.top_ctx())
+        self.indent -= 1
+        self.emit_line('}')
+
+    def checksum(self, p, t):
+        """Statements printing an order-sensitive summary of pipeline p of type t."""
+        ctx = self.top_ctx()
+        leaves = self.leaves('q', t)
+        x = self.fresh('c')
+        acc = self.fresh('h')
+        self.emit_line(f'var {acc}: u64 = 0;')
+        terms = []
+        for e, lt in leaves:
+            e = e.replace('q', x, 1)
+            if lt == 'bool':
+                terms.append(f'({e} as u64)')
+            elif is_float(lt):
+                terms.append(f'(({e} * 4.0) as i64 as u64)')
+            else:
+                terms.append(f'({e} as u64)')
+        mix = ' ^ '.join(terms)
+        self.emit_line(f'for {x} in {p} {{ {acc} = {acc} * 31 + ({mix}); }}')
+        self.emit_line(f'print "{acc} {{{acc}}}";')
+
+    def safe_float(self, t):
+        return t
+
+    def gen_vector(self):
+        p, t, srt = self.pipeline(self.top_ctx())
+        name = self.fresh('vec')
+        self.emit_line(f'vector {name} = {p};')
+        self.vectors[name] = {'type': t, 'nonempty': self._last_nonempty, 'sorted': srt}
+        self.emit_line(f'print "{name} {{{name}.size()}} {{{name}.empty()}}";')
+
+    def gen_stream(self):
+        p, t, srt = self.pipeline(self.top_ctx())
+        name = self.fresh('st')
+        self.emit_line(f'stream {name} = {p};')
+        self.streams[name] = {'type': t, 'nonempty': self._last_nonempty, 'sorted': srt}
+
+    def gen_write(self):
+        p, t, srt = self.pipeline(self.top_ctx())
+        path = f'out{len(self.files)}.bin'
+        self.emit_line(f'write {p} to "{path}";')
+        self.files.append((path, t, srt))
+
+    def text_ok(self, t):
+        if is_rec(t):
+            return all(not is_rec(ft) and not is_arr(ft) for _, ft in self.records[t[1]])
+        return not is_arr(t)
+
+    def gen_write_text(self):
+        p, t, srt = self.pipeline(self.top_ctx())
+        path = f'out{len(self.texts)}.txt'
+        self.emit_line(f'write_text {p} to "{path}";')
+        if self.text_ok(t) and not self.has_float(t):
+            self.texts.append((path, t, srt))
+
+    def gen_for_in(self):
+        ctx = self.top_ctx()
+        p, t, _ = self.pipeline(ctx)
+        x = self.fresh('x')
+        acc = self.fresh('acc')
+        self.emit_line(f'var {acc}: u64 = 0;')
+        self.emit_line(f'for {x} in {p} {{')
+        self.indent += 1
+        c = ctx.child(loop=True)
+        c.names[x] = t
+        c.names[acc] = 'u64'
+        leaves = self.leaves(x, t)
+        e, lt = self.pick(leaves)
+        term = f'({e} as u64)' if lt != 'bool' and not is_float(lt) else (
+            f'({e} as u64)' if lt == 'bool' else f'(({e} * 2.0) as i64 as u64)')
+        self.emit_line(f'{acc} = {acc} * 7 + {term};')
+        if self.chance(0.5):
+            self.emit_line(f'if {acc} % 5 == 0 {{ continue; }}')
+        if self.chance(0.4):
+            self.emit_line(f'if {acc} % 97 == 3 {{ break; }}')
+        if self.chance(0.4):
+            z = self.fresh('z')
+            self.emit_line(f'for {z} in range(0, 3) {{ if {z} == 1 {{ continue; }} {acc} += {z}; if {z} == 2 {{ break; }} }}')
+        if self.chance(0.3):
+            self.gen_inner_statements(c, loop=True)
+        self.indent -= 1
+        self.emit_line('}')
+        self.emit_line(f'print "{acc} {{{acc}}}";')
+
+    def gen_aggregates(self):
+        ctx = self.top_ctx()
+        p, t, _ = self.pipeline(ctx)
+        nonempty = self._last_nonempty
+        self.emit_line(f'print "count {{count({p})}}";' if '{' not in p and '"' not in p else f'let {self.fresh("cnt")} = count({p});')
+        leaves = [(e, lt) for e, lt in self.leaves('y', t) if lt != 'bool']
+        if leaves:
+            e, lt = self.pick(leaves)
+            y = self.fresh('y')
+            e = e.replace('y', y, 1)
+            if is_int(lt) or is_float(lt):
+                s = self.fresh('sm')
+                self.emit_line(f'let {s} = sum({p} | map {y} => {e});')
+                self.emit_line(f'print "{s} {{{s}}}";')
+                if nonempty:
+                    m = self.fresh('mn')
+                    self.emit_line(f'let {m} = {self.pick(["min", "max"])}({p} | map {y} => {e});')
+                    self.emit_line(f'print "{m} {{{m}}}";')
+        self.checksum(p, t)
+
+    def gen_agg_positions(self):
+        """Aggregates in every expression position."""
+        ctx = self.top_ctx().child(braces=False)
+        p, _ = self.small_pipeline(ctx, 'u64')
+        a = self.fresh('ag')
+        k = self.pick(['array', 'repeat', 'index', 'if', 'record', 'method', 'binary', 'unary', 'cast', 'print'])
+        if 'aggpos' in self.avoid:
+            k = self.pick(['if', 'binary', 'print'])
+        if k == 'array':
+            self.emit_line(f'let {a} = [count({p}), 1, sum({p})];')
+            self.emit_line(f'print "{a} {{{a}[0]}} {{{a}[2]}}";')
+        elif k == 'repeat':
+            self.emit_line(f'let {a} = [count({p}); 3];')
+            self.emit_line(f'print "{a} {{{a}[1]}}";')
+        elif k == 'index':
+            self.emit_line(f'let {a} = [5, 6, 7];')
+            self.emit_line(f'let {a}i = {a}[count({p}) % 3];')
+            self.emit_line(f'print "{a} {{{a}i}}";')
+        elif k == 'if':
+            self.emit_line(f'if count({p}) > {self.r.randrange(0, 5)} {{ print "{a} yes"; }} else {{ print "{a} no"; }}')
+        elif k == 'record' and self.records:
+            r = self.pick(sorted(self.records))
+            self.emit_line(f'let {a} = {self.value(("rec", r), ctx)};')
+            self.globals[a] = ('rec', r)
+            for e, lt in self.leaves(a, ('rec', r))[:3]:
+                self.emit_line(f'print "{e} {{{e}}}";')
+        elif k == 'method' and self.pushvecs:
+            v = self.pick(sorted(self.pushvecs))
+            if self.pushvecs[v] == 'u64':
+                self.emit_line(f'{v}.push(count({p}) + {v}.size());')
+                self.emit_line(f'print "{v} {{{v}.back()}}";')
+            else:
+                self.emit_line(f'print "{a} {{count({p}) + {v}.size()}}";')
+        elif k == 'unary':
+            self.emit_line(f'let {a} = -(count({p}) as i64) + ~sum({p}) as i64;')
+            self.emit_line(f'print "{a} {{{a}}}";')
+        elif k == 'cast':
+            self.emit_line(f'let {a} = (max({p}) as u8, min({p}) as f64);'.replace('(max', 'max').replace(' as f64);', ' as f64;').replace(', min', ' + 0; let ' + a + 'b = min'))
+            self.emit_line(f'print "{a} {{{a}}} {{{a}b}}";')
+        elif k == 'print':
+            self.emit_line(f'print "{a} {{count({p})}} {{sum({p}) * 2}}";')
+        else:
+            self.emit_line(f'let {a} = count({p}) * 3 + sum({p}) % 7;')
+            self.emit_line(f'print "{a} {{{a}}}";')
+
+    def gen_pq(self):
+        if self.chance(0.4) and any(self.orders.values()):
+            r = self.pick(sorted(k for k, v in self.orders.items() if v))
+            t = ('rec', r)
+            o = self.pick(self.orders[r])
+        else:
+            t = self.scalar_type(allow_bool='pqbool' not in self.avoid)
+            o = self.pick(['asc', 'desc'])
+        q = self.fresh('q')
+        self.emit_line(f'pq {q}: {tname(t)} order {o};')
+        ctx = self.top_ctx()
+        p, _, _ = self.pipeline(ctx, t)
+        x = self.fresh('x')
+        limit = self.r.randrange(1, 50)
+        acc = self.fresh('pa')
+        self.emit_line(f'var {acc}: u64 = 0;')
+        self.emit_line(f'for {x} in {p} {{')
+        self.emit_line(f'    {q}.push({x});')
+        self.emit_line(f'    if {q}.size() > {limit} {{ {acc} = {acc} * 3 + {self.summ(f"{q}.top()", t)}; {q}.pop(); }}')
+        self.emit_line('}')
+        self.emit_line(f'print "{q} {{{q}.size()}} {{{q}.empty()}} {{{acc}}}";')
+        self.emit_line(f'while !{q}.empty() {{ {acc} = {acc} * 5 + {self.summ(f"{q}.top()", t)}; {q}.pop(); }}')
+        self.emit_line(f'print "{q} {{{acc}}}";')
+
+    def summ(self, e, t):
+        terms = []
+        for le, lt in self.leaves('Q', t):
+            le = le.replace('Q', e, 1)
+            if is_float(lt):
+                terms.append(f'(({le} * 2.0) as i64 as u64)')
+            else:
+                terms.append(f'({le} as u64)')
+        return '(' + ' + '.join(terms) + ')'
+
+    def gen_push_vector(self):
+        t = self.elem_type()
+        v = self.fresh('pv')
+        self.emit_line(f'vector {v}: {tname(t)};')
+        p, _, _ = self.pipeline(self.top_ctx(), t)
+        x = self.fresh('x')
+        self.emit_line(f'for {x} in {p} {{ if {v}.empty() || {v}.size() % 3 == 0 {{ {v}.push({x}); }} }}')
+        self.emit_line(f'if !{v}.empty() {{ let {v}b = {v}.back(); print "{v} {{{v}.size()}} {{{self.summ(v + "b", t)}}}"; }}')
+        self.pushvecs[v] = t
+
+    def gen_merge(self):
+        ctx = self.top_ctx()
+        m, t, _, order = self.merge(ctx)
+        k = self.pick(['write', 'vector', 'count', 'checksum'])
+        if k == 'write':
+            path = f'out{len(self.files)}.bin'
+            self.emit_line(f'write {m} to "{path}";')
+            self.files.append((path, t, order))
+        elif k == 'vector':
+            v = self.fresh('mv')
+            self.emit_line(f'vector {v} = {m};')
+            self.vectors[v] = {'type': t, 'nonempty': False, 'sorted': order}
+            self.emit_line(f'print "{v} {{{v}.size()}}";')
+        elif k == 'count' and '{' not in m and '"' not in m:
+            self.emit_line(f'print "merged {{count({m})}}";')
+        else:
+            self.checksum(m, t)
+
+    def gen_for_stage_chain(self):
+        t = self.elem_type()
+        p, t, _ = self.pipeline(self.top_ctx(), t)
+        x = self.fresh('e')
+        c = self.top_ctx().child(agg=False, stage=True)
+        c.names[x] = t
+        t2 = self.elem_type()
+        body = self.stage_body(t2, c)
+        y = self.fresh('e')
+        c2 = self.top_ctx().child(agg=False, stage=True)
+        c2.names[y] = t2
+        body2 = self.stage_body(t2, c2)
+        s = self.fresh('fs')
+        if 'forchain' in self.avoid:
+            self.emit_line(f'stream {s} = {p}\n  | for {x} {{ {body} }};')
+        else:
+            self.emit_line(f'stream {s} = {p}\n  | for {x} {{ {body} }}\n  | for {y} {{ {body2} }};')
+        self.streams[s] = {'type': t2, 'nonempty': False, 'sorted': None}
+        self.checksum(s, t2)
+
+    def items(self):
+        return [self.gen_let, self.gen_let, self.gen_assign, self.gen_if, self.gen_while, self.gen_block,
+                self.gen_vector, self.gen_vector, self.gen_stream, self.gen_stream, self.gen_write,
+                self.gen_write, self.gen_write_text, self.gen_for_in, self.gen_aggregates,
+                self.gen_aggregates, self.gen_agg_positions, self.gen_agg_positions, self.gen_pq,
+                self.gen_push_vector, self.gen_merge, self.gen_merge, self.gen_for_stage_chain]
+
+    def generate(self):
+        self.emit_line('// generated by gen_scripts.py')
+        self.gen_params()
+        self.gen_memory()
+        self.gen_records()
+        for _ in range(self.r.randrange(6, 14)):
+            self.pick(self.items())()
+        return '\n'.join(self.lines) + '\n'
+
+
+def generate_script(seed, avoid=()):
+    return Script(random.Random(seed), avoid).generate()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--count', type=int, default=100)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--avoid', default='', help='comma-separated: ' + ', '.join(
+        f'{k} ({v})' for k, v in AVOIDABLE.items()))
+    args = ap.parse_args()
+    avoid = {a for a in args.avoid.split(',') if a}
+    assert avoid <= set(AVOIDABLE), f'unknown --avoid: {avoid - set(AVOIDABLE)}'
+    os.makedirs(args.out, exist_ok=True)
+    for k in range(args.count):
+        with open(os.path.join(args.out, f'gen{k:05d}.flow'), 'w') as f:
+            f.write(generate_script(args.seed * 1_000_003 + k, avoid))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Differential test of flowc: generated scripts built and run under two memory budgets.
+
+    test/compiler/fuzz/build_and_compare.py --flowc build/compiler/flowc --count 150 \\
+        --seed 1 --out /tmp/fuzz-out
+
+Not part of the test suite (it builds every script: minutes). For each script that
+Inputs/gen_scripts.py generates: `flowc build -O 0` (two builds at once), then the
+program runs twice, each in its own fresh working directory: with a budget that keeps
+every sort and queue in memory (--memory 256MiB), and with a small one (from --memory
+16KiB up to what the program says its largest phase needs, when it stops with status 2;
+the scripts declare blocks of 4 to 64 KiB) under which sorts and queues go to disk. Standard output and every file the
+program writes must be the same byte for byte, and the small run of a script that
+sorts must have written to disk (--stats=json: write_bytes > 0).
+
+Prints the counts (generated, built, build failures, run failures, differences,
+small-budget runs that stayed in memory) and keeps every failing script with its logs
+in OUT/fail/; exits with status 1 on any build failure, run failure or difference (a
+small run that stayed in memory is only counted: the script's sorts may be unused or
+fit in even the smallest budget). --avoid NAME,... passes switches to
+the generator to leave out constructs with known bugs (gen_scripts.py --help).
+"""
+import argparse
+import filecmp
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, 'Inputs'))
+import gen_scripts  # noqa: E402
+
+
+def no_core():
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def run(cmd, cwd=None, timeout=60):
+    try:
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=timeout, preexec_fn=no_core)
+        return r.returncode, r.stdout, r.stderr
+    except subprocess.TimeoutExpired:
+        return 'timeout', b'', b'timeout'
+
+
+def has_sort(text):
+    return bool(re.search(r'\|\s*sort\b|\bmerge\(', text))
+
+
+class Job:
+    def __init__(self, args, k):
+        self.args = args
+        self.name = f'gen{k:05d}'
+        self.dir = os.path.join(args.out, 'work', self.name)
+        self.script = os.path.join(self.dir, self.name + '.flow')
+        self.exe = os.path.join(self.dir, self.name)
+        self.log = []
+        self.result = None  # 'build', 'run', 'diff', 'memory' or 'ok'
+
+    def note(self, s):
+        self.log.append(s)
+
+    def build(self):
+        st, out, err = run([self.args.flowc, 'build', '-O' + self.args.opt, self.script, '-o', self.exe],
+                           timeout=self.args.build_timeout)
+        if st != 0:
+            self.note(f'flowc build: status {st}\n' + err.decode(errors='replace'))
+            return False
+        return True
+
+    def run_in(self, label, flags):
+        wd = os.path.join(self.dir, label)
+        shutil.rmtree(wd, ignore_errors=True)
+        os.makedirs(wd)
+        stats = os.path.join(self.dir, label + '.stats.json')
+        st, out, err = run([self.exe, *flags, f'--stats=json:{stats}'], cwd=wd, timeout=self.args.run_timeout)
+        with open(os.path.join(self.dir, label + '.stdout'), 'wb') as f:
+            f.write(out)
+        return st, out, err, wd, stats
+
+    def go(self):
+        if not self.build():
+            self.result = 'build'
+            return self
+        st, out_big, err, wd_big, _ = self.run_in('big', ['--memory', self.args.big])
+        if st != 0:
+            self.note(f'run with --memory {self.args.big}: status {st}\n' + err.decode(errors='replace')[-3000:])
+            self.result = 'run'
+            return self
+        mem = self.args.small_memory
+        while True:
+            flags = ['--memory', mem] + (['--block', self.args.small_block] if self.args.small_block else [])
+            st, out_small, err, wd_small, stats = self.run_in('small', flags)
+            m = re.search(rb'needs at least ([\d.]+) (KiB|MiB)', err)
+            if st == 2 and m and parse_size(mem) < 64 << 20:
+                need = float(m.group(1)) * (1024 if m.group(2) == b'KiB' else 1 << 20)
+                mem = f'{max(int(need) // 1024 + 1, parse_size(mem) // 1024 + 1)}KiB'
+                continue
+            break
+        self.small_flags = flags
+        if st != 0:
+            self.note(f'run with {" ".join(flags)}: status {st}\n' + err.decode(errors='replace')[-3000:])
+            self.result = 'run'
+            return self
+        diffs = []
+        if out_big != out_small:
+            diffs.append('stdout differs')
+        cmp = filecmp.dircmp(wd_big, wd_small)
+        diffs += [f'only in the {self.args.big} run: {f}' for f in cmp.left_only]
+        diffs += [f'only in the small run: {f}' for f in cmp.right_only]
+        for f in cmp.common_files:
+            if not filecmp.cmp(os.path.join(wd_big, f), os.path.join(wd_small, f), shallow=False):
+                diffs.append(f'{f} differs')
+        if diffs:
+            self.note(f'--memory {self.args.big} against {" ".join(flags)}: ' + '; '.join(diffs))
+            self.result = 'diff'
+            return self
+        with open(self.script) as f:
+            text = f.read()
+        if has_sort(text):
+            try:
+                written = json.load(open(stats))['write_bytes']
+            except (OSError, ValueError, KeyError) as e:
+                written = 0
+                self.note(f'no stats: {e}')
+            if written == 0:
+                self.note(f'the run with {" ".join(flags)} wrote nothing to disk')
+                self.result = 'memory'
+                return self
+        self.result = 'ok'
+        return self
+
+
+def parse_size(s):
+    m = re.fullmatch(r'(\d+)\s*(B|KiB|MiB|GiB)?', s)
+    return int(m.group(1)) * {None: 1, 'B': 1, 'KiB': 1 << 10, 'MiB': 1 << 20, 'GiB': 1 << 30}[m.group(2)]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    ap.add_argument('--flowc', default=os.path.join(HERE, '..', '..', '..', 'build', 'compiler', 'flowc'))
+    ap.add_argument('--count', type=int, default=150)
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--jobs', type=int, default=2)
+    ap.add_argument('--opt', default='0', help='flowc build -OLEVEL (flowc rejects "-O 0")')
+    ap.add_argument('--big', default='256MiB')
+    ap.add_argument('--small-memory', default='16KiB')
+    ap.add_argument('--small-block', default='', help='--block for the small run (default: the script\'s)')
+    ap.add_argument('--build-timeout', type=float, default=300)
+    ap.add_argument('--run-timeout', type=float, default=60)
+    ap.add_argument('--avoid', default='', help='comma-separated generator switches (gen_scripts.AVOIDABLE)')
+    args = ap.parse_args()
+    args.flowc = os.path.abspath(args.flowc)
+    avoid = {a for a in args.avoid.split(',') if a}
+
+    shutil.rmtree(os.path.join(args.out, 'work'), ignore_errors=True)
+    jobs = []
+    for k in range(args.count):
+        j = Job(args, k)
+        os.makedirs(j.dir)
+        with open(j.script, 'w') as f:
+            f.write(gen_scripts.generate_script(args.seed * 1_000_003 + k, avoid))
+        jobs.append(j)
+
+    counts = {'build': 0, 'run': 0, 'diff': 0, 'memory': 0, 'ok': 0}
+    fail_dir = os.path.join(args.out, 'fail')
+    os.makedirs(fail_dir, exist_ok=True)
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for j in pool.map(Job.go, jobs):
+            counts[j.result] += 1
+            if j.result != 'ok':
+                dest = os.path.join(fail_dir, j.name)
+                shutil.rmtree(dest, ignore_errors=True)
+                shutil.copytree(j.dir, dest, ignore=shutil.ignore_patterns(j.name))  # not the executable
+                with open(os.path.join(dest, 'why.txt'), 'w') as f:
+                    f.write(f'{j.result}\n' + '\n'.join(j.log) + '\n')
+                print(f'{j.name}: {j.result}: {j.log[-1].splitlines()[0] if j.log else ""}', flush=True)
+            shutil.rmtree(j.dir, ignore_errors=True)
+    built = args.count - counts['build']
+    print(f'generated {args.count}, built {built}, build failures {counts["build"]}, '
+          f'run failures {counts["run"]}, differences {counts["diff"]}, '
+          f'small-budget runs that stayed in memory {counts["memory"]}, ok {counts["ok"]}')
+    print(f'failing scripts and logs: {fail_dir}')
+    # A script's sort may be unused or tiny, so staying in memory is reported, not failed.
+    sys.exit(1 if counts['build'] + counts['run'] + counts['diff'] else 0)
+
+
+if __name__ == '__main__':
+    main()
