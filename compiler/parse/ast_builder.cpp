@@ -500,7 +500,7 @@ StringLiteral AstBuilder::stringLiteral(antlr4::tree::TerminalNode* node) {
     StringPart part;
     if (piece.isExpr) {
       LocationMap at{literal.loc.line, literal.loc.column + static_cast<uint32_t>(piece.offset)};
-      part.expr = parseExpression(piece.text, file_, diags_, at);
+      part.expr = parseExpression(piece.text, file_, diags_, at, nestingDepth(node));
       if (!part.expr) continue;
     } else {
       part.text = std::move(piece.text);
