@@ -443,13 +443,13 @@ ExprPtr AstBuilder::primary(P::PrimaryContext* ctx) {
     return e;
   }
   if (auto* c = dynamic_cast<P::ParenExprContext*>(ctx)) return expr(c->expr());
-  if (auto* c = dynamic_cast<P::ArrayRepeatExprContext*>(ctx)) {
+  auto* c = dynamic_cast<P::ArrayExprContext*>(ctx);
+  if (c->count) {
     auto e = make<ArrayRepeatExpr>(loc(ctx));
     e->value = expr(c->expr(0));
-    e->count = expr(c->expr(1));
+    e->count = expr(c->count);
     return e;
   }
-  auto* c = dynamic_cast<P::ArrayListExprContext*>(ctx);
   auto e = make<ArrayListExpr>(loc(ctx));
   for (P::ExprContext* element : c->expr()) e->elements.push_back(expr(element));
   return e;
