@@ -166,8 +166,10 @@ primary
     | qualifiedName '(' arguments? ')'                           # callExpr
     | qualifiedName                                              # nameExpr
     | '(' expr ')'                                               # parenExpr
-    | '[' expr ';' expr ']'                                      # arrayRepeatExpr
-    | '[' (expr (',' expr)* ','?)? ']'                           # arrayListExpr
+    // `[value; count]` or `[a, b, c]`: one alternative, so that the parser decides between
+    // them at the token after the first element instead of looking ahead over all of it
+    // at every `[` (quadratic in the nesting of `[[[…]]]`).
+    | '[' (expr (';' count=expr | (',' expr)* ','?))? ']'       # arrayExpr
     ;
 
 fieldInit : fieldName ':' expr ;

@@ -3,6 +3,8 @@
 #include "parse/literals.hpp"
 #include "parse/parser.hpp"
 
+#include <pthread.h>
+
 namespace flow::driver {
 
 bool compileScript(const std::string& path, const FrontEndOptions& options, DiagnosticEngine& diags,
@@ -20,6 +22,35 @@ bool compileScript(const std::string& path, const FrontEndOptions& options, Diag
   sema.includeDirs = options.includeDirs;
   out.checked = sema::analyze(*out.program, diags, sema);
   return out.checked != nullptr;
+}
+
+namespace {
+struct StackJob {
+  const std::function<int()>* body;
+  int result = 0;
+};
+void* runStackJob(void* arg) {
+  auto* job = static_cast<StackJob*>(arg);
+  job->result = (*job->body)();
+  return nullptr;
+}
+} // namespace
+
+int runOnLargeStack(const std::function<int()>& body) {
+  StackJob job{&body};
+  for (std::size_t bytes = kFrontEndStackBytes; bytes >= (std::size_t{64} << 20); bytes /= 4) {
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) break;
+    pthread_t thread;
+    const bool started = pthread_attr_setstacksize(&attr, bytes) == 0 &&
+                         pthread_create(&thread, &attr, runStackJob, &job) == 0;
+    pthread_attr_destroy(&attr);
+    if (started) {
+      pthread_join(thread, nullptr);
+      return job.result;
+    }
+  }
+  return body();
 }
 
 std::optional<uint64_t> parseSizeArgument(const std::string& text, std::string& error) {

@@ -4,6 +4,7 @@
 #include "ast/diagnostics.hpp"
 #include "sema/sema.hpp"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,16 @@ struct CompiledScript {
 /// if the script cannot be used (unreadable, syntax or semantic errors).
 bool compileScript(const std::string& path, const FrontEndOptions& options, DiagnosticEngine& diags,
                    CompiledScript& out);
+
+/// The stack flowc's work runs on (see runOnLargeStack).
+inline constexpr std::size_t kFrontEndStackBytes = std::size_t{1} << 30;
+
+/// Runs `body` on a thread whose stack reserves kFrontEndStackBytes (pages never touched
+/// cost nothing) and returns its result. The nesting limit keeps the AST shallow; this is
+/// the defence in depth under it, so no pass that recurses over the tree (parse, sema,
+/// plan, codegen) can run out of stack on whatever the limits let through. Falls back to
+/// smaller stacks, then to the calling thread, if the system refuses the reservation.
+int runOnLargeStack(const std::function<int()>& body);
 
 /// `256MiB`, `256 MiB`, `1.5 GiB`, `1048576` → bytes; nullopt (and `error`) otherwise.
 std::optional<uint64_t> parseSizeArgument(const std::string& text, std::string& error);

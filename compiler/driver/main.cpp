@@ -236,12 +236,15 @@ int run(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "flowc: internal error: " << e.what() << "\nplease report this bug with the script that caused it\n";
-  } catch (...) {
-    std::cerr << "flowc: internal error (unknown exception)\nplease report this bug with the script that caused it\n";
-  }
-  return 3;
+  // Everything on a thread with a large stack: see flow::driver::runOnLargeStack.
+  return flow::driver::runOnLargeStack([&]() -> int {
+    try {
+      return run(argc, argv);
+    } catch (const std::exception& e) {
+      std::cerr << "flowc: internal error: " << e.what() << "\nplease report this bug with the script that caused it\n";
+    } catch (...) {
+      std::cerr << "flowc: internal error (unknown exception)\nplease report this bug with the script that caused it\n";
+    }
+    return 3;
+  });
 }

@@ -443,13 +443,13 @@ ExprPtr AstBuilder::primary(P::PrimaryContext* ctx) {
     return e;
   }
   if (auto* c = dynamic_cast<P::ParenExprContext*>(ctx)) return expr(c->expr());
-  if (auto* c = dynamic_cast<P::ArrayRepeatExprContext*>(ctx)) {
+  auto* c = dynamic_cast<P::ArrayExprContext*>(ctx);
+  if (c->count) {
     auto e = make<ArrayRepeatExpr>(loc(ctx));
     e->value = expr(c->expr(0));
-    e->count = expr(c->expr(1));
+    e->count = expr(c->count);
     return e;
   }
-  auto* c = dynamic_cast<P::ArrayListExprContext*>(ctx);
   auto e = make<ArrayListExpr>(loc(ctx));
   for (P::ExprContext* element : c->expr()) e->elements.push_back(expr(element));
   return e;
@@ -500,7 +500,7 @@ StringLiteral AstBuilder::stringLiteral(antlr4::tree::TerminalNode* node) {
     StringPart part;
     if (piece.isExpr) {
       LocationMap at{literal.loc.line, literal.loc.column + static_cast<uint32_t>(piece.offset)};
-      part.expr = parseExpression(piece.text, file_, diags_, at);
+      part.expr = parseExpression(piece.text, file_, diags_, at, nestingDepth(node));
       if (!part.expr) continue;
     } else {
       part.text = std::move(piece.text);

@@ -8,6 +8,9 @@
 
 namespace flow::parse {
 
+/// The nesting levels (see kMaxNesting) around `node` in its parse tree.
+unsigned nestingDepth(antlr4::tree::ParseTree* node);
+
 class AstBuilder {
 public:
   using P = grammar::FlowParser;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 namespace flow::plan {
@@ -44,6 +45,7 @@ flow::plan::memory_planner MemoryPlanner::planner() {
 }
 
 bool MemoryPlanner::assign() {
+  if (!countsFit()) return false;
   if (auto shortfall = planner().assign()) {
     reportTooSmall(shortfall->phase, shortfall->needed);
     return false;
@@ -53,6 +55,27 @@ bool MemoryPlanner::assign() {
     n.memoryBytes = nodes_[i].memory;
     n.inMemory = nodes_[i].in_memory;
     n.runs = nodes_[i].runs;
+  }
+  return true;
+}
+
+bool MemoryPlanner::countsFit() {
+  // The first node past the limit is where the count comes from (nodes are in data-flow
+  // order): point at the count in the script — generate's, a file's `~` estimate — if it
+  // is there.
+  for (const Node& n : plan_.nodes) {
+    if (n.elements <= static_cast<double>(flow::plan::max_elements)) continue;
+    SourceLoc at = n.loc;
+    if (n.kind == Node::Generate && n.ast) at = static_cast<const ast::GenerateSource*>(n.ast)->count->loc;
+    if ((n.kind == Node::ReadFile || n.kind == Node::ReadText) && n.ast) {
+      if (const auto& e = static_cast<const ast::ReadSource*>(n.ast)->estimate) at = e->loc;
+    }
+    char count[32];
+    std::snprintf(count, sizeof count, "%.3g", n.elements);
+    diags_.error(file_, at,
+                 std::string("this count is ") + count + " elements, more than 2^63 (" +
+                     std::to_string(flow::plan::max_elements) + "), the most a plan can take");
+    return false;
   }
   return true;
 }

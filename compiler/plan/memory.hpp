@@ -21,6 +21,8 @@ public:
 
 private:
   flow::plan::memory_planner planner();
+  /// False after reporting a count past flow::plan::max_elements (2^63).
+  bool countsFit();
   void reportTooSmall(int phase, uint64_t needed);
 
   Plan& plan_;

@@ -20,6 +20,7 @@
 #include "flow/io/buffer.hpp"
 #include "flow/io/error.hpp"
 #include "flow/mng/block_manager.hpp"
+#include "flow/plan/memory_plan.hpp"
 
 namespace flow {
 
@@ -593,6 +594,13 @@ int program::run_checked(const std::function<void()>& body) {
     if (estimate_fn_) estimate_fn_(report_.estimate); // also sizes the nodes for this run
   } catch (const usage_error& e) {
     return fail(2, e.what());
+  } catch (const plan::too_many_elements& e) {
+    // A count past 2^63 can only come from the params (or an input file's size).
+    std::string params;
+    for (const param_info& p : params_)
+      if (p.given) params += (params.empty() ? "" : ", ") + ("--" + p.name + "=" + p.text());
+    return fail(2, std::string(e.what()) + "; " +
+                       (params.empty() ? "the input files are too large" : "lower the params (" + params + ")"));
   }
 
   // 6. Run.

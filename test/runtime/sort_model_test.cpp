@@ -6,11 +6,14 @@
 #include "flow/algo/runs_merger.hpp"
 #include "flow/io/stats.hpp"
 #include "flow/mng/block_manager.hpp"
+#include "flow/plan/memory_plan.hpp"
 #include "flow/plan/sort_model.hpp"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
+#include <queue>
 #include <limits>
 #include <random>
 
@@ -123,3 +126,118 @@ TEST(SortModel, AgreesWithRunsCreatorAndMerger) {
 }
 
 } // namespace
+
+namespace huge {
+
+// The intermediate passes as they were computed before they were grouped: run by run in a
+// priority queue (the reference; far too slow for 10^15 elements and more).
+struct passes_result {
+  std::uint64_t merge_read = 0, merge_write = 0;
+  unsigned passes = 0;
+};
+passes_result passes_run_by_run(std::uint64_t disk_runs, std::uint64_t R, std::uint64_t last, std::uint64_t k,
+                                std::uint64_t kk, const flow::plan::sort_geometry& g) {
+  passes_result r;
+  auto blocks_of = [&](std::uint64_t e) { return (e + g.elements - 1) / g.elements; };
+  using run = std::pair<std::uint64_t, unsigned>;
+  std::priority_queue<run, std::vector<run>, std::greater<run>> pending;
+  for (std::uint64_t i = 0; i + 1 < disk_runs; ++i) pending.push({R, 0});
+  if (disk_runs) pending.push({last, 0});
+  unsigned deepest = 0;
+  while (pending.size() > k) {
+    const std::uint64_t take = std::min<std::uint64_t>(kk, pending.size() - k + 1);
+    std::uint64_t elements = 0;
+    unsigned level = 0;
+    for (std::uint64_t i = 0; i < take; ++i) {
+      r.merge_read += blocks_of(pending.top().first) * g.bytes;
+      elements += pending.top().first;
+      level = std::max(level, pending.top().second);
+      pending.pop();
+    }
+    r.merge_write += blocks_of(elements) * g.bytes;
+    pending.push({elements, level + 1});
+    deepest = std::max(deepest, level + 1);
+  }
+  for (; !pending.empty(); pending.pop()) r.merge_read += blocks_of(pending.top().first) * g.bytes;
+  r.passes = deepest + 1;
+  return r;
+}
+
+} // namespace huge
+
+// Merging groups of equal runs at once gives exactly what merging them run by run gives.
+TEST(SortModel, GroupedPassesEqualRunByRun) {
+  std::mt19937_64 rng(7);
+  const std::uint64_t sizes[] = {8, 16, 24, 100};
+  for (int i = 0; i < 3000; ++i) {
+    const sort_setup s{.element_bytes = sizes[rng() % 4], .keyed = rng() % 2 == 0, .block_bytes = 4096u << (rng() % 5),
+                       .threads = 2};
+    const std::uint64_t run_memory = (256ull << 10) + rng() % (32ull << 20);
+    const std::uint64_t merge_memory = (64ull << 10) + rng() % (8ull << 20);
+    const auto rf = flow::plan::run_formation(s, run_memory);
+    if (rf.run_elements == 0) continue;
+    const std::uint64_t n = rf.in_memory_elements() + 1 + rng() % (rf.run_elements * (1 + rng() % 3000));
+    const bool keep_last = rng() % 2 == 0;
+    const auto c = flow::plan::sort_estimate(s, n, run_memory, merge_memory, keep_last);
+    const std::uint64_t R = rf.run_elements, last = n - (c.runs - 1) * R;
+    const std::uint64_t disk_runs = c.runs - (c.last_run_in_memory ? 1 : 0);
+    const std::uint64_t k = std::max<std::uint64_t>(c.fan_in, 1);
+    const std::uint64_t kk = std::max<std::uint64_t>(c.fan_in > 2 ? c.fan_in - 2 : 0, 2);
+    const auto ref = huge::passes_run_by_run(disk_runs, R, c.last_run_in_memory ? R : last, k, kk, rf.geometry);
+    ASSERT_EQ(c.merge_read, ref.merge_read) << "n=" << n << " i=" << i;
+    ASSERT_EQ(c.merge_write, ref.merge_write) << "n=" << n << " i=" << i;
+    ASSERT_EQ(c.passes, ref.passes) << "n=" << n << " i=" << i;
+  }
+}
+
+// Up to 2^63 elements a sort plans at once, whatever the budget; bytes past 2^64 - 1
+// saturate instead of wrapping.
+TEST(SortModel, HugeCountsPlanInClosedForm) {
+  const sort_setup s{.element_bytes = 64, .keyed = true, .block_bytes = 0, .threads = 2};
+  const auto start = std::chrono::steady_clock::now();
+  for (const std::uint64_t n : {std::uint64_t{1'000'000'000'000'000}, std::uint64_t{1'000'000'000'000'000'000},
+                                flow::plan::max_elements}) {
+    for (const std::uint64_t memory : {std::uint64_t{4} << 20, std::uint64_t{1} << 30}) {
+      const auto c = flow::plan::sort_estimate(s, n, memory, memory, true);
+      EXPECT_TRUE(c.feasible);
+      EXPECT_GE(c.passes, 2u);
+      EXPECT_GE(c.merge_read, c.runs_write); // saturated or not, never wrapped
+      EXPECT_GE(c.io_bytes(), c.merge_read);
+    }
+    EXPECT_EQ(flow::plan::run_memory_for(s, n), flow::plan::saturated); // no budget holds it
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  EXPECT_EQ(flow::plan::sort_estimate(s, flow::plan::max_elements, 1 << 30, 1 << 30).runs_write,
+            flow::plan::saturated);
+}
+
+// The memory split, as programs run it at start: 10^18 elements plan at once, more than
+// 2^63 is an error naming the phase.
+TEST(MemoryPlan, HugeCountsPlanOrAreRejected) {
+  using flow::plan::memory_node;
+  using flow::plan::memory_role;
+  auto plan = [](double elements) {
+    std::vector<memory_node> nodes = {
+        {.role = memory_role::sort_runs, .phase = 1, .live_phases = {}, .elements = elements, .element_bytes = 16, .keyed = true,
+         .partner = 1, .memory = 0, .in_memory = false, .runs = 0},
+        {.role = memory_role::sort_merge, .phase = 2, .live_phases = {}, .elements = elements, .element_bytes = 16, .keyed = true,
+         .partner = 0, .memory = 0, .in_memory = false, .runs = 0},
+        {.role = memory_role::queue, .phase = 2, .live_phases = {2}, .elements = elements, .element_bytes = 16,
+         .keyed = false, .partner = -1, .memory = 0, .in_memory = false, .runs = 0},
+    };
+    flow::plan::memory_planner planner(nodes, 1ull << 30, 1ull << 20, 2);
+    EXPECT_FALSE(planner.assign().has_value());
+    return planner.sort(nodes[0]);
+  };
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_GE(plan(1e18).passes, 2u);
+  EXPECT_GE(plan(9223372036854775808.0).passes, 2u);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  try {
+    plan(1e19);
+    FAIL() << "no error for 1e19 elements";
+  } catch (const flow::plan::too_many_elements& e) {
+    EXPECT_EQ(e.phase(), 1);
+    EXPECT_STREQ(e.what(), "phase 1 would handle 1e+19 elements, more than 2^63");
+  }
+}

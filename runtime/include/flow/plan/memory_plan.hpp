@@ -8,8 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "flow/containers/pq/plan.hpp"
@@ -46,6 +49,28 @@ struct memory_shortfall {
   std::uint64_t needed = 0;
 };
 
+/// A node of a phase would handle more than max_elements (2^63) elements: no plan can
+/// hold that. memory_planner::assign throws it; a program reports it as a bad param (exit
+/// status 2), the compiler reports the count in the script before it plans.
+class too_many_elements : public std::length_error {
+public:
+  too_many_elements(int phase, double elements)
+      : std::length_error("phase " + std::to_string(phase) + " would handle " + format(elements) +
+                          " elements, more than 2^63"),
+        phase_(phase), elements_(elements) {}
+  int phase() const noexcept { return phase_; }
+  double elements() const noexcept { return elements_; }
+
+private:
+  static std::string format(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+  }
+  int phase_;
+  double elements_;
+};
+
 class memory_planner {
 public:
   memory_planner(std::vector<memory_node>& nodes, std::uint64_t memory, std::uint64_t block, unsigned threads)
@@ -54,8 +79,17 @@ public:
   sort_setup setup(const memory_node& n) const {
     return {.element_bytes = n.element_bytes, .keyed = n.keyed, .block_bytes = block_, .threads = threads_};
   }
+  /// The node's count, whole; at most max_elements (assign() rejects larger ones).
   static std::uint64_t elements(const memory_node& n) {
-    return static_cast<std::uint64_t>(std::llround(std::max(0.0, n.elements)));
+    if (!(n.elements > 0)) return 0;
+    if (n.elements >= static_cast<double>(max_elements)) return max_elements;
+    return static_cast<std::uint64_t>(std::llround(n.elements));
+  }
+  /// The first node with more than max_elements elements (or a count that is no number).
+  static const memory_node* too_many(const std::vector<memory_node>& nodes) {
+    for (const memory_node& n : nodes)
+      if (n.role != memory_role::none && !(n.elements <= static_cast<double>(max_elements))) return &n;
+    return nullptr;
   }
 
   /// The least a node can work with: two blocks per buffer, three one-block runs and the
@@ -90,22 +124,25 @@ private:
   }
   std::uint64_t queue_minimum(const memory_node& n) const {
     // The smallest budget plan_priority_queue accepts, found by doubling from 1 MiB.
-    for (std::uint64_t m = 1 << 20; m <= memory_; m *= 2)
+    for (std::uint64_t m = 1 << 20; m <= memory_; m = sat_mul(m, 2)) {
       if (containers::plan_priority_queue(m, 0, n.element_bytes, block_).feasible) return m;
-    return memory_ + 1;
+      if (m == saturated) break;
+    }
+    return sat_add(memory_, 1);
   }
   std::uint64_t queue_want(const memory_node& n) const {
     // Enough to keep every item internal if that is affordable, else as much as allowed.
     const auto items = elements(n);
-    for (std::uint64_t m = queue_minimum(n); m <= memory_; m = m * 5 / 4) {
+    for (std::uint64_t m = queue_minimum(n); m <= memory_; m = sat_add(m, m / 4)) {
       auto cfg = containers::plan_priority_queue(m, items, n.element_bytes, block_);
       if (cfg.feasible && cfg.flush_items >= items) return m;
+      if (m == saturated) break;
     }
     return memory_;
   }
   static std::uint64_t in_memory_bytes(double bytes) { // the data and its reserve
-    const auto b = static_cast<std::uint64_t>(bytes);
-    return b + std::max<std::uint64_t>(b / 16, 4096);
+    const auto b = bytes < 0x1p64 ? static_cast<std::uint64_t>(std::max(0.0, bytes)) : saturated;
+    return sat_add(b, std::max<std::uint64_t>(b / 16, 4096));
   }
   memory_node& node(int i) { return nodes_[static_cast<std::size_t>(i)]; }
 
@@ -115,6 +152,7 @@ private:
 };
 
 inline std::optional<memory_shortfall> memory_planner::assign() {
+  if (const memory_node* n = too_many(nodes_)) throw too_many_elements(n->phase, n->elements);
   const std::uint64_t M = memory_;
   std::map<int, std::vector<int>> nodes_of;
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
@@ -161,7 +199,7 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
     hi = std::max(hi, lo);
     double best_io = -1;
     std::uint64_t best = lo;
-    for (std::uint64_t c = lo;; c = std::min(hi, std::max(c + block_, c * 9 / 8))) {
+    for (std::uint64_t c = lo;; c = std::min(hi, std::max(sat_add(c, block_), sat_add(c, c / 8)))) {
       double io = static_cast<double>(
           containers::plan_priority_queue(c, elements(q), q.element_bytes, block_).io_bytes(elements(q)));
       for (int p : q.live_phases)
@@ -209,8 +247,8 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
         merge.in_memory = creator.in_memory = true;
         merge.memory = std::min(room, in_memory_bytes(creator.elements * static_cast<double>(creator.element_bytes)));
       } else {
-        creator.runs = merge.runs = (n + rf.run_elements - 1) / rf.run_elements;
-        const std::uint64_t blocks = (n + rf.geometry.elements - 1) / rf.geometry.elements + creator.runs;
+        creator.runs = merge.runs = ceil_div(n, rf.run_elements);
+        const std::uint64_t blocks = ceil_div(n, rf.geometry.elements) + creator.runs;
         merge.memory = std::min(room, std::max(minimum(merge), merge_memory_for(s, rf.geometry, creator.runs, blocks)));
       }
       available -= merge.memory;

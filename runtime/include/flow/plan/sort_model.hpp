@@ -8,13 +8,29 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <limits>
+#include <map>
 #include <numeric>
-#include <queue>
 #include <utility>
-#include <vector>
 
 namespace flow::plan {
+
+/// The most elements a plan takes for one node: 2^63. A count past it (generate(1e19),
+/// `~ 1e20`, a param) is an error before anything is planned; every count up to it plans
+/// in closed form or in loops over merge levels, and byte counts past 2^64 - 1 saturate.
+inline constexpr std::uint64_t max_elements = std::uint64_t{1} << 63;
+inline constexpr std::uint64_t saturated = std::numeric_limits<std::uint64_t>::max();
+
+inline constexpr std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
+  return a > saturated - b ? saturated : a + b;
+}
+inline constexpr std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) noexcept {
+  return b != 0 && a > saturated / b ? saturated : a * b;
+}
+/// ceil(a / b) without overflow, for b > 0.
+inline constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) noexcept {
+  return a / b + (a % b != 0 ? 1 : 0);
+}
 
 /// What the sort model needs to know about the elements and the machine.
 struct sort_setup {
@@ -106,8 +122,8 @@ inline merge_shape merge(const sort_setup& s, const sort_geometry& g, std::uint6
                          std::uint64_t metadata_bytes, std::uint64_t total_blocks) {
   merge_shape p;
   p.output_elements = std::max<std::uint64_t>(g.elements, std::min<std::uint64_t>(4 * g.elements, memory / 16 / s.element_bytes));
-  const std::uint64_t fixed = metadata_bytes + p.output_elements * s.element_bytes + total_blocks * 8 /* prediction */ +
-                              16384 /* objects, threads */;
+  const std::uint64_t fixed = sat_add(sat_add(metadata_bytes, sat_mul(p.output_elements, s.element_bytes)),
+                                     sat_add(sat_mul(total_blocks, 8) /* prediction */, 16384 /* objects, threads */));
   const std::uint64_t rest = memory > fixed ? memory - fixed : 0;
   p.buffers = rest / (g.bytes + merge_buffer_overhead(s.threads));
   const std::uint64_t prefetch = std::clamp<std::uint64_t>(p.buffers / 8, 1, 16);
@@ -120,8 +136,9 @@ inline merge_shape merge(const sort_setup& s, const sort_geometry& g, std::uint6
 /// merge builds a merged run's beside its inputs'.
 inline std::uint64_t merge_metadata_bytes(const sort_setup& s, std::uint64_t runs, std::uint64_t blocks) {
   std::uint64_t capacity = 16; // the run list grows from 16 by doubling
-  while (capacity < runs) capacity *= 2;
-  return 2 * (capacity * run_info_bytes + blocks * s.element_bytes) + (runs + 2) * run_info_bytes;
+  while (capacity < runs && capacity < max_elements) capacity *= 2;
+  return sat_add(sat_mul(2, sat_add(sat_mul(capacity, run_info_bytes), sat_mul(blocks, s.element_bytes))),
+                 sat_mul(sat_add(runs, 2), run_info_bytes));
 }
 
 /// What sorting n elements costs.
@@ -137,7 +154,7 @@ struct sort_cost {
   std::uint64_t merge_read = 0;  ///< bytes read by all merge passes
   std::uint64_t merge_write = 0; ///< bytes written by intermediate passes
 
-  std::uint64_t io_bytes() const noexcept { return runs_write + merge_read + merge_write; }
+  std::uint64_t io_bytes() const noexcept { return sat_add(sat_add(runs_write, merge_read), merge_write); }
 };
 
 /// The cost of sorting n elements with `run_memory` for run formation and `merge_memory`
@@ -161,9 +178,12 @@ inline sort_cost sort_estimate(const sort_setup& s, std::uint64_t n, std::uint64
     return c;
   }
   const std::uint64_t R = rf.run_elements;
-  c.runs = (n + R - 1) / R;
+  c.runs = ceil_div(n, R);
   const std::uint64_t last = n - (c.runs - 1) * R;
-  auto blocks_of = [&](std::uint64_t elements) { return (elements + g.elements - 1) / g.elements; };
+  auto blocks_of = [&](std::uint64_t elements) { return ceil_div(elements, g.elements); };
+  auto bytes_of = [&](std::uint64_t runs, std::uint64_t elements) { // of `runs` runs of `elements`
+    return sat_mul(runs, sat_mul(blocks_of(elements), g.bytes));
+  };
   const std::uint64_t blocks = (c.runs - 1) * (R / g.elements) + blocks_of(last);
   const std::uint64_t meta = merge_metadata_bytes(s, c.runs, blocks);
   std::uint64_t disk_runs = c.runs;
@@ -179,39 +199,67 @@ inline sort_cost sort_estimate(const sort_setup& s, std::uint64_t n, std::uint64
   }
   if (!c.last_run_in_memory) mp = merge(s, g, merge_memory, meta, blocks);
   c.fan_in = mp.fan_in;
-  c.runs_write = (c.last_run_in_memory ? blocks - blocks_of(last) : blocks) * g.bytes;
-  // The intermediate passes, run by run: (elements, pass level), smallest first.
-  using run = std::pair<std::uint64_t, unsigned>;
-  std::priority_queue<run, std::vector<run>, std::greater<run>> pending;
-  for (std::uint64_t i = 0; i + 1 < disk_runs; ++i) pending.push({R, 0});
-  if (disk_runs) pending.push({c.last_run_in_memory ? R : last, 0});
+  c.runs_write = sat_mul(c.last_run_in_memory ? blocks - blocks_of(last) : blocks, g.bytes);
+  // The intermediate passes: while more runs are left than the final merge takes, merge
+  // the smallest ones — kk at a time, or as few as leave the final merge exactly its
+  // fan-in k. Runs of the same size and pass level are one group with a count (all runs
+  // but the last have R elements), and the merges that take kk runs of one group are done
+  // together, so the loop runs over groups and levels, never over runs: it takes as long
+  // for 10^18 elements as for 10^6, and computes exactly what merging run by run would.
+  std::map<std::pair<std::uint64_t, unsigned>, std::uint64_t> pending; // (elements, level) → runs
+  if (disk_runs > 1) pending[{R, 0}] += disk_runs - 1;
+  if (disk_runs) pending[{c.last_run_in_memory ? R : last, 0}] += 1;
+  std::uint64_t left = disk_runs;
   unsigned deepest = 0;
   const std::uint64_t k = std::max<std::uint64_t>(mp.fan_in, 1);
   const std::uint64_t kk = std::max<std::uint64_t>(mp.intermediate_fan_in, 2);
-  while (pending.size() > k) {
-    const std::uint64_t take = std::min<std::uint64_t>(kk, pending.size() - k + 1);
-    std::uint64_t elements = 0;
-    unsigned level = 0;
-    for (std::uint64_t i = 0; i < take; ++i) {
-      c.merge_read += blocks_of(pending.top().first) * g.bytes;
-      elements += pending.top().first;
-      level = std::max(level, pending.top().second);
-      pending.pop();
+  while (left > k) {
+    const std::uint64_t take = std::min<std::uint64_t>(kk, left - k + 1);
+    const auto smallest = pending.begin();
+    const auto [elements, level] = smallest->first;
+    if (take == kk && smallest->second >= kk) {
+      // m merges of kk runs of the smallest group: each leaves the rest of the group the
+      // smallest runs (the merged run is larger) and at least kk runs over k - 1.
+      const std::uint64_t m = std::min(smallest->second / kk, (left - k + 1 - kk) / (kk - 1) + 1);
+      c.merge_read = sat_add(c.merge_read, bytes_of(m * kk, elements));
+      c.merge_write = sat_add(c.merge_write, bytes_of(m, elements * kk));
+      if ((smallest->second -= m * kk) == 0) pending.erase(smallest);
+      pending[{elements * kk, level + 1}] += m;
+      left -= m * (kk - 1);
+      deepest = std::max(deepest, level + 1);
+      continue;
     }
-    c.merge_write += blocks_of(elements) * g.bytes;
-    pending.push({elements, level + 1});
-    deepest = std::max(deepest, level + 1);
+    // One merge of the `take` smallest runs, across groups.
+    std::uint64_t merged = 0;
+    unsigned merged_level = 0;
+    for (std::uint64_t need = take; need > 0;) {
+      const auto it = pending.begin();
+      const std::uint64_t t = std::min(need, it->second);
+      c.merge_read = sat_add(c.merge_read, bytes_of(t, it->first.first));
+      merged += t * it->first.first;
+      merged_level = std::max(merged_level, it->first.second);
+      need -= t;
+      if ((it->second -= t) == 0) pending.erase(it);
+    }
+    c.merge_write = sat_add(c.merge_write, bytes_of(1, merged));
+    pending[{merged, merged_level + 1}] += 1;
+    left -= take - 1;
+    deepest = std::max(deepest, merged_level + 1);
   }
-  for (; !pending.empty(); pending.pop()) c.merge_read += blocks_of(pending.top().first) * g.bytes;
+  for (const auto& [run, count] : pending) c.merge_read = sat_add(c.merge_read, bytes_of(count, run.first));
   c.passes = deepest + 1;
   return c;
 }
 
 /// The smallest budget for which `enough(budget)` holds, `enough` growing with the budget
 /// (what a planner gives a node that should need no more); the search starts at `from`.
+/// `saturated` if none below 2^64 is.
 template <class Enough> std::uint64_t smallest_budget(Enough enough, std::uint64_t from = 4096) {
   std::uint64_t lo = 0, hi = std::max<std::uint64_t>(from, 1);
-  while (!enough(hi)) hi *= 2;
+  while (!enough(hi)) {
+    if (hi > saturated / 2) return saturated; // no budget is enough
+    hi *= 2;
+  }
   while (lo + 1 < hi) {
     const std::uint64_t mid = lo + (hi - lo) / 2;
     (enough(mid) ? hi : lo) = mid;

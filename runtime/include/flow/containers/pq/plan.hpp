@@ -54,12 +54,33 @@ struct pq_config {
   /// item once; every array rounds up to whole blocks).
   constexpr std::uint64_t io_bytes(std::uint64_t inserts) const {
     if (!feasible || expected_max_items <= flush_items || inserts == 0) return 0;
-    const std::uint64_t moved = inserts + inserts * deletion_items / insertion_items;
-    const std::uint64_t flushes = (moved + flush_items - 1) / flush_items;
+    const std::uint64_t moved = moved_items(inserts);
+    const std::uint64_t flushes = moved / flush_items + (moved % flush_items != 0);
+    const unsigned levels = levels_for(flushes, external_arity);
+    return sat_add(sat_mul(sat_mul(2 * std::uint64_t(item_bytes), moved), levels),
+                   sat_mul(sat_mul(2 * std::uint64_t(block_bytes), flushes), levels));
+  }
+
+  // Saturating arithmetic: counts up to 2^63 give bounds of at most 2^64 - 1, no wrap.
+  static constexpr std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
+    return a > ~std::uint64_t{0} - b ? ~std::uint64_t{0} : a + b;
+  }
+  static constexpr std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
+    return b != 0 && a > ~std::uint64_t{0} / b ? ~std::uint64_t{0} : a * b;
+  }
+  /// I' = items * (1 + deletion/insertion), rounded down as items * deletion / insertion.
+  constexpr std::uint64_t moved_items(std::uint64_t items) const {
+    return sat_add(items, sat_add(sat_mul(items / insertion_items, deletion_items),
+                                  items % insertion_items * deletion_items / insertion_items));
+  }
+  /// max(1, ceil(log_K flushes)): levels of external arrays of arity K.
+  static constexpr unsigned levels_for(std::uint64_t flushes, std::uint64_t arity) {
     unsigned levels = 1;
-    for (std::uint64_t cap = external_arity; cap < flushes; cap *= external_arity) ++levels;
-    return 2 * std::uint64_t(item_bytes) * moved * levels +
-           2 * std::uint64_t(block_bytes) * flushes * levels;
+    for (std::uint64_t cap = arity; cap < flushes; cap *= arity) {
+      ++levels;
+      if (cap > ~std::uint64_t{0} / arity) break; // the next cap would pass any count
+    }
+    return levels;
   }
 };
 
@@ -142,10 +163,9 @@ constexpr pq_config plan_priority_queue(std::uint64_t memory_bytes, std::uint64_
   c.flush_items = (c.pool_bytes - waste - ext_reserve - c.insertion_items * s) / s;
   c.feasible = true;
   if (expected_max_items > c.flush_items) {
-    const std::uint64_t moved = expected_max_items + expected_max_items * c.deletion_items / c.insertion_items;
-    const std::uint64_t flushes = (moved + c.flush_items - 1) / c.flush_items;
-    c.external_levels = 1;
-    for (std::uint64_t cap = c.external_arity; cap < flushes; cap *= c.external_arity) ++c.external_levels;
+    const std::uint64_t moved = c.moved_items(expected_max_items);
+    const std::uint64_t flushes = moved / c.flush_items + (moved % c.flush_items != 0);
+    c.external_levels = pq_config::levels_for(flushes, c.external_arity);
   }
   return c;
 }
