@@ -17,3 +17,14 @@ config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%flow-import-dump", os.path.join(os.path.dirname(config.flowc), "tools", "flow-import-dump")))
 config.substitutions.append(("%examples", os.path.join(config.flow_src_root, "examples")))
 config.substitutions.append(("%srcroot", config.flow_src_root))
+
+# `lit --param flow_cxxflags=FLAGS`: every program that flowc builds gets FLAGS too (flowc
+# build and run read them from CXXFLAGS). ctest's lit-ubsan runs test/e2e so, with the
+# undefined behaviour sanitizer; its results go to a directory of their own, so that it can
+# run beside the plain suite.
+flow_cxxflags = lit_config.params.get("flow_cxxflags")
+if flow_cxxflags:
+    config.environment["CXXFLAGS"] = flow_cxxflags
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
+    config.name = "Flow (CXXFLAGS=%s)" % flow_cxxflags
+    config.test_exec_root = os.path.join(config.flow_obj_root, "test-cxxflags")

@@ -85,6 +85,7 @@ bool compile(const BuildOptions& options, const std::string& cpp, const std::str
   fs::path scriptDir = fs::path(options.file).parent_path();
   args.push_back("-I" + (scriptDir.empty() ? std::string(".") : scriptDir.string()));
   for (const std::string& dir : options.includeDirs) args.push_back("-I" + dir);
+  args.insert(args.end(), options.cxxflags.begin(), options.cxxflags.end());
   args.insert(args.end(), {cpp, FLOW_RUNTIME_LIBRARY, "-lboost_thread", "-o", exe});
   if (options.verbose) {
     for (const std::string& a : args) std::cerr << a << ' ';
@@ -142,10 +143,15 @@ int runBuild(const BuildOptions& options) {
 int runRun(const BuildOptions& options) {
   std::optional<std::string> code = generate(options);
   if (!code) return 1;
-  // Built once per content: the generated C++, the runtime library and the compiler.
+  // Built once per content: the generated C++, the runtime library and the compiler
+  // command (compiler, level, include directories, extra flags; each ends in a NUL so
+  // that no two lists of flags hash alike).
   uint64_t key = fnv1a(*code);
   key = fnv1a(readFile(FLOW_RUNTIME_LIBRARY), key);
-  key = fnv1a(compilerOf(options) + " -O" + options.optimization, key);
+  std::string command = compilerOf(options) + '\0' + "-O" + options.optimization + '\0';
+  for (const std::string& dir : options.includeDirs) command += "-I" + dir + '\0';
+  for (const std::string& flag : options.cxxflags) command += flag + '\0';
+  key = fnv1a(command, key);
   const char* home = std::getenv("HOME");
   fs::path cache = std::getenv("FLOW_CACHE_DIR")     ? fs::path(std::getenv("FLOW_CACHE_DIR"))
                    : std::getenv("XDG_CACHE_HOME")    ? fs::path(std::getenv("XDG_CACHE_HOME")) / "flow"

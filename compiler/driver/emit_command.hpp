@@ -14,6 +14,7 @@ struct BuildOptions {
   std::string output;                   // -o
   std::string cxx;                      // --cxx (default: $CXX or c++)
   std::string optimization = "2";       // -O
+  std::vector<std::string> cxxflags;    // $CXXFLAGS, then --cxxflag
   std::vector<std::string> includeDirs; // -I, for imported headers
   plan::PlanOptions plan;               // --set and --memory feed the plan's comments and sizes
   std::vector<std::string> runArgs;     // after `--`, for `run`

@@ -1,0 +1,504 @@
+// flowc's command line, declared once in `Table`: the commands, then every option with
+// the commands that take it, its syntax and its help. llvm::cl parses argv with it (one
+// cl::SubCommand per command), --help is printed from it, and what it parsed is copied
+// into the options of the command to run.
+#include "driver/command_line.hpp"
+
+#include "driver/frontend.hpp"
+#include "driver/version.hpp"
+
+#include <llvm/Support/Allocator.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/StringSaver.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <unistd.h>
+
+namespace cl = llvm::cl;
+using llvm::StringRef;
+
+namespace flow::driver {
+namespace {
+
+const char* kTitle = "flowc - compile .flow scripts for data far larger than memory\n";
+
+const char* kExitStatus = "exit status: 0 success, 1 errors in a script, 2 bad command line, 3 internal error;\n"
+                          "flowc run exits with the program's status.\n";
+
+const char* kCompilerNotes = "environment:\n"
+                             "  CXX                  the C++ compiler when --cxx is not given (else c++)\n"
+                             "  CXXFLAGS             more flags for the C++ compiler, split as a shell would\n"
+                             "                       (quotes, backslashes); they come before those of --cxxflag\n";
+
+const char* kRunNotes = "  FLOW_CACHE_DIR       where run keeps the programs it built (else\n"
+                        "                       $XDG_CACHE_HOME/flow or ~/.cache/flow)\n";
+
+enum class Color { Auto, Always, Never };
+
+/// A command: its subcommand of the parser, what its usage line shows after [options],
+/// and what its help says after the options.
+struct Command {
+  cl::SubCommand sub;
+  Invocation::Command kind;
+  const char* operands;
+  std::string notes;
+  Command(const char* name, Invocation::Command kind, const char* operands, const char* description,
+          std::string notes = "")
+      : sub(name, description), kind(kind), operands(operands), notes(std::move(notes)) {}
+};
+
+/// The modifier that registers an option to several commands (cl::sub takes one). Every
+/// option may be given more than once: the last value wins, a list keeps them all.
+struct Commands {
+  std::vector<cl::SubCommand*> subs;
+  template <class Opt> void apply(Opt& option) const {
+    for (cl::SubCommand* sub : subs) option.addSubCommand(*sub);
+    option.setNumOccurrencesFlag(cl::ZeroOrMore);
+  }
+};
+
+/// A second name of an option (-h for --help), hidden: the help shows it beside the
+/// option's name.
+struct ShortName : cl::alias {
+  const cl::Option& of;
+  ShortName(const char* name, cl::Option& of) : cl::alias(StringRef(name), cl::aliasopt(of), cl::Hidden), of(of) {}
+};
+
+/// One of the cl::values of an enum option; a wrong value is named beside the right ones.
+template <class T> struct ChoiceParser : cl::parser<T> {
+  using cl::parser<T>::parser;
+  bool parse(cl::Option& option, StringRef, StringRef arg, T& value) {
+    std::string names;
+    for (unsigned i = 0, n = this->getNumOptions(); i < n; ++i) {
+      if (this->getOption(i) == arg) {
+        value = this->Values[i].V.getValue();
+        return false;
+      }
+      names += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + this->getOption(i).str();
+    }
+    return option.error("'" + arg + "' is not " + names);
+  }
+};
+
+/// A size (256MiB, 1.5GiB, 1048576); a block size is also a power of two of at least 4 KiB.
+template <bool Block> struct SizeParser : cl::parser<unsigned long long> {
+  using cl::parser<unsigned long long>::parser;
+  bool parse(cl::Option& option, StringRef, StringRef arg, unsigned long long& value) {
+    std::string error;
+    std::optional<uint64_t> bytes = parseSizeArgument(arg.str(), error);
+    if (!bytes) return option.error(error);
+    if (Block && (*bytes < 4096 || (*bytes & (*bytes - 1)) != 0))
+      return option.error("a block size is a power of two of at least 4 KiB, not '" + arg + "'");
+    value = *bytes;
+    return false;
+  }
+};
+
+/// NAME=VALUE (--set).
+struct AssignmentParser : cl::parser<std::string> {
+  using cl::parser<std::string>::parser;
+  bool parse(cl::Option& option, StringRef, StringRef arg, std::string& value) {
+    size_t eq = arg.find('=');
+    if (eq == StringRef::npos || eq == 0) return option.error("takes NAME=VALUE, not '" + arg + "'");
+    value = arg.str();
+    return false;
+  }
+};
+
+/// An optimization level of the C++ compiler (-O).
+struct LevelParser : cl::parser<std::string> {
+  using cl::parser<std::string>::parser;
+  bool parse(cl::Option& option, StringRef, StringRef arg, std::string& value) {
+    for (const char* level : {"0", "1", "2", "3", "s", "z", "g", "fast"})
+      if (arg == level) {
+        value = arg.str();
+        return false;
+      }
+    return option.error("'" + arg + "' is not a level: 0, 1, 2, 3, s, z, g or fast");
+  }
+};
+
+/// Every command and option of flowc. The help lists options in the order they are
+/// declared here (their addresses), so keep related options together. Hidden options are
+/// ShortNames.
+struct Table {
+  Command check{"check", Invocation::Check, "FILE...",
+                "parse and check scripts (syntax, names, types, C++ imports);\n"
+                "print diagnostics as file:line:col: error: message, with the\n"
+                "line and a caret"};
+  Command explain{"explain", Invocation::Explain, "FILE",
+                  "the plan: phases, memory of every sort and queue, elements and\n"
+                  "I/O volume of every node and in total, beside the volume if\n"
+                  "every stream were materialized (docs/estimates.md)"};
+  Command emit{"emit", Invocation::Emit, "FILE", "the generated C++ (formatted, with the plan as comments)"};
+  Command build{"build", Invocation::Build, "FILE",
+                "emit, then compile with the host C++ compiler against the runtime", kCompilerNotes};
+  Command run{"run", Invocation::Run, "FILE [-- ARGS]",
+              "build into a cache keyed by the content of the script, the\n"
+              "runtime and the compiler command, then run it with ARGS (the\n"
+              "program's flags: flowc run FILE -- --help)",
+              std::string(kCompilerNotes) + kRunNotes};
+  const std::array<Command*, 5> commands{&check, &explain, &emit, &build, &run};
+
+  const Commands everyCommand{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub}};
+  const Commands everyCommandAndNone{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub,
+                                      &*cl::TopLevelSubCommand}};
+  const Commands planning{{&explain.sub, &emit.sub, &build.sub, &run.sub}};
+  const Commands compiling{{&build.sub, &run.sub}};
+
+  // The scripts: every argument that is not an option, and all after `--` (but `run`
+  // gives what follows `--` to the program).
+  cl::list<std::string> files{cl::Positional, cl::value_desc("FILE"), everyCommand};
+
+  // check
+  cl::opt<bool> dumpAst{"dump-ast", cl::desc("print the syntax tree of each script (with line:column)"),
+                        Commands{{&check.sub}}};
+  cl::opt<bool> dumpTypes{"dump-types",
+                          cl::desc("print every record's layout (size, alignment, field offsets),\n"
+                                   "every order, and every declaration and stream with its type"),
+                          Commands{{&check.sub}}};
+  cl::opt<bool> parseOnly{"parse-only", cl::desc("check the syntax only, not names and types"),
+                          Commands{{&check.sub}}};
+  cl::opt<bool> summary{"summary", cl::desc("print a one-line summary of each clean script"),
+                        Commands{{&check.sub}}};
+
+  // explain, emit, build and run
+  cl::list<std::string, bool, AssignmentParser> set{
+      "set", cl::value_desc("NAME=VALUE"),
+      cl::desc("plan with this value of param NAME (repeatable; e.g. edges=4e9);\n"
+               "emit, build and run size the program's sorters and queues from\n"
+               "that plan, and the program's own --NAME flag still overrides it"),
+      planning};
+  cl::opt<unsigned long long, false, SizeParser<false>> memory{
+      "memory", cl::value_desc("SIZE"),
+      cl::desc("plan for this memory budget instead of the script's (e.g. 256MiB)"), planning};
+  cl::opt<unsigned long long, false, SizeParser<true>> block{
+      "block", cl::value_desc("SIZE"),
+      cl::desc("plan with this block size instead of the script's or the default\n"
+               "(a power of two of at least 4KiB)"),
+      planning};
+
+  // explain
+  cl::opt<ExplainOptions::Format, false, ChoiceParser<ExplainOptions::Format>> format{
+      "format", cl::value_desc("FORMAT"),
+      cl::desc("text (default), json (for tools) or dot (a Graphviz drawing with\n"
+               "the phases as clusters)"),
+      cl::values(clEnumValN(ExplainOptions::Text, "text", ""), clEnumValN(ExplainOptions::Json, "json", ""),
+                 clEnumValN(ExplainOptions::Dot, "dot", "")),
+      cl::init(ExplainOptions::Text), Commands{{&explain.sub}}};
+
+  // emit and build
+  cl::opt<std::string> output{"o", cl::Prefix, cl::value_desc("FILE"),
+                              cl::desc("write the C++ (emit; default: stdout, or -) or the executable\n"
+                                       "(build; default: the script's name without .flow) to FILE;\n"
+                                       "build also leaves FILE.cpp beside it"),
+                              Commands{{&emit.sub, &build.sub}}};
+
+  // build and run
+  cl::opt<std::string> cxx{"cxx", cl::value_desc("COMPILER"),
+                           cl::desc("the C++ compiler (default: $CXX, else c++)"), compiling};
+  cl::opt<std::string, false, LevelParser> optimization{
+      "O", cl::Prefix, cl::value_desc("LEVEL"), cl::init("2"),
+      cl::desc("the C++ compiler's optimization level: 0, 1, 2 (default), 3, s, z,\n"
+               "g or fast (-O1 or -O 1)"),
+      compiling};
+  cl::list<std::string> cxxflags{"cxxflag", cl::value_desc("FLAG"),
+                                 cl::desc("one more flag for the C++ compiler, after those of $CXXFLAGS\n"
+                                          "(repeatable; e.g. --cxxflag=-fsanitize=undefined); run\n"
+                                          "builds again when the flags change"),
+                                 compiling};
+  cl::opt<bool> verbose{"verbose", cl::desc("print the C++ compiler's command line"), compiling};
+  ShortName verboseShort{"v", verbose};
+
+  // every command
+  cl::opt<Color, false, ChoiceParser<Color>> color{
+      "color", cl::value_desc("WHEN"),
+      cl::desc("color diagnostics: auto (default, when stderr is a terminal),\n"
+               "always or never"),
+      cl::values(clEnumValN(Color::Auto, "auto", ""), clEnumValN(Color::Always, "always", ""),
+                 clEnumValN(Color::Never, "never", "")),
+      cl::init(Color::Auto), everyCommand};
+  cl::list<std::string> includeDirs{"I", cl::Prefix, cl::value_desc("DIR"),
+                                    cl::desc("look for imported C++ headers in DIR too (repeatable; -IDIR or\n"
+                                             "-I DIR); build and run pass it to the C++ compiler"),
+                                    everyCommand};
+
+  // every command, and flowc without one
+  cl::opt<bool> help{"help", cl::desc("print this help"), everyCommandAndNone};
+  ShortName helpShort{"h", help};
+  cl::opt<bool> version{"version", cl::desc("print flowc's version and the ANTLR and Clang it links"),
+                        everyCommandAndNone};
+
+  Command* find(StringRef name) {
+    for (Command* command : commands)
+      if (command->sub.getName() == name) return command;
+    return nullptr;
+  }
+};
+
+bool startsWith(StringRef s, StringRef prefix) { return s.startswith(prefix); }
+
+/// The options of `sub` in the order of the table, without the aliases.
+std::vector<cl::Option*> optionsOf(cl::SubCommand& sub) {
+  std::vector<cl::Option*> options;
+  for (auto& entry : cl::getRegisteredOptions(sub))
+    if (entry.second->getOptionHiddenFlag() == cl::NotHidden &&
+        std::find(options.begin(), options.end(), entry.second) == options.end())
+      options.push_back(entry.second);
+  // Members of one object: the order of their addresses is the order of declaration.
+  std::sort(options.begin(), options.end(), std::less<cl::Option*>());
+  return options;
+}
+
+/// `--set NAME=VALUE`, `-I DIR`, `--help, -h` (with ", " between the names).
+std::string spelling(cl::Option& option, cl::SubCommand& sub, const char* between = ", ") {
+  auto name = [](StringRef arg) { return (arg.size() == 1 ? "-" : "--") + arg.str(); };
+  std::string text = name(option.ArgStr);
+  if (option.getValueExpectedFlag() == cl::ValueRequired) text += " " + option.ValueStr.str();
+  for (auto& entry : cl::getRegisteredOptions(sub))
+    if (entry.second->getOptionHiddenFlag() != cl::NotHidden &&
+        &static_cast<ShortName*>(entry.second)->of == &option)
+      text += between + name(entry.second->ArgStr);
+  return text;
+}
+
+/// `  NAME                 TEXT`, TEXT's lines aligned in a column.
+void printEntry(std::ostream& out, const std::string& name, StringRef text) {
+  const size_t column = 23;
+  out << "  " << name;
+  if (name.size() + 2 >= column) out << '\n' << std::string(column, ' ');
+  else out << std::string(column - 2 - name.size(), ' ');
+  std::pair<StringRef, StringRef> lines = text.split('\n');
+  out << lines.first.str() << '\n';
+  while (!lines.second.empty()) {
+    lines = lines.second.split('\n');
+    out << std::string(column, ' ') << lines.first.str() << '\n';
+  }
+}
+
+/// The options every command takes (--color, -I, --help, --version).
+bool inEveryCommand(Table& table, cl::Option& option) {
+  for (Command* command : table.commands)
+    if (!option.Subs.count(&command->sub)) return false;
+  return true;
+}
+
+/// `flowc --help`: every command, the options of each by name, the common ones in full.
+void printOverview(Table& table) {
+  std::ostream& out = std::cout;
+  out << kTitle << "\nusage: flowc <command> [options] FILE...\n"
+      << "       flowc <command> --help      the command's options in full\n"
+      << "       flowc --version | --help\n\ncommands:\n";
+  for (Command* command : table.commands) {
+    printEntry(out, command->sub.getName().str() + " " + command->operands, command->sub.getDescription());
+    std::string line = "options:";
+    for (cl::Option* option : optionsOf(command->sub)) {
+      if (inEveryCommand(table, *option)) continue;
+      std::string name = spelling(*option, command->sub, "/");
+      if (line.size() + name.size() + 2 > 64) {
+        printEntry(out, "", line + ",");
+        line = "        ";
+      } else if (line != "options:") {
+        line += ",";
+      }
+      line += " " + name;
+    }
+    printEntry(out, "", line);
+  }
+  out << "\noptions of every command:\n";
+  for (cl::Option* option : optionsOf(table.check.sub))
+    if (inEveryCommand(table, *option)) printEntry(out, spelling(*option, table.check.sub), option->HelpStr);
+  out << '\n' << kExitStatus;
+}
+
+/// `flowc COMMAND --help`: its usage, what it does, every option it takes.
+void printHelp(Command& command) {
+  std::ostream& out = std::cout;
+  out << "usage: flowc " << command.sub.getName().str() << " [options] " << command.operands << "\n\n"
+      << command.sub.getDescription().str() << "\n\noptions:\n";
+  for (cl::Option* option : optionsOf(command.sub))
+    printEntry(out, spelling(*option, command.sub), option->HelpStr);
+  if (!command.notes.empty()) out << '\n' << command.notes;
+  out << '\n' << kExitStatus;
+}
+
+int usageError(const std::string& message, const Command* command) {
+  std::string help = command ? "flowc " + command->sub.getName().str() + " --help" : "flowc --help";
+  std::cerr << "flowc: " << message << "\n(run '" << help << "' for usage)\n";
+  return 2;
+}
+
+/// Parses `args` with the table. llvm::cl writes some errors (a missing or bad value) to
+/// llvm::errs() whatever stream it is given, so all of them go there and stderr is caught
+/// in a temporary file meanwhile; `errors` gets what it said.
+bool parse(const std::vector<const char*>& args, std::string& errors) {
+  std::fflush(stderr);
+  FILE* caught = std::tmpfile();
+  int saved = caught ? dup(STDERR_FILENO) : -1;
+  if (saved >= 0) dup2(fileno(caught), STDERR_FILENO);
+  bool ok = cl::ParseCommandLineOptions(int(args.size()), args.data(), "", &llvm::errs(), nullptr,
+                                        /*LongOptionsUseDoubleDash=*/true);
+  llvm::errs().flush();
+  if (saved >= 0) {
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+  }
+  if (caught) {
+    std::rewind(caught);
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, caught)) > 0;) errors.append(buffer, n);
+    std::fclose(caught);
+  }
+  return ok;
+}
+
+/// llvm::cl's first complaint, in flowc's words.
+std::string describe(const std::string& errors, const Command* command) {
+  llvm::SmallVector<StringRef, 4> lines;
+  StringRef(errors).split(lines, '\n', -1, false);
+  for (StringRef& line : lines) line.consume_front("flowc: ");
+  if (lines.empty()) return "bad command line";
+  StringRef first = lines[0];
+  if (first.consume_front("Unknown command line argument '")) {
+    std::string arg = first.take_front(first.find("'.  Try:")).str();
+    std::string message = (startsWith(arg, "-") ? "unknown option '" : "unexpected argument '") + arg + "'";
+    if (command) message += " for '" + command->sub.getName().str() + "'";
+    // llvm::cl names the nearest option however far it is: only a near one helps.
+    StringRef nearest;
+    if (lines.size() > 1 && lines[1].consume_front("Did you mean '")) nearest = lines[1].rtrim("'?");
+    StringRef given = StringRef(arg).ltrim('-').split('=').first, near = nearest.ltrim('-').split('=').first;
+    if (!nearest.empty() && given.edit_distance(near) <= std::max<unsigned>(1, given.size() / 3))
+      message += " (did you mean '" + nearest.str() + "'?)";
+    else if (command && command->kind == Invocation::Run)
+      message += " (program flags go after --)";
+    return message;
+  }
+  if (first.consume_front("for the ")) {
+    auto [option, problem] = first.split(" option: ");
+    if (problem == "requires a value!") return option.str() + " needs a value";
+    if (startsWith(problem, "does not allow a value!")) return option.str() + " takes no value";
+    if (problem.contains("is invalid value for boolean argument!"))
+      return option.str() + ": " + problem.split(" is invalid").first.str() + " is not true or false";
+    return option.str() + ": " + problem.str();
+  }
+  return first.str();
+}
+
+/// $CXXFLAGS split as a shell would (quotes, backslashes), then every --cxxflag.
+std::vector<std::string> compilerFlags(const cl::list<std::string>& cxxflags) {
+  llvm::BumpPtrAllocator allocator;
+  llvm::StringSaver saver(allocator);
+  llvm::SmallVector<const char*, 16> words;
+  if (const char* env = std::getenv("CXXFLAGS")) cl::TokenizeGNUCommandLine(env, saver, words);
+  std::vector<std::string> flags(words.begin(), words.end());
+  flags.insert(flags.end(), cxxflags.begin(), cxxflags.end());
+  return flags;
+}
+
+} // namespace
+
+std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
+  // LLVM's libraries register hundreds of options of their own, some (--help, --version)
+  // on the first parse: parse nothing once so that they are all there, then drop them,
+  // so that the parser knows the table's only.
+  const char* nothing[] = {"flowc"};
+  cl::ParseCommandLineOptions(1, nothing);
+  cl::ResetCommandLineParser();
+  static Table table;
+
+  if (argc < 2) return usageError("no command given", nullptr);
+  std::string first = argv[1];
+  Command* command = table.find(first);
+  // The words `help [COMMAND]` and `version` do what --help and --version do.
+  if (first == "help") {
+    Command* about = argc > 2 ? table.find(argv[2]) : nullptr;
+    if (argc > 2 && !about) return usageError("unknown command '" + std::string(argv[2]) + "'", nullptr);
+    about ? printHelp(*about) : printOverview(table);
+    return 0;
+  }
+  if (first == "version") {
+    std::cout << versionText();
+    return 0;
+  }
+  if (!command && !startsWith(first, "-")) return usageError("unknown command '" + first + "'", nullptr);
+
+  // `flowc run FILE -- ARGS`: ARGS are the program's, never flowc's.
+  std::vector<const char*> args = {"flowc"};
+  std::vector<std::string> runArgs;
+  for (int i = 1; i < argc; ++i) {
+    if (command == &table.run && std::string(argv[i]) == "--") {
+      runArgs.assign(argv + i + 1, argv + argc);
+      break;
+    }
+    args.push_back(argv[i]);
+  }
+  std::string errors;
+  if (!parse(args, errors)) return usageError(describe(errors, command), command);
+  if (table.help) {
+    command ? printHelp(*command) : printOverview(table);
+    return 0;
+  }
+  if (table.version) {
+    std::cout << versionText();
+    return 0;
+  }
+  if (!command) return usageError("no command given", nullptr);
+
+  std::string name = "'" + first + "'";
+  if (table.files.empty()) return usageError(name + (command == &table.check ? " needs at least one FILE" : " needs a FILE"), command);
+  if (command != &table.check && table.files.size() > 1)
+    return usageError(name + " takes one FILE" + (command == &table.run ? " (program flags go after --)" : ""),
+                      command);
+
+  bool color = table.color == Color::Always || (table.color == Color::Auto && isatty(STDERR_FILENO));
+  std::vector<std::string> includeDirs(table.includeDirs.begin(), table.includeDirs.end());
+  plan::PlanOptions plan;
+  for (const std::string& assignment : table.set) {
+    size_t eq = assignment.find('=');
+    plan.setParams[assignment.substr(0, eq)] = assignment.substr(eq + 1);
+  }
+  if (table.memory.getNumOccurrences()) plan.memoryBytes = table.memory;
+  if (table.block.getNumOccurrences()) plan.blockBytes = table.block;
+
+  out.command = command->kind;
+  switch (command->kind) {
+  case Invocation::Check:
+    out.check.files.assign(table.files.begin(), table.files.end());
+    out.check.dumpAst = table.dumpAst;
+    out.check.dumpTypes = table.dumpTypes;
+    out.check.parseOnly = table.parseOnly;
+    out.check.summary = table.summary;
+    out.check.includeDirs = includeDirs;
+    out.check.color = color;
+    break;
+  case Invocation::Explain:
+    out.explain.file = table.files.front();
+    out.explain.format = table.format;
+    out.explain.plan = plan;
+    out.explain.includeDirs = includeDirs;
+    out.explain.color = color;
+    break;
+  case Invocation::Emit:
+  case Invocation::Build:
+  case Invocation::Run:
+    out.build.file = table.files.front();
+    out.build.output = table.output;
+    out.build.cxx = table.cxx;
+    out.build.optimization = table.optimization;
+    out.build.cxxflags = compilerFlags(table.cxxflags);
+    out.build.verbose = table.verbose;
+    out.build.runArgs = runArgs;
+    out.build.plan = plan;
+    out.build.includeDirs = includeDirs;
+    out.build.color = color;
+    break;
+  }
+  return std::nullopt;
+}
+
+} // namespace flow::driver
