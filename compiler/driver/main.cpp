@@ -4,6 +4,7 @@
 #include "driver/command_line.hpp"
 #include "driver/emit_command.hpp"
 #include "driver/explain_command.hpp"
+#include "driver/frontend.hpp"
 
 #include <exception>
 #include <iostream>

@@ -66,9 +66,9 @@ bool MemoryPlanner::countsFit() {
   for (const Node& n : plan_.nodes) {
     if (n.elements <= static_cast<double>(flow::plan::max_elements)) continue;
     SourceLoc at = n.loc;
-    if (n.kind == Node::Generate && n.ast) at = static_cast<const ast::GenerateSource*>(n.ast)->count->loc;
-    if ((n.kind == Node::ReadFile || n.kind == Node::ReadText) && n.ast) {
-      if (const auto& e = static_cast<const ast::ReadSource*>(n.ast)->estimate) at = e->loc;
+    if (n.kind == Node::Generate) at = n.get<ast::GenerateSource>()->count->loc;
+    if (n.kind == Node::ReadFile || n.kind == Node::ReadText) {
+      if (const auto& e = n.get<ast::ReadSource>()->estimate) at = e->loc;
     }
     char count[32];
     std::snprintf(count, sizeof count, "%.3g", n.elements);
