@@ -61,13 +61,14 @@ void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
     segmentOf[id] = seg;
     last = std::max(last, seg);
   }
-  // A merge pulls its inputs in its own segment: a file, vector or re-read merged with a
-  // sorted input is read while the merge runs, not drained beforehand.
+  // A merge pulls its inputs in its own segment (the planner puts them in its phase): a
+  // file, vector, re-read or sort merged with an input that is ready later is read while
+  // the merge runs, not drained beforehand.
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
     const Node& n = plan_.nodes[*it];
     if (n.kind != Node::Merge) continue;
     for (int in : n.inputs)
-      if (segmentOf.count(in) && plan_.nodes[in].kind != Node::SortMerge) segmentOf[in] = segmentOf[n.id];
+      if (segmentOf.count(in)) segmentOf[in] = segmentOf[n.id];
   }
   // Results an aggregate hands to the expression that called it live beyond the loops.
   for (int id : nodes) {

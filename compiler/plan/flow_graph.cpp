@@ -188,7 +188,44 @@ void GraphBuilder::endPhase() {
 
 std::string GraphBuilder::at(SourceLoc loc) { return std::to_string(loc.line) + ":" + std::to_string(loc.column); }
 
+namespace {
+/// The streams a statement reads more than once with one of the reads an input of a
+/// merge: a merge pulls its inputs, so such a stream cannot be branched to its other
+/// readers; it is written out first and every read of it in the statement reads it back.
+std::set<const Symbol*> streamsToWriteFirst(const Stmt& statement) {
+  struct Reads : Visitor {
+    std::map<const Symbol*, int> count;
+    std::set<const Symbol*> mergeInputs;
+    static const Symbol* stream(const Expr& e) {
+      auto* n = e.as<NameExpr>();
+      return n && n->symbol && n->symbol->kind == Symbol::Stream ? n->symbol : nullptr;
+    }
+    void read(const Symbol* s) {
+      if (++count[s] == 1) walk(*s->pipeline); // the streams it reads are read once per run of it
+    }
+    bool visit(const Source& src) override {
+      if (auto* m = src.as<MergeSource>())
+        for (const PipelinePtr& in : m->inputs)
+          if (auto* e = in->source->as<ExprSource>(); e && in->stages.empty() && stream(*e->expr))
+            mergeInputs.insert(stream(*e->expr));
+      if (auto* e = src.as<ExprSource>(); e && stream(*e->expr)) read(stream(*e->expr));
+      return true;
+    }
+    bool visit(const Expr& e) override {
+      if (auto* c = e.as<CallExpr>(); c && c->aggregate && stream(*c->args[0])) read(stream(*c->args[0]));
+      return true;
+    }
+  } reads;
+  reads.walk(statement);
+  std::set<const Symbol*> result;
+  for (const Symbol* s : reads.mergeInputs)
+    if (reads.count[s] > 1) result.insert(s);
+  return result;
+}
+} // namespace
+
 void GraphBuilder::topLevel(const Stmt& s) {
+  writeFirst_ = streamsToWriteFirst(s);
   switch (s.kind()) {
   case Stmt::Vector: {
     auto& d = *s.as<VectorDecl>();
@@ -368,13 +405,21 @@ GraphBuilder::Flow GraphBuilder::named(const Symbol& s, int phase, double multip
     return {n, phase};
   }
   auto built = builtStream_.find(&s);
+  if (built == builtStream_.end() && writeFirst_.count(&s)) {
+    // Written out in a phase of its own before the statement reads it (see
+    // streamsToWriteFirst); every reader below reads it back.
+    Flow out = pipeline(*s.pipeline, phase, multiplier);
+    built = builtStream_.emplace(&s, Built{out, owner_}).first;
+    materialized_[&s] = add(Node::Materialize, "materialize " + s.name, s.loc, out.phase,
+                            plan_.nodes[out.node].elements, s.type, {out.node}, &s);
+  }
   if (built == builtStream_.end()) {
     Flow out = pipeline(*s.pipeline, phase, multiplier);
     builtStream_[&s] = {out, owner_};
     return out;
   }
   const Node& src = plan_.nodes[built->second.flow.node];
-  if (built->second.owner == owner_) {
+  if (built->second.owner == owner_ && !materialized_.count(&s)) {
     // A second reader of the same pipeline: both run together, the stream is branched.
     int b = add(Node::Branch, "branch " + s.name, useLoc, phase, src.elements, s.type, {built->second.flow.node}, &s);
     return {b, std::max(phase, built->second.flow.phase)};
@@ -388,8 +433,10 @@ GraphBuilder::Flow GraphBuilder::named(const Symbol& s, int phase, double multip
                             src.elements, s.type, {built->second.flow.node}, &s);
     owner_ = current;
   }
-  int r = add(Node::Reread, "reread " + s.name, useLoc, phase, plan_.nodes[materialized_[&s]].elements * multiplier,
-              s.type, {materialized_[&s]}, &s);
+  const Node& written = plan_.nodes[materialized_[&s]];
+  if (written.owner == owner_) phase = std::max(phase, written.phase + 1); // after it is written
+  int r = add(Node::Reread, "reread " + s.name, useLoc, phase, written.elements * multiplier, s.type,
+              {materialized_[&s]}, &s);
   return {r, phase};
 }
 
@@ -440,6 +487,10 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
       out = std::max(out, f.phase);
       n += plan_.nodes[f.node].elements;
     }
+    // The merge pulls every input while it runs: an input that would be ready earlier
+    // (a file, a vector, a sort whose merge could start sooner) runs in the merge's phase,
+    // with its memory planned there.
+    for (int in : inputs) plan_.nodes[in].phase = out;
     int id = add(Node::Merge, "merge by " + m.order.str(), s.loc, out, n, s.elementType, inputs, &m);
     return {id, out};
   }

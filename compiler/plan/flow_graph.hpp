@@ -59,6 +59,7 @@ private:
   };
   std::map<const sema::Symbol*, Built> builtStream_;
   std::map<const sema::Symbol*, int> materialized_;
+  std::set<const sema::Symbol*> writeFirst_; // streams the current statement writes out first
   std::map<const sema::Symbol*, std::pair<double, bool>> vectorSize_; // elements, not counted
   std::map<const sema::Symbol*, int> queueOf_;
   std::map<std::pair<const sema::Symbol*, int>, int> pushNode_;

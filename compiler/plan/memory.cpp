@@ -3,6 +3,8 @@
 // writes — pipelined as planned, and as if every stream were materialized.
 #include "plan/memory.hpp"
 
+#include "flow/defaults.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,7 +22,7 @@ bool isSink(Node::Kind k) {
 }
 bool isBuffered(Node::Kind k) { return isFileSource(k) || isSink(k) || k == Node::VectorPush; }
 /// The threads a plan assumes: the machine's, as programs default to.
-unsigned planningThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
+unsigned planningThreads() { return flow::hardware_threads(); }
 
 } // namespace
 

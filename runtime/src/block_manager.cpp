@@ -1,5 +1,6 @@
 // The block manager: disks from a configuration, block allocation over them, the
 // program-wide instance.
+#include "flow/format.hpp"
 #include "flow/mng/block_manager.hpp"
 
 #include <mutex>
@@ -47,11 +48,11 @@ block_id block_manager::allocate(std::uint64_t bytes, allocation_strategy& strat
   }
   std::string detail;
   for (const auto& d : disks_) {
-    detail += " '" + d->path() + "' has " + format_size(d->allocated_bytes()) + " of " +
-              format_size(d->capacity()) + " in use;";
+    detail += " '" + d->path() + "' has " + flow::format_bytes(d->allocated_bytes()) + " of " +
+              flow::format_bytes(d->capacity()) + " in use;";
   }
   throw disk_full_error(
-      "flow: no disk has room for another block of " + format_size(bytes) + ":" + detail +
+      "flow: no disk has room for another block of " + flow::format_bytes(bytes) + ":" + detail +
           " give a larger SIZE in --disk PATH:SIZE, or add another --disk.",
       disks_.front()->path(), 0, bytes, 0);
 }

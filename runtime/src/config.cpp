@@ -1,4 +1,5 @@
 // Parsing of sizes and --disk specifications.
+#include "flow/format.hpp"
 #include "flow/mng/config.hpp"
 
 #include "flow/io/stats.hpp"
@@ -56,7 +57,6 @@ std::uint64_t parse_size(std::string_view text) {
   return value << shift;
 }
 
-std::string format_size(std::uint64_t bytes) { return io::format_bytes(bytes); }
 
 disk_spec disk_spec::parse(std::string_view text) {
   if (text.empty()) {

@@ -1,5 +1,6 @@
 // The priority queue's helper thread (see flow/containers/pq/parallel.hpp).
 #include "flow/containers/pq/parallel.hpp"
+#include "flow/defaults.hpp"
 
 #include <condition_variable>
 #include <cstdlib>
@@ -89,11 +90,6 @@ private:
   std::thread worker_; // last: starts after the members it uses
 };
 
-bool threads_allowed() noexcept {
-  const char* env = std::getenv("FLOW_PQ_THREADS");
-  if (env && std::strcmp(env, "1") == 0) return false;
-  return std::thread::hardware_concurrency() != 1;
-}
 
 helper& the_helper() {
   static helper h;
@@ -102,10 +98,7 @@ helper& the_helper() {
 
 } // namespace
 
-bool parallel_available() noexcept {
-  static const bool ok = threads_allowed();
-  return ok;
-}
+bool parallel_available() noexcept { return flow::threads() > 1; }
 
 void run_pair_tasks(task a, task b) {
   if (!parallel_available() || !the_helper().try_post(b)) {

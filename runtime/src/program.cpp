@@ -1,5 +1,6 @@
 // flow::program: the command line, setup, phases, progress and report of a Flow
 // executable. See flow/program.hpp.
+#include "flow/format.hpp"
 #include "flow/program.hpp"
 
 #include <fcntl.h>
@@ -30,32 +31,12 @@ namespace {
 std::atomic<unsigned> g_threads{0};
 } // namespace
 
-unsigned hardware_threads() noexcept {
-  static const unsigned n = [] {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (::sched_getaffinity(0, sizeof set, &set) == 0) {
-      const int c = CPU_COUNT(&set);
-      if (c > 0) return static_cast<unsigned>(c);
-    }
-    const unsigned h = std::thread::hardware_concurrency();
-    return h ? h : 1u;
-  }();
-  return n;
-}
-
 unsigned threads() noexcept {
   const unsigned t = g_threads.load(std::memory_order_relaxed);
   return t ? t : hardware_threads();
 }
 
 void set_threads(unsigned n) noexcept { g_threads.store(n, std::memory_order_relaxed); }
-
-std::uint64_t block_for_memory(std::uint64_t memory_bytes) noexcept {
-  std::uint64_t b = 64 << 10;
-  while (b * 2 <= memory_bytes / 128 && b < (4u << 20)) b *= 2;
-  return b;
-}
 
 namespace detail {
 void append_text(std::string& out, std::string_view s) { out += s; }
@@ -224,8 +205,8 @@ std::uint64_t program::memory() const noexcept {
 
 void program::memory_too_small(int phase, std::uint64_t needed) const {
   throw usage_error("--memory", "--memory: phase " + std::to_string(phase) + " needs at least " +
-                                    mng::format_size(needed) + " with blocks of " + mng::format_size(block()) +
-                                    ", but the budget is " + mng::format_size(memory()) +
+                                    flow::format_bytes(needed, true) + " with blocks of " + flow::format_bytes(block()) +
+                                    ", but the budget is " + flow::format_bytes(memory()) +
                                     "; give a larger --memory or a smaller --block");
 }
 
@@ -442,12 +423,12 @@ std::string program::help() const {
   }
   const std::uint64_t md = memory_default_ ? memory_default_ : fallback_memory;
   os.push_back({"--memory SIZE", "memory budget of the whole program, e.g. 256MiB or 4GiB (default " +
-                                     mng::format_size(md) +
+                                     flow::format_bytes(md) +
                                      (memory_default_ ? ", the script's" : "") +
                                      "); every sort and queue gets its planned share of it"});
   os.push_back({"--block SIZE",
                 "block size of external memory, a power of two of at least 4KiB (default " +
-                    (block_default_ ? mng::format_size(block_default_) + ", the planner's"
+                    (block_default_ ? flow::format_bytes(block_default_) + ", the planner's"
                                     : std::string("chosen by each node")) + ")"});
   os.push_back({"--disk PATH[:SIZE]",
                 "disk for external memory, repeatable: a directory (a temporary file inside, "
@@ -567,7 +548,7 @@ int program::run_checked(const std::function<void()>& body) {
     const std::uint64_t phys = physical_memory();
     if (phys && *options_.memory > phys) {
       std::fprintf(stderr, "%s: warning: --memory %s is more than this machine's %s of memory; the program may swap\n",
-                   name_.c_str(), mng::format_size(*options_.memory).c_str(), mng::format_size(phys).c_str());
+                   name_.c_str(), flow::format_bytes(*options_.memory).c_str(), flow::format_bytes(phys).c_str());
     }
   }
 

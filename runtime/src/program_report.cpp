@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "flow/format.hpp"
 #include "flow/mng/config.hpp"
 #include "flow/program/flags.hpp"
 #include "flow/program/report.hpp"
@@ -108,7 +109,7 @@ std::vector<merged_phase> merge_phases(const run_report& r) {
 
 std::string size_text(double bytes) {
   if (!std::isfinite(bytes) || bytes < 0) return "?";
-  return mng::format_size(static_cast<std::uint64_t>(std::llround(bytes)));
+  return flow::format_bytes(bytes);
 }
 
 std::string secs_text(double s) {
@@ -195,12 +196,12 @@ std::string to_json(const run_report& r) {
 std::string to_text(const run_report& r) {
   std::ostringstream o;
   o << r.program << ": stats" << (r.ok ? "" : " (stopped by an error)") << "\n";
-  o << "  memory " << mng::format_size(r.memory_bytes);
+  o << "  memory " << flow::format_bytes(r.memory_bytes);
   if (r.memory_default_bytes && r.memory_default_bytes != r.memory_bytes)
-    o << " (planned for " << mng::format_size(r.memory_default_bytes) << ")";
-  if (r.block_bytes) o << ", block " << mng::format_size(r.block_bytes);
+    o << " (planned for " << flow::format_bytes(r.memory_default_bytes) << ")";
+  if (r.block_bytes) o << ", block " << flow::format_bytes(r.block_bytes);
   o << ", threads " << r.threads << ", seed " << r.seed << ", buffer peak "
-    << mng::format_size(r.buffer_peak_bytes) << "\n";
+    << flow::format_bytes(r.buffer_peak_bytes) << "\n";
   if (!r.params.empty()) {
     o << "  params";
     for (const auto& [name, value] : r.params) o << " " << name << "=" << value;
@@ -254,8 +255,8 @@ std::string to_text(const run_report& r) {
     o << buf;
   }
   for (const auto& d : r.disks) {
-    o << "  disk " << d.path << ": read " << mng::format_size(d.read_bytes) << ", written "
-      << mng::format_size(d.write_bytes) << "\n";
+    o << "  disk " << d.path << ": read " << flow::format_bytes(d.read_bytes) << ", written "
+      << flow::format_bytes(d.write_bytes) << "\n";
   }
   return o.str();
 }

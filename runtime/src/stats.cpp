@@ -1,5 +1,6 @@
 // The process-wide I/O statistics and their report formats.
 #include "flow/io/stats.hpp"
+#include "flow/format.hpp"
 
 #include <cstdio>
 #include <ostream>
@@ -35,20 +36,6 @@ void disk_json(std::ostream& o, const disk_snapshot& d) {
 }
 
 } // namespace
-
-std::string format_bytes(std::uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024.0 && u < 4) {
-    v /= 1024.0;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
-  return buf;
-}
-
 
 disk_snapshot& disk_snapshot::operator+=(const disk_snapshot& o) {
   reads += o.reads;
@@ -93,8 +80,8 @@ stats_snapshot stats_snapshot::operator-(const stats_snapshot& earlier) const {
 void stats_snapshot::print(std::ostream& out, const std::string& title) const {
   const disk_snapshot t = total();
   char line[256];
-  out << title << ": read " << format_bytes(t.read_bytes) << " in " << t.reads << " requests, wrote "
-      << format_bytes(t.write_bytes) << " in " << t.writes << " requests\n";
+  out << title << ": read " << flow::format_bytes(t.read_bytes) << " in " << t.reads << " requests, wrote "
+      << flow::format_bytes(t.write_bytes) << " in " << t.writes << " requests\n";
   const double wait_share = elapsed_seconds > 0 ? 100.0 * wait_seconds() / elapsed_seconds : 0.0;
   std::snprintf(line, sizeof line,
                 "  elapsed %.3f s, disks busy %.3f s, I/O wait %.3f s (%.1f%%: read %.3f s, "
@@ -104,10 +91,10 @@ void stats_snapshot::print(std::ostream& out, const std::string& title) const {
   out << line;
   for (const auto& d : disks) {
     if (d.reads == 0 && d.writes == 0) continue;
-    out << "  " << d.name << ": read " << format_bytes(d.read_bytes) << " (" << d.reads
+    out << "  " << d.name << ": read " << flow::format_bytes(d.read_bytes) << " (" << d.reads
         << " req, ";
     std::snprintf(line, sizeof line, "%.3f s", d.read_seconds);
-    out << line << "), wrote " << format_bytes(d.write_bytes) << " (" << d.writes << " req, ";
+    out << line << "), wrote " << flow::format_bytes(d.write_bytes) << " (" << d.writes << " req, ";
     std::snprintf(line, sizeof line, "%.3f s", d.write_seconds);
     out << line << ")\n";
   }

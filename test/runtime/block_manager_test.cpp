@@ -44,7 +44,7 @@ TEST(Disk, CapacityIsEnforced) {
   } catch (const disk_full_error& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("--disk PATH:SIZE"), std::string::npos) << m;
-    EXPECT_NE(m.find("16.00 KiB"), std::string::npos) << m;
+    EXPECT_NE(m.find("16.0 KiB"), std::string::npos) << m;
   }
 }
 

@@ -62,6 +62,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "flow/defaults.hpp"
 #include "flow/io/error.hpp"
 #include "flow/io/stats.hpp"
 #include "flow/program/flags.hpp"
@@ -70,17 +71,6 @@
 
 namespace flow {
 
-/// Threads that sorting and other parallel nodes may use: --threads N, else every CPU
-/// this process may run on (sched_getaffinity), at least 1.
-unsigned threads() noexcept;
-/// Sets what threads() returns (program::run does it); 0: back to the hardware's.
-void set_threads(unsigned n) noexcept;
-/// CPUs available to this process, at least 1.
-unsigned hardware_threads() noexcept;
-
-/// The planner's block size for a budget (when the script fixes none): the largest power
-/// of two b with 64 KiB <= b <= 4 MiB and b <= memory / 128 (at least 64 KiB).
-std::uint64_t block_for_memory(std::uint64_t memory_bytes) noexcept;
 
 namespace detail {
 /// Appends a print() argument: integers in decimal (also i8/u8), bool as true/false,

@@ -13,13 +13,12 @@
 #include <thread>
 #include <vector>
 
+#include "flow/defaults.hpp"
+
 namespace flow::algo {
 
-/// Threads to use when the caller does not say: the hardware's, at least 1.
-inline unsigned default_threads() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1u : n;
-}
+/// Threads to use when the caller does not say: the runtime's policy (flow::threads()).
+inline unsigned default_threads() { return flow::threads(); }
 
 class thread_team {
 public:

@@ -9,6 +9,7 @@
 //   flow::containers::vector<u64> v(64 << 20);          // 64 MiB budget
 //   for (u64 i = 0; i < n; ++i) v.push_back(i);
 //   for (auto r = v.scan(); !r.empty(); ++r) use(*r);
+#include "flow/defaults.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -24,9 +25,8 @@
 
 namespace flow::containers {
 
-inline constexpr std::size_t default_block_bytes = std::size_t{1} << 20;
 
-template <class T, std::size_t BlockBytes = default_block_bytes> class vector {
+template <class T, std::size_t BlockBytes = flow::default_block_bytes> class vector {
 public:
   using value_type = T;
   using block_type = mng::typed_block<BlockBytes, T>;
@@ -127,14 +127,18 @@ public:
   }
 
   /// Flushes, frees the cache and reads the whole vector with prefetching in the
-  /// vector's memory. Only one reader at a time.
+  /// vector's memory. Readers may overlap (a script's `merge(v, v)` reads one vector
+  /// twice at once): the first reads with the vector's memory, each further one with
+  /// two blocks of its own.
   reader scan() {
-    mutable_check("scan");
-    flush();
-    drop_cache();
+    const bool first = readers_ == 0;
+    if (first) {
+      flush();
+      drop_cache();
+    }
     ++readers_;
     try {
-      return reader(*this, slots_.size());
+      return reader(*this, first ? slots_.size() : 2);
     } catch (...) {
       --readers_;
       throw;

@@ -37,8 +37,6 @@ struct disk_snapshot {
   disk_snapshot& operator-=(const disk_snapshot& other);
 };
 
-/// "1.50 MiB", "512 B": a byte count as the reports print it.
-std::string format_bytes(std::uint64_t bytes);
 
 struct stats_snapshot {
   std::vector<disk_snapshot> disks; // every disk ever registered, in registration order

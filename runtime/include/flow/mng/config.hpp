@@ -12,8 +12,6 @@ namespace flow::mng {
 /// "4096". Throws std::invalid_argument with a message saying what is accepted.
 std::uint64_t parse_size(std::string_view text);
 
-/// "1.50 GiB" — for messages and reports.
-std::string format_size(std::uint64_t bytes);
 
 /// One disk. The path decides what the runtime does with it:
 ///  - ":memory:"            a memory_file (tests, or tiny runs without a disk);

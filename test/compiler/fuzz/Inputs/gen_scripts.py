@@ -430,8 +430,10 @@ class Script:
             k = 'generate'
         if k == 'generate':
             t = t or self.elem_type()
+            # Counts are n or small literals: other params hold arbitrary values (up to 2^64 - 1),
+            # which make programs that run for years or plans past 2^63 (rejected).
             n = self.pick(['n' if 'n' in self.params else str(self.r.randrange(50, 500)),
-                           str(self.r.randrange(1, 400))] + [p for p, pt in self.params.items() if pt == 'u64'])
+                           str(self.r.randrange(1, 400))])
             c = ctx.child(rand=True, agg=False, braces=True)
             c.names['i'] = 'u64'
             return (f'generate({n}) {{ {self.value(t, c, 1, free=True)} }}', t, True, None)

@@ -7,7 +7,8 @@
 //   pq::run_pair([&] { sort(first half); }, [&] { sort(second half); });
 //
 // If the helper is busy with another caller (two queues used by two threads), or the
-// machine has one core, or FLOW_PQ_THREADS=1 is set, both halves run on the caller.
+// machine has one core, or the program runs with --threads 1 (flow::threads()), both halves
+// run on the caller.
 // An exception thrown by either half is rethrown by run_pair after both have finished.
 #include <cstddef>
 #include <utility>
@@ -24,7 +25,7 @@ struct task {
 /// both are done.
 void run_pair_tasks(task a, task b);
 
-/// Whether a second thread is available at all (false with one core or FLOW_PQ_THREADS=1).
+/// Whether a second thread may be used (flow::threads() > 1).
 bool parallel_available() noexcept;
 
 template <class A, class B> void run_pair(A&& a, B&& b) {

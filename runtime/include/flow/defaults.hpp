@@ -1,0 +1,49 @@
+#pragma once
+// Flow's defaults, each defined once: the memory budget of a script that sets none, the
+// block size for a budget, and how many threads sorting and the priority queue use. The
+// compiler's planner, generated programs and the runtime's own defaults all read these.
+#include <algorithm>
+#include <cstdint>
+#include <thread>
+
+#include <sched.h>
+
+namespace flow {
+
+/// The memory budget of a script without a `memory` declaration (and no --memory).
+inline constexpr std::uint64_t default_memory_bytes = std::uint64_t{1} << 30;
+
+/// The block size for a budget when the script fixes none: the largest power of two b
+/// with 64 KiB <= b <= 4 MiB and b <= memory / 128 (so a merge can take 64 runs at
+/// once with room to spare), at least 64 KiB.
+constexpr std::uint64_t block_for_memory(std::uint64_t memory_bytes) noexcept {
+  std::uint64_t b = std::uint64_t{64} << 10;
+  while (b * 2 <= memory_bytes / 128 && b < (std::uint64_t{4} << 20)) b *= 2;
+  return b;
+}
+
+/// The block size of a program with the default budget (and the default block of the
+/// runtime's containers when their user gives none).
+inline constexpr std::uint64_t default_block_bytes = block_for_memory(default_memory_bytes);
+
+/// CPUs available to this process (sched_getaffinity), at least 1.
+inline unsigned hardware_threads() noexcept {
+  static const unsigned n = [] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+      const int c = CPU_COUNT(&set);
+      if (c > 0) return static_cast<unsigned>(c);
+    }
+    return std::max(1u, std::thread::hardware_concurrency());
+  }();
+  return n;
+}
+
+/// Threads that sorting, merging and the priority queue may use: --threads N of the
+/// program (set_threads), else hardware_threads(). The one thread policy of the runtime.
+unsigned threads() noexcept;
+/// Sets what threads() returns (program::run does it for --threads); 0: the hardware's.
+void set_threads(unsigned n) noexcept;
+
+} // namespace flow
