@@ -35,7 +35,7 @@ bool Checker::requireTextual(const Type* type, SourceLoc loc, const std::string&
 bool Checker::readableInOrder(const Pipeline& p) const {
   if (!p.stages.empty()) return p.stages.back()->as<SortStage>() != nullptr;
   const Source& src = *p.source;
-  if (src.as<ScanSource>() || src.as<ReadSource>()) return true;
+  if (src.as<ScanSource>() || src.as<ReadSource>() || src.as<MergeSource>()) return true;
   if (auto* e = src.as<ExprSource>())
     if (auto* n = e->expr->as<NameExpr>(); n && n->symbol) {
       if (n->symbol->kind == Symbol::Vector) return true;
@@ -142,10 +142,10 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
     if (!ok || !t) return out_.types.error();
     if (!resolveOrder(m.order, t, "the merge", true)) return out_.types.error();
     // A merge reads its inputs side by side, so each must be readable in order on its
-    // own: a sort's output, a vector, a file, or a stream that ends in a sort.
+    // own: a sort's output, a vector, a file, a merge, or a stream that is one of these.
     for (PipelinePtr& input : m.inputs)
       if (!readableInOrder(*input)) {
-        error(input->loc, "a merge input must end in 'sort' (or be a vector, a file or a stream that ends in "
+        error(input->loc, "a merge input must end in 'sort' (or be a vector, a file, a merge or a stream that ends in "
                           "'sort'), so the merge can read it in order");
         return out_.types.error();
       }
