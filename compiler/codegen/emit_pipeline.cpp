@@ -263,10 +263,13 @@ std::string Generator::keyPath(const Expr& key, const Type* element) const {
 }
 
 std::string Generator::pullSource(const Node& n) {
-  switch (n.kind) {
-  case Node::SortMerge: return var(n, "merge");
-  default: return var(n, "in");
-  }
+  return n.kind == Node::SortMerge ? var(n, "merge") : var(n, "in");
+}
+
+const Node* Generator::materializerOf(const Node& n) const {
+  for (int c : consumers_[n.id])
+    if (plan_.nodes[c].kind == Node::Materialize) return &plan_.nodes[c];
+  return nullptr;
 }
 
 void Generator::declareNode(const Node& n, const std::map<int, int>& segmentOf, int segment) {
@@ -313,7 +316,16 @@ void Generator::declareNode(const Node& n, const std::map<int, int>& segmentOf, 
     // The runtime's merge (a loser tree; ties go to the earlier input) over the inputs'
     // pull streams.
     std::string inputs;
-    for (int in : n.inputs) inputs += ", " + pullSource(plan_.nodes[in]);
+    for (int in : n.inputs) {
+      // A stream read again by later statements is written out as the merge pulls it.
+      const Node& input = plan_.nodes[in];
+      if (const Node* m = materializerOf(input)) {
+        line("auto " + var(input, "tee") + " = flow::stream::tee(" + pullSource(input) + ", " + var(*m, "mat") + ");");
+        inputs += ", " + var(input, "tee");
+      } else {
+        inputs += ", " + pullSource(input);
+      }
+    }
     line("auto " + var(n, "in") + " = flow::stream::merge<" + orderType(n.get<MergeSource>()->order.order) + ">(" +
          inputs.substr(2) + ");");
     break;

@@ -62,6 +62,7 @@ private:
   void emitNode(const plan::Node& n, const std::string& var, const std::set<int>& inSegment);
   void finishNode(const plan::Node& n);
   std::string pullSource(const plan::Node& n); // a pull stream variable for a merge input
+  const plan::Node* materializerOf(const plan::Node& n) const; // the node writing n out for later readers
   bool downstreamOfForStage(const plan::Node& n, const std::set<int>& inSegment) const;
   void stopChecks(const std::vector<std::string>& stops);
   static std::string quote(const std::string& text); // a C++ string literal

@@ -189,13 +189,15 @@ void GraphBuilder::endPhase() {
 std::string GraphBuilder::at(SourceLoc loc) { return std::to_string(loc.line) + ":" + std::to_string(loc.column); }
 
 namespace {
-/// The streams a statement reads more than once with one of the reads an input of a
-/// merge: a merge pulls its inputs, so such a stream cannot be branched to its other
-/// readers; it is written out first and every read of it in the statement reads it back.
+/// The streams a statement writes out first, in a phase of their own, so that every read
+/// of them reads them back: those it reads more than once with one of the reads an input
+/// of a merge (a merge pulls its inputs, so the stream cannot be branched to its other
+/// readers), and those read by a loop that may `break` and read again elsewhere (written
+/// out as the loop goes, they would hold only what the loop read before it stopped).
 std::set<const Symbol*> streamsToWriteFirst(const Stmt& statement) {
   struct Reads : Visitor {
     std::map<const Symbol*, int> count;
-    std::set<const Symbol*> mergeInputs;
+    std::set<const Symbol*> mergeInputs, readByBreakingLoop;
     static const Symbol* stream(const Expr& e) {
       auto* n = e.as<NameExpr>();
       return n && n->symbol && n->symbol->kind == Symbol::Stream ? n->symbol : nullptr;
@@ -215,11 +217,43 @@ std::set<const Symbol*> streamsToWriteFirst(const Stmt& statement) {
       if (auto* c = e.as<CallExpr>(); c && c->aggregate && stream(*c->args[0])) read(stream(*c->args[0]));
       return true;
     }
+    bool visit(const Stmt& st) override {
+      if (auto* f = st.as<ForInStmt>(); f && mayBreak(*f)) {
+        StreamsOf of;
+        of.walk(*f->pipeline);
+        readByBreakingLoop.insert(of.streams.begin(), of.streams.end());
+      }
+      return true;
+    }
+    /// Whether a `break` in the loop's body ends this loop (not a loop nested in it).
+    static bool mayBreak(const ForInStmt& f) {
+      struct Finder : Visitor {
+        bool found = false;
+        bool visit(const Stmt& st) override {
+          if (auto* j = st.as<JumpStmt>(); j && !j->isContinue) found = true;
+          return !st.as<ForInStmt>() && !st.as<WhileStmt>();
+        }
+        bool visit(const Pipeline&) override { return false; }
+      } finder;
+      for (const StmtPtr& b : f.body) finder.walk(*b);
+      return finder.found;
+    }
+    /// The streams a pipeline reads, directly or through the streams it reads.
+    struct StreamsOf : Visitor {
+      std::set<const Symbol*> streams;
+      bool visit(const Source& src) override {
+        if (auto* e = src.as<ExprSource>(); e && stream(*e->expr) && streams.insert(stream(*e->expr)).second)
+          walk(*stream(*e->expr)->pipeline);
+        return true;
+      }
+    };
   } reads;
   reads.walk(statement);
   std::set<const Symbol*> result;
   for (const Symbol* s : reads.mergeInputs)
     if (reads.count[s] > 1) result.insert(s);
+  for (const Symbol* s : reads.readByBreakingLoop)
+    if (s->consumers.size() > 1) result.insert(s);
   return result;
 }
 } // namespace
