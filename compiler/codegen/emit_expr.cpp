@@ -27,11 +27,25 @@ const char* wrapHelper(const std::string& op) {
   if (op == "*" || op == "*=") return "mul";
   return nullptr;
 }
-bool isConstantNonZero(const Expr& e) {
+/// A constant divisor with which C++'s / and % are defined for every dividend: not 0,
+/// and not -1 (the lowest signed value divided by -1 overflows).
+bool isSafeConstantDivisor(const Expr& e) {
   auto v = sema::evaluate(e, [](const Symbol*) { return std::nullopt; });
-  return v && v->kind == sema::ConstValue::Int && v->i != 0;
+  return v && v->kind == sema::ConstValue::Int && v->i != 0 && v->i != -1;
 }
 } // namespace
+
+std::string Generator::integerLiteral(const Type* t, __int128 v) {
+  const int bits = static_cast<int>(t->bits());
+  const __int128 modulus = static_cast<__int128>(1) << bits;
+  v %= modulus; // wraps, as Flow's arithmetic does
+  if (v < 0 && !t->isSigned()) v += modulus;
+  if (t->isSigned() && v >= modulus / 2) v -= modulus;
+  if (t->isSigned() && v == -(modulus / 2)) // the lowest value has no literal of its own
+    return type(t) + "{std::numeric_limits<" + type(t) + ">::lowest()}";
+  const long long whole = static_cast<long long>(v);
+  return type(t) + "{" + (t->isSigned() ? std::to_string(whole) + "LL" : std::to_string(static_cast<unsigned long long>(v)) + "ULL") + "}";
+}
 
 std::string Generator::literal(const Expr& e) {
   const Type* t = e.type;
@@ -64,6 +78,11 @@ std::string Generator::expr(const Expr& e) {
   case Expr::Name: return name(e.as<NameExpr>()->symbol);
   case Expr::Unary: {
     auto& u = *e.as<UnaryExpr>();
+    if (u.op == "-" && e.type->isInteger() && (u.operand->as<IntLitExpr>() || u.operand->as<SizeLitExpr>())) {
+      // -32768 as i16: the literal 32768 alone does not fit; emit the value.
+      if (auto v = sema::evaluate(e, [](const Symbol*) { return std::nullopt; }); v && v->kind == sema::ConstValue::Int)
+        return integerLiteral(e.type, v->i);
+    }
     std::string operand = expr(*u.operand);
     if (u.op == "!") return "!(" + operand + ")";
     if (u.op == "-" && needsWrapHelper(e.type)) return "flow::script::neg<" + type(e.type) + ">(" + operand + ")";
@@ -111,7 +130,7 @@ std::string Generator::binary(const BinaryExpr& e) {
   if (op == "&&" || op == "||" || op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=")
     return "(" + l + " " + op + " " + r + ")";
   const std::string T = type(e.type);
-  if ((op == "/" || op == "%") && e.type->isInteger() && !isConstantNonZero(*e.rhs)) {
+  if ((op == "/" || op == "%") && e.type->isInteger() && !isSafeConstantDivisor(*e.rhs)) {
     return std::string("flow::script::") + (op == "/" ? "div" : "mod") + "<" + T + ">(static_cast<" + T + ">(" + l +
            "), static_cast<" + T + ">(" + r + "), " + where(e.loc) + ")";
   }

@@ -46,6 +46,7 @@ private:
   // ---- expressions (emit_expr.cpp)
   std::string expr(const ast::Expr& e);
   std::string literal(const ast::Expr& e);
+  std::string integerLiteral(const sema::Type* t, __int128 value); // the value, wrapped to t
   std::string binary(const ast::BinaryExpr& e);
   std::string call(const ast::CallExpr& e);
   std::string method(const ast::MethodCallExpr& e);
