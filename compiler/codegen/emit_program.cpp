@@ -334,59 +334,46 @@ void Generator::emitEstimate() {
   line("fl_program.estimate([&](flow::estimate& fl_e) {");
   Indent in(*this);
   line("flow::plan::memory_planner fl_memory(fl_nodes, fl_program.memory(), fl_program.block(), fl_program.threads());");
-  std::map<int, std::string> scale;
-  auto constantInParams = [&](const Expr& e) {
-    return sema::evaluate(e, [](const Symbol* s) { return s->kind == Symbol::Param ? s->value : std::nullopt; })
-        .has_value();
-  };
   auto phaseLabel = [&](int phase) {
     for (const plan::Phase& p : plan_.phases)
       if (p.id == phase) return quote(p.label);
     return quote("");
   };
-  // Queues last: they take the scale of the loop that pushes into them.
+  // Each node's scale, by the planner's rule (plan::Scaling), in the planner's order.
+  std::map<int, std::string> scale;
+  for (int id : plan_.scalingOrder) {
+    const Node& n = plan_.nodes[id];
+    std::string runtime; // the count when the program runs
+    switch (n.scaling.kind) {
+    case plan::Scaling::GenerateCount:
+      runtime = "static_cast<double>(" + expr(*n.get<GenerateSource>()->count) + ")";
+      break;
+    case plan::Scaling::RangeBounds:
+      runtime = "std::max(0.0, static_cast<double>(" + expr(*n.get<RangeSource>()->end) + ") - static_cast<double>(" +
+                expr(*n.get<RangeSource>()->begin) + "))";
+      break;
+    case plan::Scaling::InputFile:
+      runtime = "static_cast<double>(fl_program.input_elements(" + quote(n.get<ReadSource>()->path.text()) + "))";
+      break;
+    case plan::Scaling::Planned:
+    case plan::Scaling::From: break;
+    }
+    std::string sc = "1.0";
+    if (!runtime.empty() && n.elements > 0) sc = "(" + runtime + " / " + number(n.elements) + ")";
+    for (size_t i = 0; i < n.scaling.from.size(); ++i) {
+      const std::string& f = scale.at(n.scaling.from[i]);
+      sc = i == 0 ? f : "std::max(" + sc + ", " + f + ")";
+    }
+    const std::string sv = "fl_scale" + std::to_string(n.id);
+    line("const double " + sv + " = " + sc + ";");
+    scale[n.id] = sv;
+  }
+  // Queues last: they are priced with the scale of the loop that pushes into them.
   std::vector<const Node*> order;
   for (const Node& n : plan_.nodes)
     if (n.kind != Node::Queue) order.push_back(&n);
   for (const Node& n : plan_.nodes)
     if (n.kind == Node::Queue) order.push_back(&n);
-  for (const Node* np : order) {
-    const Node& n = *np;
-    std::string runtime; // the count when the program runs, if it can be known then
-    if (n.kind == Node::Generate) {
-      auto& g = *n.get<GenerateSource>();
-      if (constantInParams(*g.count)) runtime = "static_cast<double>(" + expr(*g.count) + ")";
-    } else if (n.kind == Node::Range) {
-      auto& r = *n.get<RangeSource>();
-      if (constantInParams(*r.begin) && constantInParams(*r.end))
-        runtime = "std::max(0.0, static_cast<double>(" + expr(*r.end) + ") - static_cast<double>(" + expr(*r.begin) + "))";
-    } else if (n.kind == Node::ReadFile && !writtenFiles().count(n.get<ReadSource>()->path.text())) {
-      runtime = "static_cast<double>(fl_program.input_elements(" + quote(n.get<ReadSource>()->path.text()) + "))";
-    }
-    std::string sc = "1.0";
-    if (!runtime.empty()) {
-      sc = n.elements > 0 ? "(" + runtime + " / " + number(n.elements) + ")" : "1.0";
-    } else if (!n.inputs.empty()) {
-      sc = scale.count(n.inputs[0]) ? scale[n.inputs[0]] : "1.0";
-      for (size_t i = 1; i < n.inputs.size(); ++i)
-        if (scale.count(n.inputs[i])) sc = "std::max(" + sc + ", " + scale[n.inputs[i]] + ")";
-    } else if (n.kind == Node::ScanVector) {
-      const Symbol* v = n.get<Symbol>();
-      for (const Node& m : plan_.nodes)
-        if (m.id < n.id && ((m.kind == Node::VectorBuild && m.get<VectorDecl>()->symbol == v) ||
-                            (m.kind == Node::VectorPush && m.get<Symbol>() == v)))
-          sc = scale[m.id];
-    } else if (n.kind == Node::Queue || n.kind == Node::VectorPush) {
-      // Pushed once per element of the loop around them: the scale of that phase's loop.
-      int phase = n.kind == Node::Queue && !n.livePhases.empty() ? n.livePhases.front() : n.phase;
-      for (const Node& m : plan_.nodes)
-        if (scale.count(m.id) && m.phase == phase && (m.kind == Node::Loop || m.kind == Node::ForStage))
-          sc = scale[m.id];
-    }
-    std::string sv = "fl_scale" + std::to_string(n.id);
-    line("const double " + sv + " = " + sc + ";");
-    scale[n.id] = sv;
-  }
   emitMemoryPlan(scale);
   for (const Node* np : order) {
     const Node& n = *np;

@@ -155,6 +155,7 @@ void GraphBuilder::build() {
     owner_ = static_cast<const Stmt*>(program_.ast->items[i].get());
     topLevel(*program_.ast->items[i]);
   }
+  scaling();
   // Queues live from their first to their last use.
   for (Node& n : plan_.nodes)
     if (n.kind == Node::Queue && !n.livePhases.empty()) {
@@ -164,6 +165,52 @@ void GraphBuilder::build() {
       for (int p = first; p <= last; ++p) n.livePhases.push_back(p);
       n.phase = first;
     }
+}
+
+void GraphBuilder::scaling() {
+  auto computableAtStart = [](const Expr& e) { // from literals and params only
+    return sema::evaluate(e, [](const Symbol* s) { return s->kind == Symbol::Param ? s->value : std::nullopt; })
+        .has_value();
+  };
+  std::set<std::string> written; // files the script writes itself: their size is not known at start
+  for (const Node& n : plan_.nodes)
+    if (n.kind == Node::WriteFile) written.insert(n.get<WriteStmt>()->path.text());
+  for (Node& n : plan_.nodes) {
+    Scaling& r = n.scaling;
+    if (n.kind == Node::Generate && computableAtStart(*n.get<GenerateSource>()->count)) {
+      r.kind = Scaling::GenerateCount;
+    } else if (n.kind == Node::Range && computableAtStart(*n.get<RangeSource>()->begin) &&
+               computableAtStart(*n.get<RangeSource>()->end)) {
+      r.kind = Scaling::RangeBounds;
+    } else if (n.kind == Node::ReadFile && !written.count(n.get<ReadSource>()->path.text())) {
+      r.kind = Scaling::InputFile;
+    } else if (!n.inputs.empty()) {
+      r = {Scaling::From, n.inputs};
+    } else if (n.kind == Node::ScanVector) {
+      r.kind = Scaling::From;
+      const Symbol* v = n.get<Symbol>();
+      for (const Node& m : plan_.nodes)
+        if (m.id < n.id && ((m.kind == Node::VectorBuild && m.get<VectorDecl>()->symbol == v) ||
+                            (m.kind == Node::VectorPush && m.get<Symbol>() == v)))
+          r.from = {m.id}; // the last builder before the scan
+    } else if (n.kind == Node::Queue || n.kind == Node::VectorPush) {
+      // Pushed once per element of the loop around them: the scale of that phase's loop.
+      r.kind = Scaling::From;
+      const int phase = n.kind == Node::Queue && !n.livePhases.empty() ? n.livePhases.front() : n.phase;
+      for (const Node& m : plan_.nodes)
+        if (m.id != n.id && m.phase == phase && (m.kind == Node::Loop || m.kind == Node::ForStage)) r.from = {m.id};
+    }
+  }
+  // Inputs come before their nodes; a queue or push may take from a loop planned later.
+  std::vector<int> state(plan_.nodes.size(), 0); // 0 new, 1 on the path, 2 done
+  std::function<void(int)> visit = [&](int id) {
+    if (state[id]) return; // a cycle (none is planned) is cut rather than followed
+    state[id] = 1;
+    for (int f : plan_.nodes[id].scaling.from) visit(f);
+    state[id] = 2;
+    plan_.scalingOrder.push_back(id);
+  };
+  for (const Node& n : plan_.nodes) visit(n.id);
 }
 
 void GraphBuilder::beginPhase(const std::string& label, SourceLoc loc) {

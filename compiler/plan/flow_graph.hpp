@@ -42,6 +42,7 @@ private:
   Flow stage(const ast::Stage& s, Flow in);
   Flow named(const sema::Symbol& s, int phase, double multiplier, SourceLoc useLoc);
 
+  void scaling(); // each node's Scaling, and the order to evaluate them in
   void beginPhase(const std::string& label, SourceLoc loc);
   void endPhase();
   int ownPhase(const std::string& label, SourceLoc loc);

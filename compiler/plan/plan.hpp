@@ -24,6 +24,18 @@ using Payload = std::variant<std::monostate, const ast::GenerateSource*, const a
                              const ast::VectorDecl*, const ast::PqDecl*, const ast::CallExpr*,
                              const ast::ForInStmt*, const sema::Symbol*>;
 
+/// How a node's element count follows the params and input files a program runs with:
+/// its planned count times a scale. A source whose count the program can compute at
+/// start (generate's count or range's bounds from params, the size of an input file) has
+/// the scale "count at run time / planned count"; any other node takes the largest scale
+/// of the nodes listed in `from` (its inputs; for a scan the vector's builders; for a
+/// queue or a push the loop that pushes), or 1 when there are none. Generated programs
+/// evaluate these at start, in Plan::scalingOrder, to plan memory and price estimates.
+struct Scaling {
+  enum Kind { Planned, GenerateCount, RangeBounds, InputFile, From } kind = Planned;
+  std::vector<int> from;
+};
+
 /// The statement, or the aggregate call inside an expression, whose code runs a node.
 using Owner = std::variant<std::monostate, const ast::Stmt*, const ast::CallExpr*>;
 
@@ -63,6 +75,7 @@ struct Node {
   // What made this node, for the code generator: the top-level statement, or the nested
   // loop, write or aggregate call (inside a loop body) whose pipeline it belongs to.
   Owner owner;
+  Scaling scaling;
 
   /// The payload as the type its kind holds (a wrong type is a bug: it throws).
   template <class T> const T* get() const { return std::get<const T*>(payload); }
@@ -90,6 +103,7 @@ struct Plan {
   uint64_t blockBytes = 0;
   bool blockDefaulted = false;
   std::vector<Node> nodes;
+  std::vector<int> scalingOrder; // every node after the nodes its Scaling takes from
   std::vector<Phase> phases;
   Totals total, materialized;
   /// The nodes of vector and queue declarations, and of aggregate calls.
