@@ -6,6 +6,7 @@
 // pipeline), and Stmt (statements; declarations are statements too, as in C++).
 // Each family has a Kind enum and `as<T>()` for checked downcasts.
 #include "ast/builtins.hpp"
+#include "ast/operators.hpp"
 #include "ast/source.hpp"
 
 #include <cstdint>
@@ -207,14 +208,14 @@ struct IndexExpr : Expr {
 struct UnaryExpr : Expr {
   static constexpr int kKind = Unary;
   Kind kind() const override { return Unary; }
-  std::string op; // "-", "!", "~"
+  UnaryOp op = UnaryOp::Neg;
   ExprPtr operand;
 };
 
 struct BinaryExpr : Expr {
   static constexpr int kKind = Binary;
   Kind kind() const override { return Binary; }
-  std::string op;
+  BinaryOp op = BinaryOp::Add;
   ExprPtr lhs, rhs;
 };
 
@@ -552,7 +553,8 @@ struct WriteStmt : Stmt {
 struct AssignStmt : Stmt {
   static constexpr int kKind = Assign;
   Kind kind() const override { return Assign; }
-  std::string op;
+  std::optional<BinaryOp> op; // `x op= e`; none for `x = e`
+  std::string spelling() const { return op ? std::string(ast::spelling(*op)) + "=" : "="; }
   ExprPtr target, value;
 };
 

@@ -82,14 +82,14 @@ public:
     }
     case Expr::Unary: {
       auto& x = *e.as<UnaryExpr>();
-      line("Unary '" + x.op + "'", e.loc);
+      line(std::string("Unary '") + spelling(x.op) + "'", e.loc);
       Indent in(*this);
       expr(*x.operand);
       break;
     }
     case Expr::Binary: {
       auto& x = *e.as<BinaryExpr>();
-      line("Binary '" + x.op + "'", e.loc);
+      line(std::string("Binary '") + spelling(x.op) + "'", e.loc);
       Indent in(*this);
       expr(*x.lhs);
       expr(*x.rhs);
@@ -241,7 +241,7 @@ public:
     }
     case Stmt::Assign: {
       auto& x = *s.as<AssignStmt>();
-      line("Assign '" + x.op + "'", s.loc);
+      line("Assign '" + x.spelling() + "'", s.loc);
       Indent in(*this);
       expr(*x.target);
       expr(*x.value);

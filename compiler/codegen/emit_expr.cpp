@@ -18,15 +18,20 @@ bool narrow(const Type* t) { return t->isInteger() && t->bits() < 32; }
 std::string castIfNarrow(const Type* t, const std::string& cppType, const std::string& e) {
   return narrow(t) ? "static_cast<" + cppType + ">(" + e + ")" : e;
 }
-/// Whether +, -, * and negation in type t need the wrapping helpers: plain C++ operators
-/// are defined (and wrap) only for unsigned types at least as wide as int.
-bool needsWrapHelper(const Type* t) { return t->isInteger() && (t->isSigned() || t->bits() < 32); }
-const char* wrapHelper(const std::string& op) {
-  if (op == "+" || op == "+=") return "add";
-  if (op == "-" || op == "-=") return "sub";
-  if (op == "*" || op == "*=") return "mul";
-  return nullptr;
+} // namespace
+
+const char* Generator::wrapHelper(ast::BinaryOp op) {
+  switch (op) {
+  case ast::BinaryOp::Add: return "add";
+  case ast::BinaryOp::Sub: return "sub";
+  case ast::BinaryOp::Mul: return "mul";
+  default: return nullptr;
+  }
 }
+
+bool Generator::needsWrapHelper(const Type* t) { return t->isInteger() && (t->isSigned() || t->bits() < 32); }
+
+namespace {
 /// A constant divisor with which C++'s / and % are defined for every dividend: not 0,
 /// and not -1 (the lowest signed value divided by -1 overflows).
 bool isSafeConstantDivisor(const Expr& e) {
@@ -78,15 +83,16 @@ std::string Generator::expr(const Expr& e) {
   case Expr::Name: return name(e.as<NameExpr>()->symbol);
   case Expr::Unary: {
     auto& u = *e.as<UnaryExpr>();
-    if (u.op == "-" && e.type->isInteger() && (u.operand->as<IntLitExpr>() || u.operand->as<SizeLitExpr>())) {
+    if (u.op == ast::UnaryOp::Neg && e.type->isInteger() && (u.operand->as<IntLitExpr>() || u.operand->as<SizeLitExpr>())) {
       // -32768 as i16: the literal 32768 alone does not fit; emit the value.
       if (auto v = sema::evaluate(e, [](const Symbol*) { return std::nullopt; }); v && v->kind == sema::ConstValue::Int)
         return integerLiteral(e.type, v->i);
     }
     std::string operand = expr(*u.operand);
-    if (u.op == "!") return "!(" + operand + ")";
-    if (u.op == "-" && needsWrapHelper(e.type)) return "flow::script::neg<" + type(e.type) + ">(" + operand + ")";
-    return castIfNarrow(e.type, type(e.type), u.op + "(" + operand + ")");
+    if (u.op == ast::UnaryOp::Not) return "!(" + operand + ")";
+    if (u.op == ast::UnaryOp::Neg && needsWrapHelper(e.type))
+      return "flow::script::neg<" + type(e.type) + ">(" + operand + ")";
+    return castIfNarrow(e.type, type(e.type), ast::spelling(u.op) + ("(" + operand + ")"));
   }
   case Expr::Binary: return binary(*e.as<BinaryExpr>());
   case Expr::Cast: {
@@ -125,23 +131,25 @@ std::string Generator::expr(const Expr& e) {
 }
 
 std::string Generator::binary(const BinaryExpr& e) {
-  const std::string& op = e.op;
+  const std::string op = ast::spelling(e.op);
+  const ast::OperatorKind kind = ast::kindOf(e.op);
   std::string l = expr(*e.lhs), r = expr(*e.rhs);
-  if (op == "&&" || op == "||" || op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=")
+  if (kind == ast::OperatorKind::Logical || kind == ast::OperatorKind::Equality || kind == ast::OperatorKind::Relational)
     return "(" + l + " " + op + " " + r + ")";
   const std::string T = type(e.type);
-  if ((op == "/" || op == "%") && e.type->isInteger() && !isSafeConstantDivisor(*e.rhs)) {
-    return std::string("flow::script::") + (op == "/" ? "div" : "mod") + "<" + T + ">(static_cast<" + T + ">(" + l +
+  if ((e.op == ast::BinaryOp::Div || e.op == ast::BinaryOp::Rem) && e.type->isInteger() &&
+      !isSafeConstantDivisor(*e.rhs)) {
+    return std::string("flow::script::") + (e.op == ast::BinaryOp::Div ? "div" : "mod") + "<" + T + ">(static_cast<" + T + ">(" + l +
            "), static_cast<" + T + ">(" + r + "), " + where(e.loc) + ")";
   }
-  if (op == "<<" || op == ">>") {
+  if (kind == ast::OperatorKind::Shift) {
     // The count is checked at compile time when constant; a computed count at or beyond
     // the width gives 0 (and the sign for >> of a negative value), not undefined behaviour.
-    return "flow::script::shift_" + std::string(op == "<<" ? "left" : "right") + "<" + T + ">(static_cast<" + T +
+    return "flow::script::shift_" + std::string(e.op == ast::BinaryOp::Shl ? "left" : "right") + "<" + T + ">(static_cast<" + T +
            ">(" + l + "), " + r + ")";
   }
-  if (needsWrapHelper(e.type) && wrapHelper(op))
-    return std::string("flow::script::") + wrapHelper(op) + "<" + T + ">(" + l + ", " + r + ")";
+  if (needsWrapHelper(e.type) && wrapHelper(e.op))
+    return std::string("flow::script::") + wrapHelper(e.op) + "<" + T + ">(" + l + ", " + r + ")";
   // Both sides are converted to the result type first, so `u8 + u8` stays a u8.
   std::string a = e.lhs->type == e.type ? l : "static_cast<" + T + ">(" + l + ")";
   std::string b = e.rhs->type == e.type ? r : "static_cast<" + T + ">(" + r + ")";

@@ -90,18 +90,17 @@ void Generator::emitStatement(const Stmt& s) {
     std::string target = expr(*a.target), value = expr(*a.value);
     const Type* t = a.target->type;
     std::string T = type(t);
-    const bool wraps = t->isInteger() && (t->isSigned() || t->bits() < 32) && (a.op == "+=" || a.op == "-=" || a.op == "*=");
-    if (wraps)
-      line(target + " = flow::script::" + (a.op == "+=" ? "add" : a.op == "-=" ? "sub" : "mul") + "<" + T + ">(" +
-           target + ", " + value + ");");
-    else if ((a.op == "/=" || a.op == "%=") && t->isInteger())
-      line(target + " = flow::script::" + (a.op == "/=" ? "div" : "mod") + "<" + T + ">(" + target + ", static_cast<" +
-           T + ">(" + value + "), " + where(a.loc) + ");");
-    else if (a.op == "<<=" || a.op == ">>=")
-      line(target + " = flow::script::shift_" + (a.op == "<<=" ? "left" : "right") + "<" + T + ">(" + target + ", " +
-           value + ");");
+    using ast::BinaryOp;
+    if (a.op && needsWrapHelper(t) && wrapHelper(*a.op))
+      line(target + " = flow::script::" + wrapHelper(*a.op) + "<" + T + ">(" + target + ", " + value + ");");
+    else if ((a.op == BinaryOp::Div || a.op == BinaryOp::Rem) && t->isInteger())
+      line(target + " = flow::script::" + (a.op == BinaryOp::Div ? "div" : "mod") + "<" + T + ">(" + target +
+           ", static_cast<" + T + ">(" + value + "), " + where(a.loc) + ");");
+    else if (a.op == BinaryOp::Shl || a.op == BinaryOp::Shr)
+      line(target + " = flow::script::shift_" + (a.op == BinaryOp::Shl ? "left" : "right") + "<" + T + ">(" + target +
+           ", " + value + ");");
     else
-      line(target + " " + a.op + " " + value + ";");
+      line(target + " " + a.spelling() + " " + value + ";");
     return;
   }
   case Stmt::If: {

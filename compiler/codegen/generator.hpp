@@ -48,6 +48,10 @@ private:
   std::string literal(const ast::Expr& e);
   std::string integerLiteral(const sema::Type* t, __int128 value); // the value, wrapped to t
   std::string binary(const ast::BinaryExpr& e);
+  /// Whether +, -, * and negation in type t need flow::script's wrapping helpers: plain
+  /// C++ operators are defined (and wrap) only for unsigned types at least as wide as int.
+  static bool needsWrapHelper(const sema::Type* t);
+  static const char* wrapHelper(ast::BinaryOp op); // "add", "sub", "mul", or null
   std::string call(const ast::CallExpr& e);
   std::string method(const ast::MethodCallExpr& e);
   std::string recordInit(const ast::RecordInitExpr& e);

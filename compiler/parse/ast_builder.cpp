@@ -341,7 +341,8 @@ StmtPtr AstBuilder::statement(P::StatementContext* ctx) {
   }
   if (auto* c = dynamic_cast<P::AssignStmtContext*>(ctx)) {
     auto s = make<AssignStmt>(loc(ctx));
-    s->op = c->op->getText();
+    const std::string text = c->op->getText(); // "=" or "op="
+    if (text != "=") s->op = *findBinaryOp(text.substr(0, text.size() - 1));
     s->target = expr(c->expr(0));
     s->value = expr(c->expr(1));
     return s;
@@ -384,7 +385,7 @@ ExprPtr AstBuilder::expr(P::ExprContext* ctx) {
   }
   if (auto* c = dynamic_cast<P::UnaryExprContext*>(ctx)) {
     auto e = make<UnaryExpr>(loc(ctx));
-    e->op = c->op->getText();
+    e->op = *findUnaryOp(c->op->getText());
     e->operand = expr(c->expr());
     return e;
   }
@@ -397,7 +398,7 @@ ExprPtr AstBuilder::expr(P::ExprContext* ctx) {
   auto* c = dynamic_cast<P::BinaryExprContext*>(ctx);
   // A binary expression is located at its operator, where a type error would point.
   auto e = make<BinaryExpr>(loc(c->op));
-  e->op = c->op->getText();
+  e->op = *findBinaryOp(c->op->getText());
   e->lhs = expr(c->expr(0));
   e->rhs = expr(c->expr(1));
   return e;

@@ -8,18 +8,16 @@
 namespace flow::sema {
 
 using namespace flow::ast;
+using ast::BinaryOp;
 using ast::Builtin;
+using ast::OperatorKind;
+using ast::UnaryOp;
 using ast::BuiltinInfo;
 using ast::Method;
 using ast::MethodInfo;
 
 namespace {
-const std::set<std::string> kArithmetic = {"+", "-", "*", "/", "%"};
-const std::set<std::string> kBitwise = {"&", "^"};
-const std::set<std::string> kShift = {"<<", ">>"};
-const std::set<std::string> kEquality = {"==", "!="};
-const std::set<std::string> kRelational = {"<", "<=", ">", ">="};
-const std::set<std::string> kLogical = {"&&", "||"};
+bool is(BinaryOp op, OperatorKind kind) { return kindOf(op) == kind; }
 
 std::string plural(size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 } // namespace
@@ -35,8 +33,8 @@ void Checker::materialize(Expr& e, const Type* to) {
   e.type = to;
   if (auto* u = e.as<UnaryExpr>()) materialize(*u->operand, to);
   if (auto* b = e.as<BinaryExpr>()) {
-    if (kShift.count(b->op)) materialize(*b->lhs, to);
-    else if (kArithmetic.count(b->op) || kBitwise.count(b->op)) {
+    if (is(b->op, OperatorKind::Shift)) materialize(*b->lhs, to);
+    else if (is(b->op, OperatorKind::Arithmetic) || is(b->op, OperatorKind::Bitwise)) {
       materialize(*b->lhs, to);
       materialize(*b->rhs, to);
     }
@@ -199,14 +197,14 @@ const Type* Checker::checkName(NameExpr& e) {
 const Type* Checker::checkUnary(UnaryExpr& e, const Type* expected) {
   const Type* t = check(*e.operand, expected);
   if (t->isError()) return t;
-  if (e.op == "!") {
+  if (e.op == UnaryOp::Not) {
     if (t->kind != Type::Bool) {
       error(e.loc, "'!' needs a bool, not " + t->name());
       return out_.types.error();
     }
     return t;
   }
-  if (e.op == "~") {
+  if (e.op == UnaryOp::BitNot) {
     if (!t->isInteger()) {
       error(e.loc, "'~' needs an integer, not " + t->name());
       return out_.types.error();
@@ -225,13 +223,14 @@ const Type* Checker::checkUnary(UnaryExpr& e, const Type* expected) {
 }
 
 const Type* Checker::checkBinary(BinaryExpr& e, const Type* expected) {
-  const std::string& op = e.op;
-  bool arithmetic = kArithmetic.count(op) || kBitwise.count(op);
+  const std::string op = spelling(e.op); // for messages
+  const BinaryOp id = e.op;
+  bool arithmetic = is(id, OperatorKind::Arithmetic) || is(id, OperatorKind::Bitwise);
   const Type* l = check(*e.lhs, arithmetic ? expected : nullptr);
   const Type* r = check(*e.rhs, arithmetic ? expected : nullptr);
   if (l->isError() || r->isError()) return out_.types.error();
 
-  if (kLogical.count(op)) {
+  if (is(id, OperatorKind::Logical)) {
     for (Expr* side : {e.lhs.get(), e.rhs.get()})
       if (side->type->kind != Type::Bool) {
         error(side->loc, "'" + op + "' needs bool operands, not " + side->type->name());
@@ -239,7 +238,7 @@ const Type* Checker::checkBinary(BinaryExpr& e, const Type* expected) {
       }
     return out_.types.scalar(Type::Bool);
   }
-  if (kShift.count(op)) {
+  if (is(id, OperatorKind::Shift)) {
     if (!l->isInteger() || !r->isInteger()) {
       error(e.loc, "'" + op + "' needs integers, not " + (l->isInteger() ? r : l)->name());
       return out_.types.error();
@@ -263,12 +262,12 @@ const Type* Checker::checkBinary(BinaryExpr& e, const Type* expected) {
   const Type* t = unify(*e.lhs, *e.rhs, op, e.loc);
   if (!t) return out_.types.error();
   if (arithmetic) {
-    bool integerOnly = op == "%" || kBitwise.count(op);
+    bool integerOnly = id == BinaryOp::Rem || is(id, OperatorKind::Bitwise);
     if (!t->isNumeric() || (integerOnly && !t->isInteger())) {
       error(e.loc, "'" + op + "' needs " + (integerOnly ? "integers" : "numbers") + ", not " + t->name());
       return out_.types.error();
     }
-    if ((op == "/" || op == "%") && t->isInteger()) {
+    if ((id == BinaryOp::Div || id == BinaryOp::Rem) && t->isInteger()) {
       // Only a literal zero: a param is known only when the program runs.
       auto divisor = evaluate(*e.rhs, [](const Symbol*) { return std::nullopt; });
       if (divisor && divisor->kind == ConstValue::Int && divisor->i == 0) {
@@ -284,16 +283,16 @@ const Type* Checker::checkBinary(BinaryExpr& e, const Type* expected) {
     finalize(*e.rhs);
     t = e.lhs->type;
   }
-  if (kRelational.count(op) && !t->isOrderable()) {
+  if (is(id, OperatorKind::Relational) && !t->isOrderable()) {
     error(e.loc, "'" + op + "' cannot compare values of type " + t->name() +
                      (t->kind == Type::Record ? "; compare their fields, or sort them by an order" : ""));
     return out_.types.error();
   }
-  if (kEquality.count(op) && t->kind == Type::Record && t->record->imported) {
+  if (is(id, OperatorKind::Equality) && t->kind == Type::Record && t->record->imported) {
     error(e.loc, "'" + op + "' cannot compare values of the imported type " + t->name() + "; compare their fields");
     return out_.types.error();
   }
-  if (kEquality.count(op) && (t->kind == Type::Void || t->kind == Type::String)) {
+  if (is(id, OperatorKind::Equality) && (t->kind == Type::Void || t->kind == Type::String)) {
     error(e.loc, "'" + op + "' cannot compare values of type " + t->name());
     return out_.types.error();
   }

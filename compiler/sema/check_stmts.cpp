@@ -243,15 +243,15 @@ void Checker::checkAssign(AssignStmt& s) {
   }
   const Type* v = check(*s.value, target);
   if (v->isError()) return;
-  if (s.op == "=") {
+  if (!s.op) {
     convert(*s.value, target, "in an assignment to " + target->name());
     return;
   }
-  std::string op = s.op.substr(0, s.op.size() - 1);
-  bool shift = op == "<<" || op == ">>";
-  bool integerOnly = op == "%" || op == "&" || op == "^" || shift;
+  const ast::OperatorKind kind = ast::kindOf(*s.op);
+  bool shift = kind == ast::OperatorKind::Shift;
+  bool integerOnly = *s.op == ast::BinaryOp::Rem || kind == ast::OperatorKind::Bitwise || shift;
   if (!target->isNumeric() || (integerOnly && !target->isInteger())) {
-    error(s.loc, "'" + s.op + "' needs " + std::string(integerOnly ? "an integer" : "a number") + " to change, not " +
+    error(s.loc, "'" + s.spelling() + "' needs " + std::string(integerOnly ? "an integer" : "a number") + " to change, not " +
                      target->name());
     return;
   }
@@ -260,7 +260,7 @@ void Checker::checkAssign(AssignStmt& s) {
     else finalize(*s.value);
     return;
   }
-  convert(*s.value, target, "in '" + s.op + "'");
+  convert(*s.value, target, "in '" + s.spelling() + "'");
 }
 
 void Checker::checkPath(const StringLiteral& path) {

@@ -23,14 +23,17 @@ std::string int128ToString(__int128 v) {
 }
 
 /// A comparison operator applied to two numbers of one kind; nullopt for other operators.
-template <class V> std::optional<ConstValue> compare(const std::string& op, V x, V y) {
-  if (op == "==") return ConstValue::boolean(x == y);
-  if (op == "!=") return ConstValue::boolean(x != y);
-  if (op == "<") return ConstValue::boolean(x < y);
-  if (op == "<=") return ConstValue::boolean(x <= y);
-  if (op == ">") return ConstValue::boolean(x > y);
-  if (op == ">=") return ConstValue::boolean(x >= y);
-  return std::nullopt;
+template <class V> std::optional<ConstValue> compare(ast::BinaryOp op, V x, V y) {
+  using ast::BinaryOp;
+  switch (op) {
+  case BinaryOp::Eq: return ConstValue::boolean(x == y);
+  case BinaryOp::Ne: return ConstValue::boolean(x != y);
+  case BinaryOp::Lt: return ConstValue::boolean(x < y);
+  case BinaryOp::Le: return ConstValue::boolean(x <= y);
+  case BinaryOp::Gt: return ConstValue::boolean(x > y);
+  case BinaryOp::Ge: return ConstValue::boolean(x >= y);
+  default: return std::nullopt;
+  }
 }
 
 /// Wraps an integer to the range of `type` as C++ would (two's complement).
@@ -81,63 +84,66 @@ struct Evaluator {
   std::optional<ConstValue> unary(const ast::UnaryExpr& u) {
     auto v = eval(*u.operand);
     if (!v) return v;
-    if (u.op == "!") return ConstValue::boolean(!v->b);
-    if (u.op == "-") {
+    if (u.op == ast::UnaryOp::Not) return ConstValue::boolean(!v->b);
+    if (u.op == ast::UnaryOp::Neg) {
       if (v->kind == ConstValue::Float) return ConstValue::floating(-v->f);
       return ConstValue::integer(wrap(-v->i, u.type));
     }
-    return ConstValue::integer(wrap(~v->i, u.type)); // "~"
+    return ConstValue::integer(wrap(~v->i, u.type)); // BitNot
   }
 
   std::optional<ConstValue> binary(const ast::BinaryExpr& b) {
     auto l = eval(*b.lhs);
     if (!l) return l;
-    if (b.op == "&&" && l->kind == ConstValue::Bool && !l->b) return ConstValue::boolean(false);
-    if (b.op == "||" && l->kind == ConstValue::Bool && l->b) return ConstValue::boolean(true);
+    using ast::BinaryOp;
+    const BinaryOp op = b.op;
+    const std::string text = ast::spelling(op); // for messages
+    if (op == BinaryOp::And && l->kind == ConstValue::Bool && !l->b) return ConstValue::boolean(false);
+    if (op == BinaryOp::Or && l->kind == ConstValue::Bool && l->b) return ConstValue::boolean(true);
     auto r = eval(*b.rhs);
     if (!r) return r;
-    const std::string& op = b.op;
     if (l->kind == ConstValue::Bool) {
-      if (op == "&&" || op == "||") return ConstValue::boolean(r->b);
-      if (op == "==") return ConstValue::boolean(l->b == r->b);
-      if (op == "!=") return ConstValue::boolean(l->b != r->b);
-      return fail("'" + op + "' on bool");
+      if (op == BinaryOp::And || op == BinaryOp::Or) return ConstValue::boolean(r->b);
+      if (op == BinaryOp::Eq) return ConstValue::boolean(l->b == r->b);
+      if (op == BinaryOp::Ne) return ConstValue::boolean(l->b != r->b);
+      return fail("'" + text + "' on bool");
     }
     bool floating = l->kind == ConstValue::Float || r->kind == ConstValue::Float;
     if (floating) {
       double x = l->asDouble(), y = r->asDouble();
-      if (op == "+") return ConstValue::floating(x + y);
-      if (op == "-") return ConstValue::floating(x - y);
-      if (op == "*") return ConstValue::floating(x * y);
-      if (op == "/") return ConstValue::floating(x / y);
+      switch (op) {
+      case BinaryOp::Add: return ConstValue::floating(x + y);
+      case BinaryOp::Sub: return ConstValue::floating(x - y);
+      case BinaryOp::Mul: return ConstValue::floating(x * y);
+      case BinaryOp::Div: return ConstValue::floating(x / y);
+      default: break;
+      }
       if (auto c = compare(op, x, y)) return c;
-      return fail("'" + op + "' on floats");
+      return fail("'" + text + "' on floats");
     }
     __int128 x = l->i, y = r->i;
     const Type* t = b.type;
-    if (op == "+") return ConstValue::integer(wrap(x + y, t));
-    if (op == "-") return ConstValue::integer(wrap(x - y, t));
-    if (op == "*") {
+    switch (op) {
+    case BinaryOp::Add: return ConstValue::integer(wrap(x + y, t));
+    case BinaryOp::Sub: return ConstValue::integer(wrap(x - y, t));
+    case BinaryOp::Mul:
       // Beyond 64 bits even the 128-bit product can overflow; no u64/i64 value needs it.
       if ((x > 0 && y > 0 && x > (((__int128)1) << 100) / y)) return fail("the product overflows");
       return ConstValue::integer(wrap(x * y, t));
-    }
-    if (op == "/" || op == "%") {
+    case BinaryOp::Div:
+    case BinaryOp::Rem:
       if (y == 0) return fail("it divides by zero");
-      return ConstValue::integer(wrap(op == "/" ? x / y : x % y, t));
-    }
-    if (op == "<<") {
+      return ConstValue::integer(wrap(op == BinaryOp::Div ? x / y : x % y, t));
+    case BinaryOp::Shl:
+    case BinaryOp::Shr:
       if (y < 0 || y >= 64) return fail("the shift count " + int128ToString(y) + " is not in 0..63");
-      return ConstValue::integer(wrap(x << static_cast<int>(y), t));
+      return ConstValue::integer(wrap(op == BinaryOp::Shl ? x << static_cast<int>(y) : x >> static_cast<int>(y), t));
+    case BinaryOp::BitAnd: return ConstValue::integer(wrap(x & y, t));
+    case BinaryOp::BitXor: return ConstValue::integer(wrap(x ^ y, t));
+    default: break;
     }
-    if (op == ">>") {
-      if (y < 0 || y >= 64) return fail("the shift count " + int128ToString(y) + " is not in 0..63");
-      return ConstValue::integer(wrap(x >> static_cast<int>(y), t));
-    }
-    if (op == "&") return ConstValue::integer(wrap(x & y, t));
-    if (op == "^") return ConstValue::integer(wrap(x ^ y, t));
     if (auto c = compare(op, x, y)) return c;
-    return fail("'" + op + "' is not constant");
+    return fail("'" + text + "' is not constant");
   }
 
   std::optional<ConstValue> cast(const ast::CastExpr& c) {

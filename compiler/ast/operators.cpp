@@ -1,0 +1,41 @@
+#include "ast/operators.hpp"
+
+namespace flow::ast {
+
+namespace {
+struct BinaryInfo {
+  BinaryOp op;
+  const char* spelling;
+  OperatorKind kind;
+};
+constexpr BinaryInfo kBinary[] = {
+#define BINARY_OP(Id, spelling, category) {BinaryOp::Id, spelling, OperatorKind::category},
+#include "ast/operators.def"
+};
+struct UnaryInfo {
+  UnaryOp op;
+  const char* spelling;
+};
+constexpr UnaryInfo kUnary[] = {
+#define UNARY_OP(Id, spelling) {UnaryOp::Id, spelling},
+#include "ast/operators.def"
+};
+} // namespace
+
+const char* spelling(BinaryOp op) { return kBinary[static_cast<int>(op)].spelling; }
+const char* spelling(UnaryOp op) { return kUnary[static_cast<int>(op)].spelling; }
+OperatorKind kindOf(BinaryOp op) { return kBinary[static_cast<int>(op)].kind; }
+
+std::optional<BinaryOp> findBinaryOp(std::string_view text) {
+  for (const BinaryInfo& b : kBinary)
+    if (text == b.spelling) return b.op;
+  return std::nullopt;
+}
+
+std::optional<UnaryOp> findUnaryOp(std::string_view text) {
+  for (const UnaryInfo& u : kUnary)
+    if (text == u.spelling) return u.op;
+  return std::nullopt;
+}
+
+} // namespace flow::ast
