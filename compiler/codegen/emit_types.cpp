@@ -89,8 +89,21 @@ void Generator::emitRecords() {
     line("struct " + mangle(r->name) + " {");
     {
       Indent in(*this);
-      for (const FieldInfo& f : r->fields)
+      // Padding is a member of its own, zeroed, so that no byte of a record is left
+      // undefined: files, hash() and the sorter's byte copies see the same bytes on
+      // every run.
+      uint64_t at = 0;
+      int pads = 0;
+      auto pad = [&](uint64_t to) {
+        if (to > at)
+          line("std::uint8_t fl_padding" + std::to_string(pads++) + "[" + std::to_string(to - at) + "] = {};");
+      };
+      for (const FieldInfo& f : r->fields) {
+        pad(f.offset);
         line(type(f.type) + " " + mangle(f.name) + "; // offset " + std::to_string(f.offset));
+        at = f.offset + f.type->size();
+      }
+      pad(r->size);
       line("bool operator==(const " + mangle(r->name) + "&) const = default;");
     }
     line("};");

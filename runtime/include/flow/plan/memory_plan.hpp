@@ -265,6 +265,20 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
       n.memory = std::max(minimum(n), std::min(want, given));
       available -= std::min(available, n.memory);
     }
+    // A run formation whose input has no count (a file without `~ N`, a stream after a
+    // for stage of unknown output) may get any amount of data: it shares what is left
+    // with the merges, so its runs are as long as the phase allows (planned for 0
+    // elements, it formed runs of a few blocks, whose metadata outgrew its reserve).
+    std::vector<int> uncounted;
+    for (int id : runs)
+      if (!(node(id).elements > 0)) uncounted.push_back(id);
+    if (!uncounted.empty()) {
+      const std::uint64_t each = available / (uncounted.size() + (merges.empty() ? 0 : 1)) / block_ * block_;
+      for (int id : uncounted) {
+        node(id).memory += each;
+        available -= each;
+      }
+    }
     // A merge holds nothing past its phase, and a wider fan-in keeps one pass when the
     // data is more than counted.
     for (int id : merges) node(id).memory += available / merges.size() / block_ * block_;
