@@ -17,15 +17,15 @@ unsigned keyBits(const Type* t) {
 }
 } // namespace
 
-std::string Generator::mangle(const std::string& scriptName) {
-  // One rule for every name the script declares (values, streams, containers, records,
-  // fields, orders, loop variables): `s_` before it. Names the compiler introduces start
-  // with `fl_`, the runtime is in namespace flow, imported C++ names are written with
-  // their full qualification. So no script name can meet a C++ keyword, a type such as
-  // uint64_t, a macro of the C library (which start with `_`, an upper-case letter, or
-  // are words such as errno or linux) or a name of the generated code.
-  return "s_" + scriptName;
-}
+// One rule for the names the script declares: `s_` before values, streams, containers,
+// fields and loop variables, `t_` before records and orders (a record may have a field
+// of its own name, which C++ forbids for one name). Names the compiler introduces start
+// with `fl_`, the runtime is in namespace flow, imported C++ names are written with their
+// full qualification. So no script name can meet a C++ keyword, a type such as uint64_t,
+// a macro of the C library (which start with `_`, an upper-case letter, or are words
+// such as errno or linux) or a name of the generated code.
+std::string Generator::mangle(const std::string& scriptName) { return "s_" + scriptName; }
+std::string Generator::typeName(const std::string& scriptName) { return "t_" + scriptName; }
 
 std::string Generator::name(const Symbol* s) {
   auto it = names_.find(s);
@@ -44,7 +44,7 @@ std::string Generator::name(const Symbol* s) {
 
 std::string Generator::type(const Type* t) const {
   if (t->kind == Type::Array) return "std::array<" + type(t->element) + ", " + std::to_string(t->length) + ">";
-  if (t->kind == Type::Record) return t->record->imported ? t->record->cppName : mangle(t->record->name);
+  if (t->kind == Type::Record) return t->record->imported ? t->record->cppName : typeName(t->record->name);
   return t->cppName();
 }
 
@@ -86,7 +86,7 @@ void Generator::emitRecords() {
   for (const RecordInfo& r : program_.records) visit(&r);
   for (const RecordInfo* r : order) {
     line("// record " + r->name + ": " + std::to_string(r->size) + " bytes, aligned to " + std::to_string(r->align));
-    line("struct " + mangle(r->name) + " {");
+    line("struct " + typeName(r->name) + " {");
     {
       Indent in(*this);
       // Padding is a member of its own, zeroed, so that no byte of a record is left
@@ -104,11 +104,11 @@ void Generator::emitRecords() {
         at = f.offset + f.type->size();
       }
       pad(r->size);
-      line("bool operator==(const " + mangle(r->name) + "&) const = default;");
+      line("bool operator==(const " + typeName(r->name) + "&) const = default;");
     }
     line("};");
-    line("static_assert(sizeof(" + mangle(r->name) + ") == " + std::to_string(r->size) + " && alignof(" +
-         mangle(r->name) + ") == " + std::to_string(r->align) + ", \"layout of " + r->name + " as flowc planned it\");");
+    line("static_assert(sizeof(" + typeName(r->name) + ") == " + std::to_string(r->size) + " && alignof(" +
+         typeName(r->name) + ") == " + std::to_string(r->align) + ", \"layout of " + r->name + " as flowc planned it\");");
     line("");
   }
 }
@@ -125,7 +125,7 @@ std::string Generator::orderType(const OrderInfo* o) {
     if (!clean.empty() && clean.back() == '_') clean.pop_back();
     n = "fl_" + o->name + "_" + clean;
   } else {
-    n = mangle(o->name);
+    n = typeName(o->name);
   }
   return orderNames_[o] = n;
 }

@@ -20,7 +20,8 @@ public:
 private:
   // ---- names and types (emit_types.cpp)
   std::string name(const sema::Symbol* s);
-  static std::string mangle(const std::string& scriptName);
+  static std::string mangle(const std::string& scriptName);   // a value, field or loop variable
+  static std::string typeName(const std::string& scriptName); // a record or an order
   /// A field as C++ names it: mangled in Flow's records, as declared in imported ones.
   static std::string fieldName(const sema::Type* record, const std::string& field);
   std::string type(const sema::Type* t) const;

@@ -885,7 +885,7 @@ class Script:
     def gen_agg_positions(self):
         """Aggregates in every expression position."""
         ctx = self.top_ctx().child(braces=False)
-        p, _ = self.small_pipeline(ctx, 'u64')
+        p, _ = self.small_pipeline(ctx, 'u64', nonempty=True)  # min and max of it must have a value
         a = self.fresh('ag')
         k = self.pick(['array', 'repeat', 'index', 'if', 'record', 'method', 'binary', 'unary', 'cast', 'print'])
         if 'aggpos' in self.avoid:
