@@ -44,6 +44,18 @@ bool Checker::readableInOrder(const Pipeline& p) const {
   return false;
 }
 
+const OrderInfo* Checker::knownOrder(const Pipeline& p) const {
+  if (!p.stages.empty()) {
+    auto* so = p.stages.back()->as<SortStage>();
+    return so && so->order ? so->order->order : nullptr;
+  }
+  if (auto* m = p.source->as<MergeSource>()) return m->order.order;
+  if (auto* e = p.source->as<ExprSource>())
+    if (auto* n = e->expr->as<NameExpr>(); n && n->symbol && n->symbol->kind == Symbol::Stream && n->symbol->pipeline)
+      return knownOrder(*n->symbol->pipeline);
+  return nullptr; // a vector or a file: in whatever order it was written
+}
+
 const Type* Checker::checkPipeline(Pipeline& p, const std::string& consumer) {
   const Type* t = checkSource(*p.source, consumer);
   p.source->elementType = t;
@@ -143,6 +155,14 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
     if (!resolveOrder(m.order, t, "the merge", true)) return out_.types.error();
     // A merge reads its inputs side by side, so each must be readable in order on its
     // own: a sort's output, a vector, a file, a merge, or a stream that is one of these.
+    for (PipelinePtr& input : m.inputs) {
+      // An input sorted by another order would be merged as if it were in this one.
+      if (const OrderInfo* o = knownOrder(*input); o && o != m.order.order) {
+        error(input->loc, "this merge input is sorted by '" + o->name + "', but the merge is by '" + m.order.order->name +
+                              "'; sort it by '" + m.order.order->name + "'");
+        return out_.types.error();
+      }
+    }
     for (PipelinePtr& input : m.inputs)
       if (!readableInOrder(*input)) {
         error(input->loc, "a merge input must end in 'sort' (or be a vector, a file, a merge or a stream that ends in "

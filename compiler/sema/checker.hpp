@@ -44,6 +44,8 @@ private:
   const Type* importedType(const CppType& type, SourceLoc loc, const std::string& what);
   const RecordInfo* importedRecord(const std::string& cppName, SourceLoc loc);
   void declareOrder(ast::OrderDecl& decl);
+  /// The order a pipeline is known to be in (its last sort, or the merge it is), if any.
+  const OrderInfo* knownOrder(const ast::Pipeline& p) const;
   const OrderInfo* resolveOrder(ast::OrderRef& ref, const Type* element, const std::string& user, bool needsSentinels);
   const OrderInfo* builtinOrder(bool descending, const Type* element);
   /// A key of an order or of `unique (…)`: a field path into `element`.
