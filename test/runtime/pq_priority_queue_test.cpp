@@ -13,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include "flow/algo/parallel.hpp"
 #include "flow/containers/priority_queue.hpp"
+#include "flow/defaults.hpp"
 #include "flow/io/buffer.hpp"
 #include "flow/io/stats.hpp"
 #include "test_support.hpp"
@@ -495,3 +497,15 @@ TEST_F(PqTest, LimitEndPutsUnpoppedItemsBack) {
 }
 
 } // namespace
+
+// The queue's helper thread follows the one thread policy of the runtime (--threads),
+// like sorting: with one thread it runs both halves of its work on the caller.
+TEST(PriorityQueueThreads, FollowTheProgramsThreadCount) {
+  flow::set_threads(1);
+  EXPECT_FALSE(flow::containers::pq::parallel_available());
+  flow::set_threads(2);
+  EXPECT_TRUE(flow::containers::pq::parallel_available());
+  EXPECT_EQ(flow::algo::default_threads(), 2u);
+  flow::set_threads(0);
+  EXPECT_EQ(flow::threads(), flow::hardware_threads());
+}
