@@ -286,14 +286,6 @@ void Generator::emitPlanComment() {
        ")");
 }
 
-std::set<std::string> Generator::writtenFiles() const {
-  std::set<std::string> written;
-  for (const Node& n : plan_.nodes)
-    if (n.kind == Node::WriteFile || n.kind == Node::WriteText)
-      written.insert(n.get<WriteStmt>()->path.text());
-  return written;
-}
-
 namespace {
 /// A double as a C++ literal that reads back exactly.
 std::string number(double v) {
@@ -367,7 +359,7 @@ void Generator::emitEstimate() {
     line("const double " + sv + " = " + sc + ";");
     scale[n.id] = sv;
   }
-  // Queues last: they are priced with the scale of the loop that pushes into them.
+  // Each node's estimate, queues last: the estimate lists a phase where it first meets it.
   std::vector<const Node*> order;
   for (const Node& n : plan_.nodes)
     if (n.kind != Node::Queue) order.push_back(&n);
@@ -470,7 +462,7 @@ std::string Generator::run() {
     // Files the script reads are checked before any work, unless the script writes them
     // itself first.
     for (const Node& n : plan_.nodes)
-      if (n.kind == Node::ReadFile && !writtenFiles().count(n.get<ReadSource>()->path.text()))
+      if (n.kind == Node::ReadFile && !plan_.writtenFiles.count(n.get<ReadSource>()->path.text()))
         line("fl_program.input_file(" + quote(n.get<ReadSource>()->path.text()) + ", " + std::to_string(n.elementBytes) +
              ", " + quote(n.get<ReadSource>()->elementType->name()) + ");");
     line("std::vector<flow::plan::memory_node> fl_nodes(" + std::to_string(plan_.nodes.size()) +

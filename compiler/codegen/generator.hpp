@@ -86,7 +86,6 @@ private:
   void emitPlanComment();
   void emitEstimate();
   void emitMemoryPlan(const std::map<int, std::string>& scale);
-  std::set<std::string> writtenFiles() const; // files the script writes itself
   std::string blockBytes() const;
 
   void line(const std::string& text) { out_ << std::string(indent_ * 2, ' ') << text << '\n'; }

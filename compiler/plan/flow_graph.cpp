@@ -155,6 +155,8 @@ void GraphBuilder::build() {
     owner_ = static_cast<const Stmt*>(program_.ast->items[i].get());
     topLevel(*program_.ast->items[i]);
   }
+  for (const Node& n : plan_.nodes)
+    if (n.kind == Node::WriteFile || n.kind == Node::WriteText) plan_.writtenFiles.insert(n.get<WriteStmt>()->path.text());
   scaling();
   // Queues live from their first to their last use.
   for (Node& n : plan_.nodes)
@@ -172,9 +174,6 @@ void GraphBuilder::scaling() {
     return sema::evaluate(e, [](const Symbol* s) { return s->kind == Symbol::Param ? s->value : std::nullopt; })
         .has_value();
   };
-  std::set<std::string> written; // files the script writes itself: their size is not known at start
-  for (const Node& n : plan_.nodes)
-    if (n.kind == Node::WriteFile) written.insert(n.get<WriteStmt>()->path.text());
   for (Node& n : plan_.nodes) {
     Scaling& r = n.scaling;
     if (n.kind == Node::Generate && computableAtStart(*n.get<GenerateSource>()->count)) {
@@ -182,7 +181,7 @@ void GraphBuilder::scaling() {
     } else if (n.kind == Node::Range && computableAtStart(*n.get<RangeSource>()->begin) &&
                computableAtStart(*n.get<RangeSource>()->end)) {
       r.kind = Scaling::RangeBounds;
-    } else if (n.kind == Node::ReadFile && !written.count(n.get<ReadSource>()->path.text())) {
+    } else if (n.kind == Node::ReadFile && !plan_.writtenFiles.count(n.get<ReadSource>()->path.text())) {
       r.kind = Scaling::InputFile;
     } else if (!n.inputs.empty()) {
       r = {Scaling::From, n.inputs};
@@ -327,28 +326,11 @@ void GraphBuilder::topLevel(const Stmt& s) {
     plan_.declarationNode[&d] = n;
     return;
   }
-  case Stmt::ForIn: {
-    auto& f = *s.as<ForInStmt>();
-    beginPhase("for loop at " + at(f.loc), f.loc);
-    forIn(f, base_, 1.0);
-    endPhase();
-    return;
-  }
-  case Stmt::Write:
-  case Stmt::WriteText: {
-    auto& w = *s.as<WriteStmt>();
-    beginPhase(std::string(w.text ? "write_text" : "write") + " to \"" + w.path.text() + "\"", w.loc);
-    Flow in = pipeline(*w.pipeline, base_, 1.0);
-    const Node& src = plan_.nodes[in.node];
-    add(w.text ? Node::WriteText : Node::WriteFile, (w.text ? "write_text \"" : "write \"") + w.path.text() + "\"",
-        w.loc, in.phase, src.elements, w.pipeline->elementType, {in.node}, &w);
-    endPhase();
-    return;
-  }
   default: break;
   }
-  // Other statements run pipelines only through aggregates (count, sum, min, max) and
-  // containers only through calls; walk them with a count of one execution.
+  // Loops and writes open phases of their own; other statements run pipelines only
+  // through aggregates (count, sum, min, max) and containers only through calls. All
+  // are walked with a count of one execution.
   statements(s, -1, 1.0);
 }
 

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -104,6 +105,8 @@ struct Plan {
   bool blockDefaulted = false;
   std::vector<Node> nodes;
   std::vector<int> scalingOrder; // every node after the nodes its Scaling takes from
+  /// Files the script writes itself: a read of one is not an input known at start.
+  std::set<std::string> writtenFiles;
   std::vector<Phase> phases;
   Totals total, materialized;
   /// The nodes of vector and queue declarations, and of aggregate calls.
