@@ -13,20 +13,14 @@
 #include <numeric>
 #include <utility>
 
+#include "flow/plan/saturating.hpp"
+
 namespace flow::plan {
 
 /// The most elements a plan takes for one node: 2^63. A count past it (generate(1e19),
 /// `~ 1e20`, a param) is an error before anything is planned; every count up to it plans
 /// in closed form or in loops over merge levels, and byte counts past 2^64 - 1 saturate.
 inline constexpr std::uint64_t max_elements = std::uint64_t{1} << 63;
-inline constexpr std::uint64_t saturated = std::numeric_limits<std::uint64_t>::max();
-
-inline constexpr std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
-  return a > saturated - b ? saturated : a + b;
-}
-inline constexpr std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) noexcept {
-  return b != 0 && a > saturated / b ? saturated : a * b;
-}
 /// ceil(a / b) without overflow, for b > 0.
 inline constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) noexcept {
   return a / b + (a % b != 0 ? 1 : 0);

@@ -11,7 +11,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "flow/plan/saturating.hpp"
+
 namespace flow::containers {
+
+using plan::sat_add; // counts up to 2^63 give bounds of at most 2^64 - 1, no wrap
+using plan::sat_mul;
 
 /// What plan_priority_queue decided. All sizes in bytes unless named *_items/_blocks.
 /// The parts that always exist add up to at most memory_bytes:
@@ -61,13 +66,6 @@ struct pq_config {
                    sat_mul(sat_mul(2 * std::uint64_t(block_bytes), flushes), levels));
   }
 
-  // Saturating arithmetic: counts up to 2^63 give bounds of at most 2^64 - 1, no wrap.
-  static constexpr std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
-    return a > ~std::uint64_t{0} - b ? ~std::uint64_t{0} : a + b;
-  }
-  static constexpr std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
-    return b != 0 && a > ~std::uint64_t{0} / b ? ~std::uint64_t{0} : a * b;
-  }
   /// I' = items * (1 + deletion/insertion), rounded down as items * deletion / insertion.
   constexpr std::uint64_t moved_items(std::uint64_t items) const {
     return sat_add(items, sat_add(sat_mul(items / insertion_items, deletion_items),
