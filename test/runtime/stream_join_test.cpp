@@ -330,6 +330,29 @@ TEST_F(JoinTest, LvalueInputsAndBothInputsReadToTheEnd) {
   EXPECT_TRUE(right.empty());
 }
 
+TEST_F(JoinTest, NodesMoveIntoOtherNodes) {
+  // join, zip and concat as rvalue inputs of other nodes (which hold them by value)
+  const auto l = orders_with_keys({1, 2, 2, 3});
+  const auto r = customers_with_keys(std::vector<std::uint32_t>(20 * per_block, 2));
+  auto amounts = fs::map(fs::join(fs::scan(l), fs::scan(r), compare_oc, same_customer, inner_row, budget, block, bm),
+                         [](const Row& x) { return x.nation; });
+  u64 n = 0, sum = 0;
+  for (; !amounts.empty(); ++amounts, ++n) sum += *amounts;
+  EXPECT_EQ(n, 2 * r.size());
+  EXPECT_EQ(sum, 2 * (r.size() * (r.size() - 1) / 2));
+
+  auto c = fs::filter(fs::concat(fs::generate(3, [](u64 i) { return i; }), fs::generate(2, [](u64 i) { return i + 7; })),
+                      [](u64) { return true; });
+  std::vector<u64> out;
+  for (; !c.empty(); ++c) out.push_back(*c);
+  EXPECT_EQ(out, (std::vector<u64>{0, 1, 2, 7, 8}));
+
+  auto z = fs::take(fs::zip("t:1:1", [](u64 a, u64 b) { return a * b; }, fs::range<u64>(0, 4), fs::range<u64>(1, 5)), 9);
+  out.clear();
+  for (; !z.empty(); ++z) out.push_back(*z);
+  EXPECT_EQ(out, (std::vector<u64>{0, 2, 6, 12}));
+}
+
 TEST_F(JoinTest, RejectsTooSmallBudgetsAndBadBlocks) {
   const std::vector<Order> l;
   const std::vector<Customer> r;

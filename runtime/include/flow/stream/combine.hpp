@@ -106,6 +106,12 @@ public:
   static_assert((std::is_same_v<value_type, value_t<Ins>> && ...), "concat: every input must have the same value_type");
 
   explicit concat_node(Ins&&... ins) : inputs_(std::forward<Ins>(ins)...) { settle(); }
+  // current_ may point into an input held by value: a moved node points it again.
+  concat_node(concat_node&& o) : inputs_(std::move(o.inputs_)), index_(o.index_), copy_(std::move(o.copy_)) {
+    settle();
+  }
+  concat_node(const concat_node&) = delete;
+  concat_node& operator=(const concat_node&) = delete;
   bool empty() const noexcept { return index_ == count_; }
   const value_type& operator*() const noexcept { return *current_; }
   const value_type* operator->() const noexcept { return current_; }

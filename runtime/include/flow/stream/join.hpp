@@ -31,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -254,6 +255,7 @@ private:
 template <class Left, class Right, class Compare, class SameRight, class Fn, bool Outer> class join_node {
   using L = value_t<Left>;
   using R = value_t<Right>;
+  using group_type = detail::join_group<R>;
   static constexpr auto result_type() {
     if constexpr (Outer) {
       return std::type_identity<std::remove_cvref_t<std::invoke_result_t<Fn&, const L&, const R&, bool>>>{};
@@ -268,7 +270,8 @@ public:
   join_node(Left&& left, Right&& right, Compare compare, SameRight same_right, Fn fn, std::size_t memory_bytes,
             std::size_t block_bytes, mng::block_manager& bm = mng::block_manager::global())
       : left_(std::forward<Left>(left)), right_(std::forward<Right>(right)), compare_(std::move(compare)),
-        same_(std::move(same_right)), fn_(std::move(fn)), group_(memory_bytes, block_bytes, bm) {
+        same_(std::move(same_right)), fn_(std::move(fn)),
+        group_(std::make_unique<group_type>(memory_bytes, block_bytes, bm)) {
     find();
   }
 
@@ -277,13 +280,13 @@ public:
   const value_type* operator->() const noexcept { return &current_; }
   join_node& operator++() {
     if (state_ == state::matched) {
-      if (++cur_.pos != cur_.end || group_.next_block(cur_)) { // the next right element
+      if (++cur_.pos != cur_.end || group_->next_block(cur_)) { // the next right element
         emit_match();
         return *this;
       }
       ++left_; // this left element has met the whole group
-      if (!left_.empty() && compare_(*left_, group_.front()) == 0) { // the next one of the key
-        group_.start(cur_);
+      if (!left_.empty() && compare_(*left_, group_->front()) == 0) { // the next one of the key
+        group_->start(cur_);
         emit_match();
         return *this;
       }
@@ -329,7 +332,7 @@ private:
         ++right_;
       } else {
         load_group();
-        group_.start(cur_);
+        group_->start(cur_);
         emit_match();
         return;
       }
@@ -337,14 +340,14 @@ private:
   }
   // Buffers the right elements equal to the current one (the right input moves past them).
   void load_group() {
-    group_.clear();
-    group_.push(*right_);
+    group_->clear();
+    group_->push(*right_);
     ++right_;
-    while (!right_.empty() && same_(group_.front(), *right_)) {
-      group_.push(*right_);
+    while (!right_.empty() && same_(group_->front(), *right_)) {
+      group_->push(*right_);
       ++right_;
     }
-    group_.finish();
+    group_->finish();
   }
   void emit_match() {
     if constexpr (Outer) {
@@ -367,8 +370,10 @@ private:
   Compare compare_;
   SameRight same_;
   Fn fn_;
-  detail::join_group<R> group_;
-  typename detail::join_group<R>::cursor cur_;
+  // Behind a pointer so the node can be moved (into map(join(...), fn), say): the cursor
+  // points into the group's buffers, which do not move with it.
+  std::unique_ptr<group_type> group_;
+  typename group_type::cursor cur_;
   state state_ = state::done;
   value_type current_{};
 };
