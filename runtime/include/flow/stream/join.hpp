@@ -127,7 +127,7 @@ public:
   void start(cursor& c) {
     if (spilled_ > 2) {
       issue_read(0);
-      if (spilled_ > 1) issue_read(1);
+      issue_read(1);
     }
     enter(c, 0);
   }
