@@ -1,9 +1,10 @@
 #pragma once
 // Every stream node: sources (generate, range, scan, read), per-element nodes (map,
-// filter, unique, take, tee), merge, sort, and the sinks (count, for_each, materialize,
+// filter, unique, take, tee), merge, sort, reduce, and the sinks (count, for_each, materialize,
 // branch). See node.hpp for the node concept.
 #include "flow/stream/merge.hpp"
 #include "flow/stream/node.hpp"
+#include "flow/stream/reduce.hpp"
 #include "flow/stream/sinks.hpp"
 #include "flow/stream/sort.hpp"
 #include "flow/stream/sources.hpp"
