@@ -170,6 +170,12 @@ public:
   mng::block_manager* block_manager() const noexcept { return bm_; }
   void set_geometry(const block_geometry& g) noexcept { geometry_ = g; }
   std::vector<run_info<T>>& mutable_runs() noexcept { return runs_; }
+  /// The in-memory sequence i, writable, and shortening it to n elements (a combining
+  /// merger folds a sequence in place).
+  std::span<T> mutable_memory_sequence(std::size_t i) noexcept {
+    return {const_cast<T*>(memory_[i].data), memory_[i].size};
+  }
+  void shrink_memory_sequence(std::size_t i, std::size_t n) noexcept { memory_[i].size = n; }
   /// Adds a sorted sequence held in memory (in `buffer`, which the runs now own).
   void add_memory(io::aligned_buffer buffer, const T* data, std::size_t n) {
     memory_.push_back({std::move(buffer), data, n});
@@ -265,11 +271,18 @@ public:
     }
   }
 
+  /// Ends the run. A run of fewer elements than announced (a combining merge folds some)
+  /// returns its unused blocks.
   run_info<T> finish() {
     if (fill_ > 0) flush_current();
     for (auto& r : requests_) {
       if (r) r->wait();
       r = nullptr;
+    }
+    if (const std::size_t used = run_.firsts.size(); used < blocks_) {
+      bm_.free(mng::block_id{run_.extent.storage, run_.extent.offset + used * g_.bytes, (blocks_ - used) * g_.bytes});
+      run_.extent.bytes = used * g_.bytes;
+      if (used == 0) run_.extent = {};
     }
     finished_ = true;
     return std::move(run_);

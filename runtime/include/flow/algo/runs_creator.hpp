@@ -21,6 +21,12 @@
 // In memory: with three slots the first full run is held back until the second is full,
 // so inputs of up to 2R elements (R with two slots) are sorted in memory, nothing is
 // written, and the merger merges the (at most two) sorted runs in memory.
+//
+// Combining (flow/algo/combine.hpp): runs_creator<T, Cmp, Combine> with a combiner folds
+// the equal elements of each sorted run into one (combine(a, b)) before the run is
+// written or kept in memory, so a run holds each key once and is as short as its number
+// of keys. Constructed as runs_creator(memory_bytes, Cmp(), combine, opt). The default
+// Combine, no_combine, leaves the sort as it is.
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "flow/algo/combine.hpp"
 #include "flow/algo/parallel.hpp"
 #include "flow/algo/run_sort.hpp"
 #include "flow/algo/runs.hpp"
@@ -67,7 +74,7 @@ run_formation_plan plan_run_formation(std::size_t memory_bytes, const sort_optio
   return p;
 }
 
-template <class T, class Cmp> class runs_creator {
+template <class T, class Cmp, class Combine = no_combine> class runs_creator {
   static_assert(sort_order<Cmp, T>, "Cmp must be an order on T with min_value()/max_value() "
                                     "(see flow/algo/sort_traits.hpp); T trivially copyable");
 
@@ -77,7 +84,10 @@ public:
   /// Run formation within `memory_bytes` of buffers. Throws std::invalid_argument if the
   /// budget cannot hold three runs of one block each plus the metadata reserve.
   explicit runs_creator(std::size_t memory_bytes, Cmp cmp = Cmp(), sort_options opt = {})
-      : cmp_(std::move(cmp)), opt_(opt), bm_(opt.bm()),
+      : runs_creator(memory_bytes, std::move(cmp), Combine(), opt) {}
+  /// The same with a combiner: equal elements of a run are folded with combine(a, b).
+  runs_creator(std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt)
+      : cmp_(std::move(cmp)), combine_(std::move(combine)), opt_(opt), bm_(opt.bm()),
         plan_(plan_run_formation<T, Cmp>(memory_bytes, opt)),
         strategy_(mng::allocation_strategy::random_cycling(opt.seed)) {
     if (!opt_.team) {
@@ -164,7 +174,7 @@ public:
       if (held_ >= 0) {
         worker_->wait();
         result_.add_memory(std::move(slots_[static_cast<std::size_t>(held_sorted_.slot)]),
-                           held_sorted_.data, plan_.run_elements);
+                           held_sorted_.data, held_sorted_.size);
         held_ = -1;
       }
       if (n > 0) keep_in_memory(slot_, n);
@@ -210,7 +220,7 @@ private:
       } else {
         if (held_ >= 0) {
           ++submitted_;
-          worker_->submit([this] { write_sorted(held_sorted_.slot, held_sorted_.data, plan_.run_elements); });
+          worker_->submit([this] { write_sorted(held_sorted_.slot, held_sorted_.data, held_sorted_.size); });
           held_ = -1;
         }
         submit(slot_, plan_.run_elements);
@@ -247,7 +257,19 @@ private:
   struct sorted_slot {
     int slot = -1;
     T* data = nullptr;
+    std::size_t size = 0; // elements (fewer than pushed after combining)
   };
+
+  static constexpr bool combining = combining_v<Combine>;
+  // Folds the equal elements of a sorted run; returns its new length.
+  std::size_t fold(T* data, std::size_t n) {
+    if constexpr (combining) {
+      return detail::combine_adjacent(data, n, equal_in_order<T, Cmp>{cmp_}, combine_);
+    } else {
+      (void)data;
+      return n;
+    }
+  }
 
   // On the worker thread.
   void sort_and_write(int slot, std::size_t n) {
@@ -255,7 +277,7 @@ private:
       sort_and_gather(slot, n);
     } else {
       const sorted_slot r = sort_direct(slot, n);
-      write_sorted(r.slot, r.data, n);
+      write_sorted(r.slot, r.data, r.size);
     }
   }
 
@@ -291,7 +313,14 @@ private:
     }
     const int keep = res == slot_data(slot) ? slot : scratch;
     release_slot(keep == slot ? scratch : slot);
-    return {keep, res};
+    std::size_t size = n;
+    try {
+      size = fold(res, n);
+    } catch (...) {
+      release_slot(keep);
+      throw;
+    }
+    return {keep, res, size};
   }
 
   // Writes the sorted run in slot `keep` straight from it; the slot is free again once
@@ -325,6 +354,7 @@ private:
     try {
       auto t = std::chrono::steady_clock::now();
       const key_index* order = sort_keys_indirect<T, Cmp>(data, n, cmp_, *team_, extra_.data());
+      if constexpr (combining) n = fold_indirect(slot_data(slot), const_cast<key_index*>(order), n);
       timings_.run_sort += detail::seconds_since(t);
       const std::size_t blocks = (n + g.elements - 1) / g.elements;
       run.size = n;
@@ -375,6 +405,25 @@ private:
     add_run(std::move(run));
   }
 
+  // Combining with indirect sorting: each group of equal elements (adjacent in `order`) is
+  // folded into its first element, in place in the run's slot, and the order keeps that
+  // one; returns the new length of the order. (Every index is in one group only.)
+  std::size_t fold_indirect(T* data, key_index* order, std::size_t n) {
+    if (n == 0) return 0;
+    const equal_in_order<T, Cmp> same{cmp_};
+    std::size_t j = 0;
+    for (std::size_t i = 1; i < n; ++i) {
+      T& head = data[order[j].index];
+      const T& x = data[order[i].index];
+      if (same(head, x)) {
+        head = combine_(std::as_const(head), x);
+      } else {
+        order[++j] = order[i];
+      }
+    }
+    return j + 1;
+  }
+
   // With the mutex held.
   void add_run(run_info<T> run) {
     auto& runs = result_.mutable_runs();
@@ -419,6 +468,7 @@ private:
     T* res = sort_run<T, Cmp>(slot_data(s), slot_data(scratch), n, cmp_, *team_, extra_.data());
     const int keep = res == slot_data(s) ? s : scratch;
     release_slot(keep == s ? scratch : s);
+    n = fold(res, n);
     result_.add_memory(std::move(slots_[static_cast<std::size_t>(keep)]), res, n);
   }
 
@@ -467,6 +517,7 @@ private:
   static void wait_all(std::span<const io::request_ptr> r) { io::wait_all(r); }
 
   Cmp cmp_;
+  [[no_unique_address]] Combine combine_;
   sort_options opt_;
   mng::block_manager& bm_;
   run_formation_plan plan_;

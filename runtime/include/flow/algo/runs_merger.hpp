@@ -21,6 +21,13 @@
 // bytes per block), an output buffer of up to 4 blocks, and block buffers for the rest
 // (per run at least one, plus prefetch buffers); intermediate passes also use 2 write
 // buffers.
+//
+// Combining (flow/algo/combine.hpp): runs_merger<T, Cmp, Combine> with a combiner folds
+// equal elements with combine(a, b) in the runs written by intermediate passes (so they
+// are as short as their number of keys) and in its output, which then holds each key
+// exactly once. Constructed as runs_merger(runs, memory_bytes, Cmp(), combine, opt). The
+// output buffer has one element more (the last key of a batch is held back until the next
+// batch shows it has ended). The default Combine, no_combine, merges as before.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "flow/algo/combine.hpp"
 #include "flow/algo/multiway_merge.hpp"
 #include "flow/algo/parallel.hpp"
 #include "flow/algo/runs.hpp"
@@ -245,7 +253,7 @@ merge_plan plan_merge(std::size_t memory_bytes, const block_geometry& g, std::si
   return plan::merge({.element_bytes = sizeof(T), .threads = threads}, g, memory_bytes, metadata_bytes, total_blocks);
 }
 
-template <class T, class Cmp> class runs_merger {
+template <class T, class Cmp, class Combine = no_combine> class runs_merger {
   static_assert(sort_order<Cmp, T>, "Cmp must be an order on T with min_value()/max_value() "
                                     "(see flow/algo/sort_traits.hpp); T trivially copyable");
 
@@ -256,11 +264,20 @@ public:
   /// the fan-in) happen here, the final merge as the stream is read. Throws
   /// std::invalid_argument if the budget cannot hold two runs' blocks and the metadata.
   runs_merger(sorted_runs<T> input, std::size_t memory_bytes, Cmp cmp = Cmp(), sort_options opt = {})
-      : runs_(std::move(input)), cmp_(std::move(cmp)), memory_(memory_bytes) {
+      : runs_merger(std::move(input), memory_bytes, std::move(cmp), Combine(), opt) {}
+  /// The same with a combiner: equal elements are folded with combine(a, b) in
+  /// intermediate passes and in the output.
+  runs_merger(sorted_runs<T> input, std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt)
+      : runs_(std::move(input)), cmp_(std::move(cmp)), combine_(std::move(combine)), memory_(memory_bytes) {
     if (runs_.in_memory()) {
-      const auto seqs = runs_.memory_sequences();
+      auto seqs = runs_.memory_sequences();
       total_ = runs_.size();
       if (seqs.size() == 1) { // stream straight from the sorted buffer
+        if constexpr (combining) { // folded in place (a no-op for a combining creator's run)
+          const std::span<T> q = runs_.mutable_memory_sequence(0);
+          runs_.shrink_memory_sequence(0, fold(q.data(), q.size()));
+          seqs = runs_.memory_sequences();
+        }
         pos_ = seqs[0].data();
         end_ = seqs[0].data() + seqs[0].size();
         return;
@@ -276,7 +293,7 @@ public:
       for (const auto& q : seqs) memory_segments_.push_back({q.data(), q.data() + q.size()});
       memory_only_ = true;
       plan_.output_elements = std::max<std::size_t>(1, std::min<std::size_t>(total_, memory_bytes / 16 / sizeof(T)));
-      out_ = io::aligned_buffer(plan_.output_elements * sizeof(T));
+      out_ = io::aligned_buffer((plan_.output_elements + (combining ? 1 : 0)) * sizeof(T));
       refill();
       return;
     }
@@ -350,14 +367,25 @@ public:
       {
         std::uint64_t elements = 0;
         for (const auto* r : pick) elements += r->size;
-        io::aligned_buffer out(plan_.output_elements * sizeof(T));
+        io::aligned_buffer out((plan_.output_elements + (combining ? 1 : 0)) * sizeof(T));
         T* o = reinterpret_cast<T*>(out.data());
         detail::run_writer<T> writer(elements, g, 2, bm, strategy, counter++);
         detail::merge_engine<T, Cmp> engine(pick, g, plan_.buffers - 2, bm, cmp_, *team_);
-        for (;;) {
-          const std::size_t n = engine.next(o, plan_.output_elements);
-          if (n == 0) break;
-          writer.push(std::span<const T>(o, n));
+        if constexpr (combining) { // the merged run holds each key once
+          detail::carry<T> c;
+          auto next = [&](T* to, std::size_t cap) { return engine.next(to, cap); };
+          const equal_in_order<T, Cmp> same{cmp_};
+          for (;;) {
+            const std::size_t n = detail::next_folded(o, plan_.output_elements, c, same, combine_, next);
+            if (n == 0) break;
+            writer.push(std::span<const T>(o, n));
+          }
+        } else {
+          for (;;) {
+            const std::size_t n = engine.next(o, plan_.output_elements);
+            if (n == 0) break;
+            writer.push(std::span<const T>(o, n));
+          }
         }
         merged = writer.finish();
         timings_.read_wait += engine.timings().read_wait;
@@ -375,7 +403,7 @@ public:
     for (unsigned l : levels_) passes_ = std::max(passes_, l + 1);
     std::vector<run_info<T>*> all;
     for (auto& r : runs) all.push_back(&r);
-    out_ = io::aligned_buffer(plan_.output_elements * sizeof(T));
+    out_ = io::aligned_buffer((plan_.output_elements + (combining ? 1 : 0)) * sizeof(T));
     engine_ = std::make_unique<detail::merge_engine<T, Cmp>>(
         all, g, plan_.buffers, bm, cmp_, *team_, memory_segments_);
     refill();
@@ -398,7 +426,7 @@ public:
     if (pos_ == end_) refill();
   }
 
-  /// Elements in total.
+  /// Elements in total (of the input runs: before the output's combining).
   std::uint64_t size() const noexcept { return total_; }
   /// Merge passes over the data (passes that read runs from disk): 0 in memory, 1
   /// normally, 2 or more with intermediate merges.
@@ -415,10 +443,59 @@ public:
   }
 
 private:
+  static constexpr bool combining = combining_v<Combine>;
+  std::size_t fold(T* data, std::size_t n) {
+    return detail::combine_adjacent(data, n, equal_in_order<T, Cmp>{cmp_}, combine_);
+  }
+
   void refill() {
+    if constexpr (combining) {
+      refill_combined();
+    } else {
+      refill_plain();
+    }
+  }
+
+  // The next merged elements into o (up to cap); 0 at the end, when the merge's buffers
+  // (but out_) are freed.
+  std::size_t next_merged(T* o, std::size_t cap) {
+    if (memory_only_) return next_from_memory(o, cap);
+    if (!engine_) return 0;
+    const std::size_t n = engine_->next(o, cap);
+    if (n == 0) {
+      timings_.read_wait += engine_->timings().read_wait;
+      timings_.merge += engine_->timings().merge;
+      engine_.reset();
+      runs_.release();
+    }
+    return n;
+  }
+
+  void refill_combined() {
+    pos_ = end_ = nullptr;
+    if (!out_.data()) return;
+    T* o = reinterpret_cast<T*>(out_.data());
+    const std::size_t n = detail::next_folded(o, plan_.output_elements, carry_, equal_in_order<T, Cmp>{cmp_}, combine_,
+                                              [this](T* to, std::size_t cap) { return next_merged(to, cap); });
+    if (n == 0) {
+      out_.reset();
+      return;
+    }
+    pos_ = o;
+    end_ = o + n;
+  }
+
+  void refill_plain() {
     pos_ = end_ = nullptr;
     if (memory_only_) {
-      refill_from_memory();
+      T* o = reinterpret_cast<T*>(out_.data());
+      const std::size_t n = next_from_memory(o, plan_.output_elements);
+      if (n == 0) {
+        out_.reset();
+        return;
+      }
+      pos_ = o;
+      end_ = o + n;
       return;
     }
     if (!engine_) return;
@@ -436,17 +513,16 @@ private:
     end_ = o + n;
   }
 
-  void refill_from_memory() {
+  std::size_t next_from_memory(T* o, std::size_t cap) {
     std::size_t left = 0;
     for (const auto& q : memory_segments_) left += q.size();
     if (left == 0) {
       memory_segments_.clear();
       memory_only_ = false;
-      out_.reset();
       runs_.release();
-      return;
+      return 0;
     }
-    const std::size_t n = std::min(left, plan_.output_elements);
+    const std::size_t n = std::min(left, cap);
     std::vector<std::size_t> cut(memory_segments_.size());
     multiway_split<T, Cmp>(memory_segments_, n, cmp_, cut.data());
     std::vector<segment<T>> part(memory_segments_.size());
@@ -454,16 +530,17 @@ private:
       part[i] = {memory_segments_[i].begin, memory_segments_[i].begin + cut[i]};
       memory_segments_[i].begin += cut[i];
     }
-    T* o = reinterpret_cast<T*>(out_.data());
     const auto t = std::chrono::steady_clock::now();
     parallel_merge<T, Cmp>(part, o, cmp_, *team_);
     timings_.merge += detail::seconds_since(t);
-    pos_ = o;
-    end_ = o + n;
+    return n;
   }
 
   sorted_runs<T> runs_;
   Cmp cmp_;
+  [[no_unique_address]] Combine combine_;
+  // combining: the last key of the previous batch
+  [[no_unique_address]] std::conditional_t<combining, detail::carry<T>, no_combine> carry_;
   std::size_t memory_;
   std::vector<segment<T>> memory_segments_; // sorted sequences held in memory
   bool memory_only_ = false;                // no disk runs at all

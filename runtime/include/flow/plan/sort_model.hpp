@@ -157,8 +157,13 @@ struct sort_cost {
 /// it from there if the rest of its budget takes every written run at once, else writes
 /// it first. Intermediate passes merge the smallest runs, as few as leave the final merge
 /// exactly its fan-in.
+///
+/// `distinct`: a combining sort (reduce, flow/plan/reduce_model.hpp) with at most that
+/// many keys, where every run, written by run formation or by an intermediate pass,
+/// holds min(its elements, distinct) elements. The default: no combining.
 inline sort_cost sort_estimate(const sort_setup& s, std::uint64_t n, std::uint64_t run_memory,
-                               std::uint64_t merge_memory, bool keep_last_run = false) {
+                               std::uint64_t merge_memory, bool keep_last_run = false,
+                               std::uint64_t distinct = saturated) {
   sort_cost c;
   const run_formation_shape rf = run_formation(s, run_memory);
   const sort_geometry g = rf.geometry;
@@ -173,12 +178,15 @@ inline sort_cost sort_estimate(const sort_setup& s, std::uint64_t n, std::uint64
   }
   const std::uint64_t R = rf.run_elements;
   c.runs = ceil_div(n, R);
-  const std::uint64_t last = n - (c.runs - 1) * R;
+  const std::uint64_t last_pushed = n - (c.runs - 1) * R;
+  // elements a run holds (after combining)
+  auto held = [distinct](std::uint64_t elements) { return std::min(elements, distinct); };
+  const std::uint64_t full = held(R), last = held(last_pushed);
   auto blocks_of = [&](std::uint64_t elements) { return ceil_div(elements, g.elements); };
   auto bytes_of = [&](std::uint64_t runs, std::uint64_t elements) { // of `runs` runs of `elements`
     return sat_mul(runs, sat_mul(blocks_of(elements), g.bytes));
   };
-  const std::uint64_t blocks = (c.runs - 1) * (R / g.elements) + blocks_of(last);
+  const std::uint64_t blocks = (c.runs - 1) * blocks_of(full) + blocks_of(last);
   const std::uint64_t meta = merge_metadata_bytes(s, c.runs, blocks);
   std::uint64_t disk_runs = c.runs;
   merge_shape mp;
@@ -201,8 +209,8 @@ inline sort_cost sort_estimate(const sort_setup& s, std::uint64_t n, std::uint64
   // together, so the loop runs over groups and levels, never over runs: it takes as long
   // for 10^18 elements as for 10^6, and computes exactly what merging run by run would.
   std::map<std::pair<std::uint64_t, unsigned>, std::uint64_t> pending; // (elements, level) → runs
-  if (disk_runs > 1) pending[{R, 0}] += disk_runs - 1;
-  if (disk_runs) pending[{c.last_run_in_memory ? R : last, 0}] += 1;
+  if (disk_runs > 1) pending[{full, 0}] += disk_runs - 1;
+  if (disk_runs) pending[{c.last_run_in_memory ? full : last, 0}] += 1;
   std::uint64_t left = disk_runs;
   unsigned deepest = 0;
   const std::uint64_t k = std::max<std::uint64_t>(mp.fan_in, 1);
@@ -213,12 +221,14 @@ inline sort_cost sort_estimate(const sort_setup& s, std::uint64_t n, std::uint64
     const auto [elements, level] = smallest->first;
     if (take == kk && smallest->second >= kk) {
       // m merges of kk runs of the smallest group: each leaves the rest of the group the
-      // smallest runs (the merged run is larger) and at least kk runs over k - 1.
+      // smallest runs (the merged run is larger, or when combining as large but a level
+      // up) and at least kk runs over k - 1.
       const std::uint64_t m = std::min(smallest->second / kk, (left - k + 1 - kk) / (kk - 1) + 1);
       c.merge_read = sat_add(c.merge_read, bytes_of(m * kk, elements));
-      c.merge_write = sat_add(c.merge_write, bytes_of(m, elements * kk));
+      const std::uint64_t merged = held(sat_mul(elements, kk));
+      c.merge_write = sat_add(c.merge_write, bytes_of(m, merged));
       if ((smallest->second -= m * kk) == 0) pending.erase(smallest);
-      pending[{elements * kk, level + 1}] += m;
+      pending[{merged, level + 1}] += m;
       left -= m * (kk - 1);
       deepest = std::max(deepest, level + 1);
       continue;
@@ -230,11 +240,12 @@ inline sort_cost sort_estimate(const sort_setup& s, std::uint64_t n, std::uint64
       const auto it = pending.begin();
       const std::uint64_t t = std::min(need, it->second);
       c.merge_read = sat_add(c.merge_read, bytes_of(t, it->first.first));
-      merged += t * it->first.first;
+      merged = sat_add(merged, sat_mul(t, it->first.first));
       merged_level = std::max(merged_level, it->first.second);
       need -= t;
       if ((it->second -= t) == 0) pending.erase(it);
     }
+    merged = held(merged);
     c.merge_write = sat_add(c.merge_write, bytes_of(1, merged));
     pending[{merged, merged_level + 1}] += 1;
     left -= take - 1;
