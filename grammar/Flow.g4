@@ -1,4 +1,4 @@
-// The Flow language, v0 (see docs/language.md). ANTLR 4.9, C++ target.
+// The Flow language, v1 (see docs/language.md). ANTLR 4.9, C++ target.
 //
 // The grammar only builds a tree: no actions, no semantic predicates, so the same file
 // could drive any ANTLR target. compiler/parse turns the tree into the AST, and checks
@@ -67,7 +67,7 @@ qualifiedName : name ('::' name)* ;
 
 // A name in an expression or type. The short keywords that cannot start anything where a
 // name stands may be names too, so records can have fields such as `to` or `in`.
-name : IDENT | 'to' | 'on' | 'in' | 'by' ;
+name : IDENT | 'to' | 'on' | 'in' | 'by' | 'with' | 'end' ;
 
 // After `.` and before `:` in records any word is a field or method name, keywords too.
 fieldName
@@ -75,7 +75,8 @@ fieldName
     | 'map' | 'filter' | 'sort' | 'unique' | 'take' | 'for' | 'generate' | 'range' | 'read'
     | 'read_text' | 'scan' | 'merge' | 'import' | 'param' | 'record' | 'stream' | 'vector'
     | 'pq' | 'let' | 'var' | 'if' | 'else' | 'while' | 'break' | 'continue' | 'emit' | 'print'
-    | 'write' | 'write_text' | 'true' | 'false'
+    | 'write' | 'write_text' | 'true' | 'false' | 'reduce' | 'with' | 'join' | 'left_join' | 'zip'
+    | 'concat' | 'end'
     ;
 
 // ---------------------------------------------------------------------------------------
@@ -91,6 +92,10 @@ source
     | 'read_text' '(' STRING ')' 'as' type estimate?                 # readTextSource
     | 'scan' '(' IDENT ')'                                           # scanSource
     | 'merge' '(' pipeline (',' pipeline)* 'by' orderRef ')'         # mergeSource
+    | kind=('join' | 'left_join') '(' pipeline 'by' joinKey ',' pipeline 'by' joinKey ')'
+      lambda estimate?                                               # joinSource
+    | 'zip' '(' pipeline (',' pipeline)* ')' lambda                  # zipSource
+    | 'concat' '(' pipeline (',' pipeline)* ')'                      # concatSource
     | expr                                                           # exprSource  // a named stream or vector
     ;
 
@@ -100,11 +105,22 @@ stage
     | 'sort' ('by' orderRef)?                    # sortStage
     | 'unique' ('(' expr (',' expr)* ')')? estimate?   # uniqueStage
     | 'take' expr                                # takeStage
-    | 'for' IDENT block                          # forStage
+    | 'for' IDENT block ('end' endBlock=block)?  # forStage
+    | 'reduce' '(' expr (',' expr)* ','? ')' 'with' lambda estimate?   # reduceStage
     ;
 
-// `~ 1e9` after a file source is its element count; `~ 0.5` after a filter or unique is
-// the fraction of elements that pass. Both only feed the estimates.
+// The key of one side of a join: fields in parentheses, each ascending unless `desc`, or
+// an order (`asc` / `desc` for scalars, or a declared order with keys).
+joinKey
+    : '(' orderKey (',' orderKey)* ','? ')'   # keyListJoinKey
+    | orderRef                                # orderJoinKey
+    ;
+
+// `(a, b) => expr`: the function of a reduce, join or zip.
+lambda : '(' IDENT (',' IDENT)* ')' '=>' expr ;
+
+// `~ 1e9` after a file source or a join is its element count; `~ 0.5` after a filter,
+// unique or reduce is the fraction of elements that come out. Both only feed the estimates.
 estimate : '~' number ;
 
 // ---------------------------------------------------------------------------------------

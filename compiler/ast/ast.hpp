@@ -75,6 +75,13 @@ struct OrderRef {
   std::string str() const;
 };
 
+/// One key of an order or a join: a field path, ascending unless `desc`.
+struct OrderKey {
+  ExprPtr key;
+  bool descending = false;
+  SourceLoc loc;
+};
+
 // ------------------------------------------------------------------------ pipelines
 
 struct Source;
@@ -263,10 +270,31 @@ struct PipelineArgExpr : Expr {
   PipelinePtr pipeline;
 };
 
+/// `(a, b) => expr`: the function of a reduce, join or zip, one parameter per input.
+struct Lambda {
+  struct Param {
+    std::string name;
+    SourceLoc loc;
+    const sema::Symbol* symbol = nullptr; // set by sema
+  };
+  std::vector<Param> params;
+  ExprPtr body;
+  SourceLoc loc;
+};
+
+/// The key of one side of a join: a key list `(cust, day desc)`, or an order (`asc`,
+/// `desc`, or a declared order with keys).
+struct JoinKey {
+  std::vector<OrderKey> keys; // a key list, or
+  std::optional<OrderRef> order;
+  SourceLoc loc;
+  const sema::OrderInfo* resolved = nullptr; // set by sema: the order this side is read in
+};
+
 // -------------------------------------------------------------------------- sources
 
 struct Source : Node<Source> {
-  enum Kind { Generate, Range, Read, ReadText, Scan, Merge, ExprSrc };
+  enum Kind { Generate, Range, Read, ReadText, Scan, Merge, Join, Zip, Concat, ExprSrc };
   virtual Kind kind() const = 0;
   int kindOf() const override { return kind(); }
   const sema::Type* elementType = nullptr; // set by sema
@@ -316,6 +344,33 @@ struct MergeSource : Source {
   OrderRef order;
 };
 
+/// `join(p1 by K1, p2 by K2) (a, b) => e ~ n` and `left_join(…) (a, b, found) => e`.
+/// Sema appends a sort to an input that is not already read in its key's order.
+struct JoinSource : Source {
+  static constexpr int kKind = Join;
+  Kind kind() const override { return Join; }
+  bool left = false; // left_join
+  PipelinePtr inputs[2];
+  JoinKey keys[2];
+  Lambda fn;
+  std::optional<Estimate> estimate;
+};
+
+/// `zip(p1, p2, …) (a, b, …) => e`
+struct ZipSource : Source {
+  static constexpr int kKind = Zip;
+  Kind kind() const override { return Zip; }
+  std::vector<PipelinePtr> inputs;
+  Lambda fn;
+};
+
+/// `concat(p1, p2, …)`
+struct ConcatSource : Source {
+  static constexpr int kKind = Concat;
+  Kind kind() const override { return Concat; }
+  std::vector<PipelinePtr> inputs;
+};
+
 /// Any other expression as a source; in a valid script, a named stream or vector.
 struct ExprSource : Source {
   static constexpr int kKind = ExprSrc;
@@ -329,7 +384,7 @@ struct Stmt;
 using StmtPtr = std::unique_ptr<Stmt>;
 
 struct Stage : Node<Stage> {
-  enum Kind { Map, Filter, Sort, Unique, Take, For };
+  enum Kind { Map, Filter, Sort, Unique, Take, For, Reduce };
   virtual Kind kind() const = 0;
   int kindOf() const override { return kind(); }
   const sema::Type* elementType = nullptr; // set by sema: the type this stage puts out
@@ -356,11 +411,12 @@ struct FilterStage : Stage {
   std::optional<Estimate> estimate;
 };
 
-/// `sort` or `sort by O`
+/// `sort` or `sort by O`, or a sort sema inserted before a join that needs it.
 struct SortStage : Stage {
   static constexpr int kKind = Sort;
   Kind kind() const override { return Sort; }
   std::optional<OrderRef> order;
+  std::string insertedFor; // "join at 12:3" for an inserted sort; empty for the script's
 };
 
 /// `unique` (whole element) or `unique (key, …)`
@@ -378,7 +434,8 @@ struct TakeStage : Stage {
   ExprPtr count;
 };
 
-/// `for x { … emit e; … }` — a stateful stage.
+/// `for x { … emit e; … } end { … }` — a stateful stage; the end block runs once after
+/// the last element.
 struct ForStage : Stage {
   static constexpr int kKind = For;
   Kind kind() const override { return For; }
@@ -386,6 +443,20 @@ struct ForStage : Stage {
   SourceLoc varLoc;
   const sema::Symbol* varSymbol = nullptr;
   std::vector<StmtPtr> body;
+  bool hasEnd = false;
+  SourceLoc endLoc;
+  std::vector<StmtPtr> end;
+};
+
+/// `reduce (k, …) with (a, b) => e ~ f`: one element per key, folded with the lambda.
+struct ReduceStage : Stage {
+  static constexpr int kKind = Reduce;
+  Kind kind() const override { return Reduce; }
+  std::vector<ExprPtr> keys;
+  Lambda fn;
+  std::optional<Estimate> estimate;
+  const sema::OrderInfo* keyOrder = nullptr; // set by sema: the keys, ascending
+  bool inputSorted = false; // set by sema: the input is already in keyOrder (a streaming fold)
 };
 
 // ----------------------------------------------------------------------- statements
@@ -440,12 +511,6 @@ struct RecordDecl : Stmt {
   Kind kind() const override { return Record; }
   std::string name;
   std::vector<FieldDecl> fields;
-};
-
-struct OrderKey {
-  ExprPtr key;
-  bool descending = false;
-  SourceLoc loc;
 };
 
 /// `order O on T = (k asc, …);` or `order O on T = cpp::functor;`

@@ -334,6 +334,32 @@ private:
       for (const PipelinePtr& p : x.inputs) pipeline(*p);
       break;
     }
+    case Source::Join: {
+      auto& x = *s.as<JoinSource>();
+      line(x.left ? "LeftJoin" : "Join", s.loc);
+      Indent in(*this);
+      for (int side = 0; side < 2; ++side) {
+        pipeline(*x.inputs[side]);
+        joinKey(x.keys[side]);
+      }
+      lambda(x.fn);
+      estimate(x.estimate);
+      break;
+    }
+    case Source::Zip: {
+      auto& x = *s.as<ZipSource>();
+      line("Zip", s.loc);
+      Indent in(*this);
+      for (const PipelinePtr& p : x.inputs) pipeline(*p);
+      lambda(x.fn);
+      break;
+    }
+    case Source::Concat: {
+      line("Concat", s.loc);
+      Indent in(*this);
+      for (const PipelinePtr& p : s.as<ConcatSource>()->inputs) pipeline(*p);
+      break;
+    }
     case Source::ExprSrc: {
       line("From", s.loc);
       Indent in(*this);
@@ -362,7 +388,9 @@ private:
     }
     case Stage::Sort: {
       auto& x = *s.as<SortStage>();
-      line("Sort" + (x.order ? " by " + x.order->str() : std::string()), s.loc);
+      line("Sort" + (x.order ? " by " + x.order->str() : std::string()) +
+               (x.insertedFor.empty() ? "" : " (inserted for " + x.insertedFor + ")"),
+           s.loc);
       break;
     }
     case Stage::Unique: {
@@ -384,8 +412,40 @@ private:
       line("ForStage " + x.var, s.loc);
       Indent in(*this);
       for (const StmtPtr& st : x.body) stmt(*st);
+      if (x.hasEnd) {
+        line("End", x.endLoc);
+        Indent e(*this);
+        for (const StmtPtr& st : x.end) stmt(*st);
+      }
       break;
     }
+    case Stage::Reduce: {
+      auto& x = *s.as<ReduceStage>();
+      line("Reduce by " + std::to_string(x.keys.size()) + " keys", s.loc);
+      Indent in(*this);
+      for (const ExprPtr& k : x.keys) expr(*k);
+      lambda(x.fn);
+      estimate(x.estimate);
+      break;
+    }
+    }
+  }
+
+  void lambda(const Lambda& fn) {
+    std::string params;
+    for (const Lambda::Param& p : fn.params) params += (params.empty() ? "" : ", ") + p.name;
+    line("Lambda (" + params + ")", fn.loc);
+    Indent in(*this);
+    expr(*fn.body);
+  }
+
+  void joinKey(const JoinKey& k) {
+    line(k.order ? "By " + k.order->str() : "By keys", k.loc);
+    Indent in(*this);
+    for (const OrderKey& key : k.keys) {
+      line(key.descending ? "Key desc" : "Key asc", key.loc);
+      Indent x(*this);
+      expr(*key.key);
     }
   }
 

@@ -74,6 +74,18 @@ void forEachChild(const Source& s, const ChildFn& fn) {
   case Source::ReadText: return each(s.as<ReadSource>()->type, fn);
   case Source::Scan: return;
   case Source::Merge: return each(s.as<MergeSource>()->inputs, fn);
+  case Source::Join: {
+    auto& j = *s.as<JoinSource>();
+    for (int side = 0; side < 2; ++side) {
+      each(j.inputs[side], fn);
+      for (const OrderKey& k : j.keys[side].keys) each(k.key, fn);
+    }
+    return each(j.fn.body, fn);
+  }
+  case Source::Zip:
+    each(s.as<ZipSource>()->inputs, fn);
+    return each(s.as<ZipSource>()->fn.body, fn);
+  case Source::Concat: return each(s.as<ConcatSource>()->inputs, fn);
   case Source::ExprSrc: return each(s.as<ExprSource>()->expr, fn);
   }
 }
@@ -85,7 +97,12 @@ void forEachChild(const Stage& s, const ChildFn& fn) {
   case Stage::Sort: return;
   case Stage::Unique: return each(s.as<UniqueStage>()->keys, fn);
   case Stage::Take: return each(s.as<TakeStage>()->count, fn);
-  case Stage::For: return each(s.as<ForStage>()->body, fn);
+  case Stage::For:
+    each(s.as<ForStage>()->body, fn);
+    return each(s.as<ForStage>()->end, fn);
+  case Stage::Reduce:
+    each(s.as<ReduceStage>()->keys, fn);
+    return each(s.as<ReduceStage>()->fn.body, fn);
   }
 }
 

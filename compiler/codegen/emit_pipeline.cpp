@@ -32,12 +32,28 @@ std::string Generator::memoryOf(const Node& n) const {
 }
 
 namespace {
-/// Sources a merge pulls from (the others push their elements into the next stage).
-bool isPulled(Node::Kind k) {
+/// Nodes that read their inputs side by side, pulling one element at a time from each.
+bool pullsInputs(Node::Kind k) { return k == Node::Merge || k == Node::Join || k == Node::Zip; }
+/// Nodes a consumer can pull from without their own inputs (sources, sort outputs, and
+/// the nodes that pull), and stages it can pull through (the runtime's pull nodes).
+bool startsPull(Node::Kind k) {
   return k == Node::ReadFile || k == Node::ReadText || k == Node::ScanVector || k == Node::Reread ||
-         k == Node::SortMerge || k == Node::Merge;
+         k == Node::SortMerge || k == Node::ReduceMerge || k == Node::Generate || k == Node::Range ||
+         pullsInputs(k);
 }
+bool passesPull(Node::Kind k) {
+  return k == Node::Map || k == Node::Filter || k == Node::Unique || k == Node::Take || k == Node::Fold;
+}
+/// Where a segment's stretch of nodes starts: the next segment begins after these.
+bool endsSegment(Node::Kind k) { return k == Node::SortRuns || k == Node::ReduceRuns || k == Node::Materialize; }
 } // namespace
+
+bool Generator::hasDownstreamLambda(const Node& n) const {
+  // Nodes that put elements out from more than one place in the code (an emit per site,
+  // an end block, concat's inputs, a fold's flush): their downstream is generated once,
+  // as a lambda they call.
+  return n.kind == Node::ForStage || n.kind == Node::Concat || (n.kind == Node::Fold && !pulled_.count(n.id));
+}
 
 void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
   std::vector<int> nodes;
@@ -55,20 +71,25 @@ void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
     for (int in : n.inputs) {
       auto it = segmentOf.find(in);
       if (it == segmentOf.end()) continue; // produced by another statement (re-read)
-      const Node::Kind k = plan_.nodes[in].kind;
-      seg = std::max(seg, it->second + (k == Node::SortRuns || k == Node::Materialize ? 1 : 0));
+      seg = std::max(seg, it->second + (endsSegment(plan_.nodes[in].kind) ? 1 : 0));
     }
     segmentOf[id] = seg;
     last = std::max(last, seg);
   }
-  // A merge pulls its inputs in its own segment (the planner puts them in its phase): a
-  // file, vector, re-read or sort merged with an input that is ready later is read while
-  // the merge runs, not drained beforehand.
+  // A merge, join or zip pulls its inputs in its own segment, and concat runs them one
+  // after the other there (the planner puts them in its phase): an input that would be
+  // ready earlier is read while the node runs, not drained beforehand.
+  std::function<void(int, int)> runIn = [&](int id, int seg) {
+    if (!segmentOf.count(id)) return; // produced by another statement (re-read)
+    segmentOf[id] = seg;
+    const Node& n = plan_.nodes[id];
+    if (n.kind == Node::SortMerge || n.kind == Node::ReduceMerge || n.kind == Node::Reread) return;
+    for (int in : n.inputs) runIn(in, seg);
+  };
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
     const Node& n = plan_.nodes[*it];
-    if (n.kind != Node::Merge) continue;
-    for (int in : n.inputs)
-      if (segmentOf.count(in)) segmentOf[in] = segmentOf[n.id];
+    if (!pullsInputs(n.kind) && n.kind != Node::Concat) continue;
+    for (int in : n.inputs) runIn(in, segmentOf[n.id]);
   }
   // Results an aggregate hands to the expression that called it live beyond the loops.
   for (int id : nodes) {
@@ -118,54 +139,63 @@ void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
       line("fl_program.begin_phase(" + std::to_string(first.phase) + ", " + quote(label) + ", " +
            std::to_string(static_cast<uint64_t>(expected)) + ");");
     }
-    emitSegment(inSeg, seg, segmentOf, topLevel);
+    emitSegment(inSeg);
     if (topLevel) line("fl_program.end_phase();");
   }
   --indent_;
   line("}");
 }
 
-void Generator::emitSegment(const std::vector<int>& nodes, int segment, const std::map<int, int>& segmentOf,
-                            bool topLevel) {
-  (void)topLevel;
+void Generator::emitSegment(const std::vector<int>& nodes) {
   std::set<int> inSegment(nodes.begin(), nodes.end());
-  // 1. State of the nodes (sorters, writers, counters), in flow order.
-  for (int id : nodes) declareNode(plan_.nodes[id], segmentOf, segment);
+  // The nodes a merge, join or zip pulls from: its inputs, and through the stages that
+  // can be pulled (map, filter, …) back to where each input starts.
+  std::set<int>& pulled = pulled_;
+  pulled.clear();
+  std::function<void(int)> pull = [&](int id) {
+    const Node& n = plan_.nodes[id];
+    if (!inSegment.count(id) && n.kind != Node::SortMerge && n.kind != Node::ReduceMerge) return;
+    if (!startsPull(n.kind) && !passesPull(n.kind))
+      throw std::logic_error("codegen: an input read side by side that cannot be pulled: " + n.name);
+    pulled.insert(id);
+    if (passesPull(n.kind))
+      for (int in : n.inputs) pull(in);
+  };
+  for (int id : nodes)
+    if (pullsInputs(plan_.nodes[id].kind))
+      for (int in : plan_.nodes[id].inputs) pull(in);
+  // 1. State of the nodes (sorters, writers, counters, pull nodes), in flow order.
+  for (int id : nodes) declareNode(plan_.nodes[id]);
   std::vector<std::string> stops;
   for (int id : nodes)
-    if (plan_.nodes[id].kind == Node::Loop && downstreamOfForStage(plan_.nodes[id], inSegment)) {
+    if (plan_.nodes[id].kind == Node::Loop && downstreamOfLambda(plan_.nodes[id], inSegment)) {
       stops.push_back(var(plan_.nodes[id], "stop"));
       line("bool " + stops.back() + " = false;");
     }
-  // 2. The downstream of each for stage as a lambda its `emit` calls; later stages first,
-  //    since an earlier stage's lambda calls the later ones.
+  // 2. The downstream of each for stage, concat and fold as a lambda they call; later
+  //    ones first, since an earlier one's lambda calls the later ones.
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
     const Node& n = plan_.nodes[*it];
-    if (n.kind != Node::ForStage) continue;
-    line("auto " + var(n, "emit") + " = [&](const " + type(n.get<ForStage>()->elementType) + "& " +
-         var(n, "v") + ") {");
+    if (!hasDownstreamLambda(n)) continue;
+    line("auto " + var(n, "emit") + " = [&](const " + type(n.kind == Node::ForStage ? n.get<ForStage>()->elementType
+                                                                                     : elementType(n)) +
+         "& " + var(n, "v") + ") {");
     {
       // The downstream's own emits (in a loop body there) belong to an enclosing for
       // stage, so this lambda is not an emit target while its body is generated.
       Indent in(*this);
       ++lambdaDepth_;
+      for (const std::string& stop : stops) line("if (" + stop + ") return; // a loop downstream has stopped");
       consume(n, var(n, "v"), inSegment);
       --lambdaDepth_;
     }
     line("};");
   }
-  // 3. One loop per source of the segment. Inputs of a merge are pulled by the merge.
-  std::set<int> pulled;
-  for (int id : nodes)
-    if (plan_.nodes[id].kind == Node::Merge)
-      for (int in : plan_.nodes[id].inputs) pulled.insert(in);
-  for (int id : pulled)
-    if (!isPulled(plan_.nodes[id].kind))
-      throw std::logic_error("codegen: a merge input that cannot be pulled: " + plan_.nodes[id].name);
+  // 3. One loop per source of the segment (a merge, join or zip loops over what it pulls).
   for (int id : nodes) {
     const Node& n = plan_.nodes[id];
     bool root = !pulled.count(id);
-    for (int in : n.inputs) root = root && (!inSegment.count(in) || n.kind == Node::Merge);
+    for (int in : n.inputs) root = root && (!inSegment.count(in) || pullsInputs(n.kind));
     if (!root) continue;
     const std::string v = var(n, "v");
     switch (n.kind) {
@@ -201,7 +231,10 @@ void Generator::emitSegment(const std::vector<int>& nodes, int segment, const st
     case Node::ScanVector:
     case Node::Reread:
     case Node::SortMerge:
-    case Node::Merge: {
+    case Node::ReduceMerge:
+    case Node::Merge:
+    case Node::Join:
+    case Node::Zip: {
       std::string source = pullSource(n);
       line("for (; !" + source + ".empty(); ++" + source + ") {");
       {
@@ -220,10 +253,9 @@ void Generator::emitSegment(const std::vector<int>& nodes, int segment, const st
   for (int id : nodes) finishNode(plan_.nodes[id]);
 }
 
-bool Generator::downstreamOfForStage(const Node& n, const std::set<int>& inSegment) const {
+bool Generator::downstreamOfLambda(const Node& n, const std::set<int>& inSegment) const {
   for (int in : n.inputs)
-    if (inSegment.count(in) &&
-        (plan_.nodes[in].kind == Node::ForStage || downstreamOfForStage(plan_.nodes[in], inSegment)))
+    if (inSegment.count(in) && (hasDownstreamLambda(plan_.nodes[in]) || downstreamOfLambda(plan_.nodes[in], inSegment)))
       return true;
   return false;
 }
@@ -263,7 +295,28 @@ std::string Generator::keyPath(const Expr& key, const Type* element) const {
 }
 
 std::string Generator::pullSource(const Node& n) {
-  return n.kind == Node::SortMerge ? var(n, "merge") : var(n, "in");
+  return n.kind == Node::SortMerge || n.kind == Node::ReduceMerge ? var(n, "merge") : var(n, "in");
+}
+
+std::string Generator::pulledInput(const Node& input) {
+  // A stream read again by later statements is written out as it is pulled.
+  if (const Node* m = materializerOf(input)) {
+    line("auto " + var(input, "tee") + " = flow::stream::tee(" + pullSource(input) + ", " + var(*m, "mat") + ");");
+    return var(input, "tee");
+  }
+  return pullSource(input);
+}
+
+const sema::Type* Generator::elementType(const Node& n) const {
+  switch (n.kind) {
+  case Node::Concat: return n.get<ConcatSource>()->elementType;
+  case Node::Join: return n.get<JoinSource>()->elementType;
+  case Node::Zip: return n.get<ZipSource>()->elementType;
+  case Node::Fold:
+  case Node::ReduceRuns:
+  case Node::ReduceMerge: return n.get<ReduceStage>()->elementType;
+  default: throw std::logic_error("codegen: no element type for node " + n.name);
+  }
 }
 
 const Node* Generator::materializerOf(const Node& n) const {
@@ -272,10 +325,66 @@ const Node* Generator::materializerOf(const Node& n) const {
   return nullptr;
 }
 
-void Generator::declareNode(const Node& n, const std::map<int, int>& segmentOf, int segment) {
-  (void)segmentOf;
-  (void)segment;
-  const std::string B = std::to_string(plan_.blockBytes);
+bool Generator::declarePullNode(const Node& n) {
+  const std::string v = var(n, "in");
+  auto input = [&] { return pulledInput(plan_.nodes[n.inputs[0]]); };
+  switch (n.kind) {
+  case Node::Generate: {
+    auto& g = *n.get<GenerateSource>();
+    line("auto " + v + " = flow::stream::generate(" + expr(*g.count) + ", [&](uint64_t " + name(g.indexSymbol) +
+         ") -> " + type(g.elementType) + " { return " + expr(*g.body) + "; });");
+    return true;
+  }
+  case Node::Range: {
+    auto& r = *n.get<RangeSource>();
+    const std::string T = type(r.elementType);
+    line("auto " + v + " = flow::stream::range<" + T + ">(" + expr(*r.begin) + ", " + expr(*r.end) + ");");
+    return true;
+  }
+  case Node::Map: {
+    auto& m = *n.get<MapStage>();
+    line("auto " + v + " = flow::stream::map(" + input() + ", [&](const " + type(m.varSymbol->type) + "& " +
+         name(m.varSymbol) + ") -> " + type(m.elementType) + " { return " + expr(*m.body) + "; });");
+    return true;
+  }
+  case Node::Filter: {
+    auto& f = *n.get<FilterStage>();
+    line("auto " + v + " = flow::stream::filter(" + input() + ", [&](const " + type(f.varSymbol->type) + "& " +
+         name(f.varSymbol) + ") -> bool { return " + expr(*f.cond) + "; });");
+    return true;
+  }
+  case Node::Unique: {
+    auto& u = *n.get<UniqueStage>();
+    if (u.keys.empty()) {
+      line("auto " + v + " = flow::stream::unique(" + input() + ");");
+      return true;
+    }
+    const std::string T = type(u.elementType);
+    std::string same;
+    for (const ExprPtr& k : u.keys) {
+      std::string path = keyPath(*k, u.elementType);
+      same += (same.empty() ? "" : " && ") + std::string("a") + path + " == b" + path;
+    }
+    line("auto " + v + " = flow::stream::unique(" + input() + ", [](const " + T + "& a, const " + T +
+         "& b) { return " + same + "; });");
+    return true;
+  }
+  case Node::Take:
+    line("auto " + v + " = flow::stream::take(" + input() + ", " + expr(*n.get<TakeStage>()->count) + ");");
+    return true;
+  case Node::Fold: {
+    auto& r = *n.get<ReduceStage>();
+    declareCombine(n, r);
+    line("auto " + v + " = flow::stream::reduce_sorted(" + input() + ", " +
+         sameKeys(keysOf(r.keyOrder), r.elementType) + ", " + var(n, "combine") + ");");
+    return true;
+  }
+  default: return false; // declared as when not pulled
+  }
+}
+
+void Generator::declareNode(const Node& n) {
+  if (pulled_.count(n.id) && declarePullNode(n)) return;
   switch (n.kind) {
   case Node::SortRuns: {
     auto& s = *n.get<SortStage>();
@@ -316,18 +425,85 @@ void Generator::declareNode(const Node& n, const std::map<int, int>& segmentOf, 
     // The runtime's merge (a loser tree; ties go to the earlier input) over the inputs'
     // pull streams.
     std::string inputs;
-    for (int in : n.inputs) {
-      // A stream read again by later statements is written out as the merge pulls it.
-      const Node& input = plan_.nodes[in];
-      if (const Node* m = materializerOf(input)) {
-        line("auto " + var(input, "tee") + " = flow::stream::tee(" + pullSource(input) + ", " + var(*m, "mat") + ");");
-        inputs += ", " + var(input, "tee");
-      } else {
-        inputs += ", " + pullSource(input);
-      }
-    }
+    for (int in : n.inputs) inputs += ", " + pulledInput(plan_.nodes[in]);
     line("auto " + var(n, "in") + " = flow::stream::merge<" + orderType(n.get<MergeSource>()->order.order) + ">(" +
          inputs.substr(2) + ");");
+    break;
+  }
+  case Node::Join: {
+    auto& j = *n.get<JoinSource>();
+    const std::string L = type(j.inputs[0]->elementType), R = type(j.inputs[1]->elementType);
+    // The keys compared across the two sides, and the right side's groups of equal keys.
+    line("auto " + var(n, "compare") + " = [](const " + L + "& a, const " + R + "& b) -> int {");
+    {
+      Indent in(*this);
+      const auto& left = j.keys[0].resolved;
+      const auto& right = j.keys[1].resolved;
+      const std::vector<sema::OrderKeyInfo> lk = keysOf(left), rk = keysOf(right);
+      for (size_t k = 0; k < lk.size(); ++k) {
+        const std::string a = "a" + keyPath(lk[k], left->type), b = "b" + keyPath(rk[k], right->type);
+        const bool desc = lk[k].descending;
+        line("if (" + a + (desc ? " > " : " < ") + b + ") return -1;");
+        line("if (" + b + (desc ? " > " : " < ") + a + ") return 1;");
+      }
+      line("return 0;");
+    }
+    line("};");
+    line("auto " + var(n, "same") + " = " + sameKeys(keysOf(j.keys[1].resolved), j.keys[1].resolved->type) + ";");
+    std::string params = "const " + L + "& " + name(j.fn.params[0].symbol) + ", const " + R + "& " +
+                         name(j.fn.params[1].symbol);
+    if (j.left) params += ", bool " + name(j.fn.params[2].symbol);
+    line("auto " + var(n, "fn") + " = [&](" + params + ") -> " + type(j.elementType) + " { return " + expr(*j.fn.body) +
+         "; };");
+    line("auto " + var(n, "in") + " = flow::stream::" + (j.left ? "left_join" : "join") + "(" +
+         pulledInput(plan_.nodes[n.inputs[0]]) + ", " + pulledInput(plan_.nodes[n.inputs[1]]) + ", " +
+         var(n, "compare") + ", " + var(n, "same") + ", " + var(n, "fn") + ", " + memoryOf(n) + ", fl_program.block());");
+    break;
+  }
+  case Node::Zip: {
+    auto& z = *n.get<ZipSource>();
+    std::string params, inputs;
+    for (size_t i = 0; i < z.inputs.size(); ++i) {
+      params += (i ? ", const " : "const ") + type(z.inputs[i]->elementType) + "& " + name(z.fn.params[i].symbol);
+      inputs += ", " + pulledInput(plan_.nodes[n.inputs[i]]);
+    }
+    line("auto " + var(n, "fn") + " = [&](" + params + ") -> " + type(z.elementType) + " { return " + expr(*z.fn.body) +
+         "; };");
+    line("auto " + var(n, "in") + " = flow::stream::zip(" + where(n.loc) + ", " + var(n, "fn") + inputs + ");");
+    break;
+  }
+  case Node::ReduceRuns: {
+    auto& r = *n.get<ReduceStage>();
+    const std::string T = type(r.elementType);
+    declareCombine(n, r);
+    const std::string order = orderType(r.keyOrder);
+    line("// " + n.name + ": " + (n.hashed ? "a hash table" : "run formation") + " that combines equal keys");
+    if (n.hashed) {
+      line("auto " + var(n, "hash") + " = " + hashKeys(r) + ";");
+      line("auto " + var(n, "same") + " = " + sameKeys(keysOf(r.keyOrder), r.elementType) + ";");
+      line("flow::stream::hash_reduce_runs<" + T + ", " + order + ", decltype(" + var(n, "hash") + "), decltype(" +
+           var(n, "same") + "), decltype(" + var(n, "combine") + ")> " + var(n, "runs") + "(" + memoryOf(n) + ", " +
+           var(n, "combine") + ", fl_sort_options, " + var(n, "hash") + ", " + var(n, "same") + ", " + order + "{});");
+    } else {
+      line("flow::stream::reduce_runs<" + T + ", " + order + ", decltype(" + var(n, "combine") + ")> " + var(n, "runs") +
+           "(" + memoryOf(n) + ", " + var(n, "combine") + ", fl_sort_options);");
+    }
+    break;
+  }
+  case Node::ReduceMerge: {
+    auto& r = *n.get<ReduceStage>();
+    const Node& runs = plan_.nodes[n.partner];
+    line("flow::stream::reduce_merge<" + type(r.elementType) + ", " + orderType(r.keyOrder) + ", decltype(" +
+         var(runs, "combine") + ")> " + var(n, "merge") + "(std::move(" + var(runs, "sorted") + "), " + memoryOf(n) +
+         ", " + var(runs, "combine") + ", fl_sort_options);");
+    break;
+  }
+  case Node::Fold: {
+    auto& r = *n.get<ReduceStage>();
+    declareCombine(n, r);
+    line("auto " + var(n, "same") + " = " + sameKeys(keysOf(r.keyOrder), r.elementType) + ";");
+    line("flow::stream::fold_groups<" + type(r.elementType) + ", decltype(" + var(n, "same") + "), decltype(" +
+         var(n, "combine") + ")> " + var(n, "fold") + "(" + var(n, "same") + ", " + var(n, "combine") + ");");
     break;
   }
   case Node::Unique: {
@@ -433,7 +609,10 @@ void Generator::emitNode(const Node& n, const std::string& in, const std::set<in
     line("}");
     break;
   }
-  case Node::SortRuns: line(var(n, "runs") + ".push(" + in + ");"); break;
+  case Node::SortRuns:
+  case Node::ReduceRuns: line(var(n, "runs") + ".push(" + in + ");"); break;
+  case Node::Concat: line(var(n, "emit") + "(" + in + ");"); break;
+  case Node::Fold: line(var(n, "fold") + ".push(" + in + ", " + var(n, "emit") + ");"); break;
   case Node::Branch: consume(n, in, inSegment); break;
   case Node::Materialize: line(var(n, "mat") + ".push_back(" + in + ");"); break;
   case Node::VectorBuild: line(name(n.get<VectorDecl>()->symbol) + ".push_back(" + in + ");"); break;
@@ -467,7 +646,7 @@ void Generator::emitNode(const Node& n, const std::string& in, const std::set<in
       line("const auto& " + name(f.varSymbol) + " = " + in + ";");
       // Its body is in a lambda when its pipeline has a for stage: `break` then sets the
       // flag its source loop tests, and `continue` returns.
-      bool inLambda = downstreamOfForStage(n, inSegment);
+      bool inLambda = downstreamOfLambda(n, inSegment);
       std::string stop = inLambda ? var(n, "stop") : "";
       loops_.push_back({inLambda, stop});
       emitStatements(f.body);
@@ -483,9 +662,29 @@ void Generator::emitNode(const Node& n, const std::string& in, const std::set<in
 void Generator::finishNode(const Node& n) {
   switch (n.kind) {
   case Node::SortRuns:
+  case Node::ReduceRuns:
     // The last runs are written before the phase ends, so their I/O counts in it.
     line("auto " + var(n, "sorted") + " = " + var(n, "runs") + ".result();");
     break;
+  case Node::Fold:
+    if (!pulled_.count(n.id)) line(var(n, "fold") + ".finish(" + var(n, "emit") + "); // the last group");
+    break;
+  case Node::ForStage: {
+    auto& f = *n.get<ForStage>();
+    if (!f.hasEnd) break;
+    line("{ // end block of the for stage at " + std::to_string(f.loc.line) + ":" + std::to_string(f.loc.column) +
+         ", after its last element");
+    {
+      Indent x(*this);
+      emitTargets_.push_back(var(n, "emit"));
+      loops_.push_back({false, ""});
+      emitStatements(f.end);
+      loops_.pop_back();
+      emitTargets_.pop_back();
+    }
+    line("}");
+    break;
+  }
   case Node::WriteFile:
   case Node::WriteText: line(var(n, "out") + ".finish();"); break;
   case Node::Materialize: line(var(n, "mat") + ".flush();"); break;

@@ -305,7 +305,7 @@ void Generator::emitMemoryPlan(const std::map<int, std::string>& scale) {
   for (const Node& n : plan_.nodes) {
     const plan::memory_role role = plan::memoryRole(n.kind);
     if (role == plan::memory_role::none) continue;
-    static const char* const roles[] = {"none", "buffer", "sort_runs", "sort_merge", "queue"};
+    static const char* const roles[] = {"none", "buffer", "sort_runs", "sort_merge", "queue", "join"};
     std::string live;
     for (int p : n.livePhases) live += (live.empty() ? "" : ", ") + std::to_string(p);
     line("// n" + std::to_string(n.id) + " " + n.name);
@@ -433,6 +433,15 @@ std::string Generator::run() {
   line("#include \"flow/plan/memory_plan.hpp\"");
   line("#include \"flow/stream/merge.hpp\"");
   line("#include \"flow/stream/transform.hpp\"");
+  // The headers of the nodes only some scripts use.
+  std::set<std::string> optional;
+  for (const Node& n : plan_.nodes) {
+    if (n.kind == Node::Join) optional.insert("flow/stream/join.hpp");
+    if (n.kind == Node::Zip || n.kind == Node::Concat) optional.insert("flow/stream/combine.hpp");
+    if (n.kind == Node::ReduceRuns || n.kind == Node::Fold) optional.insert("flow/stream/reduce.hpp");
+    if (n.kind == Node::Generate || n.kind == Node::Range) optional.insert("flow/stream/sources.hpp");
+  }
+  for (const std::string& h : optional) line("#include \"" + h + "\"");
   line("#include \"flow/program.hpp\"");
   line("#include \"flow/script.hpp\"");
   for (const auto& h : program_.headers) line("#include " + quote(h->path));

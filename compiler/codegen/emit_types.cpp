@@ -124,6 +124,8 @@ std::string Generator::orderType(const OrderInfo* o) {
     while (clean.find("__") != std::string::npos) clean.replace(clean.find("__"), 2, "_");
     if (!clean.empty() && clean.back() == '_') clean.pop_back();
     n = "fl_" + o->name + "_" + clean;
+  } else if (o->implicit) {
+    n = "fl_keys" + std::to_string(orderNames_.size()); // a reduce's or join's key list
   } else {
     n = typeName(o->name);
   }

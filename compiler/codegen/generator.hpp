@@ -62,14 +62,27 @@ private:
 
   // ---- pipelines (emit_pipeline.cpp)
   void emitOwner(const plan::Owner& owner, bool topLevel);
-  void emitSegment(const std::vector<int>& nodes, int segment, const std::map<int, int>& segmentOf, bool topLevel);
-  void declareNode(const plan::Node& n, const std::map<int, int>& segmentOf, int segment);
+  void emitSegment(const std::vector<int>& nodes);
+  void declareNode(const plan::Node& n);
+  /// A node a merge, join or zip pulls from, as the runtime's pull node; false for the
+  /// nodes declared the same way whether pulled or not (files, sort outputs).
+  bool declarePullNode(const plan::Node& n);
+  /// The lambdas of a reduce: combine (the script's function, with the group's keys
+  /// restored), and the keys' equality and hash.
+  void declareCombine(const plan::Node& n, const ast::ReduceStage& r);
+  std::string sameKeys(const std::vector<sema::OrderKeyInfo>& keys, const sema::Type* element);
+  std::string hashKeys(const ast::ReduceStage& r);
+  static std::vector<sema::OrderKeyInfo> keysOf(const sema::OrderInfo* order);
+  std::string keyPath(const sema::OrderKeyInfo& key, const sema::Type* element) const;
+  std::string pulledInput(const plan::Node& input); // its pull stream, written out as read where it must be
+  const sema::Type* elementType(const plan::Node& n) const;
+  bool hasDownstreamLambda(const plan::Node& n) const;
   void consume(const plan::Node& from, const std::string& var, const std::set<int>& inSegment);
   void emitNode(const plan::Node& n, const std::string& var, const std::set<int>& inSegment);
-  void finishNode(const plan::Node& n);
+  void finishNode(const plan::Node& n); // at the end of its segment
   std::string pullSource(const plan::Node& n); // a pull stream variable for a merge input
   const plan::Node* materializerOf(const plan::Node& n) const; // the node writing n out for later readers
-  bool downstreamOfForStage(const plan::Node& n, const std::set<int>& inSegment) const;
+  bool downstreamOfLambda(const plan::Node& n, const std::set<int>& inSegment) const;
   void stopChecks(const std::vector<std::string>& stops);
   static std::string quote(const std::string& text); // a C++ string literal
   std::string keyPath(const ast::Expr& key, const sema::Type* element) const; // ".s_src", ".s_key[0]"
@@ -107,6 +120,7 @@ private:
   std::map<const sema::Type*, std::string> textFieldTypes_;
   std::map<const ast::CallExpr*, std::string> aggregateVars_; // the variable holding its result
   std::vector<std::vector<int>> consumers_;
+  std::set<int> pulled_; // the current segment's nodes that a merge, join or zip pulls from
 
   // Inside a lambda (the downstream of a for stage): `continue` and `break` of the
   // enclosing loop become `return` and a stop flag.

@@ -211,6 +211,28 @@ SourcePtr AstBuilder::source(P::SourceContext* ctx) {
     s->order = orderRef(c->orderRef());
     return s;
   }
+  if (auto* c = dynamic_cast<P::JoinSourceContext*>(ctx)) {
+    auto s = make<JoinSource>(loc(ctx));
+    s->left = c->kind->getText() == "left_join";
+    for (int side = 0; side < 2; ++side) {
+      s->inputs[side] = pipeline(c->pipeline(side));
+      s->keys[side] = joinKey(c->joinKey(side));
+    }
+    s->fn = lambda(c->lambda());
+    s->estimate = estimate(c->estimate());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::ZipSourceContext*>(ctx)) {
+    auto s = make<ZipSource>(loc(ctx));
+    for (P::PipelineContext* input : c->pipeline()) s->inputs.push_back(pipeline(input));
+    s->fn = lambda(c->lambda());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::ConcatSourceContext*>(ctx)) {
+    auto s = make<ConcatSource>(loc(ctx));
+    for (P::PipelineContext* input : c->pipeline()) s->inputs.push_back(pipeline(input));
+    return s;
+  }
   auto* c = dynamic_cast<P::ExprSourceContext*>(ctx);
   auto s = make<ExprSource>(loc(ctx));
   s->expr = expr(c->expr());
@@ -249,12 +271,44 @@ StagePtr AstBuilder::stage(P::StageContext* ctx) {
     s->count = expr(c->expr());
     return s;
   }
+  if (auto* c = dynamic_cast<P::ReduceStageContext*>(ctx)) {
+    auto s = make<ReduceStage>(loc(ctx));
+    for (P::ExprContext* key : c->expr()) s->keys.push_back(expr(key));
+    s->fn = lambda(c->lambda());
+    s->estimate = estimate(c->estimate());
+    return s;
+  }
   auto* c = dynamic_cast<P::ForStageContext*>(ctx);
   auto s = make<ForStage>(loc(ctx));
   s->var = c->IDENT()->getText();
   s->varLoc = loc(c->IDENT());
-  s->body = block(c->block());
+  s->body = block(c->block(0));
+  if (c->endBlock) {
+    s->hasEnd = true;
+    s->endLoc = loc(c->endBlock);
+    s->end = block(c->endBlock);
+  }
   return s;
+}
+
+Lambda AstBuilder::lambda(P::LambdaContext* ctx) {
+  Lambda fn;
+  fn.loc = loc(ctx);
+  for (antlr4::tree::TerminalNode* p : ctx->IDENT()) fn.params.push_back({p->getText(), loc(p), nullptr});
+  fn.body = expr(ctx->expr());
+  return fn;
+}
+
+JoinKey AstBuilder::joinKey(P::JoinKeyContext* ctx) {
+  JoinKey key;
+  key.loc = loc(ctx);
+  if (auto* list = dynamic_cast<P::KeyListJoinKeyContext*>(ctx)) {
+    for (P::OrderKeyContext* k : list->orderKey())
+      key.keys.push_back({expr(k->expr()), k->direction && k->direction->getText() == "desc", loc(k)});
+  } else {
+    key.order = orderRef(dynamic_cast<P::OrderJoinKeyContext*>(ctx)->orderRef());
+  }
+  return key;
 }
 
 // ------------------------------------------------------------------------- statements

@@ -29,6 +29,8 @@ private:
   std::optional<ast::Estimate> estimate(P::EstimateContext* ctx);
   ast::SourcePtr source(P::SourceContext* ctx);
   ast::StagePtr stage(P::StageContext* ctx);
+  ast::Lambda lambda(P::LambdaContext* ctx);
+  ast::JoinKey joinKey(P::JoinKeyContext* ctx);
   std::vector<ast::StmtPtr> block(P::BlockContext* ctx);
   ast::StmtPtr ifStatement(P::IfStatementContext* ctx);
   ast::StmtPtr statement(P::StatementContext* ctx);

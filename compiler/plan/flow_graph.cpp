@@ -550,11 +550,55 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
       out = std::max(out, f.phase);
       n += plan_.nodes[f.node].elements;
     }
-    // The merge pulls every input while it runs: an input that would be ready earlier
-    // (a file, a vector, a sort whose merge could start sooner) runs in the merge's phase,
-    // with its memory planned there.
-    for (int in : inputs) plan_.nodes[in].phase = out;
+    for (int in : inputs) runInPhase(in, out);
     int id = add(Node::Merge, "merge by " + m.order.str(), s.loc, out, n, s.elementType, inputs, &m);
+    return {id, out};
+  }
+  case Source::Join: {
+    auto& j = *s.as<JoinSource>();
+    Flow left = pipeline(*j.inputs[0], phase, multiplier);
+    Flow right = pipeline(*j.inputs[1], phase, multiplier);
+    const int out = std::max(left.phase, right.phase);
+    runInPhase(left.node, out);
+    runInPhase(right.node, out);
+    const Node& a = plan_.nodes[left.node];
+    const Node& b = plan_.nodes[right.node];
+    // Without `~ N`: one output per element of the larger input (a key joined with at
+    // most one partner on the other side, as with a foreign key), and every left element
+    // for a left join.
+    double n = j.estimate ? j.estimate->value * multiplier : std::max(a.elements, b.elements);
+    int id = add(Node::Join, std::string(j.left ? "left_join" : "join") + " by " + j.keys[0].resolved->name, s.loc, out,
+                 n, s.elementType, {left.node, right.node}, &j);
+    if (!j.estimate)
+      plan_.nodes[id].note = "assumed one output per element of the larger input (add ~ COUNT)";
+    return {id, out};
+  }
+  case Source::Zip: {
+    auto& z = *s.as<ZipSource>();
+    std::vector<int> inputs;
+    int out = phase;
+    for (const PipelinePtr& in : z.inputs) {
+      Flow f = pipeline(*in, phase, multiplier);
+      inputs.push_back(f.node);
+      out = std::max(out, f.phase);
+    }
+    for (int in : inputs) runInPhase(in, out);
+    int id = add(Node::Zip, "zip", s.loc, out, plan_.nodes[inputs[0]].elements, s.elementType, inputs, &z);
+    return {id, out};
+  }
+  case Source::Concat: {
+    auto& c = *s.as<ConcatSource>();
+    std::vector<int> inputs;
+    int out = phase;
+    double n = 0;
+    for (const PipelinePtr& in : c.inputs) {
+      Flow f = pipeline(*in, phase, multiplier);
+      inputs.push_back(f.node);
+      out = std::max(out, f.phase);
+      n += plan_.nodes[f.node].elements;
+    }
+    for (int in : inputs) runInPhase(in, out);
+    int id = add(Node::Concat, "concat", s.loc, out, n, s.elementType, inputs, &c);
     return {id, out};
   }
   case Source::ExprSrc: {
@@ -607,9 +651,32 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
     } counter;
     for (const StmtPtr& b : f.body) counter.walk(*b);
     const int emits = counter.emits;
-    int id = add(Node::ForStage, "for " + f.var, s.loc, in.phase, n * emits, s.elementType, {in.node}, &f);
+    EmitCounter atEnd;
+    for (const StmtPtr& b : f.end) atEnd.walk(*b);
+    int id = add(Node::ForStage, "for " + f.var, s.loc, in.phase, n * emits + atEnd.emits, s.elementType, {in.node},
+                 &f);
     for (const StmtPtr& b : f.body) statements(*b, in.phase, n);
+    for (const StmtPtr& b : f.end) statements(*b, in.phase, 1.0);
     return {id, in.phase};
+  }
+  case Stage::Reduce: {
+    auto& r = *s.as<ReduceStage>();
+    // Without `~ f`, every key is assumed distinct: the most the output can be.
+    const double out = n * (r.estimate ? r.estimate->value : 1.0);
+    const std::string name = "reduce by " + r.keyOrder->name;
+    const std::string assumed = "assumed every key distinct (add ~ FRACTION: distinct keys / elements)";
+    if (r.inputSorted) {
+      int id = add(Node::Fold, name + " (input in key order)", s.loc, in.phase, out, s.elementType, {in.node}, &r);
+      if (!r.estimate) plan_.nodes[id].note = assumed;
+      return {id, in.phase};
+    }
+    int runs = add(Node::ReduceRuns, name + " (runs)", s.loc, in.phase, n, s.elementType, {in.node}, &r);
+    int merge = add(Node::ReduceMerge, name + " (merge)", s.loc, in.phase + 1, out, s.elementType, {runs}, &r);
+    plan_.nodes[runs].partner = merge;
+    plan_.nodes[merge].partner = runs;
+    plan_.nodes[runs].keyed = plan_.nodes[merge].keyed = r.keyOrder->hasRadixKey();
+    if (!r.estimate) plan_.nodes[merge].note = assumed;
+    return {merge, in.phase + 1};
   }
   case Stage::Sort: {
     auto& so = *s.as<SortStage>();
@@ -623,6 +690,19 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
   }
   }
   return in;
+}
+
+void GraphBuilder::runInPhase(int node, int phase) {
+  // A node that reads several inputs side by side (merge, join, zip) or one after the
+  // other into one stream (concat) runs each input's last stretch in its own phase: the
+  // nodes from the input back to where it starts there (a source, a sort's merge, a
+  // re-read), with their memory planned in that phase.
+  Node& n = plan_.nodes[node];
+  n.phase = phase;
+  const bool starts = n.inputs.empty() || n.kind == Node::SortMerge || n.kind == Node::ReduceMerge ||
+                      n.kind == Node::Reread;
+  if (starts) return;
+  for (int in : n.inputs) runInPhase(in, phase);
 }
 
 void GraphBuilder::unknown(int node, const std::string& why) {

@@ -28,6 +28,7 @@ private:
   int add(Node::Kind kind, std::string name, SourceLoc loc, int phase, double elements, const sema::Type* type,
           std::vector<int> inputs, Payload payload);
   void unknown(int node, const std::string& why);
+  void runInPhase(int node, int phase); // an input of a merge, join, zip or concat
 
   void topLevel(const ast::Stmt& s);
   void forIn(const ast::ForInStmt& f, int phase, double multiplier);

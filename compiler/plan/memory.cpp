@@ -4,6 +4,7 @@
 #include "plan/memory.hpp"
 
 #include "flow/defaults.hpp"
+#include "flow/plan/reduce_model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -27,9 +28,10 @@ unsigned planningThreads() { return flow::hardware_threads(); }
 } // namespace
 
 memory_role memoryRole(Node::Kind k) {
-  if (k == Node::SortRuns) return memory_role::sort_runs;
-  if (k == Node::SortMerge) return memory_role::sort_merge;
+  if (k == Node::SortRuns || k == Node::ReduceRuns) return memory_role::sort_runs;
+  if (k == Node::SortMerge || k == Node::ReduceMerge) return memory_role::sort_merge;
   if (k == Node::Queue) return memory_role::queue;
+  if (k == Node::Join) return memory_role::join;
   return isBuffered(k) ? memory_role::buffer : memory_role::none;
 }
 
@@ -130,6 +132,35 @@ void MemoryPlanner::computeIo() {
       n.writeBytes = static_cast<double>(c.merge_write);
       break;
     }
+    case Node::ReduceRuns:
+    case Node::ReduceMerge: {
+      // Equal keys are combined as runs form and as they merge, so the I/O shrinks with
+      // the distinct keys (the merge's output count); where they all fit in the hash
+      // table the reduce writes nothing.
+      const Node& runs = n.kind == Node::ReduceRuns ? n : plan_.nodes[n.partner];
+      const Node& merge = plan_.nodes[static_cast<size_t>(runs.partner)];
+      const memory_node& rn = nodes_[static_cast<size_t>(runs.id)];
+      const memory_node& mn = nodes_[static_cast<size_t>(merge.id)];
+      const reduce_cost c = reduce_estimate(planner().setup(rn), memory_planner::elements(rn),
+                                            memory_planner::elements(mn), rn.memory, mn.memory);
+      if (n.kind == Node::ReduceRuns) {
+        n.hashed = merge.counted && c.hash_in_memory;
+        const std::string keys = formatCount(merge.elements) + " distinct keys expected";
+        const std::string capacity = formatCount(static_cast<double>(c.hash_capacity));
+        n.note = n.hashed ? "a hash table: the " + keys + " fit in it (it holds " + capacity + ")"
+                 : !merge.counted
+                     ? "combines while forming runs and merging: the distinct keys are not known"
+                     : "combines while forming runs and merging: " + keys + ", more than a hash table holds (" +
+                           capacity + ")";
+        if (!n.hashed && !c.sort.in_memory) n.writeBytes = static_cast<double>(c.sort.runs_write);
+      } else if (!runs.hashed && !c.sort.in_memory) {
+        n.fanIn = c.sort.fan_in;
+        n.passes = static_cast<int>(c.sort.passes);
+        n.readBytes = static_cast<double>(c.sort.merge_read);
+        n.writeBytes = static_cast<double>(c.sort.merge_write);
+      }
+      break;
+    }
     case Node::Queue: {
       auto cfg = containers::plan_priority_queue(n.memoryBytes, static_cast<uint64_t>(n.elements), n.elementBytes,
                                                  plan_.blockBytes);
@@ -159,15 +190,18 @@ void MemoryPlanner::computeIo() {
     }
     for (int i : n.inputs) {
       const Node& in = plan_.nodes[i];
-      if (n.kind == Node::SortMerge) continue; // reads its runs, below
+      if (n.kind == Node::SortMerge || n.kind == Node::ReduceMerge) continue; // reads its runs, below
       n.materializedRead += in.elements * in.elementBytes;
     }
     double bytes = n.elements * n.elementBytes;
     bool hasConsumer = false;
     for (const Node& other : plan_.nodes)
       for (int i : other.inputs) hasConsumer = hasConsumer || i == n.id;
-    if (n.kind == Node::SortRuns) {
+    if (n.kind == Node::SortRuns || n.kind == Node::ReduceRuns) {
       n.materializedWrite = bytes; // the runs
+    } else if (n.kind == Node::ReduceMerge) {
+      n.materializedRead = plan_.nodes[n.partner].elements * n.elementBytes;
+      n.materializedWrite = hasConsumer ? bytes : 0;
     } else if (n.kind == Node::SortMerge) {
       int passes = std::max(1, n.passes);
       n.materializedRead = bytes * passes;

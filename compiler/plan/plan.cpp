@@ -36,6 +36,12 @@ const char* Node::kindName() const {
   case Queue: return "pq";
   case Aggregate: return "aggregate";
   case Loop: return "loop";
+  case Join: return "join";
+  case Zip: return "zip";
+  case Concat: return "concat";
+  case ReduceRuns: return "reduce_runs";
+  case ReduceMerge: return "reduce_merge";
+  case Fold: return "fold";
   }
   return "node";
 }

@@ -23,7 +23,8 @@ using Payload = std::variant<std::monostate, const ast::GenerateSource*, const a
                              const ast::FilterStage*, const ast::UniqueStage*, const ast::TakeStage*,
                              const ast::ForStage*, const ast::SortStage*, const ast::WriteStmt*,
                              const ast::VectorDecl*, const ast::PqDecl*, const ast::CallExpr*,
-                             const ast::ForInStmt*, const sema::Symbol*>;
+                             const ast::ForInStmt*, const sema::Symbol*, const ast::JoinSource*,
+                             const ast::ZipSource*, const ast::ConcatSource*, const ast::ReduceStage*>;
 
 /// How a node's element count follows the params and input files a program runs with:
 /// its planned count times a scale. A source whose count the program can compute at
@@ -43,12 +44,17 @@ using Owner = std::variant<std::monostate, const ast::Stmt*, const ast::CallExpr
 struct Node {
   // The payload of each kind: Generate, Range, ReadFile/ReadText, Merge, Map, Filter,
   // Unique, Take, ForStage, SortRuns/SortMerge, WriteFile/WriteText, VectorBuild, Queue,
-  // Aggregate and Loop hold their AST node; ScanVector and VectorPush the vector's symbol,
-  // Branch, Materialize and Reread the stream's.
+  // Aggregate, Loop, Join, Zip, Concat, ReduceRuns/ReduceMerge and Fold hold their AST
+  // node; ScanVector and VectorPush the vector's symbol, Branch, Materialize and Reread
+  // the stream's.
+  //
+  // A reduce is a Fold (a streaming fold) when its input is already in key order, else a
+  // sort that combines equal keys: ReduceRuns (run formation, or a hash table that spills
+  // sorted runs) and ReduceMerge, partners like SortRuns and SortMerge.
   enum Kind {
     Generate, Range, ReadFile, ReadText, ScanVector, Merge, Map, Filter, Unique, Take, ForStage,
     SortRuns, SortMerge, Branch, Materialize, Reread, WriteFile, WriteText, VectorBuild, VectorPush,
-    Queue, Aggregate, Loop
+    Queue, Aggregate, Loop, Join, Zip, Concat, ReduceRuns, ReduceMerge, Fold
   };
   int id = 0;
   Kind kind;
@@ -71,6 +77,7 @@ struct Node {
   uint64_t fanIn = 0;
   bool inMemory = false;
   bool keyed = false;           // the order has a radix key (how the sorter divides memory)
+  bool hashed = false;          // ReduceRuns: combines in a hash table (the distinct keys fit)
   // Queues: the phases the queue lives through, and the pushes it receives.
   std::vector<int> livePhases;
   // What made this node, for the code generator: the top-level statement, or the nested

@@ -59,12 +59,90 @@ const OrderInfo* Checker::knownOrder(const Pipeline& p) const {
 const Type* Checker::checkPipeline(Pipeline& p, const std::string& consumer) {
   const Type* t = checkSource(*p.source, consumer);
   p.source->elementType = t;
+  Ordering order = t->isError() ? Ordering{} : sourceOrdering(*p.source);
   for (StagePtr& s : p.stages) {
     if (t->isError()) break;
+    if (auto* r = s->as<ReduceStage>()) r->inputSorted = false;
     t = checkStage(*s, t);
     s->elementType = t;
+    if (t->isError()) break;
+    if (auto* r = s->as<ReduceStage>()) r->inputSorted = satisfies(order, orderingOf(r->keyOrder));
+    order = stageOrdering(*s, order);
   }
   p.elementType = t;
+  orderings_[&p] = order;
+  return t;
+}
+
+const Type* Checker::checkJoin(JoinSource& j) {
+  const char* name = j.left ? "left_join" : "join";
+  const Type* types[2];
+  for (int side = 0; side < 2; ++side) types[side] = checkPipeline(*j.inputs[side], name);
+  if (types[0]->isError() || types[1]->isError()) return out_.types.error();
+  // Each side's key as an order on that side's elements.
+  for (int side = 0; side < 2; ++side) {
+    JoinKey& key = j.keys[side];
+    const std::string user = std::string("this ") + name + " input";
+    if (key.order) {
+      key.resolved = resolveOrder(*key.order, types[side], user, true);
+      if (!key.resolved) return out_.types.error();
+      if (key.resolved->kind == OrderInfo::Cpp) {
+        error(key.order->loc, std::string(name) + " compares the keys of its two inputs field by field, so it needs "
+                                                  "an order with keys, not the C++ comparator of '" +
+                                  key.resolved->name + "'; write the key fields: by (field, …)");
+        return out_.types.error();
+      }
+      continue;
+    }
+    if (types[side]->kind != Type::Record) {
+      error(key.loc, std::string(name) + " by (key, …) picks fields of a record; " + types[side]->name() +
+                         " has none, so write 'by asc' (or 'by desc') to join by the whole element");
+      return out_.types.error();
+    }
+    std::vector<OrderKeyInfo> keys;
+    for (OrderKey& k : key.keys) {
+      OrderKeyInfo info;
+      info.descending = k.descending;
+      if (!checkKeyPath(*k.key, types[side], info)) return out_.types.error();
+      keys.push_back(std::move(info));
+    }
+    key.resolved = keyListOrder(std::move(keys), types[side], key.loc);
+  }
+  // The two keys must compare: as many keys, each the same type (or integers of the same
+  // signedness, compared by value), in the same direction.
+  const Ordering left = orderingOf(j.keys[0].resolved), right = orderingOf(j.keys[1].resolved);
+  if (left.size() != right.size()) {
+    error(j.keys[1].loc, std::string("the keys of a ") + name + " must match one for one: the left input has " +
+                             std::to_string(left.size()) + " key" + (left.size() == 1 ? "" : "s") + ", the right " +
+                             std::to_string(right.size()));
+    return out_.types.error();
+  }
+  for (size_t i = 0; i < left.size(); ++i) {
+    const Type* a = left[i].type;
+    const Type* b = right[i].type;
+    const bool comparable =
+        a == b || (a->isInteger() && b->isInteger() && a->isSigned() == b->isSigned() && !a->isUntyped());
+    if (!comparable) {
+      error(j.keys[1].loc, "key " + std::to_string(i + 1) + " of the " + name + " is " + a->name() + " ('" +
+                               left[i].text + "') on the left and " + b->name() + " ('" + right[i].text +
+                               "') on the right; they must have the same type (cast one side in a map)");
+      return out_.types.error();
+    }
+    if (left[i].descending != right[i].descending) {
+      error(j.keys[1].loc, "key " + std::to_string(i + 1) + " of the " + name + " is " +
+                               (left[i].descending ? "descending" : "ascending") + " on the left and " +
+                               (right[i].descending ? "descending" : "ascending") + " on the right; give both the same direction");
+      return out_.types.error();
+    }
+  }
+  std::vector<const Type*> params = {types[0], types[1]};
+  if (j.left) params.push_back(out_.types.scalar(Type::Bool));
+  const Type* t = checkLambda(j.fn, params, std::string(name) + "'s function");
+  if (t->isError()) return t;
+  checkEstimate(j.estimate, false);
+  // A join reads both inputs side by side in key order: sort an input that is not in it.
+  const std::string at = std::string(name) + " at " + std::to_string(j.loc.line) + ":" + std::to_string(j.loc.column);
+  for (int side = 0; side < 2; ++side) sortIfNeeded(*j.inputs[side], j.keys[side].resolved, at);
   return t;
 }
 
@@ -169,6 +247,34 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
                           "'sort'), so the merge can read it in order");
         return out_.types.error();
       }
+    return t;
+  }
+  case Source::Join: return checkJoin(*s.as<JoinSource>());
+  case Source::Zip: {
+    auto& z = *s.as<ZipSource>();
+    if (z.inputs.size() < 2) {
+      error(z.loc, "zip needs at least two inputs");
+      return out_.types.error();
+    }
+    std::vector<const Type*> types;
+    for (PipelinePtr& input : z.inputs) {
+      types.push_back(checkPipeline(*input, "zip"));
+      if (types.back()->isError()) return out_.types.error();
+    }
+    return checkLambda(z.fn, types, "zip's function");
+  }
+  case Source::Concat: {
+    auto& c = *s.as<ConcatSource>();
+    const Type* t = nullptr;
+    for (PipelinePtr& input : c.inputs) {
+      const Type* it = checkPipeline(*input, "concat");
+      if (it->isError()) return it;
+      if (!t) t = it;
+      else if (it != t) {
+        error(input->loc, "concat inputs must hold one type: this one holds " + it->name() + ", the first " + t->name());
+        return out_.types.error();
+      }
+    }
     return t;
   }
   case Source::ExprSrc: {
@@ -282,16 +388,50 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
     int savedLoops = loopDepth_;
     loopDepth_ = 0; // a for stage's body runs once per element; it is not a loop to break out of
     checkBlock(f.body);
+    popScope();
+    if (f.hasEnd) {
+      // After the last element: the element variable is gone; emits go to the same place.
+      pushScope();
+      checkBlock(f.end);
+      popScope();
+    }
     loopDepth_ = savedLoops;
     const Type* emitted = stages_.back().emitted;
     stages_.pop_back();
-    popScope();
     if (!emitted) {
       error(f.loc, "this for stage never emits, so nothing comes out of it; add 'emit value;' (or consume the "
                    "stream with a top-level 'for x in …' loop)");
       return out_.types.error();
     }
     return emitted;
+  }
+  case Stage::Reduce: {
+    auto& r = *s.as<ReduceStage>();
+    checkEstimate(r.estimate, true);
+    if (input->kind != Type::Record) {
+      error(r.loc, "reduce (key, …) groups records by key fields; " + input->name() +
+                       " has none (to drop repeated values use 'unique'; to count them, map each to a record "
+                       "with a count field first)");
+      return out_.types.error();
+    }
+    std::vector<OrderKeyInfo> keys;
+    for (ExprPtr& key : r.keys) {
+      OrderKeyInfo info;
+      if (!checkKeyPath(*key, input, info)) return out_.types.error();
+      for (const OrderKeyInfo& other : keys)
+        if (other.text == info.text) {
+          error(key->loc, "key '" + info.text + "' appears twice in this reduce");
+          return out_.types.error();
+        }
+      keys.push_back(std::move(info));
+    }
+    r.keyOrder = keyListOrder(std::move(keys), input, r.loc);
+    const Type* t = checkLambda(r.fn, {input, input}, "reduce's function");
+    if (t->isError()) return t;
+    if (!convert(*r.fn.body, input, "as the result of reduce's function (it combines two " + input->name() +
+                                        " into one)"))
+      return out_.types.error();
+    return input;
   }
   }
   return out_.types.error();

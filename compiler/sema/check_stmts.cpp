@@ -83,6 +83,7 @@ std::string Checker::suggest(const std::string& name, const std::vector<std::str
 void Checker::run() {
   // Types and orders may be used before their declaration (they do not run); values
   // (params, streams, vectors, queues, variables) are visible from their declaration on.
+  findChangedVectors();
   for (StmtPtr& item : program_.items) {
     if (auto* d = item->as<ImportDecl>()) importHeader(*d);
     if (auto* p = item->as<ParamDecl>()) laterValues_[p->name] = "param";

@@ -82,6 +82,29 @@ private:
   const Type* checkSource(ast::Source& s, const std::string& consumer);
   const Type* checkStage(ast::Stage& s, const Type* input);
   void consume(Symbol& s, SourceLoc loc, const std::string& what);
+  /// The function of a reduce, join or zip, with one parameter per type in `params`;
+  /// returns the type it computes. `what` names it in messages ("reduce's function").
+  const Type* checkLambda(ast::Lambda& fn, const std::vector<const Type*>& params, const std::string& what);
+  const Type* checkJoin(ast::JoinSource& j);
+  /// A join key or reduce key list as an order on `element` (every key a field path).
+  const OrderInfo* keyListOrder(std::vector<OrderKeyInfo> keys, const Type* element, SourceLoc loc);
+
+  // ---- the order pipelines come out in (check_orders.cpp)
+  /// Keys from the most significant; empty when the order is not known.
+  using Ordering = std::vector<OrderKeyInfo>;
+  static Ordering orderingOf(const OrderInfo* o);
+  /// Whether elements in order `have` are also in order `need` (a prefix of it).
+  static bool satisfies(const Ordering& have, const Ordering& need);
+  /// The order that passes through a function whose parameters `vars` are read in the
+  /// given orders: a result that is a parameter, or a record of its key fields.
+  static Ordering throughFunction(const Ordering& in, const ast::Expr& body,
+                                  const std::vector<std::pair<const Symbol*, Ordering>>& vars);
+  Ordering sourceOrdering(const ast::Source& s) const;
+  Ordering stageOrdering(const ast::Stage& s, const Ordering& in);
+  Ordering namedOrdering(const Symbol* s) const;
+  void findChangedVectors();
+  /// Appends a sort by `order` to `p` unless p already comes out in that order.
+  void sortIfNeeded(ast::Pipeline& p, const OrderInfo* order, const std::string& forWhat);
   void checkEstimate(const std::optional<ast::Estimate>& e, bool selectivity);
   bool requireTextual(const Type* type, SourceLoc loc, const std::string& what);
 
@@ -124,6 +147,8 @@ private:
   std::map<std::string, std::string> laterValues_;
   bool resolvingTypes_ = false; // laying out records: only constants may be used
   bool inLoopBody() const { return loopDepth_ > 0 || !stages_.empty(); }
+  std::map<const ast::Pipeline*, Ordering> orderings_; // the order each checked pipeline comes out in
+  std::set<std::string> changedVectors_;               // vectors pushed into somewhere
 };
 
 } // namespace flow::sema

@@ -38,6 +38,7 @@ struct OrderInfo {
   bool hasSentinels = true;
   std::string whyNoSentinels;
   SourceLoc loc;
+  bool implicit = false; // the key list of a reduce or join, not a declared order
 
   /// Whether the generated order has a radix key (its first key is an integer or bool;
   /// codegen's emitOrder packs such keys), which lets the sorter sort by key — and sort

@@ -14,11 +14,16 @@ std::string stageText(const ast::Stage& s) {
   case ast::Stage::Filter: return "filter";
   case ast::Stage::Sort: {
     auto& so = *s.as<ast::SortStage>();
-    return "sort by " + (so.order ? so.order->str() : std::string("asc"));
+    return "sort by " + (so.order ? so.order->str() : std::string("asc")) +
+           (so.insertedFor.empty() ? "" : " (inserted for " + so.insertedFor + ")");
   }
   case ast::Stage::Unique: return s.as<ast::UniqueStage>()->keys.empty() ? "unique" : "unique by keys";
   case ast::Stage::Take: return "take";
   case ast::Stage::For: return "for stage";
+  case ast::Stage::Reduce: {
+    auto& r = *s.as<ast::ReduceStage>();
+    return "reduce by " + r.keyOrder->name + (r.inputSorted ? " (input in key order)" : "");
+  }
   }
   return "";
 }
@@ -31,6 +36,9 @@ std::string sourceText(const ast::Source& s) {
   case ast::Source::ReadText: return "read_text";
   case ast::Source::Scan: return "scan " + s.as<ast::ScanSource>()->vector;
   case ast::Source::Merge: return "merge";
+  case ast::Source::Join: return s.as<ast::JoinSource>()->left ? "left_join" : "join";
+  case ast::Source::Zip: return "zip";
+  case ast::Source::Concat: return "concat";
   case ast::Source::ExprSrc: {
     auto* n = s.as<ast::ExprSource>()->expr->as<ast::NameExpr>();
     return n ? "from " + n->name.str() : "from";

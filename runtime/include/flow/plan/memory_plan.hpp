@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "flow/containers/pq/plan.hpp"
+#include "flow/plan/join_model.hpp"
 #include "flow/plan/sort_model.hpp"
 
 namespace flow::plan {
@@ -27,6 +28,7 @@ enum class memory_role {
   sort_runs,  ///< run formation of a sort
   sort_merge, ///< merging of a sort
   queue,      ///< a priority queue, one budget over all the phases it lives in
+  join,       ///< a join: the right side's group of equal keys, spilled beyond it (join_model.hpp)
 };
 
 struct memory_node {
@@ -98,6 +100,7 @@ public:
   std::uint64_t minimum(const memory_node& n) const {
     switch (n.role) {
     case memory_role::buffer: return 2 * block_;
+    case memory_role::join: return join_min_memory(block_);
     case memory_role::sort_runs: return run_memory_for(setup(n), 0);
     case memory_role::sort_merge: {
       const sort_setup s = setup(n);

@@ -1,0 +1,68 @@
+// Keys of reduce and join in generated code: the paths to key fields, the equality and
+// hash of keys, and a reduce's combine function (the script's, with the group's keys
+// put back, so a function that changes a key cannot move an element to another group).
+#include "codegen/generator.hpp"
+
+namespace flow::codegen {
+
+using namespace flow::ast;
+using plan::Node;
+using sema::OrderKeyInfo;
+using sema::Type;
+
+std::vector<OrderKeyInfo> Generator::keysOf(const sema::OrderInfo* order) {
+  if (order->kind == sema::OrderInfo::Keys) return order->keys;
+  OrderKeyInfo whole; // asc or desc: the element itself
+  whole.descending = order->kind == sema::OrderInfo::Desc;
+  whole.type = order->type;
+  return {whole};
+}
+
+std::string Generator::keyPath(const OrderKeyInfo& key, const Type* element) const {
+  std::string path;
+  const Type* t = element;
+  for (const OrderKeyInfo::Step& step : key.path) {
+    if (step.field.empty()) {
+      path += "[" + std::to_string(step.index) + "]";
+      t = t->element;
+    } else {
+      path += "." + fieldName(t, step.field);
+      t = t->record->field(step.field)->type;
+    }
+  }
+  return path;
+}
+
+std::string Generator::sameKeys(const std::vector<OrderKeyInfo>& keys, const Type* element) {
+  const std::string T = type(element);
+  std::string same;
+  for (const OrderKeyInfo& k : keys)
+    same += (same.empty() ? "" : " && ") + std::string("a") + keyPath(k, element) + " == b" + keyPath(k, element);
+  return "[](const " + T + "& a, const " + T + "& b) -> bool { return " + same + "; }";
+}
+
+std::string Generator::hashKeys(const ReduceStage& r) {
+  const std::string T = type(r.elementType);
+  std::string h = "uint64_t h = 0;";
+  for (const OrderKeyInfo& k : keysOf(r.keyOrder))
+    h += " h = (h ^ flow::script::hash(x" + keyPath(k, r.elementType) + ")) * 0x9E3779B97F4A7C15ull;";
+  return "[](const " + T + "& x) -> uint64_t { " + h + " return h; }";
+}
+
+void Generator::declareCombine(const Node& n, const ReduceStage& r) {
+  const std::string T = type(r.elementType);
+  line("auto " + var(n, "combine") + " = [&](const " + T + "& " + name(r.fn.params[0].symbol) + ", const " + T + "& " +
+       name(r.fn.params[1].symbol) + ") -> " + T + " {");
+  {
+    Indent in(*this);
+    line(T + " r = " + expr(*r.fn.body) + ";");
+    for (const OrderKeyInfo& k : keysOf(r.keyOrder)) {
+      const std::string path = keyPath(k, r.elementType);
+      line("r" + path + " = " + name(r.fn.params[0].symbol) + path + "; // the group's key");
+    }
+    line("return r;");
+  }
+  line("};");
+}
+
+} // namespace flow::codegen
