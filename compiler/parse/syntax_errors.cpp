@@ -164,6 +164,17 @@ void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* 
                                          const antlr4::misc::IntervalSet& expected) {
   antlr4::Token* previous = tokenBefore(parser, offending);
   if (suppressed(offending, previous)) return;
+  // `} end {` that is not after a for stage's body: the parser took `end` for a name.
+  for (antlr4::Token* t = offending; t; t = tokenBefore(parser, t)) {
+    if (!offending || t->getTokenIndex() + 3 < offending->getTokenIndex()) break;
+    antlr4::Token* before = tokenBefore(parser, t);
+    if (t->getText() == "end" && before && before->getText() == "}") {
+      diags_.error(&file_, map_.start(t),
+                   "'end { … }' is only allowed right after the body of a for stage (pipeline | for x { … } end "
+                   "{ … }); a for loop or other block has no end block: put that code after it");
+      return;
+    }
+  }
   std::string what = describeExpected(expected, parser->getVocabulary());
   // Prediction that fails inside `b.` or `a +` reports the set from before the operator;
   // what is missing is the operand after it.

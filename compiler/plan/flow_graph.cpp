@@ -686,6 +686,8 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
     plan_.nodes[runs].partner = merge;
     plan_.nodes[merge].partner = runs;
     plan_.nodes[runs].keyed = plan_.nodes[merge].keyed = so.order && so.order->order && so.order->order->hasRadixKey();
+    if (!so.insertedFor.empty())
+      plan_.nodes[runs].note = "inserted by the compiler: the " + so.insertedFor + " reads this input in key order";
     return {merge, in.phase + 1};
   }
   }

@@ -208,12 +208,13 @@ const OrderInfo* Checker::keyListOrder(std::vector<OrderKeyInfo> keys, const Typ
   return &info;
 }
 
-const Type* Checker::checkLambda(Lambda& fn, const std::vector<const Type*>& params, const std::string& what) {
+const Type* Checker::checkLambda(Lambda& fn, const std::vector<const Type*>& params, const std::string& what,
+                                 const std::vector<std::string>& paramNames) {
   if (fn.params.size() != params.size()) {
     std::string names;
     static const char* letters[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
     for (size_t i = 0; i < params.size(); ++i)
-      names += (i ? ", " : "") + std::string(i < 8 ? letters[i] : "x" + std::to_string(i));
+      names += (i ? ", " : "") + (i < paramNames.size() ? paramNames[i] : i < 8 ? letters[i] : "x" + std::to_string(i));
     error(fn.loc, what + " takes " + std::to_string(params.size()) + " parameter" + (params.size() == 1 ? "" : "s") +
                       " (" + names + "), not " + std::to_string(fn.params.size()));
     return out_.types.error();

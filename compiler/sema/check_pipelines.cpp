@@ -2,6 +2,8 @@
 // consumed (recorded for the planner, which branches or materializes streams used twice).
 #include "sema/checker.hpp"
 
+#include "ast/visit.hpp"
+
 namespace flow::sema {
 
 using namespace flow::ast;
@@ -74,6 +76,58 @@ const Type* Checker::checkPipeline(Pipeline& p, const std::string& consumer) {
   return t;
 }
 
+bool Checker::readableSideBySide(const Pipeline& p) const {
+  // From its end back: a sort (or a reduce's combining sort) can be read element by
+  // element; a for stage emits when it likes; map, filter, unique and take pass through.
+  for (auto it = p.stages.rbegin(); it != p.stages.rend(); ++it) {
+    if ((*it)->as<SortStage>()) return true;
+    if (auto* r = (*it)->as<ReduceStage>(); r && !r->inputSorted) return true;
+    if ((*it)->as<ForStage>()) return false;
+  }
+  if (p.source->as<ConcatSource>()) return false;
+  if (auto* e = p.source->as<ExprSource>())
+    if (auto* n = e->expr->as<NameExpr>(); n && n->symbol && n->symbol->kind == Symbol::Stream && n->symbol->pipeline)
+      return readableSideBySide(*n->symbol->pipeline);
+  return true;
+}
+
+bool Checker::pureFunction(const Lambda& fn, const std::string& what) {
+  // A reduce's function runs while runs are formed and merged, on other threads and in
+  // no fixed order: it may read only its parameters, params and constants.
+  struct Finder : Visitor {
+    const Lambda& fn;
+    const Expr* culprit = nullptr;
+    std::string why;
+    explicit Finder(const Lambda& f) : fn(f) {}
+    bool visit(const Expr& e) override {
+      if (culprit) return false;
+      if (auto* n = e.as<NameExpr>(); n && n->symbol) {
+        bool own = false;
+        for (const Lambda::Param& p : fn.params) own = own || p.symbol == n->symbol;
+        const Symbol::Kind k = n->symbol->kind;
+        if (!own && k != Symbol::Param && k != Symbol::Record && k != Symbol::Order) {
+          culprit = &e;
+          why = "'" + n->symbol->name + "' (a " + n->symbol->kindName() + ")";
+        }
+      }
+      if (auto* c = e.as<CallExpr>(); c && (c->aggregate || (c->builtin && *c->builtin == Builtin::Rand))) {
+        culprit = &e;
+        why = c->aggregate ? "an aggregate" : "rand()";
+      }
+      if (e.as<MethodCallExpr>()) {
+        culprit = &e;
+        why = "a queue or vector";
+      }
+      return true;
+    }
+  } finder(fn);
+  finder.walk(*fn.body);
+  if (!finder.culprit) return true;
+  error(finder.culprit->loc, what + " may use only its parameters, params and constants, not " + finder.why +
+                                 ": it runs as runs are formed and merged, in no fixed order");
+  return false;
+}
+
 const Type* Checker::checkJoin(JoinSource& j) {
   const char* name = j.left ? "left_join" : "join";
   const Type* types[2];
@@ -137,7 +191,7 @@ const Type* Checker::checkJoin(JoinSource& j) {
   }
   std::vector<const Type*> params = {types[0], types[1]};
   if (j.left) params.push_back(out_.types.scalar(Type::Bool));
-  const Type* t = checkLambda(j.fn, params, std::string(name) + "'s function");
+  const Type* t = checkLambda(j.fn, params, std::string(name) + "'s function", {"a", "b", "found"});
   if (t->isError()) return t;
   checkEstimate(j.estimate, false);
   // A join reads both inputs side by side in key order: sort an input that is not in it.
@@ -260,6 +314,12 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
     for (PipelinePtr& input : z.inputs) {
       types.push_back(checkPipeline(*input, "zip"));
       if (types.back()->isError()) return out_.types.error();
+      if (!readableSideBySide(*input)) {
+        error(input->loc, "zip reads its inputs side by side, one element of each at a time, and this input cannot "
+                          "be read that way (it ends in a for stage or is a concat); write it to a vector first "
+                          "(vector v = …;) and zip v");
+        return out_.types.error();
+      }
     }
     return checkLambda(z.fn, types, "zip's function");
   }
@@ -428,6 +488,7 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
     r.keyOrder = keyListOrder(std::move(keys), input, r.loc);
     const Type* t = checkLambda(r.fn, {input, input}, "reduce's function");
     if (t->isError()) return t;
+    if (!pureFunction(r.fn, "reduce's function")) return out_.types.error();
     if (!convert(*r.fn.body, input, "as the result of reduce's function (it combines two " + input->name() +
                                         " into one)"))
       return out_.types.error();

@@ -84,8 +84,12 @@ private:
   void consume(Symbol& s, SourceLoc loc, const std::string& what);
   /// The function of a reduce, join or zip, with one parameter per type in `params`;
   /// returns the type it computes. `what` names it in messages ("reduce's function").
-  const Type* checkLambda(ast::Lambda& fn, const std::vector<const Type*>& params, const std::string& what);
+  const Type* checkLambda(ast::Lambda& fn, const std::vector<const Type*>& params, const std::string& what,
+                          const std::vector<std::string>& paramNames = {});
   const Type* checkJoin(ast::JoinSource& j);
+  /// Whether zip (or join) can pull the pipeline one element at a time.
+  bool readableSideBySide(const ast::Pipeline& p) const;
+  bool pureFunction(const ast::Lambda& fn, const std::string& what);
   /// A join key or reduce key list as an order on `element` (every key a field path).
   const OrderInfo* keyListOrder(std::vector<OrderKeyInfo> keys, const Type* element, SourceLoc loc);
 
