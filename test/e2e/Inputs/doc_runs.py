@@ -1,0 +1,39 @@
+"""Builds and runs every ```flow block of a Markdown file that is followed by an
+```output FILE block, and checks that the program wrote exactly that text to FILE
+(`output error`: that the program failed with a message containing the text), so the
+documentation shows what the programs really do. Usage: doc_runs.py FLOWC FILE.md"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+flowc, doc = sys.argv[1], sys.argv[2]
+text = open(doc).read()
+runs = re.findall(r"```flow\n((?:(?!```).)*?)```\n```output (\S+)\n((?:(?!```).)*?)```", text, re.S)
+if not runs:
+    sys.exit(f"no flow examples with an output block in {doc}")
+failed = 0
+for n, (script, target, expected) in enumerate(runs, 1):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "example.flow")
+        open(path, "w").write(script)
+        build = subprocess.run([flowc, "build", "-O0", path, "-o", os.path.join(tmp, "prog")],
+                               capture_output=True, text=True)
+        if build.returncode != 0:
+            failed += 1
+            print(f"example {n} does not build:\n{script}\n{build.stderr}")
+            continue
+        run = subprocess.run([os.path.join(tmp, "prog")], cwd=tmp, capture_output=True, text=True)
+        if target == "error":
+            ok = run.returncode != 0 and expected.strip() in run.stderr
+            got = f"exit status {run.returncode}, stderr:\n{run.stderr}"
+        else:
+            out = os.path.join(tmp, target)
+            got = open(out).read() if os.path.exists(out) else f"(no file {target}; stderr: {run.stderr})"
+            ok = run.returncode == 0 and got == expected
+        if not ok:
+            failed += 1
+            print(f"example {n} gives another result:\n{script}\nexpected {target}:\n{expected}\ngot:\n{got}")
+print(f"{len(runs)} examples run, {failed} failed")
+sys.exit(1 if failed else 0)
