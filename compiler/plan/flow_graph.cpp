@@ -237,8 +237,8 @@ std::string GraphBuilder::at(SourceLoc loc) { return std::to_string(loc.line) + 
 namespace {
 /// The streams a statement writes out first, in a phase of their own, so that every read
 /// of them reads them back: those it reads more than once with one of the reads an input
-/// of a merge (a merge pulls its inputs, so the stream cannot be branched to its other
-/// readers), and those read by a loop that may `break` and read again elsewhere (written
+/// of a merge, join, zip or concat (these pull their inputs, or run them one after the
+/// other, so the stream cannot be branched to its other readers), and those read by a loop that may `break` and read again elsewhere (written
 /// out as the loop goes, they would hold only what the loop read before it stopped).
 std::set<const Symbol*> streamsToWriteFirst(const Stmt& statement) {
   struct Reads : Visitor {
@@ -252,10 +252,17 @@ std::set<const Symbol*> streamsToWriteFirst(const Stmt& statement) {
       if (++count[s] == 1) walk(*s->pipeline); // the streams it reads are read once per run of it
     }
     bool visit(const Source& src) override {
+      auto input = [&](const Pipeline& in) {
+        if (auto* e = in.source->as<ExprSource>(); e && stream(*e->expr)) mergeInputs.insert(stream(*e->expr));
+      };
       if (auto* m = src.as<MergeSource>())
-        for (const PipelinePtr& in : m->inputs)
-          if (auto* e = in->source->as<ExprSource>(); e && in->stages.empty() && stream(*e->expr))
-            mergeInputs.insert(stream(*e->expr));
+        for (const PipelinePtr& in : m->inputs) input(*in);
+      if (auto* j = src.as<JoinSource>())
+        for (const PipelinePtr& in : j->inputs) input(*in);
+      if (auto* z = src.as<ZipSource>())
+        for (const PipelinePtr& in : z->inputs) input(*in);
+      if (auto* c = src.as<ConcatSource>())
+        for (const PipelinePtr& in : c->inputs) input(*in);
       if (auto* e = src.as<ExprSource>(); e && stream(*e->expr)) read(stream(*e->expr));
       return true;
     }
