@@ -169,9 +169,10 @@ std::vector<T> via_sort(const std::vector<T>& in, std::size_t memory, std::size_
 
 template <class T>
 std::vector<T> via_hash(const std::vector<T>& in, std::size_t memory, std::size_t merge_memory,
-                        const flow::algo::sort_options& opt, std::size_t* spills = nullptr) {
+                        const flow::algo::sort_options& opt, std::size_t* spills = nullptr,
+                        std::uint64_t expected_keys = 0) {
   using Cmp = std::conditional_t<std::is_same_v<T, big>, big_order, kv_order>;
-  flow::stream::hash_reduce_runs<T, Cmp, key_hash, same_key, sum_count> h(memory, {}, opt);
+  flow::stream::hash_reduce_runs<T, Cmp, key_hash, same_key, sum_count> h(memory, {}, opt, {}, {}, {}, expected_keys);
   for (const auto& x : in) h.push(x);
   EXPECT_EQ(h.size(), in.size());
   if (spills) *spills = h.spills();
@@ -393,6 +394,32 @@ TEST(ReduceHash, SpillsWhenTheKeysOutgrowTheTable) {
     const auto in = make_input<big>(30000, keys::random, 20000, 3);
     expect_reduced(in, via_hash(in, 512 << 10, 160 << 10, options(bm, 8192, keep_last)), "big records, small budgets");
     EXPECT_EQ(bm.allocated_bytes(), 0u);
+  }
+}
+
+TEST(ReduceHash, GrowsFromTheExpectedKeysAndSpillsAtTheBudget) {
+  // A table sized for 10 keys grows (several doublings, the keys reinserted each time)
+  // to hold thousands without writing, and spills once it fills the whole budget.
+  flow::mng::block_manager bm(flow::test::memory_config());
+  const auto opt = options(bm, 4096);
+  const std::uint64_t capacity =
+      flow::plan::hash_reduce(flow::algo::sort_setup_of<kv, kv_order>(opt), 1 << 20).capacity;
+  for (std::uint64_t distinct : {std::uint64_t{5000}, capacity / 2, 3 * capacity}) {
+    for (keys k : {keys::random, keys::all_distinct}) {
+      const std::size_t n = static_cast<std::size_t>(k == keys::all_distinct ? distinct : 4 * distinct);
+      const auto in = make_input<kv>(n, k, distinct, distinct + 1);
+      std::size_t spills = 0;
+      flow::io::scoped_stats phase;
+      const auto out = via_hash(in, 1 << 20, 1 << 20, opt, &spills, 10);
+      expect_reduced(in, out, "hash growing to " + std::to_string(distinct) + " keys");
+      if (distinct < capacity) {
+        EXPECT_EQ(spills, 0u);
+        EXPECT_EQ(phase.elapsed().total().write_bytes, 0u);
+      } else {
+        EXPECT_GE(spills, 1u);
+      }
+      EXPECT_EQ(bm.allocated_bytes(), 0u);
+    }
   }
 }
 

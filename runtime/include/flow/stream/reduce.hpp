@@ -166,7 +166,12 @@ public:
 
   explicit hash_reduce_runs(std::size_t memory_bytes, Combine combine = Combine(), algo::sort_options opt = {})
       : hash_reduce_runs(memory_bytes, std::move(combine), opt, Hash(), Same(), Cmp()) {}
-  hash_reduce_runs(std::size_t memory_bytes, Combine combine, algo::sort_options opt, Hash hash, Same same, Cmp cmp)
+  /// `expected_keys`: the distinct keys the caller expects (0: not known). The table
+  /// starts with room for them (and grows up to the budget when there are more), so a
+  /// reduce with few keys works in a table that stays in the processor's caches rather
+  /// than one spread over the whole budget.
+  hash_reduce_runs(std::size_t memory_bytes, Combine combine, algo::sort_options opt, Hash hash, Same same, Cmp cmp,
+                   std::uint64_t expected_keys = 0)
       : combine_(std::move(combine)), hash_(std::move(hash)), same_(std::move(same)), cmp_(std::move(cmp)),
         opt_(opt), bm_(opt.bm()), memory_(memory_bytes), plan_(plan::hash_reduce(setup(opt), memory_bytes)),
         strategy_(mng::allocation_strategy::random_cycling(opt.seed)) {
@@ -181,7 +186,11 @@ public:
     table_ = io::aligned_buffer(static_cast<std::size_t>(plan_.table_bytes));
     data_ = reinterpret_cast<T*>(table_.data());
     used_ = reinterpret_cast<unsigned char*>(table_.data()) + plan_.slots * sizeof(T);
-    std::memset(used_, 0, static_cast<std::size_t>(plan_.slots));
+    // The first size: the expected keys at a load of 2/3, at least 4096 slots.
+    slots_ = static_cast<std::size_t>(plan_.slots);
+    if (expected_keys > 0 && expected_keys < plan_.slots / 2)
+      slots_ = static_cast<std::size_t>(std::min<std::uint64_t>(plan_.slots, std::max<std::uint64_t>(4096, expected_keys * 3 / 2)));
+    std::memset(used_, 0, slots_);
     result_.set_block_manager(&bm_);
     result_.set_geometry(plan_.geometry);
   }
@@ -196,8 +205,8 @@ public:
     std::size_t i = home(x);
     for (;;) {
       if (!used_[i]) {
-        if (count_ == plan_.capacity) [[unlikely]] {
-          spill();
+        if (count_ == capacity()) [[unlikely]] {
+          if (!grow()) spill();
           i = home(x);
           continue;
         }
@@ -257,7 +266,31 @@ public:
 
 private:
   static plan::sort_setup setup(const algo::sort_options& opt) { return algo::sort_setup_of<T, Cmp>(opt); }
-  std::size_t slots() const noexcept { return static_cast<std::size_t>(plan_.slots); }
+  std::size_t slots() const noexcept { return slots_; }
+  /// Keys the table holds at its current size (3/4 of its slots: probes stay short).
+  std::uint64_t capacity() const noexcept { return slots_ == plan_.slots ? plan_.capacity : slots_ - slots_ / 4; }
+
+  /// Doubles the table within its buffer (at most to the budget's slots): the keys are
+  /// moved to the end of the buffer and inserted again. False when it is as large as the
+  /// buffer allows.
+  bool grow() {
+    const std::size_t max = static_cast<std::size_t>(plan_.slots);
+    const std::size_t next = std::min(2 * slots_, max - static_cast<std::size_t>(count_));
+    if (next <= slots_) return false;
+    std::size_t tail = max;
+    for (std::size_t i = slots_; i-- > 0;) // from the top: a key never overwrites one not yet moved
+      if (used_[i]) data_[--tail] = data_[i];
+    slots_ = next;
+    std::memset(used_, 0, slots_);
+    for (std::size_t k = tail; k < max; ++k) {
+      std::size_t i = home(data_[k]);
+      while (used_[i])
+        if (++i == slots_) i = 0;
+      used_[i] = 1;
+      data_[i] = data_[k];
+    }
+    return true;
+  }
 
   std::size_t home(const T& x) const {
     std::uint64_t h = static_cast<std::uint64_t>(hash_(x));
@@ -266,7 +299,7 @@ private:
     h ^= h >> 33;
     h *= 0xc4ceb9fe1a85ec53ULL;
     h ^= h >> 33;
-    return static_cast<std::size_t>((static_cast<unsigned __int128>(h) * plan_.slots) >> 64);
+    return static_cast<std::size_t>((static_cast<unsigned __int128>(h) * slots_) >> 64);
   }
 
   // Moves the used slots to the front and sorts them by Cmp; returns how many.
@@ -327,6 +360,7 @@ private:
   io::aligned_buffer table_;
   T* data_ = nullptr;
   unsigned char* used_ = nullptr;
+  std::size_t slots_ = 0; // slots in use now (grow() doubles them up to plan_.slots)
   std::uint64_t count_ = 0;
   std::uint64_t pushed_ = 0;
   bool finished_ = false;
