@@ -483,7 +483,8 @@ void Generator::declareNode(const Node& n) {
       line("auto " + var(n, "same") + " = " + sameKeys(keysOf(r.keyOrder), r.elementType) + ";");
       line("flow::stream::hash_reduce_runs<" + T + ", " + order + ", decltype(" + var(n, "hash") + "), decltype(" +
            var(n, "same") + "), decltype(" + var(n, "combine") + ")> " + var(n, "runs") + "(" + memoryOf(n) + ", " +
-           var(n, "combine") + ", fl_sort_options, " + var(n, "hash") + ", " + var(n, "same") + ", " + order + "{});");
+           var(n, "combine") + ", fl_sort_options, " + var(n, "hash") + ", " + var(n, "same") + ", " + order +
+           "{}, static_cast<uint64_t>(fl_nodes[" + std::to_string(n.partner) + "].elements));");
     } else {
       line("flow::stream::reduce_runs<" + T + ", " + order + ", decltype(" + var(n, "combine") + ")> " + var(n, "runs") +
            "(" + memoryOf(n) + ", " + var(n, "combine") + ", fl_sort_options);");

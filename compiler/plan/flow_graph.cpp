@@ -252,7 +252,11 @@ std::set<const Symbol*> streamsToWriteFirst(const Stmt& statement) {
       if (++count[s] == 1) walk(*s->pipeline); // the streams it reads are read once per run of it
     }
     bool visit(const Source& src) override {
+      // An input that reads the stream up to the node (no sort in between to end the
+      // pipeline there): the stream's elements would be pulled, or pushed in sequence.
       auto input = [&](const Pipeline& in) {
+        for (const StagePtr& st : in.stages)
+          if (st->as<SortStage>() || (st->as<ReduceStage>() && !st->as<ReduceStage>()->inputSorted)) return;
         if (auto* e = in.source->as<ExprSource>(); e && stream(*e->expr)) mergeInputs.insert(stream(*e->expr));
       };
       if (auto* m = src.as<MergeSource>())
