@@ -677,8 +677,8 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
     const std::string name = "reduce by " + r.keyOrder->name;
     const std::string assumed = "assumed every key distinct (add ~ FRACTION: distinct keys / elements)";
     if (r.inputSorted) {
-      int id = add(Node::Fold, name + " (input in key order)", s.loc, in.phase, out, s.elementType, {in.node}, &r);
-      if (!r.estimate) plan_.nodes[id].note = assumed;
+      int id = add(Node::Fold, name + " (streaming)", s.loc, in.phase, out, s.elementType, {in.node}, &r);
+      plan_.nodes[id].note = "a streaming fold: the input is already in key order" + (r.estimate ? "" : "; " + assumed);
       return {id, in.phase};
     }
     int runs = add(Node::ReduceRuns, name + " (runs)", s.loc, in.phase, n, s.elementType, {in.node}, &r);
