@@ -26,9 +26,6 @@ declaration
     | 'block' size ';'                                            # blockDecl
     | 'record' IDENT '{' (fieldDecl (',' fieldDecl)* ','?)? '}'   # recordDecl
     | 'order' IDENT 'on' type '=' orderSpec ';'                   # orderDecl
-    | 'stream' IDENT '=' pipeline ';'                             # streamDecl
-    | 'vector' IDENT (':' type | '=' pipeline) ';'                # vectorDecl
-    | 'pq' IDENT ':' type 'order' orderRef ';'                    # pqDecl
     ;
 
 fieldDecl : fieldName ':' type ;
@@ -120,8 +117,10 @@ joinKey
 lambda : '(' IDENT (',' IDENT)* ')' '=>' expr ;
 
 // `~ 1e9` after a file source or a join is its element count; `~ 0.5` after a filter,
-// unique or reduce is the fraction of elements that come out. Both only feed the estimates.
-estimate : '~' number ;
+// unique or reduce is the fraction of elements that come out; `~ 10` after a while
+// condition the rounds it is expected to run. A constant expression over params
+// (`~ edges / 2`); it only feeds the estimates.
+estimate : '~' expr ;
 
 // ---------------------------------------------------------------------------------------
 // Statements
@@ -129,11 +128,15 @@ estimate : '~' number ;
 
 block : '{' statement* '}' ;
 
+// Streams, vectors and queues may also be declared in a block: they live until it ends.
 statement
-    : 'let' IDENT (':' type)? '=' expr ';'                       # letStmt
+    : 'stream' IDENT '=' pipeline ';'                            # streamDecl
+    | 'vector' IDENT (':' type | '=' pipeline) ';'               # vectorDecl
+    | 'pq' IDENT ':' type 'order' orderRef ';'                   # pqDecl
+    | 'let' IDENT (':' type)? '=' expr ';'                       # letStmt
     | 'var' IDENT (':' type)? '=' expr ';'                       # varStmt
     | ifStatement                                                # ifStmt
-    | 'while' expr block                                         # whileStmt
+    | 'while' expr estimate? block                               # whileStmt
     | 'for' IDENT 'in' pipeline block                            # forInStmt
     | 'break' ';'                                                # breakStmt
     | 'continue' ';'                                             # continueStmt
@@ -141,7 +144,7 @@ statement
     | 'print' STRING ';'                                         # printStmt
     | 'write' pipeline 'to' STRING ';'                           # writeStmt
     | 'write_text' pipeline 'to' STRING ';'                      # writeTextStmt
-    | expr op=assignOp expr ';'                                  # assignStmt
+    | expr op=assignOp pipeline ';'                              # assignStmt  // v = pipeline refills a vector
     | expr ';'                                                   # exprStmt
     | block                                                      # blockStmt
     ;

@@ -98,11 +98,13 @@ struct Pipeline {
 };
 using PipelinePtr = std::unique_ptr<Pipeline>;
 
-/// A `~ number` annotation: an element count (files) or a selectivity (filter, unique).
+/// A `~ expr` annotation: an element count (files, joins), a selectivity (filter, unique,
+/// reduce) or a number of rounds (while); a constant expression over params.
 struct Estimate {
-  double value = 0;
-  std::string text;
+  double value = 0;   // with the params' defaults (set by the builder for a number, else by sema)
+  std::string text;   // as written
   SourceLoc loc;
+  std::shared_ptr<Expr> expr; // the planner evaluates it with the params it plans for
 };
 
 // ---------------------------------------------------------------------- expressions
@@ -566,10 +568,12 @@ struct IfStmt : Stmt {
   StmtPtr elseBranch; // an IfStmt (else if) or a BlockStmt, or null
 };
 
+/// `while cond ~ rounds { … }`
 struct WhileStmt : Stmt {
   static constexpr int kKind = While;
   Kind kind() const override { return While; }
   ExprPtr cond;
+  std::optional<Estimate> rounds; // expected rounds, for the estimates
   std::vector<StmtPtr> body;
 };
 
@@ -614,13 +618,15 @@ struct WriteStmt : Stmt {
   StringLiteral path;
 };
 
-/// `x = e`, `x += e`, …
+/// `x = e`, `x += e`, …, and `v = pipeline` (a vector refilled).
 struct AssignStmt : Stmt {
   static constexpr int kKind = Assign;
   Kind kind() const override { return Assign; }
   std::optional<BinaryOp> op; // `x op= e`; none for `x = e`
   std::string spelling() const { return op ? std::string(ast::spelling(*op)) + "=" : "="; }
   ExprPtr target, value;
+  PipelinePtr pipeline;                  // the right side when it is a pipeline (then no value)
+  const sema::Symbol* vector = nullptr; // set by sema for `v = pipeline`: the vector refilled
 };
 
 struct ExprStmt : Stmt {

@@ -211,6 +211,7 @@ public:
       line("While", s.loc);
       Indent in(*this);
       expr(*x.cond);
+      estimate(x.rounds);
       body("Do", x.body);
       break;
     }
@@ -244,7 +245,8 @@ public:
       line("Assign '" + x.spelling() + "'", s.loc);
       Indent in(*this);
       expr(*x.target);
-      expr(*x.value);
+      if (x.value) expr(*x.value);
+      if (x.pipeline) pipeline(*x.pipeline);
       break;
     }
     case Stmt::Evaluate: {

@@ -157,7 +157,8 @@ void forEachChild(const Stmt& s, const ChildFn& fn) {
     return each(s.as<WriteStmt>()->path, fn);
   case Stmt::Assign:
     each(s.as<AssignStmt>()->target, fn);
-    return each(s.as<AssignStmt>()->value, fn);
+    each(s.as<AssignStmt>()->value, fn);
+    return each(s.as<AssignStmt>()->pipeline, fn);
   case Stmt::Evaluate: return each(s.as<ExprStmt>()->expr, fn);
   case Stmt::Block: return each(s.as<BlockStmt>()->body, fn);
   }

@@ -195,6 +195,7 @@ std::string Generator::method(const MethodCallExpr& e) {
   case ast::Method::Back: return object + ".back()";
   case ast::Method::Empty: return object + ".empty()";
   case ast::Method::Size: return object + ".size()";
+  case ast::Method::Clear: return object + ".clear()";
   }
   return object;
 }

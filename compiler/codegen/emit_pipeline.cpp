@@ -617,6 +617,7 @@ void Generator::emitNode(const Node& n, const std::string& in, const std::set<in
   case Node::Branch: consume(n, in, inSegment); break;
   case Node::Materialize: line(var(n, "mat") + ".push_back(" + in + ");"); break;
   case Node::VectorBuild: line(name(n.get<VectorDecl>()->symbol) + ".push_back(" + in + ");"); break;
+  case Node::VectorRefill: line(var(n, "new") + ".push_back(" + in + ");"); break;
   case Node::WriteFile:
   case Node::WriteText: line(var(n, "out") + ".push(" + in + ");"); break;
   case Node::Aggregate: {
@@ -690,6 +691,7 @@ void Generator::finishNode(const Node& n) {
   case Node::WriteText: line(var(n, "out") + ".finish();"); break;
   case Node::Materialize: line(var(n, "mat") + ".flush();"); break;
   case Node::VectorBuild: line(name(n.get<VectorDecl>()->symbol) + ".flush();"); break;
+  case Node::VectorRefill: line(var(n, "new") + ".flush(); // written within the phase"); break;
   case Node::Aggregate: {
     const ast::Builtin fn = *n.get<CallExpr>()->builtin;
     if (fn == ast::Builtin::Min || fn == ast::Builtin::Max)

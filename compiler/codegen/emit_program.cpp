@@ -86,6 +86,7 @@ void Generator::emitStatement(const Stmt& s) {
   }
   case Stmt::Assign: {
     auto& a = *s.as<AssignStmt>();
+    if (a.vector) return emitRefill(a);
     hoistAggregates(*a.value);
     std::string target = expr(*a.target), value = expr(*a.value);
     const Type* t = a.target->type;
@@ -129,7 +130,7 @@ void Generator::emitStatement(const Stmt& s) {
       line("while (" + expr(*w.cond) + ") {");
       {
         Indent in(*this);
-        loops_.push_back({false, ""});
+        loops_.push_back({false, "", true});
         emitStatements(w.body);
         loops_.pop_back();
       }
@@ -140,7 +141,7 @@ void Generator::emitStatement(const Stmt& s) {
     line("while (true) {");
     {
       Indent in(*this);
-      loops_.push_back({false, ""});
+      loops_.push_back({false, "", true});
       hoistAggregates(*w.cond);
       line("if (!(" + expr(*w.cond) + ")) break;");
       emitStatements(w.body);
@@ -193,6 +194,24 @@ void Generator::emitStatement(const Stmt& s) {
   }
 }
 
+void Generator::emitRefill(const AssignStmt& a) {
+  // `v = pipeline;`: the new contents are built in a vector of their own (the pipeline
+  // may read v) and take v's place once complete, after the pipeline's readers are gone.
+  const Node* refill = nullptr;
+  for (const Node& n : plan_.nodes)
+    if (n.kind == Node::VectorRefill && n.get<AssignStmt>() == &a) refill = &n;
+  if (!refill) throw std::logic_error("codegen: a vector refill without its plan node");
+  line("{ // " + a.vector->name + " = … (" + std::to_string(a.loc.line) + ":" + std::to_string(a.loc.column) + ")");
+  {
+    Indent in(*this);
+    line("flow::containers::vector<" + type(a.vector->type) + ", " + blockBytes() + "> " + var(*refill, "new") + "(" +
+         memoryOf(*refill) + ");");
+    emitOwner(&a, atTopLevel());
+    line(name(a.vector) + ".take_elements(" + var(*refill, "new") + ");");
+  }
+  line("}");
+}
+
 void Generator::emitTopLevel(const Stmt& s) {
   const std::string B = blockBytes();
   switch (s.kind()) {
@@ -206,7 +225,7 @@ void Generator::emitTopLevel(const Stmt& s) {
     line("// vector " + d.name + ": " + d.symbol->type->name());
     line("flow::containers::vector<" + type(d.symbol->type) + ", " + B + "> " + name(d.symbol) + "(" +
          (built ? memoryOf(*built) : std::to_string(2 * plan_.blockBytes) + "ULL") + ");");
-    if (d.pipeline) emitOwner(&d, true);
+    if (d.pipeline) emitOwner(&d, atTopLevel());
     return;
   }
   case Stmt::Pq: {
@@ -366,6 +385,14 @@ void Generator::emitEstimate() {
   for (const Node& n : plan_.nodes)
     if (n.kind == Node::Queue) order.push_back(&n);
   emitMemoryPlan(scale);
+  // Phases in while loops: the rounds planned, for the params this run has.
+  for (const plan::Phase& p : plan_.phases) {
+    if (p.loops.empty()) continue;
+    std::string rounds;
+    for (const WhileStmt* w : p.loops)
+      if (w->rounds) rounds += (rounds.empty() ? "" : " * ") + std::string("static_cast<double>(") + expr(*w->rounds->expr) + ")";
+    line("fl_e.rounds(" + std::to_string(p.id) + ", " + phaseLabel(p.id) + ", " + (rounds.empty() ? "1.0" : rounds) + ");");
+  }
   for (const Node* np : order) {
     const Node& n = *np;
     const std::string& sv = scale[n.id];

@@ -95,6 +95,7 @@ private:
   void emitStatements(const std::vector<ast::StmtPtr>& body);
   void emitStatement(const ast::Stmt& s);
   void emitTopLevel(const ast::Stmt& s);
+  void emitRefill(const ast::AssignStmt& a);
   void emitParams();
   void emitPlanComment();
   void emitEstimate();
@@ -127,12 +128,18 @@ private:
   struct LoopContext {
     bool inLambda = false;
     std::string stopFlag;
+    bool isWhile = false; // a while loop: the pipelines in it are phases of their own, each round
   };
   std::vector<LoopContext> loops_;
   std::vector<std::string> emitTargets_; // the lambda an `emit` calls, innermost last
   int lambdaDepth_ = 0; // inside the downstream of a for stage (a lambda its emits call)
-  /// Code that runs once per statement: not in a loop body, a for stage or its lambda.
-  bool atTopLevel() const { return loops_.empty() && emitTargets_.empty() && lambdaDepth_ == 0; }
+  /// Code whose pipelines are phases: not in a for loop body, a for stage or its lambda
+  /// (the top level, and while loops there, whose pipelines run as phases each round).
+  bool atTopLevel() const {
+    for (const LoopContext& l : loops_)
+      if (!l.isWhile) return false;
+    return emitTargets_.empty() && lambdaDepth_ == 0;
+  }
 };
 
 } // namespace flow::codegen

@@ -73,25 +73,7 @@ StmtPtr AstBuilder::declaration(P::DeclarationContext* ctx) {
     }
     return d;
   }
-  if (auto* c = dynamic_cast<P::StreamDeclContext*>(ctx)) {
-    auto d = make<StreamDecl>(loc(ctx));
-    d->name = c->IDENT()->getText();
-    d->pipeline = pipeline(c->pipeline());
-    return d;
-  }
-  if (auto* c = dynamic_cast<P::VectorDeclContext*>(ctx)) {
-    auto d = make<VectorDecl>(loc(ctx));
-    d->name = c->IDENT()->getText();
-    if (c->type()) d->type = type(c->type());
-    else d->pipeline = pipeline(c->pipeline());
-    return d;
-  }
-  auto* c = dynamic_cast<P::PqDeclContext*>(ctx);
-  auto d = make<PqDecl>(loc(ctx));
-  d->name = c->IDENT()->getText();
-  d->type = type(c->type());
-  d->order = orderRef(c->orderRef());
-  return d;
+  throw std::logic_error("AstBuilder: an unknown declaration");
 }
 
 StmtPtr AstBuilder::sizeDecl(SourceLoc at, P::SizeContext* ctx, bool isBlock) {
@@ -159,15 +141,13 @@ PipelinePtr AstBuilder::pipeline(P::PipelineContext* ctx) {
 std::optional<Estimate> AstBuilder::estimate(P::EstimateContext* ctx) {
   if (!ctx) return std::nullopt;
   Estimate e;
-  e.loc = loc(ctx->number());
-  e.text = ctx->number()->getText();
-  std::string message;
-  if (ctx->number()->INT()) {
-    if (auto value = parseInteger(e.text, message)) e.value = static_cast<double>(*value);
-  } else if (auto value = parseFloat(e.text, message)) {
-    e.value = *value;
-  }
-  if (!message.empty()) error(e.loc, message);
+  P::ExprContext* x = ctx->expr();
+  e.loc = loc(x);
+  e.text = x->start->getInputStream()->getText(antlr4::misc::Interval(x->start->getStartIndex(), x->stop->getStopIndex()));
+  e.expr = expr(x);
+  // A plain number has its value now; an expression over params gets it in sema.
+  if (auto* i = e.expr->as<IntLitExpr>()) e.value = static_cast<double>(i->value);
+  else if (auto* f = e.expr->as<FloatLitExpr>()) e.value = f->value;
   return e;
 }
 
@@ -334,6 +314,26 @@ StmtPtr AstBuilder::ifStatement(P::IfStatementContext* ctx) {
 }
 
 StmtPtr AstBuilder::statement(P::StatementContext* ctx) {
+  if (auto* c = dynamic_cast<P::StreamDeclContext*>(ctx)) {
+    auto d = make<StreamDecl>(loc(ctx));
+    d->name = c->IDENT()->getText();
+    d->pipeline = pipeline(c->pipeline());
+    return d;
+  }
+  if (auto* c = dynamic_cast<P::VectorDeclContext*>(ctx)) {
+    auto d = make<VectorDecl>(loc(ctx));
+    d->name = c->IDENT()->getText();
+    if (c->type()) d->type = type(c->type());
+    else d->pipeline = pipeline(c->pipeline());
+    return d;
+  }
+  if (auto* c = dynamic_cast<P::PqDeclContext*>(ctx)) {
+    auto d = make<PqDecl>(loc(ctx));
+    d->name = c->IDENT()->getText();
+    d->type = type(c->type());
+    d->order = orderRef(c->orderRef());
+    return d;
+  }
   if (auto* c = dynamic_cast<P::LetStmtContext*>(ctx)) {
     auto s = make<LetStmt>(loc(ctx));
     s->name = c->IDENT()->getText();
@@ -353,6 +353,7 @@ StmtPtr AstBuilder::statement(P::StatementContext* ctx) {
   if (auto* c = dynamic_cast<P::WhileStmtContext*>(ctx)) {
     auto s = make<WhileStmt>(loc(ctx));
     s->cond = expr(c->expr());
+    s->rounds = estimate(c->estimate());
     s->body = block(c->block());
     return s;
   }
@@ -397,8 +398,13 @@ StmtPtr AstBuilder::statement(P::StatementContext* ctx) {
     auto s = make<AssignStmt>(loc(ctx));
     const std::string text = c->op->getText(); // "=" or "op="
     if (text != "=") s->op = *findBinaryOp(text.substr(0, text.size() - 1));
-    s->target = expr(c->expr(0));
-    s->value = expr(c->expr(1));
+    s->target = expr(c->expr());
+    // A right side that is only an expression is a value; anything else (a source, a
+    // stage) is a pipeline, which sema accepts for a vector only.
+    P::PipelineContext* p = c->pipeline();
+    auto* plain = dynamic_cast<P::ExprSourceContext*>(p->source());
+    if (plain && p->stage().empty()) s->value = expr(plain->expr());
+    else s->pipeline = pipeline(p);
     return s;
   }
   if (auto* c = dynamic_cast<P::ExprStmtContext*>(ctx)) {

@@ -69,8 +69,14 @@ void printText(const Plan& plan, std::ostream& out) {
     out << "\n";
   }
   for (const Phase& ph : plan.phases) {
-    out << "\nphase " << ph.id << ": " << ph.label << "  (memory " << formatBytes(static_cast<double>(ph.memoryBytes))
-        << ", read " << formatBytes(ph.readBytes) << ", write " << formatBytes(ph.writeBytes) << ")\n";
+    // A phase in a while loop shows one round; the totals count every round.
+    const std::string rounds = ph.loops.empty() ? ""
+                               : ph.roundsAssumed
+                                   ? " x 1 round (a while loop without ~ ROUNDS: counted once)"
+                                   : " x " + formatCount(ph.rounds) + " rounds";
+    out << "\nphase " << ph.id << ": " << ph.label << rounds << "  (memory "
+        << formatBytes(static_cast<double>(ph.memoryBytes)) << (ph.loops.empty() ? ", read " : ", per round: read ")
+        << formatBytes(ph.readBytes) << ", write " << formatBytes(ph.writeBytes) << ")\n";
     out << "  " << std::left << std::setw(5) << "id" << std::setw(34) << "node" << std::right << std::setw(10)
         << "elements" << std::setw(11) << "bytes" << std::setw(11) << "memory" << std::setw(7) << "passes"
         << std::setw(11) << "read" << std::setw(11) << "write" << "\n";
@@ -130,7 +136,7 @@ void printJson(const Plan& plan, std::ostream& out) {
     const Phase& ph = plan.phases[i];
     out << "    {\"id\": " << ph.id << ", \"label\": " << jsonString(ph.label) << ", \"memory_bytes\": " << ph.memoryBytes
         << ", \"read_bytes\": " << integer(ph.readBytes) << ", \"write_bytes\": " << integer(ph.writeBytes)
-        << ", \"nodes\": [";
+        << ", \"rounds\": " << ph.rounds << ", \"nodes\": [";
     for (size_t k = 0; k < ph.nodes.size(); ++k) out << (k ? ", " : "") << ph.nodes[k];
     out << "]}" << (i + 1 < plan.phases.size() ? "," : "") << "\n";
   }

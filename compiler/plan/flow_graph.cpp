@@ -120,6 +120,11 @@ std::optional<ConstValue> GraphBuilder::paramValue(const Symbol* s) const {
   return std::nullopt;
 }
 
+double GraphBuilder::estimate(const Estimate& e) const {
+  // With the params planned for (--set); sema has checked that it is constant.
+  return count(*e.expr).value_or(e.value);
+}
+
 std::optional<double> GraphBuilder::count(const Expr& e) const {
   auto v = sema::evaluate(e, [this](const Symbol* s) { return paramValue(s); });
   if (!v || v->kind == ConstValue::Bool) return std::nullopt;
@@ -190,6 +195,7 @@ void GraphBuilder::scaling() {
       const Symbol* v = n.get<Symbol>();
       for (const Node& m : plan_.nodes)
         if (m.id < n.id && ((m.kind == Node::VectorBuild && m.get<VectorDecl>()->symbol == v) ||
+                            (m.kind == Node::VectorRefill && m.get<AssignStmt>()->vector == v) ||
                             (m.kind == Node::VectorPush && m.get<Symbol>() == v)))
           r.from = {m.id}; // the last builder before the scan
     } else if (n.kind == Node::Queue || n.kind == Node::VectorPush) {
@@ -227,6 +233,11 @@ void GraphBuilder::endPhase() {
                                                  std::to_string(maxPhase_ - base_ + 1) + ")"
                                            : "");
     ph.loc = labelLoc_;
+    ph.loops = loops_;
+    for (const WhileStmt* w : loops_) {
+      if (w->rounds) ph.rounds *= estimate(*w->rounds);
+      else ph.roundsAssumed = true;
+    }
     plan_.phases.push_back(ph);
   }
   nextPhase_ = maxPhase_ + 1;
@@ -317,32 +328,32 @@ std::set<const Symbol*> streamsToWriteFirst(const Stmt& statement) {
 
 void GraphBuilder::topLevel(const Stmt& s) {
   writeFirst_ = streamsToWriteFirst(s);
-  switch (s.kind()) {
-  case Stmt::Vector: {
-    auto& d = *s.as<VectorDecl>();
-    if (!d.pipeline) return;
-    beginPhase("vector " + d.name, d.loc);
-    Flow in = pipeline(*d.pipeline, base_, 1.0);
-    const Node& src = plan_.nodes[in.node];
-    plan_.declarationNode[&d] =
-        add(Node::VectorBuild, "vector " + d.name, d.loc, in.phase, src.elements, d.symbol->type, {in.node}, &d);
-    vectorSize_[d.symbol] = {src.elements, !src.counted};
-    endPhase();
-    return;
-  }
-  case Stmt::Pq: {
-    auto& d = *s.as<PqDecl>();
-    int n = add(Node::Queue, "pq " + d.name, d.loc, 0, 0, d.symbol->type, {}, &d);
-    queueOf_[d.symbol] = n;
-    plan_.declarationNode[&d] = n;
-    return;
-  }
-  default: break;
-  }
-  // Loops and writes open phases of their own; other statements run pipelines only
-  // through aggregates (count, sum, min, max) and containers only through calls. All
-  // are walked with a count of one execution.
+  // Loops, writes and vectors made from pipelines open phases of their own; other
+  // statements run pipelines only through aggregates (count, sum, min, max) and
+  // containers only through calls. All are walked with a count of one execution.
   statements(s, -1, 1.0);
+}
+
+void GraphBuilder::vectorBuild(const VectorDecl& d, const AssignStmt* refill, int phase, double executions) {
+  // `vector v = pipeline;` or `v = pipeline;` (refill): a phase of its own at the top
+  // level, else part of the phase it runs in.
+  const Symbol* v = refill ? refill->vector : d.symbol;
+  const Owner outer = owner_;
+  owner_ = refill ? static_cast<const Stmt*>(refill) : static_cast<const Stmt*>(&d);
+  const bool own = phase < 0;
+  const Pipeline& p = refill ? *refill->pipeline : *d.pipeline;
+  if (own) beginPhase(refill ? v->name + " = … at " + at(refill->loc) : "vector " + v->name, p.loc);
+  Flow in = pipeline(p, own ? base_ : phase, executions);
+  const Node& src = plan_.nodes[in.node];
+  vectorSize_[v] = {src.elements / std::max(1.0, executions), !src.counted};
+  if (refill) {
+    add(Node::VectorRefill, v->name + " = …", refill->loc, in.phase, src.elements, v->type, {in.node}, refill);
+  } else {
+    plan_.declarationNode[&d] =
+        add(Node::VectorBuild, "vector " + v->name, d.loc, in.phase, src.elements, v->type, {in.node}, &d);
+  }
+  if (own) endPhase();
+  owner_ = outer;
 }
 
 void GraphBuilder::forIn(const ForInStmt& f, int phase, double multiplier) {
@@ -368,8 +379,32 @@ public:
       g_.nestedWrite(*w, phase_, executions_);
       return false;
     }
-    // How often a while loop runs is not known; its body is counted once per execution
-    // of the loop (a documented limit of the estimate).
+    if (auto* d = s.as<VectorDecl>()) {
+      if (d->pipeline) g_.vectorBuild(*d, nullptr, phase_, executions_);
+      return false;
+    }
+    if (auto* a = s.as<AssignStmt>(); a && a->vector) {
+      g_.vectorBuild(*a->vector->decl->as<VectorDecl>(), a, phase_, executions_);
+      return false;
+    }
+    if (auto* q = s.as<PqDecl>()) {
+      int n = g_.add(Node::Queue, "pq " + q->name, q->loc, 0, 0, q->symbol->type, {}, q);
+      g_.queueOf_[q->symbol] = n;
+      g_.plan_.declarationNode[q] = n;
+      return false;
+    }
+    if (auto* w = s.as<WhileStmt>()) {
+      // `~ N` rounds (1 without it). At the top level each pipeline of the body is a phase
+      // of its own that runs N times; inside a phase, the body runs N times per execution.
+      if (phase_ < 0) {
+        g_.loops_.push_back(w);
+        walkChildren(*w);
+        g_.loops_.pop_back();
+      } else {
+        BodyWalker(g_, phase_, executions_ * (w->rounds ? g_.estimate(*w->rounds) : 1.0)).walkChildren(*w);
+      }
+      return false;
+    }
     return true;
   }
   bool visit(const Expr& e) override {
@@ -540,7 +575,7 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
   case Source::Read:
   case Source::ReadText: {
     auto& r = *s.as<ReadSource>();
-    double n = r.estimate ? r.estimate->value : 0;
+    double n = r.estimate ? estimate(*r.estimate) : 0;
     int id = add(r.text ? Node::ReadText : Node::ReadFile, (r.text ? "read_text \"" : "read \"") + r.path.text() + "\"",
                  s.loc, phase, n * multiplier, s.elementType, {}, &r);
     if (!r.estimate) unknown(id, "no element count: write read(…) as T ~ COUNT");
@@ -577,7 +612,7 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
     // Without `~ N`: one output per element of the larger input (a key joined with at
     // most one partner on the other side, as with a foreign key), and every left element
     // for a left join.
-    double n = j.estimate ? j.estimate->value * multiplier : std::max(a.elements, b.elements);
+    double n = j.estimate ? estimate(*j.estimate) * multiplier : std::max(a.elements, b.elements);
     int id = add(Node::Join, std::string(j.left ? "left_join" : "join") + " by " + j.keys[0].resolved->name, s.loc, out,
                  n, s.elementType, {left.node, right.node}, &j);
     if (!j.estimate)
@@ -630,14 +665,14 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
             in.phase};
   case Stage::Filter: {
     auto& f = *s.as<FilterStage>();
-    double sel = f.estimate ? f.estimate->value : 1.0;
+    double sel = f.estimate ? estimate(*f.estimate) : 1.0;
     int id = add(Node::Filter, "filter " + f.var, s.loc, in.phase, n * sel, s.elementType, {in.node}, &f);
     if (!f.estimate) plan_.nodes[id].note = "assumed to pass every element (add ~ FRACTION)";
     return {id, in.phase};
   }
   case Stage::Unique: {
     auto& u = *s.as<UniqueStage>();
-    double sel = u.estimate ? u.estimate->value : 1.0;
+    double sel = u.estimate ? estimate(*u.estimate) : 1.0;
     return {add(Node::Unique, u.keys.empty() ? "unique" : "unique by keys", s.loc, in.phase, n * sel, s.elementType,
                 {in.node}, &u),
             in.phase};
@@ -673,7 +708,7 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
   case Stage::Reduce: {
     auto& r = *s.as<ReduceStage>();
     // Without `~ f`, every key is assumed distinct: the most the output can be.
-    const double out = n * (r.estimate ? r.estimate->value : 1.0);
+    const double out = n * (r.estimate ? estimate(*r.estimate) : 1.0);
     const std::string name = "reduce by " + r.keyOrder->name;
     const std::string assumed = "assumed every key distinct (add ~ FRACTION: distinct keys / elements)";
     if (r.inputSorted) {

@@ -24,6 +24,7 @@ private:
   std::optional<sema::ConstValue> parseSetValue(const sema::Symbol* param, const std::string& text);
   std::optional<sema::ConstValue> paramValue(const sema::Symbol* s) const;
   std::optional<double> count(const ast::Expr& e) const;
+  double estimate(const ast::Estimate& e) const; // a `~` annotation's value
 
   int add(Node::Kind kind, std::string name, SourceLoc loc, int phase, double elements, const sema::Type* type,
           std::vector<int> inputs, Payload payload);
@@ -36,6 +37,7 @@ private:
   void statements(const ast::Stmt& s, int phase, double executions);
   void nestedForIn(const ast::ForInStmt& f, int phase, double executions);
   void nestedWrite(const ast::WriteStmt& w, int phase, double executions);
+  void vectorBuild(const ast::VectorDecl& d, const ast::AssignStmt* refill, int phase, double executions);
   void methodCall(const ast::MethodCallExpr& m, int phase, double executions);
   void aggregate(const ast::CallExpr& c, int phase, double executions);
   Flow pipeline(const ast::Pipeline& p, int phase, double multiplier);
@@ -69,6 +71,7 @@ private:
   int statement_ = 0;
   Owner owner_;
   int base_ = 0, maxPhase_ = 0, nextPhase_ = 1;
+  std::vector<const ast::WhileStmt*> loops_; // the top-level while loops the walk is in
   std::string label_;
   SourceLoc labelLoc_;
 };

@@ -19,7 +19,8 @@ bool isFileSource(Node::Kind k) {
   return k == Node::ReadFile || k == Node::ReadText || k == Node::ScanVector || k == Node::Reread;
 }
 bool isSink(Node::Kind k) {
-  return k == Node::WriteFile || k == Node::WriteText || k == Node::VectorBuild || k == Node::Materialize;
+  return k == Node::WriteFile || k == Node::WriteText || k == Node::VectorBuild || k == Node::VectorRefill ||
+         k == Node::Materialize;
 }
 bool isBuffered(Node::Kind k) { return isFileSource(k) || isSink(k) || k == Node::VectorPush; }
 /// The threads a plan assumes: the machine's, as programs default to.
@@ -116,6 +117,7 @@ void MemoryPlanner::computeIo() {
     case Node::WriteFile:
     case Node::WriteText:
     case Node::VectorBuild:
+    case Node::VectorRefill:
     case Node::Materialize:
     case Node::VectorPush: n.writeBytes = bytes; break;
     case Node::SortRuns:
@@ -223,10 +225,13 @@ void MemoryPlanner::totals() {
   std::map<int, Phase*> phaseById;
   for (Phase& ph : plan_.phases) phaseById[ph.id] = &ph;
   for (const Node& n : plan_.nodes) {
-    plan_.total.readBytes += n.readBytes;
-    plan_.total.writeBytes += n.writeBytes;
-    plan_.materialized.readBytes += n.materializedRead;
-    plan_.materialized.writeBytes += n.materializedWrite;
+    // A node in a loop's phase does its I/O once per round.
+    auto own = phaseById.find(n.phase);
+    const double rounds = own == phaseById.end() ? 1.0 : own->second->rounds;
+    plan_.total.readBytes += n.readBytes * rounds;
+    plan_.total.writeBytes += n.writeBytes * rounds;
+    plan_.materialized.readBytes += n.materializedRead * rounds;
+    plan_.materialized.writeBytes += n.materializedWrite * rounds;
     std::vector<int> phases = n.kind == Node::Queue ? n.livePhases : std::vector<int>{n.phase};
     for (int p : phases) {
       auto it = phaseById.find(p);

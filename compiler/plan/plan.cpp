@@ -42,6 +42,7 @@ const char* Node::kindName() const {
   case ReduceRuns: return "reduce_runs";
   case ReduceMerge: return "reduce_merge";
   case Fold: return "fold";
+  case VectorRefill: return "vector_refill";
   }
   return "node";
 }

@@ -24,7 +24,8 @@ using Payload = std::variant<std::monostate, const ast::GenerateSource*, const a
                              const ast::ForStage*, const ast::SortStage*, const ast::WriteStmt*,
                              const ast::VectorDecl*, const ast::PqDecl*, const ast::CallExpr*,
                              const ast::ForInStmt*, const sema::Symbol*, const ast::JoinSource*,
-                             const ast::ZipSource*, const ast::ConcatSource*, const ast::ReduceStage*>;
+                             const ast::ZipSource*, const ast::ConcatSource*, const ast::ReduceStage*,
+                             const ast::AssignStmt*>;
 
 /// How a node's element count follows the params and input files a program runs with:
 /// its planned count times a scale. A source whose count the program can compute at
@@ -44,8 +45,8 @@ using Owner = std::variant<std::monostate, const ast::Stmt*, const ast::CallExpr
 struct Node {
   // The payload of each kind: Generate, Range, ReadFile/ReadText, Merge, Map, Filter,
   // Unique, Take, ForStage, SortRuns/SortMerge, WriteFile/WriteText, VectorBuild, Queue,
-  // Aggregate, Loop, Join, Zip, Concat, ReduceRuns/ReduceMerge and Fold hold their AST
-  // node; ScanVector and VectorPush the vector's symbol, Branch, Materialize and Reread
+  // Aggregate, Loop, Join, Zip, Concat, ReduceRuns/ReduceMerge, Fold and VectorRefill
+  // (`v = pipeline;`, an AssignStmt) hold their AST node; ScanVector and VectorPush the vector's symbol, Branch, Materialize and Reread
   // the stream's.
   //
   // A reduce is a Fold (a streaming fold) when its input is already in key order, else a
@@ -54,7 +55,7 @@ struct Node {
   enum Kind {
     Generate, Range, ReadFile, ReadText, ScanVector, Merge, Map, Filter, Unique, Take, ForStage,
     SortRuns, SortMerge, Branch, Materialize, Reread, WriteFile, WriteText, VectorBuild, VectorPush,
-    Queue, Aggregate, Loop, Join, Zip, Concat, ReduceRuns, ReduceMerge, Fold
+    Queue, Aggregate, Loop, Join, Zip, Concat, ReduceRuns, ReduceMerge, Fold, VectorRefill
   };
   int id = 0;
   Kind kind;
@@ -94,6 +95,12 @@ struct Phase {
   int id = 0;
   std::string label;   // "for loop at 18:1", "write to \"mis.bin\""
   SourceLoc loc;
+  // A phase in the body of top-level while loops runs once per round: `rounds` is the
+  // product of their `~ N` (1 for a loop without one: `roundsAssumed`). Its nodes' counts
+  // and I/O are per round; the totals multiply them.
+  std::vector<const ast::WhileStmt*> loops; // the enclosing while loops, outermost first
+  double rounds = 1;
+  bool roundsAssumed = false;
   std::vector<int> nodes;
   uint64_t memoryBytes = 0; // assigned in this phase
   double readBytes = 0, writeBytes = 0;

@@ -412,7 +412,8 @@ const Type* Checker::checkMethod(MethodCallExpr& e) {
     case Method::Empty: return boolean;
     case Method::Size: return u64;
     case Method::Push:
-    case Method::Pop: return none;
+    case Method::Pop:
+    case Method::Clear: return none;
     }
   }
   std::string list;

@@ -171,7 +171,13 @@ void Checker::findChangedVectors() {
     explicit Finder(std::set<std::string>& n) : names(n) {}
     bool visit(const Expr& e) override {
       if (auto* m = e.as<MethodCallExpr>())
-        if (auto* n = m->object->as<NameExpr>(); n && m->method == "push") names.insert(n->name.str());
+        if (auto* n = m->object->as<NameExpr>(); n && (m->method == "push" || m->method == "clear"))
+          names.insert(n->name.str());
+      return true;
+    }
+    bool visit(const Stmt& s) override {
+      if (auto* a = s.as<AssignStmt>()) // `v = pipeline;` refills a vector
+        if (auto* n = a->target->as<NameExpr>()) names.insert(n->name.str());
       return true;
     }
   } finder(changedVectors_);

@@ -12,8 +12,23 @@ void Checker::consume(Symbol& s, SourceLoc loc, const std::string& what) {
   s.consumers.push_back({loc, what, inLoopBody()});
 }
 
-void Checker::checkEstimate(const std::optional<Estimate>& e, bool selectivity) {
+void Checker::checkEstimate(std::optional<Estimate>& e, bool selectivity) {
   if (!e) return;
+  // A constant expression over params: its value with the params' defaults here, with
+  // the values planned for in the planner.
+  const Type* t = check(*e->expr);
+  if (t->isError()) return;
+  if (!t->isNumeric()) {
+    error(e->loc, "an estimate is a number, not " + t->name());
+    return;
+  }
+  std::string why;
+  auto v = evaluate(*e->expr, [](const Symbol* s) { return s->kind == Symbol::Param ? s->value : std::nullopt; }, &why);
+  if (!v) {
+    error(e->loc, "an estimate is a constant expression over params (such as ~ edges / 2): " + why);
+    return;
+  }
+  e->value = v->asDouble();
   if (selectivity && (e->value < 0 || e->value > 1))
     error(e->loc, "a selectivity is the fraction of elements that pass, between 0 and 1, not " + e->text);
   if (!selectivity && (e->value < 0 || e->value != static_cast<double>(static_cast<uint64_t>(e->value))))

@@ -184,7 +184,7 @@ void Checker::checkSizeDecl(SizeDecl& d) {
 // --------------------------------------------------------------------------- statements
 
 void Checker::checkBlock(std::vector<StmtPtr>& body) {
-  // The grammar allows declarations only at the top level, so a block holds statements.
+  // Streams, vectors and queues declared here are visible until the block ends.
   pushScope();
   for (StmtPtr& s : body) checkStmt(*s);
   popScope();
@@ -229,7 +229,38 @@ bool Checker::isAssignable(Expr& target, std::string& why, SourceLoc& declLoc) {
   return false;
 }
 
+void Checker::checkRefill(AssignStmt& s, NameExpr& target, Symbol& vector) {
+  // `v = pipeline;` (or `v = w;` for a stream or vector w): new contents for v.
+  target.symbol = &vector;
+  target.type = vector.type;
+  s.vector = &vector;
+  if (s.op) {
+    error(s.loc, "'" + s.spelling() + "' does not apply to a vector; 'v = pipeline;' refills it, 'v.push(x)' adds one element");
+    return;
+  }
+  if (!s.pipeline) {
+    s.pipeline = std::make_unique<Pipeline>();
+    s.pipeline->loc = s.value->loc;
+    auto source = std::make_unique<ExprSource>();
+    source->loc = s.value->loc;
+    source->expr = std::move(s.value);
+    s.pipeline->source = std::move(source);
+  }
+  const Type* t = checkPipeline(*s.pipeline, "vector refill");
+  if (t->isError() || vector.type->isError()) return;
+  if (t != vector.type)
+    error(s.pipeline->loc, "vector " + vector.name + " holds " + vector.type->name() + ", but this pipeline gives " +
+                               t->name());
+}
+
 void Checker::checkAssign(AssignStmt& s) {
+  if (auto* n = s.target->as<NameExpr>(); n && n->name.parts.size() == 1)
+    if (Symbol* sym = lookup(n->name.str()); sym && sym->kind == Symbol::Vector) return checkRefill(s, *n, *sym);
+  if (s.pipeline) {
+    error(s.pipeline->loc, "only a vector can be given a pipeline ('v = pipeline;'); this assigns a value");
+    check(*s.target);
+    return;
+  }
   const Type* target = check(*s.target);
   if (target->isError()) {
     check(*s.value);
@@ -283,6 +314,9 @@ void Checker::checkPrint(PrintStmt& s) {
 
 void Checker::checkStmt(Stmt& s) {
   switch (s.kind()) {
+  case Stmt::Stream:
+  case Stmt::Vector:
+  case Stmt::Pq: return checkItem(s); // declared in a block: lives until it ends
   case Stmt::Let:
   case Stmt::Var: return checkLet(*s.as<LetStmt>());
   case Stmt::Assign: return checkAssign(*s.as<AssignStmt>());
@@ -301,6 +335,7 @@ void Checker::checkStmt(Stmt& s) {
     auto& w = *s.as<WhileStmt>();
     const Type* c = check(*w.cond);
     if (!c->isError() && c->kind != Type::Bool) error(w.cond->loc, "a condition must be a bool, not " + c->name());
+    checkEstimate(w.rounds, false);
     ++loopDepth_;
     checkBlock(w.body);
     --loopDepth_;

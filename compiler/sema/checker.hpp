@@ -109,7 +109,7 @@ private:
   void findChangedVectors();
   /// Appends a sort by `order` to `p` unless p already comes out in that order.
   void sortIfNeeded(ast::Pipeline& p, const OrderInfo* order, const std::string& forWhat);
-  void checkEstimate(const std::optional<ast::Estimate>& e, bool selectivity);
+  void checkEstimate(std::optional<ast::Estimate>& e, bool selectivity);
   bool requireTextual(const Type* type, SourceLoc loc, const std::string& what);
 
   // ---- statements and declarations (check_stmts.cpp)
@@ -120,6 +120,7 @@ private:
   void checkSizeDecl(ast::SizeDecl& d);
   void checkLet(ast::LetStmt& s);
   void checkAssign(ast::AssignStmt& s);
+  void checkRefill(ast::AssignStmt& s, ast::NameExpr& target, Symbol& vector);
   void checkPrint(ast::PrintStmt& s);
   void checkPath(const ast::StringLiteral& path);
   bool isAssignable(ast::Expr& target, std::string& why, SourceLoc& declLoc);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -636,11 +637,28 @@ int program::run_checked(const std::function<void()>& body) {
   report_.memory_default_bytes = memory_default_ ? memory_default_ : fallback_memory;
   report_.block_bytes = block();
   report_.buffer_peak_bytes = io::buffer_memory::peak();
+  {
+    // The process's resident memory, as the kernel counts it (/proc/self/status).
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    std::uint64_t kib = 0;
+    while (status >> key) {
+      if (key == "VmRSS:" && status >> kib) report_.rss_bytes = kib * 1024;
+      else if (key == "VmHWM:" && status >> kib) report_.rss_peak_bytes = kib * 1024;
+    }
+  }
   report_.threads = threads();
   report_.seed = options_.seed;
   for (const auto& d : io.disks) {
     if (d.reads == 0 && d.writes == 0) continue;
-    report_.disks.push_back({d.name, d.read_bytes, d.write_bytes});
+    // A file opened again (each round of a loop, or read after it is written) is one line.
+    auto same = std::find_if(report_.disks.begin(), report_.disks.end(), [&](const auto& r) { return r.path == d.name; });
+    if (same == report_.disks.end()) {
+      report_.disks.push_back({d.name, d.read_bytes, d.write_bytes});
+    } else {
+      same->read_bytes += d.read_bytes;
+      same->write_bytes += d.write_bytes;
+    }
   }
   for (const auto& p : params_) report_.params.emplace_back(p.name, p.json());
   std::sort(report_.phases.begin(), report_.phases.end(),

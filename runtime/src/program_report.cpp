@@ -20,7 +20,17 @@ void estimate::phase(unsigned id, std::string_view label, double read_bytes, dou
       return;
     }
   }
-  phases_.push_back({id, std::string(label), read_bytes, write_bytes});
+  phases_.push_back({id, std::string(label), read_bytes, write_bytes, 1});
+}
+
+void estimate::rounds(unsigned id, std::string_view label, double rounds) {
+  for (auto& p : phases_) {
+    if (p.id == id) {
+      p.rounds = rounds;
+      return;
+    }
+  }
+  phases_.push_back({id, std::string(label), 0, 0, rounds});
 }
 
 const estimate::phase_estimate* estimate::find(unsigned id) const noexcept {
@@ -31,13 +41,13 @@ const estimate::phase_estimate* estimate::find(unsigned id) const noexcept {
 
 double estimate::read_bytes() const noexcept {
   double s = 0;
-  for (const auto& p : phases_) s += p.read_bytes;
+  for (const auto& p : phases_) s += p.read_bytes * p.rounds;
   return s;
 }
 
 double estimate::write_bytes() const noexcept {
   double s = 0;
-  for (const auto& p : phases_) s += p.write_bytes;
+  for (const auto& p : phases_) s += p.write_bytes * p.rounds;
   return s;
 }
 
@@ -107,6 +117,13 @@ std::vector<merged_phase> merge_phases(const run_report& r) {
   return v;
 }
 
+/// How many times a phase's per-round estimate counts: the rounds it ran, or the rounds
+/// planned when it did not run.
+double rounds_of(const merged_phase& p) {
+  if (p.measured && p.measured->runs > 0) return p.measured->runs;
+  return p.estimated ? p.estimated->rounds : 1;
+}
+
 std::string size_text(double bytes) {
   if (!std::isfinite(bytes) || bytes < 0) return "?";
   return flow::format_bytes(bytes);
@@ -157,7 +174,8 @@ std::string to_json(const run_report& r) {
     << ",\"block_bytes\":";
   if (r.block_bytes) o << r.block_bytes;
   else o << "null";
-  o << ",\"buffer_peak_bytes\":" << r.buffer_peak_bytes << ",\"threads\":" << r.threads
+  o << ",\"buffer_peak_bytes\":" << r.buffer_peak_bytes << ",\"rss_bytes\":" << r.rss_bytes
+    << ",\"rss_peak_bytes\":" << r.rss_peak_bytes << ",\"threads\":" << r.threads
     << ",\"seed\":" << r.seed << ",\"params\":{";
   for (std::size_t i = 0; i < r.params.size(); ++i) {
     if (i) o << ",";
@@ -182,8 +200,11 @@ std::string to_json(const run_report& r) {
       << ",\"read_bytes\":" << m.read_bytes << ",\"write_bytes\":" << m.write_bytes
       << ",\"io_wait_seconds\":" << seconds_json(m.io_wait_seconds) << ",\"estimate\":";
     if (p.estimated) {
-      o << "{\"read_bytes\":" << bytes_json(p.estimated->read_bytes)
-        << ",\"write_bytes\":" << bytes_json(p.estimated->write_bytes) << "}";
+      // for the rounds it ran (the planned rounds if it did not run)
+      const double n = rounds_of(p);
+      o << "{\"read_bytes\":" << bytes_json(p.estimated->read_bytes * n)
+        << ",\"write_bytes\":" << bytes_json(p.estimated->write_bytes * n)
+        << ",\"rounds_planned\":" << p.estimated->rounds << "}";
     } else {
       o << "null";
     }
@@ -201,7 +222,10 @@ std::string to_text(const run_report& r) {
     o << " (planned for " << flow::format_bytes(r.memory_default_bytes) << ")";
   if (r.block_bytes) o << ", block " << flow::format_bytes(r.block_bytes);
   o << ", threads " << r.threads << ", seed " << r.seed << ", buffer peak "
-    << flow::format_bytes(r.buffer_peak_bytes) << "\n";
+    << flow::format_bytes(r.buffer_peak_bytes);
+  if (r.rss_peak_bytes)
+    o << ", resident " << flow::format_bytes(r.rss_bytes) << " (peak " << flow::format_bytes(r.rss_peak_bytes) << ")";
+  o << "\n";
   if (!r.params.empty()) {
     o << "  params";
     for (const auto& [name, value] : r.params) o << " " << name << "=" << value;
@@ -217,11 +241,17 @@ std::string to_text(const run_report& r) {
   const auto io_pair = [](std::uint64_t measured, const double* est) {
     return size_text(static_cast<double>(measured)) + " (" + (est ? size_text(*est) : "-") + ")";
   };
+  double total_read = 0, total_write = 0; // the estimate for the rounds each phase ran
   for (const auto& p : merge_phases(r)) {
     std::string label = std::to_string(p.id) + " " + *p.label;
     if (label.size() > 40) label = label.substr(0, 37) + "...";
-    const double* er = p.estimated ? &p.estimated->read_bytes : nullptr;
-    const double* ew = p.estimated ? &p.estimated->write_bytes : nullptr;
+    const double n = rounds_of(p);
+    const double est_read = p.estimated ? p.estimated->read_bytes * n : 0;
+    const double est_write = p.estimated ? p.estimated->write_bytes * n : 0;
+    total_read += est_read;
+    total_write += est_write;
+    const double* er = p.estimated ? &est_read : nullptr;
+    const double* ew = p.estimated ? &est_write : nullptr;
     if (p.measured) {
       const auto& m = *p.measured;
       rows.push_back({label + (m.runs > 1 ? " (x" + std::to_string(m.runs) + ")" : ""),
@@ -231,7 +261,7 @@ std::string to_text(const run_report& r) {
       rows.push_back({label + " (not run)", "-", io_pair(0, er), io_pair(0, ew), "-", "-"});
     }
   }
-  const double er = r.estimate.read_bytes(), ew = r.estimate.write_bytes();
+  const double er = total_read, ew = total_write;
   rows.push_back({"total", secs_text(r.wall_seconds),
                   io_pair(r.read_bytes, r.estimate.phases().empty() ? nullptr : &er),
                   io_pair(r.write_bytes, r.estimate.phases().empty() ? nullptr : &ew),

@@ -145,6 +145,22 @@ public:
     }
   }
 
+  /// Takes over the elements of `other`, which is left empty, and frees this vector's
+  /// old blocks: `v = pipeline` builds the new contents aside (the pipeline may read v)
+  /// and puts them in place once complete. Both use one block manager.
+  void take_elements(vector& other) {
+    mutable_check("refill");
+    other.mutable_check("refill");
+    other.flush();
+    other.drop_cache();
+    for (auto& s : slots_) wait_pending(s);
+    drop_cache();
+    bm_.free(blocks_);
+    blocks_ = std::exchange(other.blocks_, {});
+    slot_of_ = std::exchange(other.slot_of_, {});
+    size_ = std::exchange(other.size_, 0);
+  }
+
   /// Removes every element and frees the blocks.
   void clear() {
     mutable_check("clear");

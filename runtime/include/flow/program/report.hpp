@@ -20,18 +20,21 @@ public:
   struct phase_estimate {
     unsigned id = 0;
     std::string label;
-    double read_bytes = 0;
-    double write_bytes = 0;
+    double read_bytes = 0;  ///< per round
+    double write_bytes = 0; ///< per round
+    double rounds = 1;      ///< the rounds planned (a phase in a while loop runs once per round)
   };
 
-  /// The estimate of phase `id`. A second call with the same id adds to the first (a
-  /// generator may emit one call per node).
+  /// The estimate of phase `id`, for one round. A second call with the same id adds to the
+  /// first (a generator may emit one call per node).
   void phase(unsigned id, std::string_view label, double read_bytes, double write_bytes);
+  /// The rounds phase `id` is planned to run (the `~ N` of the while loops around it).
+  void rounds(unsigned id, std::string_view label, double rounds);
 
   const std::vector<phase_estimate>& phases() const noexcept { return phases_; }
   const phase_estimate* find(unsigned id) const noexcept;
-  double read_bytes() const noexcept;  ///< sum over phases
-  double write_bytes() const noexcept; ///< sum over phases
+  double read_bytes() const noexcept;  ///< sum over phases, each times its rounds
+  double write_bytes() const noexcept; ///< sum over phases, each times its rounds
   void clear() noexcept { phases_.clear(); }
 
 private:
@@ -64,6 +67,8 @@ struct run_report {
   std::uint64_t memory_bytes = 0, memory_default_bytes = 0;
   std::uint64_t block_bytes = 0;  ///< 0: not known
   std::uint64_t buffer_peak_bytes = 0;
+  std::uint64_t rss_bytes = 0;      ///< resident memory at the end (VmRSS; 0 if unknown)
+  std::uint64_t rss_peak_bytes = 0; ///< its peak over the run (VmHWM)
   unsigned threads = 0;
   std::uint64_t seed = 0;
   struct disk {
