@@ -183,6 +183,12 @@ void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* 
     onlyContinuations = onlyContinuations && kContinuation.count(literalOf(parser->getVocabulary(), type));
   if (onlyContinuations && previous && kContinuation.count(previous->getText()))
     what = previous->getText() == "." ? "a field or method name" : "an expression";
+  // After `=` comes a value or (for a vector, a stream) a pipeline; after `+=` and the
+  // like only a value.
+  if (what == "a pipeline" && previous && previous->getText() == "=") what = "an expression or a pipeline";
+  if (what == "a pipeline" && previous && previous->getText().size() >= 2 && previous->getText().back() == '=' &&
+      kContinuation.count(previous->getText()))
+    what = "an expression";
   bool atEnd = offending && offending->getType() == antlr4::Token::EOF;
   if (atEnd) {
     // At the end of the input what is missing is what closes the open construct.

