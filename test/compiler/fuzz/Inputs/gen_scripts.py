@@ -7,7 +7,9 @@ in well under a second on tiny data and is deterministic: the same printed lines
 same written files on every run and under every memory budget. For that, orders on
 records name every leaf field (so sorts and queue pops have no ties between different
 elements), floats stay small and never NaN or -0, and min/max only read streams that
-cannot be empty.
+cannot be empty. About a third of the scripts also use reduce, join, left_join, zip,
+concat and for stages with end blocks (see "grouping and joining" below for how their
+outputs stay the same under every budget).
 
 The generator is grammar- and type-aware: every expression is built for a wanted type,
 and every name it uses is in scope. One function per construct (the gen_* methods of
