@@ -150,6 +150,14 @@ void Generator::emitSegment(const std::vector<int>& nodes) {
   std::set<int> inSegment(nodes.begin(), nodes.end());
   // The nodes a merge, join or zip pulls from: its inputs, and through the stages that
   // can be pulled (map, filter, …) back to where each input starts.
+  // The segment's pulled nodes, for the node functions it calls; a pipeline nested in a
+  // loop body inside this segment has a segment of its own, so this one's set is put
+  // back when it ends.
+  struct Restore {
+    std::set<int>& member;
+    std::set<int> saved;
+    ~Restore() { member = std::move(saved); }
+  } restore{pulled_, std::move(pulled_)};
   std::set<int>& pulled = pulled_;
   pulled.clear();
   std::function<void(int)> pull = [&](int id) {

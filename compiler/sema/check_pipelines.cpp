@@ -504,9 +504,12 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
     const Type* t = checkLambda(r.fn, {input, input}, "reduce's function");
     if (t->isError()) return t;
     if (!pureFunction(r.fn, "reduce's function")) return out_.types.error();
-    if (!convert(*r.fn.body, input, "as the result of reduce's function (it combines two " + input->name() +
-                                        " into one)"))
+    if (t != input && !t->isUntyped()) {
+      error(r.fn.body->loc, "reduce's function combines two " + input->name() + " into one " + input->name() +
+                                ", but it returns " + t->name());
       return out_.types.error();
+    }
+    if (!convert(*r.fn.body, input, "as the result of reduce's function")) return out_.types.error();
     return input;
   }
   }

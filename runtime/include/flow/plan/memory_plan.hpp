@@ -28,7 +28,8 @@ enum class memory_role {
   sort_runs,  ///< run formation of a sort
   sort_merge, ///< merging of a sort
   queue,      ///< a priority queue, one budget over all the phases it lives in
-  join,       ///< a join: the right side's group of equal keys, spilled beyond it (join_model.hpp)
+  join,       ///< a join: the right side's group of equal keys (at least three blocks, and a
+              ///< share of what its phase leaves), spilled beyond it (join_model.hpp)
 };
 
 struct memory_node {
@@ -283,8 +284,17 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
       }
     }
     // A merge holds nothing past its phase, and a wider fan-in keeps one pass when the
-    // data is more than counted.
-    for (int id : merges) node(id).memory += available / merges.size() / block_ * block_;
+    // data is more than counted; a join keeps larger groups of equal keys in memory.
+    // They share what is left.
+    std::vector<int> joins;
+    for (int id : ids)
+      if (node(id).role == memory_role::join) joins.push_back(id);
+    const std::size_t takers = merges.size() + joins.size();
+    if (takers > 0) {
+      const std::uint64_t each = available / takers / block_ * block_;
+      for (int id : merges) node(id).memory += each;
+      for (int id : joins) node(id).memory += each;
+    }
   }
   return std::nullopt;
 }

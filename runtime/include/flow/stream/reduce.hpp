@@ -339,11 +339,11 @@ private:
     const std::size_t need =
         result_.metadata_bytes() + blocks * (sizeof(T) + 2 * plan::run_write_overhead) + 4096;
     if (need > plan_.metadata_reserve) {
-      throw std::length_error("flow: reduce (hash table): the runs' metadata (" +
-                              std::to_string(result_.metadata_bytes()) + " bytes for " +
-                              std::to_string(runs.size()) + " runs) outgrows its reserve of " +
+      throw std::length_error("flow: reduce (hash table): the data has far more distinct keys than expected: " +
+                              std::to_string(runs.size()) + " spilled runs need " + std::to_string(need) +
+                              " bytes of metadata with room for one more, more than its reserve of " +
                               std::to_string(plan_.metadata_reserve) +
-                              " bytes. Give the reduce more memory or larger blocks.");
+                              " bytes. Give the reduce more memory or larger blocks, or correct its ~ estimate.");
     }
   }
 
