@@ -158,9 +158,9 @@ private:
     if (got % sizeof(T) != 0) {
       const std::uint64_t whole = bytes_ / sizeof(T);
       throw file_format_error((where_.empty() ? std::string() : where_ + ": ") + "standard input ended inside an element: " +
-                                  std::to_string(bytes_) + " bytes is " + std::to_string(whole) +
-                                  " whole elements of " + std::to_string(sizeof(T)) + " bytes and " +
-                                  std::to_string(got % sizeof(T)) +
+                                  std::to_string(bytes_) + " bytes are " + std::to_string(whole) +
+                                  (whole == 1 ? " element" : " elements") + " of " + std::to_string(sizeof(T)) +
+                                  " bytes and " + std::to_string(got % sizeof(T)) +
                                   " bytes left over; check the element type given to read(...) as T, "
                                   "or whether the input was cut short",
                               "-", bytes_ - got % sizeof(T), got % sizeof(T), 0);
