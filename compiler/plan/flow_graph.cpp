@@ -54,7 +54,9 @@ bool GraphBuilder::evaluateParams() {
       const auto* init = static_cast<const ParamDecl*>(s->decl)->init->as<StringLitExpr>();
       const std::string value = set != options_.setParams.end() ? set->second : init ? init->literal.text() : "";
       plan_.pathValues[s] = value;
-      plan_.params.emplace_back(s->name, "\"" + value + "\"");
+      std::string quoted = "\""; // a JSON string too (explain --format=json)
+      for (char c : value) quoted += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+      plan_.params.emplace_back(s->name, quoted + "\"");
       continue;
     }
     std::optional<ConstValue> value;
