@@ -85,8 +85,8 @@ pipeline : source ('|' stage)* ;
 source
     : 'generate' '(' expr ')' '{' expr '}'                          # generateSource
     | 'range' '(' expr ',' expr ')'                                  # rangeSource
-    | 'read' '(' STRING ')' 'as' type estimate?                      # readSource
-    | 'read_text' '(' STRING ')' 'as' type estimate?                 # readTextSource
+    | 'read' '(' pathRef ')' 'as' type estimate?                     # readSource
+    | 'read_text' '(' pathRef ')' 'as' type estimate?                # readTextSource
     | 'scan' '(' IDENT ')'                                           # scanSource
     | 'merge' '(' pipeline (',' pipeline)* 'by' orderRef ')'         # mergeSource
     | kind=('join' | 'left_join') '(' pipeline 'by' joinKey ',' pipeline 'by' joinKey ')'
@@ -105,6 +105,9 @@ stage
     | 'for' IDENT block ('end' endBlock=block)?  # forStage
     | 'reduce' '(' expr (',' expr)* ','? ')' 'with' lambda estimate?   # reduceStage
     ;
+
+// Where a read or write goes: a string literal, or a param of type path (sema checks).
+pathRef : STRING | name ;
 
 // The key of one side of a join: fields in parentheses, each ascending unless `desc`, or
 // an order (`asc` / `desc` for scalars, or a declared order with keys).
@@ -142,8 +145,8 @@ statement
     | 'continue' ';'                                             # continueStmt
     | 'emit' expr ';'                                            # emitStmt
     | 'print' STRING ';'                                         # printStmt
-    | 'write' pipeline 'to' STRING ';'                           # writeStmt
-    | 'write_text' pipeline 'to' STRING ';'                      # writeTextStmt
+    | 'write' pipeline 'to' pathRef ';'                          # writeStmt
+    | 'write_text' pipeline 'to' pathRef ';'                     # writeTextStmt
     | expr op=assignOp pipeline ';'                              # assignStmt  // v = pipeline refills a vector
     | expr ';'                                                   # exprStmt
     | block                                                      # blockStmt

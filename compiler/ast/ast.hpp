@@ -124,6 +124,16 @@ struct StringLiteral {
   std::string text() const;
 };
 
+/// Where a read or write goes: a string literal (`"edges.bin"`, `"-"`), or the name of a
+/// param of type path (`read(input)`), whose value the program gets at run time.
+struct PathRef {
+  StringLiteral literal;                // when param is empty
+  std::string param;                    // the name of a path param
+  SourceLoc loc;
+  const sema::Symbol* symbol = nullptr; // the param, set by sema
+  bool isParam() const { return !param.empty(); }
+};
+
 struct Expr : Node<Expr> {
   enum Kind {
     IntLit, FloatLit, SizeLit, StringLit, BoolLit, Name, Call, MethodCall, Field, Index,
@@ -324,7 +334,7 @@ struct ReadSource : Source {
   Kind kind() const override { return text ? ReadText : Read; }
   int kindOf() const override { return Read; }
   bool text = false;
-  StringLiteral path;
+  PathRef path;
   TypeRefPtr type;
   std::optional<Estimate> estimate;
 };
@@ -615,7 +625,7 @@ struct WriteStmt : Stmt {
   int kindOf() const override { return Write; }
   bool text = false;
   PipelinePtr pipeline;
-  StringLiteral path;
+  PathRef path;
 };
 
 /// `x = e`, `x += e`, …, and `v = pipeline` (a vector refilled).

@@ -23,6 +23,9 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
+/// A path as the script writes it: a quoted literal, or a path param's name.
+std::string pathText(const PathRef& p) { return p.isParam() ? "param " + p.param : quoted(p.literal.text()); }
+
 /// Writes one node per line, children indented by two spaces, each with its location.
 class Printer {
 public:
@@ -235,7 +238,7 @@ public:
     case Stmt::Write:
     case Stmt::WriteText: {
       auto& x = *s.as<WriteStmt>();
-      line(std::string(x.text ? "WriteText " : "Write ") + "to " + quoted(x.path.text()), s.loc);
+      line(std::string(x.text ? "WriteText " : "Write ") + "to " + pathText(x.path), s.loc);
       Indent in(*this);
       pipeline(*x.pipeline);
       break;
@@ -323,7 +326,7 @@ private:
     case Source::Read:
     case Source::ReadText: {
       auto& x = *s.as<ReadSource>();
-      line(std::string(x.text ? "ReadText " : "Read ") + quoted(x.path.text()) + " as " + typeName(*x.type), s.loc);
+      line(std::string(x.text ? "ReadText " : "Read ") + pathText(x.path) + " as " + typeName(*x.type), s.loc);
       Indent in(*this);
       estimate(x.estimate);
       break;

@@ -154,7 +154,7 @@ void forEachChild(const Stmt& s, const ChildFn& fn) {
   case Stmt::Write:
   case Stmt::WriteText:
     each(s.as<WriteStmt>()->pipeline, fn);
-    return each(s.as<WriteStmt>()->path, fn);
+    return each(s.as<WriteStmt>()->path.literal, fn);
   case Stmt::Assign:
     each(s.as<AssignStmt>()->target, fn);
     each(s.as<AssignStmt>()->value, fn);

@@ -414,13 +414,15 @@ void Generator::declareNode(const Node& n) {
   }
   case Node::ReadFile: {
     auto& r = *n.get<ReadSource>();
-    line("flow::io::file_reader<" + type(r.elementType) + "> " + var(n, "in") + "(" + quote(r.path.text()) + ");");
+    // `where` names the script line when standard input ends inside an element.
+    line("flow::io::file_reader<" + type(r.elementType) + "> " + var(n, "in") + "(" + path(r.path) +
+         ", flow::io::default_typed_file_memory, true, " + where(r.loc) + ");");
     break;
   }
   case Node::ReadText: {
     auto& r = *n.get<ReadSource>();
     line("flow::script::text_reader<" + type(r.elementType) + ", " + textFields(r.elementType) + "> " + var(n, "in") +
-         "(" + quote(r.path.text()) + ");");
+         "(" + path(r.path) + ");");
     break;
   }
   case Node::ScanVector: {
@@ -537,14 +539,13 @@ void Generator::declareNode(const Node& n) {
     break;
   case Node::WriteFile: {
     auto& w = *n.get<WriteStmt>();
-    line("flow::io::file_writer<" + type(w.pipeline->elementType) + "> " + var(n, "out") + "(" + quote(w.path.text()) +
-         ");");
+    line("flow::io::file_writer<" + type(w.pipeline->elementType) + "> " + var(n, "out") + "(" + path(w.path) + ");");
     break;
   }
   case Node::WriteText: {
     auto& w = *n.get<WriteStmt>();
     line("flow::script::text_writer<" + type(w.pipeline->elementType) + ", " + textFields(w.pipeline->elementType) +
-         "> " + var(n, "out") + "(" + quote(w.path.text()) + ");");
+         "> " + var(n, "out") + "(" + path(w.path) + ");");
     break;
   }
   default: break;

@@ -256,6 +256,21 @@ void Generator::emitParams() {
   // params is computed again from the values given on the command line.
   for (const Symbol* s : program_.symbolsOf(Symbol::Param)) {
     auto* d = static_cast<const ParamDecl*>(s->decl);
+    if (s->type->kind == sema::Type::Path) { // a file name: --NAME=FILE
+      std::string text = static_cast<const ParamDecl*>(s->decl)->init->as<StringLitExpr>()->literal.text();
+      line("std::string " + name(s) + " = " + quote(text) + ";");
+      std::string lineText(program_.ast->file->lineText(d->loc.line));
+      std::string description;
+      size_t semi = lineText.find(';', d->loc.column - 1);
+      size_t comment = semi == std::string::npos ? std::string::npos : lineText.find("//", semi);
+      if (comment != std::string::npos) {
+        description = lineText.substr(comment + 2);
+        description.erase(0, description.find_first_not_of(" \t"));
+      }
+      line("fl_program.param(" + quote(s->name) + ", " + name(s) + ", \"path\", " + quote("\"" + text + "\"") + ", " +
+           quote(description) + ");");
+      continue;
+    }
     std::string value = s->value ? s->value->str() : "0";
     if (s->type->isInteger()) value += s->type->isSigned() ? "LL" : "ULL";
     if (s->type->isFloat() && value.find_first_of(".e") == std::string::npos && value.find("inf") == std::string::npos)
@@ -362,9 +377,14 @@ void Generator::emitEstimate() {
       runtime = "std::max(0.0, static_cast<double>(" + expr(*n.get<RangeSource>()->end) + ") - static_cast<double>(" +
                 expr(*n.get<RangeSource>()->begin) + "))";
       break;
-    case plan::Scaling::InputFile:
-      runtime = "static_cast<double>(fl_program.input_elements(" + quote(n.get<ReadSource>()->path.text()) + "))";
+    case plan::Scaling::InputFile: {
+      // Standard input, a pipe, or a file the script also writes: no size at start, so
+      // the planned count stands.
+      const std::string p = path(n.get<ReadSource>()->path);
+      runtime = "(fl_program.input_size_known(" + p + ") ? static_cast<double>(fl_program.input_elements(" + p +
+                ")) : " + number(n.elements) + ")";
       break;
+    }
     case plan::Scaling::Planned:
     case plan::Scaling::From: break;
     }
@@ -496,11 +516,19 @@ std::string Generator::run() {
     line("fl_program.memory_default(" + std::to_string(plan_.memoryBytes) + "ULL);");
     line("fl_program.block_default(" + std::to_string(plan_.blockBytes) + "ULL);");
     // Files the script reads are checked before any work, unless the script writes them
-    // itself first.
+    // itself first: the planner knows the literals; a path param's file is compared with
+    // the files written when the program starts (output_file).
     for (const Node& n : plan_.nodes)
-      if (n.kind == Node::ReadFile && !plan_.writtenFiles.count(n.get<ReadSource>()->path.text()))
-        line("fl_program.input_file(" + quote(n.get<ReadSource>()->path.text()) + ", " + std::to_string(n.elementBytes) +
-             ", " + quote(n.get<ReadSource>()->elementType->name()) + ");");
+      if (n.kind == Node::ReadFile && plan_.readsInput(*n.get<ReadSource>())) {
+        const ast::PathRef& p = n.get<ReadSource>()->path;
+        line("fl_program.input_file(" + (p.isParam() ? "[&] { return " + name(p.symbol) + "; }" : quote(p.literal.text())) +
+             ", " + std::to_string(n.elementBytes) + ", " + quote(n.get<ReadSource>()->elementType->name()) + ");");
+      }
+    for (const Node& n : plan_.nodes)
+      if (n.kind == Node::WriteFile || n.kind == Node::WriteText) {
+        const ast::PathRef& p = n.get<WriteStmt>()->path;
+        if (p.isParam()) line("fl_program.output_file([&] { return " + name(p.symbol) + "; });");
+      }
     line("std::vector<flow::plan::memory_node> fl_nodes(" + std::to_string(plan_.nodes.size()) +
          "); // what each node of the plan needs and gets");
     emitEstimate();

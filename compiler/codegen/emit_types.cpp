@@ -27,6 +27,10 @@ unsigned keyBits(const Type* t) {
 std::string Generator::mangle(const std::string& scriptName) { return "s_" + scriptName; }
 std::string Generator::typeName(const std::string& scriptName) { return "t_" + scriptName; }
 
+std::string Generator::path(const ast::PathRef& p) {
+  return p.isParam() ? name(p.symbol) : quote(p.literal.text());
+}
+
 std::string Generator::name(const Symbol* s) {
   auto it = names_.find(s);
   if (it != names_.end()) return it->second;

@@ -32,6 +32,7 @@ private:
   static constexpr uint64_t kLargestStackValue = 64 << 10;
   std::string orderType(const sema::OrderInfo* o);
   std::string where(SourceLoc loc) const; // a C++ string literal "file:line:col"
+  std::string path(const ast::PathRef& p); // a path literal, or the path param's variable
   void emitRecords();
   void emitOrders();
   void emitOrder(const sema::OrderInfo& o, const std::string& cppName);

@@ -109,6 +109,15 @@ TypeRefPtr AstBuilder::type(P::TypeContext* ctx) {
   return t;
 }
 
+PathRef AstBuilder::pathRef(P::PathRefContext* ctx) {
+  PathRef p;
+  if (!ctx) return p;
+  p.loc = loc(ctx);
+  if (ctx->STRING()) p.literal = stringLiteral(ctx->STRING());
+  else if (ctx->name()) p.param = ctx->name()->getText();
+  return p;
+}
+
 QualifiedName AstBuilder::qualifiedName(P::QualifiedNameContext* ctx) {
   QualifiedName name;
   name.loc = loc(ctx);
@@ -166,7 +175,7 @@ SourcePtr AstBuilder::source(P::SourceContext* ctx) {
   }
   if (auto* c = dynamic_cast<P::ReadSourceContext*>(ctx)) {
     auto s = make<ReadSource>(loc(ctx));
-    s->path = stringLiteral(c->STRING());
+    s->path = pathRef(c->pathRef());
     s->type = type(c->type());
     s->estimate = estimate(c->estimate());
     return s;
@@ -174,7 +183,7 @@ SourcePtr AstBuilder::source(P::SourceContext* ctx) {
   if (auto* c = dynamic_cast<P::ReadTextSourceContext*>(ctx)) {
     auto s = make<ReadSource>(loc(ctx));
     s->text = true;
-    s->path = stringLiteral(c->STRING());
+    s->path = pathRef(c->pathRef());
     s->type = type(c->type());
     s->estimate = estimate(c->estimate());
     return s;
@@ -384,14 +393,14 @@ StmtPtr AstBuilder::statement(P::StatementContext* ctx) {
   if (auto* c = dynamic_cast<P::WriteStmtContext*>(ctx)) {
     auto s = make<WriteStmt>(loc(ctx));
     s->pipeline = pipeline(c->pipeline());
-    s->path = stringLiteral(c->STRING());
+    s->path = pathRef(c->pathRef());
     return s;
   }
   if (auto* c = dynamic_cast<P::WriteTextStmtContext*>(ctx)) {
     auto s = make<WriteStmt>(loc(ctx));
     s->text = true;
     s->pipeline = pipeline(c->pipeline());
-    s->path = stringLiteral(c->STRING());
+    s->path = pathRef(c->pathRef());
     return s;
   }
   if (auto* c = dynamic_cast<P::AssignStmtContext*>(ctx)) {

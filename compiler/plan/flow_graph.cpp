@@ -49,6 +49,16 @@ bool GraphBuilder::evaluateParams() {
     }
   }
   for (const Symbol* s : program_.symbolsOf(Symbol::Param)) {
+    if (s->type->kind == sema::Type::Path) { // a file name: --set input=FILE as given
+      auto set = options_.setParams.find(s->name);
+      const auto* init = static_cast<const ParamDecl*>(s->decl)->init->as<StringLitExpr>();
+      const std::string value = set != options_.setParams.end() ? set->second : init ? init->literal.text() : "";
+      plan_.pathValues[s] = value;
+      std::string quoted = "\""; // a JSON string too (explain --format=json)
+      for (char c : value) quoted += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+      plan_.params.emplace_back(s->name, quoted + "\"");
+      continue;
+    }
     std::optional<ConstValue> value;
     auto set = options_.setParams.find(s->name);
     if (set != options_.setParams.end()) {
@@ -161,7 +171,11 @@ void GraphBuilder::build() {
     topLevel(*program_.ast->items[i]);
   }
   for (const Node& n : plan_.nodes)
-    if (n.kind == Node::WriteFile || n.kind == Node::WriteText) plan_.writtenFiles.insert(n.get<WriteStmt>()->path.text());
+    if (n.kind == Node::WriteFile || n.kind == Node::WriteText) {
+      const PathRef& p = n.get<WriteStmt>()->path;
+      if (p.isParam()) plan_.writtenPathParams.insert(p.symbol);
+      else if (p.literal.text() != "-") plan_.writtenFiles.insert(p.literal.text());
+    }
   scaling();
   // Queues live from their first to their last use.
   for (Node& n : plan_.nodes)
@@ -186,7 +200,7 @@ void GraphBuilder::scaling() {
     } else if (n.kind == Node::Range && computableAtStart(*n.get<RangeSource>()->begin) &&
                computableAtStart(*n.get<RangeSource>()->end)) {
       r.kind = Scaling::RangeBounds;
-    } else if (n.kind == Node::ReadFile && !plan_.writtenFiles.count(n.get<ReadSource>()->path.text())) {
+    } else if (n.kind == Node::ReadFile && plan_.readsInput(*n.get<ReadSource>())) {
       r.kind = Scaling::InputFile;
     } else if (!n.inputs.empty()) {
       r = {Scaling::From, n.inputs};
@@ -447,9 +461,9 @@ void GraphBuilder::nestedWrite(const WriteStmt& w, int phase, double executions)
   const Owner outer = owner_;
   owner_ = static_cast<const Stmt*>(&w);
   const bool own = phase < 0;
-  if (own) beginPhase(std::string(w.text ? "write_text" : "write") + " to \"" + w.path.text() + "\"", w.loc);
+  if (own) beginPhase(std::string(w.text ? "write_text" : "write") + " to " + plan_.pathLabel(w.path), w.loc);
   Flow in = pipeline(*w.pipeline, own ? base_ : phase, executions);
-  add(w.text ? Node::WriteText : Node::WriteFile, (w.text ? "write_text \"" : "write \"") + w.path.text() + "\"",
+  add(w.text ? Node::WriteText : Node::WriteFile, (w.text ? "write_text " : "write ") + plan_.pathLabel(w.path),
       w.loc, in.phase, plan_.nodes[in.node].elements, w.pipeline->elementType, {in.node}, &w);
   if (own) endPhase();
   owner_ = outer;
@@ -576,7 +590,7 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
   case Source::ReadText: {
     auto& r = *s.as<ReadSource>();
     double n = r.estimate ? estimate(*r.estimate) : 0;
-    int id = add(r.text ? Node::ReadText : Node::ReadFile, (r.text ? "read_text \"" : "read \"") + r.path.text() + "\"",
+    int id = add(r.text ? Node::ReadText : Node::ReadFile, (r.text ? "read_text " : "read ") + plan_.pathLabel(r.path),
                  s.loc, phase, n * multiplier, s.elementType, {}, &r);
     if (!r.estimate) unknown(id, "no element count: write read(…) as T ~ COUNT");
     return {id, phase};

@@ -57,6 +57,17 @@ const Node* Plan::forAggregate(const ast::CallExpr* call) const {
   return it == aggregateNode.end() ? nullptr : &nodes[it->second];
 }
 
+bool Plan::readsInput(const ast::ReadSource& read) const {
+  if (read.path.isParam()) return !writtenPathParams.count(read.path.symbol);
+  return !writtenFiles.count(read.path.literal.text());
+}
+
+std::string Plan::pathLabel(const ast::PathRef& path) const {
+  if (!path.isParam()) return "\"" + path.literal.text() + "\"";
+  auto it = pathValues.find(path.symbol);
+  return path.param + "=\"" + (it == pathValues.end() ? std::string() : it->second) + "\"";
+}
+
 std::string formatBytes(double bytes) { return flow::format_bytes(bytes); }
 std::string formatCount(double count) { return flow::format_count(count); }
 

@@ -120,7 +120,19 @@ struct Plan {
   std::vector<Node> nodes;
   std::vector<int> scalingOrder; // every node after the nodes its Scaling takes from
   /// Files the script writes itself: a read of one is not an input known at start.
+  /// `-` (standard output) is not among them. Path params the script writes go in
+  /// writtenPathParams; which files they name is known only at run time.
   std::set<std::string> writtenFiles;
+  std::set<const sema::Symbol*> writtenPathParams;
+  /// The value of each path param the plan is for (its default or --set).
+  std::map<const sema::Symbol*, std::string> pathValues;
+  /// Whether a read is of an input file known at start (not one the script writes:
+  /// by the same literal, or by the same path param; a program also skips the check of
+  /// an input that a different param or literal names at run time, see
+  /// flow::program::output_file).
+  bool readsInput(const ast::ReadSource& read) const;
+  /// A path as explain shows it: `"edges.bin"`, or `input="edges.bin"` for a param.
+  std::string pathLabel(const ast::PathRef& path) const;
   std::vector<Phase> phases;
   Totals total, materialized;
   /// The nodes of vector and queue declarations, and of aggregate calls.

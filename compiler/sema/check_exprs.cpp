@@ -167,6 +167,11 @@ const Type* Checker::checkName(NameExpr& e) {
     return out_.types.error();
   }
   e.symbol = s;
+  if (s->kind == Symbol::Param && s->type && s->type->kind == Type::Path) {
+    error(e.loc, "'" + s->name + "' is a path param: it names a file for read(…), read_text(…), write … to and "
+                 "write_text … to (and print shows it), and is not a value");
+    return out_.types.error();
+  }
   switch (s->kind) {
   case Symbol::Param:
   case Symbol::Let:

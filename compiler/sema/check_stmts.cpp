@@ -145,10 +145,21 @@ void Checker::checkItem(Stmt& s) {
 }
 
 void Checker::checkParam(ParamDecl& d) {
+  allowPath_ = true;
   const Type* t = resolveType(*d.type);
+  allowPath_ = false;
   Symbol sym{Symbol::Param, d.name, d.loc};
   sym.type = t;
   sym.decl = &d;
+  if (t->kind == Type::Path) {
+    // A file name, set with --NAME=FILE: its default is a plain string literal.
+    auto* s = d.init->as<StringLitExpr>();
+    if (!s) error(d.init->loc, "the default of path param '" + d.name + "' must be a string literal, e.g. \"in.bin\"");
+    else checkPathLiteral(s->literal);
+    d.init->type = t;
+    d.symbol = &declare(std::move(sym));
+    return;
+  }
   if (!t->isError() && !t->isNumeric() && t->kind != Type::Bool) {
     error(d.type->loc, "a param is a number or a bool (it is set with --" + d.name + "=VALUE), not " + t->name());
     t = out_.types.error();
@@ -295,14 +306,42 @@ void Checker::checkAssign(AssignStmt& s) {
   convert(*s.value, target, "in '" + s.spelling() + "'");
 }
 
-void Checker::checkPath(const StringLiteral& path) {
+void Checker::checkPathLiteral(const StringLiteral& path) {
   if (path.isInterpolated()) error(path.loc, "a path cannot contain '{…}'");
   else if (path.text().empty()) error(path.loc, "a path cannot be empty");
+}
+
+void Checker::checkPath(PathRef& path) {
+  if (!path.isParam()) return checkPathLiteral(path.literal);
+  const Symbol* s = lookup(path.param);
+  const std::string what = "a path is a string literal or a param of type path; ";
+  if (!s) {
+    auto later = laterValues_.find(path.param);
+    if (later != laterValues_.end()) error(path.loc, "'" + path.param + "' is used before its declaration");
+    else error(path.loc, what + "there is no '" + path.param + "'" + suggest(path.param, namesInScope()));
+    return;
+  }
+  if (s->kind != Symbol::Param || !s->type || s->type->kind != Type::Path) {
+    std::string is = s->kind == Symbol::Param && s->type ? "a " + s->type->name() + " param" : std::string("a ") + s->kindName();
+    error(path.loc, what + "'" + path.param + "' is " + is);
+    if (s->loc.valid()) note(s->loc, "declared here");
+    return;
+  }
+  path.symbol = s;
 }
 
 void Checker::checkPrint(PrintStmt& s) {
   for (StringPart& part : s.message.parts) {
     if (!part.expr) continue;
+    if (auto* n = part.expr->as<NameExpr>(); n && n->name.parts.size() == 1) {
+      // A path param prints as its file name.
+      const Symbol* p = lookup(n->name.str());
+      if (p && p->kind == Symbol::Param && p->type && p->type->kind == Type::Path) {
+        n->symbol = p;
+        n->type = p->type;
+        continue;
+      }
+    }
     const Type* t = check(*part.expr);
     if (t->isError()) continue;
     t = finalize(*part.expr);

@@ -102,7 +102,10 @@ void Checker::layOutRecord(RecordInfo& record, RecordDecl& decl) {
 const Type* Checker::resolveType(TypeRef& ref) {
   const Type* t = out_.types.error();
   if (auto* a = ref.as<ArrayType>()) {
+    const bool allowPath = allowPath_;
+    allowPath_ = false; // a path is no element of an array
     const Type* element = resolveType(*a->element);
+    allowPath_ = allowPath;
     std::string why;
     const Type* lengthType = check(*a->length, out_.types.scalar(Type::U64));
     auto length = lengthType->isError() ? std::nullopt : constant(*a->length, &why);
@@ -127,6 +130,11 @@ const Type* Checker::resolveType(TypeRef& ref) {
       t = scalar;
     } else if (auto it = recordsByName_.find(name.str()); it != recordsByName_.end()) {
       t = out_.types.record(it->second);
+    } else if (name.str() == "path") {
+      if (allowPath_) t = out_.types.scalar(Type::Path);
+      else
+        error(name.loc, "only a param can be of type path (param input: path = \"in.bin\";); a path names a file "
+                        "for read, read_text, write and write_text and is not a value");
     } else {
       std::vector<std::string> names = {"bool", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64"};
       for (auto& [n, r] : recordsByName_) names.push_back(n);

@@ -122,7 +122,8 @@ private:
   void checkAssign(ast::AssignStmt& s);
   void checkRefill(ast::AssignStmt& s, ast::NameExpr& target, Symbol& vector);
   void checkPrint(ast::PrintStmt& s);
-  void checkPath(const ast::StringLiteral& path);
+  void checkPath(ast::PathRef& path);
+  void checkPathLiteral(const ast::StringLiteral& path);
   bool isAssignable(ast::Expr& target, std::string& why, SourceLoc& declLoc);
 
   ast::Program& program_;
@@ -151,6 +152,7 @@ private:
   // from the start so a use before the declaration gets a precise message.
   std::map<std::string, std::string> laterValues_;
   bool resolvingTypes_ = false; // laying out records: only constants may be used
+  bool allowPath_ = false;      // resolving a param's type: `path` is one
   bool inLoopBody() const { return loopDepth_ > 0 || !stages_.empty(); }
   std::map<const ast::Pipeline*, Ordering> orderings_; // the order each checked pipeline comes out in
   std::set<std::string> changedVectors_;               // vectors pushed into somewhere

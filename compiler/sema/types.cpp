@@ -17,7 +17,8 @@ const ScalarSpec kScalars[] = {
     {"i16", "int16_t", 2},     {"i32", "int32_t", 4},     {"i64", "int64_t", 8},
     {"f32", "float", 4},       {"f64", "double", 8},      {"integer", "uint64_t", 8},
     {"float", "double", 8}, {"array", "", 0},     {"record", "", 0},
-    {"void", "void", 0},       {"string", "std::string", 0}, {"<error>", "", 0}};
+    {"void", "void", 0},       {"string", "std::string", 0}, {"path", "std::string", 0},
+    {"<error>", "", 0}};
 } // namespace
 
 bool Type::isOrderable() const {

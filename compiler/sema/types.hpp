@@ -17,7 +17,7 @@ namespace flow::sema {
 struct RecordInfo;
 
 struct Type {
-  enum Kind { Bool, U8, U16, U32, U64, I8, I16, I32, I64, F32, F64, IntLit, FloatLit, Array, Record, Void, String, Error };
+  enum Kind { Bool, U8, U16, U32, U64, I8, I16, I32, I64, F32, F64, IntLit, FloatLit, Array, Record, Void, String, Path, Error };
   Kind kind;
   const Type* element = nullptr;       // Array
   uint64_t length = 0;                 // Array

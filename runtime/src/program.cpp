@@ -3,6 +3,8 @@
 #include "flow/format.hpp"
 #include "flow/program.hpp"
 
+#include "flow/io/standard_streams.hpp"
+
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -193,7 +195,49 @@ void program::block_default(std::uint64_t bytes, bool from_memory) {
 
 void program::input_file(std::string path, std::size_t element_bytes, std::string type_name) {
   if (element_bytes == 0) throw std::logic_error("flow::program::input_file: element size 0");
-  inputs_.push_back({std::move(path), element_bytes, std::move(type_name), 0});
+  inputs_.push_back({std::move(path), element_bytes, std::move(type_name), 0, {}, false});
+}
+
+void program::input_file(std::function<std::string()> path, std::size_t element_bytes, std::string type_name) {
+  if (element_bytes == 0) throw std::logic_error("flow::program::input_file: element size 0");
+  inputs_.push_back({{}, element_bytes, std::move(type_name), 0, std::move(path), false});
+}
+
+void program::output_file(std::function<std::string()> path) { outputs_.push_back(std::move(path)); }
+
+void program::param(std::string_view name, std::string& variable, std::string_view type,
+                    std::string_view default_text, std::string_view description) {
+  if (type != "path") {
+    throw std::logic_error("flow::program::param: '" + std::string(name) + "' is declared " + std::string(type) +
+                           " but its variable is a path (std::string)");
+  }
+  param_info info;
+  info.name = std::string(name);
+  info.type = "path";
+  info.default_text = std::string(default_text);
+  info.description = std::string(description);
+  std::string* v = &variable;
+  info.set = [v](std::string_view text) {
+    if (text.empty()) throw std::invalid_argument("a path cannot be empty (- is standard input or output)");
+    *v = std::string(text);
+  };
+  auto quoted = [v] {
+    std::string s = "\"";
+    for (char c : *v) {
+      if (c == '"' || c == '\\') s += '\\';
+      if (static_cast<unsigned char>(c) < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+        s += buf;
+        continue;
+      }
+      s += c;
+    }
+    return s + "\"";
+  };
+  info.text = quoted;
+  info.json = quoted;
+  add_param_info(std::move(info));
 }
 
 void program::estimate(std::function<void(flow::estimate&)> fill) { estimate_fn_ = std::move(fill); }
@@ -227,6 +271,13 @@ std::uint64_t program::input_elements(std::string_view path) const {
   for (const auto& in : inputs_)
     if (in.path == path) return in.elements;
   throw std::logic_error("flow::program::input_elements: '" + std::string(path) +
+                         "' is not a declared input file");
+}
+
+bool program::input_size_known(std::string_view path) const {
+  for (const auto& in : inputs_)
+    if (in.path == path) return in.known;
+  throw std::logic_error("flow::program::input_size_known: '" + std::string(path) +
                          "' is not a declared input file");
 }
 
@@ -413,7 +464,7 @@ std::string program::help() const {
   };
   std::vector<entry> ps, os;
   for (const auto& p : params_) {
-    std::string left = "--" + p.name + (p.is_bool ? "[=bool]" : "=" + p.type);
+    std::string left = "--" + p.name + (p.is_bool ? "[=bool]" : p.type == "path" ? std::string("=FILE") : "=" + p.type);
     const std::string value = p.text();
     std::string def = p.default_text.empty() ? value : p.default_text;
     if (!p.default_text.empty() && p.default_text != value) def += " = " + value;
@@ -498,8 +549,27 @@ int program::run(int argc, char** argv, const std::function<void()>& body) {
 int program::run_checked(const std::function<void()>& body) {
   using clock = std::chrono::steady_clock;
 
-  // 1. Input files, before any work.
+  // 1. Input files, before any work: not `-` (standard input), and not a file the script
+  // also writes (by name, or the same file on disk), which it may create first.
+  std::vector<std::string> outputs;
+  for (const auto& out : outputs_) outputs.push_back(out());
+  auto same_file = [](const std::string& a, const std::string& b) {
+    if (a == b) return true;
+    struct stat sa, sb;
+    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+  };
   for (auto& in : inputs_) {
+    if (in.path_fn) in.path = in.path_fn();
+    in.known = false;
+    in.elements = 0;
+  }
+  for (auto& in : inputs_) {
+    if (io::is_standard_stream(in.path)) continue;
+    bool written = false;
+    for (const std::string& out : outputs)
+      written = written || (!io::is_standard_stream(out) && same_file(in.path, out));
+    if (written) continue;
     const int fd = ::open(in.path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
       const int e = errno;
@@ -524,6 +594,7 @@ int program::run_checked(const std::function<void()>& body) {
                            ", or it is truncated");
       }
       in.elements = size / in.element_bytes;
+      in.known = true;
     }
   }
 

@@ -113,6 +113,12 @@ public:
   void param(std::string_view name, T& variable, std::string_view type,
              std::string_view default_text, std::string_view description, F default_value);
 
+  /// A param of type `path`: a file name `--NAME=FILE` written into `variable`, whose
+  /// current value is its default (`-` means standard input or output). `type` must be
+  /// "path"; an empty value is a bad flag.
+  void param(std::string_view name, std::string& variable, std::string_view type,
+             std::string_view default_text, std::string_view description);
+
   /// The script's memory budget in bytes (--memory overrides it).
   void memory_default(std::uint64_t bytes);
   /// The planner's block size (a multiple of 4096). `from_memory`: the planner derived
@@ -122,7 +128,17 @@ public:
   /// any work, that it exists, is readable and that its size is a multiple of
   /// `element_bytes` (`type_name`, e.g. "Edge", makes the message clearer); else it prints
   /// the error and returns 1.
+  /// The file `-` (standard input), a pipe or a device is not checked and has no size
+  /// known up front (input_size_known is false). Nor is a file that the script also
+  /// writes (output_file): the script may create it before reading it.
   void input_file(std::string path, std::size_t element_bytes, std::string type_name = {});
+  /// The same for a path that a param gives: `path()` is called after the flags are
+  /// parsed (e.g. [&] { return input; }).
+  void input_file(std::function<std::string()> path, std::size_t element_bytes, std::string type_name = {});
+  /// A file the script writes (its path now, or from a param after the flags): an
+  /// input_file that names the same file (the same name, or the same file on disk) is
+  /// not checked at start, since the script may write it before reading it.
+  void output_file(std::function<std::string()> path);
   /// The planner's estimate, called by run() after the flags are parsed and the input
   /// files checked (so it may use params and input_elements()). Generated programs make
   /// their memory plan here too; a usage_error it throws (memory_too_small) ends run()
@@ -162,7 +178,11 @@ public:
   unsigned threads() const noexcept;
   std::uint64_t seed() const noexcept { return options_.seed; }
   /// Elements in a registered input file (its size / element_bytes); after the check.
+  /// 0 when the size is not known (see input_size_known).
   std::uint64_t input_elements(std::string_view path) const;
+  /// Whether the size of a registered input file was known at start: false for `-`,
+  /// pipes and devices, and files the script also writes.
+  bool input_size_known(std::string_view path) const;
   /// Whether param `name` was given on the command line.
   bool given(std::string_view name) const;
 
@@ -219,6 +239,8 @@ private:
     std::size_t element_bytes = 0;
     std::string type_name;
     std::uint64_t elements = 0;
+    std::function<std::string()> path_fn; // a path param's value, read after the flags
+    bool known = false;                   // the size was checked at start
   };
 
   template <class T> static constexpr std::string_view type_name_of();
@@ -237,6 +259,7 @@ private:
   std::string description_;
   std::vector<param_info> params_;
   std::vector<input_info> inputs_;
+  std::vector<std::function<std::string()>> outputs_;
   std::function<void(flow::estimate&)> estimate_fn_;
   std::uint64_t memory_default_ = 0;
   std::uint64_t block_default_ = 0;

@@ -10,7 +10,13 @@
 //   out.finish();                       // throws io_error on failure
 //   flow::io::file_reader<point> in("points.bin");
 //   for (; !in.empty(); ++in) use(*in);
+//
+// The path `-` is standard input (reader) or standard output (writer), read and written
+// sequentially with plain read(2) and write(2) (flow/io/standard_streams.hpp): pipes and
+// redirections work, nothing is seeked, truncated or opened again.
+#include <cerrno>
 #include <cstddef>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -27,6 +33,7 @@
 #include "flow/io/buffer.hpp"
 #include "flow/io/error.hpp"
 #include "flow/io/posix_file.hpp"
+#include "flow/io/standard_streams.hpp"
 
 namespace flow::io {
 
@@ -52,11 +59,24 @@ public:
   using value_type = T;
   /// Opens `path`; throws open_error, or file_format_error when its size is not a
   /// multiple of sizeof(T). Uses at most `memory_bytes` of buffers (at least
-  /// lcm(sizeof(T), 4096)). Starts reading ahead at once.
+  /// lcm(sizeof(T), 4096)). Starts reading ahead at once. `-` reads standard input to
+  /// its end, one chunk at a time (no read-ahead, no O_DIRECT); input that ends inside
+  /// an element is a file_format_error, whose message starts with `where` if given
+  /// (e.g. the script line "x.flow:3:8").
   explicit file_reader(const std::string& path,
-                       std::size_t memory_bytes = default_typed_file_memory, bool direct = true)
-      : file_(path, open_mode::read | (direct ? open_mode::direct : 0u)) {
-    bytes_ = file_.size();
+                       std::size_t memory_bytes = default_typed_file_memory, bool direct = true,
+                       std::string where = {})
+      : where_(std::move(where)) {
+    const auto plan = detail::plan_chunks(sizeof(T), memory_bytes, path);
+    chunk_bytes_ = plan.chunk_bytes;
+    if (is_standard_stream(path)) {
+      stream_ = true;
+      current_ = aligned_buffer(chunk_bytes_);
+      next_chunk();
+      return;
+    }
+    file_ = std::make_unique<posix_file>(path, open_mode::read | (direct ? open_mode::direct : 0u));
+    bytes_ = file_->size();
     if (bytes_ % sizeof(T) != 0) {
       throw file_format_error(
           describe_failure("cannot read elements from", path, 0, bytes_, 0,
@@ -69,8 +89,6 @@ public:
                                "as T, or whether the file was cut short."),
           path, 0, bytes_, 0);
     }
-    const auto plan = detail::plan_chunks(sizeof(T), memory_bytes, path);
-    chunk_bytes_ = plan.chunk_bytes;
     chunk_count_ = (bytes_ + chunk_bytes_ - 1) / chunk_bytes_;
     const std::size_t buffers =
         static_cast<std::size_t>(std::min<std::uint64_t>(plan.chunks, chunk_count_));
@@ -89,8 +107,10 @@ public:
   file_reader(const file_reader&) = delete;
   file_reader& operator=(const file_reader&) = delete;
 
-  /// Elements in the file.
+  /// Elements in the file; for standard input, the elements read so far.
   std::uint64_t size() const noexcept { return bytes_ / sizeof(T); }
+  /// Whether this reader reads standard input (`-`).
+  bool is_stream() const noexcept { return stream_; }
   bool empty() const noexcept { return pos_ == end_; }
   const T& operator*() const noexcept { return *pos_; }
   const T* operator->() const noexcept { return pos_; }
@@ -118,17 +138,40 @@ private:
       const std::size_t bytes = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes_, bytes_ - offset));
       // A direct read must have an aligned size: ask for the rounded-up tail, accept EOF.
       const std::size_t asked =
-          file_.direct() ? (bytes + direct_alignment - 1) / direct_alignment * direct_alignment
+          file_->direct() ? (bytes + direct_alignment - 1) / direct_alignment * direct_alignment
                          : bytes;
       pending p{std::move(free_.back()), nullptr, bytes};
       free_.pop_back();
-      p.request = file_.aread_partial(p.buffer.data(), offset, asked, bytes);
+      p.request = file_->aread_partial(p.buffer.data(), offset, asked, bytes);
       in_flight_.push_back(std::move(p));
       ++next_issue_;
     }
   }
 
+  /// Standard input: fills the one buffer up to a whole chunk or the end of the input.
+  void next_stream_chunk() {
+    pos_ = end_ = nullptr;
+    if (stream_ended_) return;
+    const std::size_t got = read_fully(0, current_.data(), chunk_bytes_, "standard input");
+    if (got < chunk_bytes_) stream_ended_ = true;
+    bytes_ += got;
+    if (got % sizeof(T) != 0) {
+      const std::uint64_t whole = bytes_ / sizeof(T);
+      throw file_format_error((where_.empty() ? std::string() : where_ + ": ") + "standard input ended inside an element: " +
+                                  std::to_string(bytes_) + " bytes are " + std::to_string(whole) +
+                                  (whole == 1 ? " element" : " elements") + " of " + std::to_string(sizeof(T)) +
+                                  " bytes and " + std::to_string(got % sizeof(T)) +
+                                  " bytes left over; check the element type given to read(...) as T, "
+                                  "or whether the input was cut short",
+                              "-", bytes_ - got % sizeof(T), got % sizeof(T), 0);
+    }
+    pos_ = reinterpret_cast<const T*>(current_.data());
+    end_ = pos_ + got / sizeof(T);
+    if (pos_ == end_) stream_ended_ = true;
+  }
+
   void next_chunk() {
+    if (stream_) return next_stream_chunk();
     if (current_.size()) free_.push_back(std::move(current_));
     pos_ = end_ = nullptr;
     issue();
@@ -146,7 +189,10 @@ private:
     end_ = pos_ + p.bytes / sizeof(T);
   }
 
-  posix_file file_;
+  std::string where_;
+  std::unique_ptr<posix_file> file_; // null for standard input
+  bool stream_ = false;
+  bool stream_ended_ = false;
   std::uint64_t bytes_ = 0;
   std::size_t chunk_bytes_ = 0;
   std::uint64_t chunk_count_ = 0;
@@ -162,30 +208,37 @@ template <class T> class file_writer {
   static_assert(std::is_trivially_copyable_v<T>, "files hold raw bytes of T");
 
 public:
-  /// Creates (or truncates) `path`; throws open_error if that is not possible.
+  /// Creates (or truncates) `path`; throws open_error if that is not possible. `-`
+  /// writes standard output (descriptor 1) sequentially, where it stands: nothing is
+  /// truncated or seeked, so pipes and `>>` work; each chunk is written synchronously,
+  /// after flushing C stdio's `stdout` (print's text keeps its place before the data).
   explicit file_writer(const std::string& path,
-                       std::size_t memory_bytes = default_typed_file_memory, bool direct = true)
-      : file_(path, open_mode::write | open_mode::create | open_mode::truncate |
-                        (direct ? open_mode::direct : 0u)) {
+                       std::size_t memory_bytes = default_typed_file_memory, bool direct = true) {
     const auto plan = detail::plan_chunks(sizeof(T), memory_bytes, path);
     chunk_bytes_ = plan.chunk_bytes;
     buffers_ = plan.chunks;
+    if (is_standard_stream(path)) {
+      buffers_ = 1;
+      return;
+    }
+    file_ = std::make_unique<posix_file>(path, open_mode::write | open_mode::create | open_mode::truncate |
+                                                   (direct ? open_mode::direct : 0u));
     regular_ = detail::is_regular_file(path);
   }
   /// A writer destroyed without finish() (e.g. while an exception unwinds) removes its
   /// partial output, so no truncated result is left behind (only a regular file: never
   /// a device such as /dev/null).
   ~file_writer() {
-    if (finished_) return;
+    if (finished_ || !file_) return; // standard output: what was written stays written
     for (auto& f : in_flight_) {
       try {
         f.request->wait();
       } catch (...) {
       }
     }
-    const std::string path = file_.path();
+    const std::string path = file_->path();
     try {
-      file_.close();
+      file_->close();
     } catch (...) {
     }
     if (regular_) ::unlink(path.c_str());
@@ -219,7 +272,7 @@ public:
       if (bytes) {
         // A direct write must have an aligned size: pad with zeros, cut the file after.
         const std::size_t padded =
-            file_.direct() ? (bytes + direct_alignment - 1) / direct_alignment * direct_alignment
+            file_ && file_->direct() ? (bytes + direct_alignment - 1) / direct_alignment * direct_alignment
                            : bytes;
         std::memset(current_.data() + bytes, 0, padded - bytes);
         submit(std::move(current_), padded);
@@ -230,8 +283,12 @@ public:
     }
     while (!in_flight_.empty()) reclaim_oldest();
     free_.clear(); // a finished writer holds no memory
-    if (file_.size() != written_) file_.set_size(written_);
-    file_.close();
+    if (file_) {
+      if (file_->size() != written_) file_->set_size(written_);
+      file_->close();
+    } else if (std::fflush(stdout) != 0) {
+      throw_system_error("cannot write to", "standard output", written_, 0, errno);
+    }
     finished_ = true;
   }
 
@@ -242,8 +299,15 @@ private:
   };
 
   void submit(aligned_buffer buffer, std::size_t bytes) {
+    if (!file_) { // standard output: in order, now
+      std::fflush(stdout);
+      write_fully(1, buffer.data(), bytes, "standard output");
+      offset_ += bytes;
+      free_.push_back(std::move(buffer));
+      return;
+    }
     pending p{std::move(buffer), nullptr};
-    p.request = file_.awrite(p.buffer.data(), offset_, bytes);
+    p.request = file_->awrite(p.buffer.data(), offset_, bytes);
     offset_ += bytes;
     in_flight_.push_back(std::move(p));
   }
@@ -273,7 +337,7 @@ private:
     end_ = pos_ + chunk_bytes_ / sizeof(T);
   }
 
-  posix_file file_;
+  std::unique_ptr<posix_file> file_; // null for standard output
   std::size_t chunk_bytes_ = 0;
   std::size_t buffers_ = 0;
   std::uint64_t offset_ = 0;  // where the next chunk goes

@@ -1,6 +1,9 @@
 #pragma once
 // Text files of records, one element per line, fields separated by white space. The
-// compiler generates each record's `Fields` (how to read and write its scalars).
+// compiler generates each record's `Fields` (how to read and write its scalars). The
+// path `-` is standard input or output (flow/io/standard_streams.hpp): input is read
+// from descriptor 0, output goes through C stdio's `stdout`, in order with print().
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -8,6 +11,7 @@
 #include <string>
 #include <type_traits>
 
+#include "flow/io/standard_streams.hpp"
 #include "flow/script/values.hpp"
 
 namespace flow::script {
@@ -43,8 +47,14 @@ template <class T> void write_scalar(std::ostream& out, const T& x) { out << sho
 template <class T, class Fields> class text_reader {
 public:
   using value_type = T;
-  explicit text_reader(const std::string& path) : path_(path), in_(path) {
-    if (!in_) throw std::runtime_error("cannot open '" + path + "' for reading");
+  explicit text_reader(const std::string& path)
+      : path_(io::is_standard_stream(path) ? "standard input" : path), in_(nullptr) {
+    if (io::is_standard_stream(path)) {
+      in_.rdbuf(&stdin_);
+    } else {
+      if (!file_.open(path, std::ios::in)) throw std::runtime_error("cannot open '" + path + "' for reading");
+      in_.rdbuf(&file_);
+    }
     next();
   }
   bool empty() const { return done_; }
@@ -69,12 +79,16 @@ private:
         throw std::runtime_error(path_ + ":" + std::to_string(line_) + ": more values than the type has: '" + line + "'");
       return;
     }
-    if (in_.bad()) throw std::runtime_error("cannot read '" + path_ + "'");
+    if (in_.bad()) throw std::runtime_error("cannot read " + quoted());
     done_ = true;
   }
 
+  std::string quoted() const { return path_ == "standard input" ? path_ : "'" + path_ + "'"; }
+
   std::string path_;
-  std::ifstream in_;
+  std::filebuf file_;
+  io::stdin_buf stdin_;
+  std::istream in_;
   T current_{};
   std::uint64_t line_ = 0;
   bool done_ = false;
@@ -82,8 +96,15 @@ private:
 
 template <class T, class Fields> class text_writer {
 public:
-  explicit text_writer(const std::string& path) : path_(path), out_(path) {
-    if (!out_) throw std::runtime_error("cannot open '" + path + "' for writing");
+  explicit text_writer(const std::string& path)
+      : path_(io::is_standard_stream(path) ? "standard output" : path), out_(nullptr) {
+    if (io::is_standard_stream(path)) {
+      out_.rdbuf(&stdout_);
+    } else {
+      if (!file_.open(path, std::ios::out | std::ios::trunc))
+        throw std::runtime_error("cannot open '" + path + "' for writing");
+      out_.rdbuf(&file_);
+    }
   }
   void push(const T& x) {
     Fields::write(out_, x);
@@ -91,12 +112,17 @@ public:
   }
   void finish() {
     out_.flush();
-    if (!out_) throw std::runtime_error("cannot write '" + path_ + "' (is the disk full?)");
+    if (!out_) {
+      if (path_ == "standard output") throw std::runtime_error("cannot write to standard output");
+      throw std::runtime_error("cannot write '" + path_ + "' (is the disk full?)");
+    }
   }
 
 private:
   std::string path_;
-  std::ofstream out_;
+  std::filebuf file_;
+  io::stdout_buf stdout_;
+  std::ostream out_;
 };
 
 } // namespace flow::script

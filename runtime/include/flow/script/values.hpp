@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "flow/script/error.hpp"
@@ -68,7 +69,9 @@ template <class T> std::uint64_t hash(const T& value) {
 /// How print shows a value: integers in decimal (u8 and i8 too), bools as true/false,
 /// floats in the shortest form that reads back to the same value.
 template <class T> std::string show(const T& x) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (std::is_convertible_v<const T&, std::string_view>) {
+    return std::string(std::string_view(x)); // a path param
+  } else if constexpr (std::is_same_v<T, bool>) {
     return x ? "true" : "false";
   } else if constexpr (std::is_integral_v<T>) {
     return std::to_string(+x);

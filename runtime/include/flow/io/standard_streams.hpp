@@ -1,0 +1,102 @@
+#pragma once
+// `-` as a path: standard input for reads, standard output for writes. Both are used as
+// plain byte streams on file descriptors 0 and 1, so they work with pipes, terminals and
+// redirections alike: no O_DIRECT, no seeking, no size known up front, and standard
+// output is never opened again (a `> out` or `>> out` redirection is written where the
+// shell left it, never truncated).
+//
+// Order on standard output: print() and write_text go through C stdio's `stdout`, in
+// program order. A binary write to `-` flushes `stdout` before each chunk it writes to
+// descriptor 1, and writes its last chunk when its statement ends, so text printed
+// before a write statement comes before its data and text printed after comes after.
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <streambuf>
+#include <string>
+#include <string_view>
+
+#include <unistd.h>
+
+#include "flow/io/error.hpp"
+
+namespace flow::io {
+
+/// True if `path` means standard input (read) or standard output (write).
+inline bool is_standard_stream(std::string_view path) noexcept { return path == "-"; }
+
+/// How messages name a path: "standard input" / "standard output" for `-`.
+inline std::string describe_path(std::string_view path, bool writing) {
+  if (is_standard_stream(path)) return writing ? "standard output" : "standard input";
+  return "'" + std::string(path) + "'";
+}
+
+/// Reads up to `bytes` from `fd`, stopping early only at end of input. Returns the bytes
+/// read; throws io_error on a failed read.
+inline std::size_t read_fully(int fd, void* data, std::size_t bytes, const std::string& name) {
+  std::size_t got = 0;
+  while (got < bytes) {
+    const ssize_t r = ::read(fd, static_cast<char*>(data) + got, bytes - got);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw_system_error("cannot read", name, got, bytes - got, errno);
+    }
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  return got;
+}
+
+/// Writes all `bytes` to `fd` (after partial writes and EINTR); throws io_error.
+inline void write_fully(int fd, const void* data, std::size_t bytes, const std::string& name) {
+  std::size_t done = 0;
+  while (done < bytes) {
+    const ssize_t r = ::write(fd, static_cast<const char*>(data) + done, bytes - done);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw_system_error("cannot write to", name, done, bytes - done, errno);
+    }
+    done += static_cast<std::size_t>(r);
+  }
+}
+
+/// A std::streambuf reading descriptor 0 directly (buffered here, not through stdio).
+class stdin_buf : public std::streambuf {
+public:
+  stdin_buf() = default;
+
+protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    const std::size_t got = read_fully_some();
+    if (got == 0) return traits_type::eof();
+    setg(buffer_, buffer_, buffer_ + got);
+    return traits_type::to_int_type(*gptr());
+  }
+
+private:
+  std::size_t read_fully_some() {
+    for (;;) {
+      const ssize_t r = ::read(0, buffer_, sizeof buffer_);
+      if (r >= 0) return static_cast<std::size_t>(r);
+      if (errno != EINTR) throw_system_error("cannot read", "standard input", 0, sizeof buffer_, errno);
+    }
+  }
+  char buffer_[1 << 16];
+};
+
+/// A std::streambuf writing into C stdio's `stdout`, so its text keeps its place
+/// among print()'s lines.
+class stdout_buf : public std::streambuf {
+protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    return std::fputc(traits_type::to_char_type(c), stdout) == EOF ? traits_type::eof() : c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    return static_cast<std::streamsize>(std::fwrite(s, 1, static_cast<std::size_t>(n), stdout));
+  }
+  int sync() override { return std::fflush(stdout) == 0 ? 0 : -1; }
+};
+
+} // namespace flow::io
