@@ -18,14 +18,14 @@ std::string literalOf(const antlr4::dfa::Vocabulary& vocabulary, size_t type) {
 }
 
 // Token groups, named by their spelling so the lists read like the grammar.
-const std::set<std::string> kExpressionStart = {"(", "[", "-", "!", "~", "true", "false"};
+const std::set<std::string> kExpressionStart = {"(", "[", "-", "!", "~", "true", "false", "if"};
 // Keywords that may also be names (`to`, `in`, …): listed whenever a name is.
-const std::set<std::string> kSoftNames = {"to", "on", "in", "by", "with", "end"};
+const std::set<std::string> kSoftNames = {"to", "on", "in", "by", "with", "end", "array"};
 const std::set<std::string> kDeclarationStart = {"import", "param", "memory", "block", "record",
                                                  "order", "stream", "vector", "pq"};
 const std::set<std::string> kStatementStart = {"let", "var", "if", "while", "for", "break",
                                                "continue", "emit", "print", "write",
-                                               "write_text", "{"};
+                                               "write_text", "{", "array"};
 const std::set<std::string> kStageStart = {"map", "filter", "sort", "unique", "take", "reduce"};
 const std::set<std::string> kSourceStart = {"generate", "range", "read", "read_text", "scan",
                                             "merge", "join", "left_join", "zip", "concat"};

@@ -42,6 +42,8 @@ const char* Node::kindName() const {
   case ReduceRuns: return "reduce_runs";
   case ReduceMerge: return "reduce_merge";
   case Fold: return "fold";
+  case ArrayAlloc: return "array";
+  case VectorIndex: return "vector_index";
   }
   return "node";
 }
