@@ -213,6 +213,28 @@ void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* 
 
 void SyntaxErrorStrategy::reportNoViableAlternative(antlr4::Parser* parser,
                                                     const antlr4::NoViableAltException& e) {
+  // `if` starts both an if statement and an if expression, so a statement starting with
+  // `if` is predicted over the whole condition and block, and a mistake in them fails the
+  // prediction at the `if`. Say what the if statement needed instead.
+  antlr4::Token* start = e.getStartToken();
+  antlr4::Token* offending = e.getOffendingToken();
+  if (start && offending && start != offending && start->getText() == "if") {
+    auto* tokens = parser->getTokenStream();
+    bool inBlock = false;
+    for (size_t i = start->getTokenIndex(); i < offending->getTokenIndex(); ++i)
+      inBlock = inBlock || tokens->get(i)->getText() == "{";
+    if (!inBlock) {
+      reportExpected(parser, offending, antlr4::misc::IntervalSet::of(parser->getTokenType("'{'")));
+      return;
+    }
+    antlr4::Token* previous = tokenBefore(parser, offending);
+    if (kDeclarationStart.count(offending->getText()) && previous &&
+        (previous->getText() == "{" || previous->getText() == ";" || previous->getText() == "}")) {
+      diags_.error(&file_, map_.start(offending),
+                   "'" + offending->getText() + "' declarations belong at the top level of the script, not in a block");
+      return;
+    }
+  }
   reportExpected(parser, e.getOffendingToken(), e.getExpectedTokens());
 }
 
