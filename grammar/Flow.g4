@@ -64,7 +64,7 @@ qualifiedName : name ('::' name)* ;
 
 // A name in an expression or type. The short keywords that cannot start anything where a
 // name stands may be names too, so records can have fields such as `to` or `in`.
-name : IDENT | 'to' | 'on' | 'in' | 'by' | 'with' | 'end' ;
+name : IDENT | 'to' | 'on' | 'in' | 'by' | 'with' | 'end' | 'array' ;
 
 // After `.` and before `:` in records any word is a field or method name, keywords too.
 fieldName
@@ -73,7 +73,7 @@ fieldName
     | 'read_text' | 'scan' | 'merge' | 'import' | 'param' | 'record' | 'stream' | 'vector'
     | 'pq' | 'let' | 'var' | 'if' | 'else' | 'while' | 'break' | 'continue' | 'emit' | 'print'
     | 'write' | 'write_text' | 'true' | 'false' | 'reduce' | 'with' | 'join' | 'left_join' | 'zip'
-    | 'concat' | 'end'
+    | 'concat' | 'end' | 'array'
     ;
 
 // ---------------------------------------------------------------------------------------
@@ -150,6 +150,9 @@ statement
     | expr op=assignOp pipeline ';'                              # assignStmt  // v = pipeline refills a vector
     | expr ';'                                                   # exprStmt
     | block                                                      # blockStmt
+    // `array a: T[n];` or `array a: T[n] = value;`: an in-memory array of a length known
+    // when the declaration is reached.
+    | 'array' IDENT ':' type '[' length=expr ']' ('=' init=expr)? ';'   # arrayStmt
     ;
 
 ifStatement : 'if' expr block ('else' (elseIf=ifStatement | elseBlock=block))? ;
@@ -192,7 +195,12 @@ primary
     // them at the token after the first element instead of looking ahead over all of it
     // at every `[` (quadratic in the nesting of `[[[…]]]`).
     | '[' (expr (';' count=expr | (',' expr)* ','?))? ']'       # arrayExpr
+    | ifExpr                                                     # ifExprPrimary
     ;
+
+// `if c { a } else if d { b } else { c }` as an expression. The else is required; the
+// AST builder reports one that is missing.
+ifExpr : 'if' cond=expr '{' then=expr '}' ('else' (elseIf=ifExpr | '{' otherwise=expr '}'))? ;
 
 fieldInit : fieldName ':' expr ;
 

@@ -137,7 +137,7 @@ struct PathRef {
 struct Expr : Node<Expr> {
   enum Kind {
     IntLit, FloatLit, SizeLit, StringLit, BoolLit, Name, Call, MethodCall, Field, Index,
-    Unary, Binary, Cast, RecordInit, ArrayRepeat, ArrayList, PipelineArg
+    Unary, Binary, Cast, RecordInit, ArrayRepeat, ArrayList, PipelineArg, IfElse
   };
   virtual Kind kind() const = 0;
   int kindOf() const override { return kind(); }
@@ -280,6 +280,14 @@ struct PipelineArgExpr : Expr {
   static constexpr int kKind = PipelineArg;
   Kind kind() const override { return PipelineArg; }
   PipelinePtr pipeline;
+};
+
+/// `if c { a } else { b }` as an expression; `else if` chains nest in `otherwise`.
+/// `otherwise` is null only in a script with an error (reported by the AST builder).
+struct IfExpr : Expr {
+  static constexpr int kKind = IfElse;
+  Kind kind() const override { return IfElse; }
+  ExprPtr cond, then, otherwise;
 };
 
 /// `(a, b) => expr`: the function of a reduce, join or zip, one parameter per input.
@@ -479,7 +487,9 @@ struct Stmt : Node<Stmt> {
     Import, Param, Memory, BlockSize, Record, Order, Stream, Vector, Pq,
     // statements
     Let, Var, If, While, ForIn, Break, Continue, Emit, Print, Write, WriteText, Assign,
-    Evaluate, Block
+    Evaluate, Block,
+    // an in-memory array (a declaration that may stand in a block)
+    Array
   };
   virtual Kind kind() const = 0;
   int kindOf() const override { return kind(); }
@@ -649,6 +659,17 @@ struct BlockStmt : Stmt {
   static constexpr int kKind = Block;
   Kind kind() const override { return Block; }
   std::vector<StmtPtr> body;
+};
+
+/// `array a: T[n];` or `array a: T[n] = value;` — an in-memory array on the heap whose
+/// length is computed when the declaration is reached.
+struct ArrayDecl : Stmt {
+  static constexpr int kKind = Array;
+  Kind kind() const override { return Array; }
+  std::string name;
+  TypeRefPtr element;
+  ExprPtr length;
+  ExprPtr init; // may be null: zeros
 };
 
 /// A whole script: its top-level declarations and statements, in program order.

@@ -132,6 +132,15 @@ public:
       break;
     }
     case Expr::PipelineArg: pipeline(*e.as<PipelineArgExpr>()->pipeline); break;
+    case Expr::IfElse: {
+      auto& x = *e.as<IfExpr>();
+      line("IfExpr", e.loc);
+      Indent in(*this);
+      expr(*x.cond);
+      expr(*x.then);
+      if (x.otherwise) expr(*x.otherwise);
+      break;
+    }
     }
   }
 
@@ -259,6 +268,14 @@ public:
       break;
     }
     case Stmt::Block: body("Block", s.as<BlockStmt>()->body, s.loc); break;
+    case Stmt::Array: {
+      auto& x = *s.as<ArrayDecl>();
+      line("Array " + x.name + ": " + typeName(*x.element) + "[]", s.loc);
+      Indent in(*this);
+      expr(*x.length);
+      if (x.init) expr(*x.init);
+      break;
+    }
     }
   }
 

@@ -54,6 +54,10 @@ void forEachChild(const Expr& e, const ChildFn& fn) {
     return each(e.as<ArrayRepeatExpr>()->count, fn);
   case Expr::ArrayList: return each(e.as<ArrayListExpr>()->elements, fn);
   case Expr::PipelineArg: return each(e.as<PipelineArgExpr>()->pipeline, fn);
+  case Expr::IfElse:
+    each(e.as<IfExpr>()->cond, fn);
+    each(e.as<IfExpr>()->then, fn);
+    return each(e.as<IfExpr>()->otherwise, fn);
   }
 }
 
@@ -161,6 +165,10 @@ void forEachChild(const Stmt& s, const ChildFn& fn) {
     return each(s.as<AssignStmt>()->pipeline, fn);
   case Stmt::Evaluate: return each(s.as<ExprStmt>()->expr, fn);
   case Stmt::Block: return each(s.as<BlockStmt>()->body, fn);
+  case Stmt::Array:
+    each(s.as<ArrayDecl>()->element, fn);
+    each(s.as<ArrayDecl>()->length, fn);
+    return each(s.as<ArrayDecl>()->init, fn);
   }
 }
 

@@ -108,6 +108,10 @@ std::string Generator::expr(const Expr& e) {
   }
   case Expr::Index: {
     auto& i = *e.as<IndexExpr>();
+    if (const Symbol* s = indexed(i)) {
+      if (s->kind == Symbol::Array) return name(s) + ".at(" + expr(*i.index) + ", " + where(i.loc) + ")";
+      return "flow::script::vector_get(" + name(s) + ", " + expr(*i.index) + ", " + where(i.loc) + ")";
+    }
     auto v = sema::evaluate(*i.index, [](const Symbol*) { return std::nullopt; });
     if (v) return expr(*i.object) + "[" + std::to_string(static_cast<uint64_t>(v->i)) + "]"; // checked by sema
     return "flow::script::index(" + expr(*i.object) + ", " + expr(*i.index) + ", " + where(i.loc) + ")";
@@ -126,8 +130,37 @@ std::string Generator::expr(const Expr& e) {
     return type(e.type) + "{" + items + "}";
   }
   case Expr::PipelineArg: return "0";
+  case Expr::IfElse: {
+    // Both arms have the expression's type; only the chosen one is evaluated.
+    auto& x = *e.as<IfExpr>();
+    const std::string T = type(e.type);
+    return "(" + expr(*x.cond) + " ? static_cast<" + T + ">(" + expr(*x.then) + ") : static_cast<" + T + ">(" +
+           expr(*x.otherwise) + "))";
+  }
   }
   return "0";
+}
+
+const Symbol* Generator::indexed(const IndexExpr& e) {
+  auto* n = e.object->as<NameExpr>();
+  if (!n || !n->symbol) return nullptr;
+  return n->symbol->kind == Symbol::Array || n->symbol->kind == Symbol::Vector ? n->symbol : nullptr;
+}
+
+std::string Generator::assignTarget(const Expr& e) {
+  // An element of an external vector is changed in its cached block (marked to be
+  // written back); everything else is an lvalue as expr() writes it.
+  if (auto* i = e.as<IndexExpr>()) {
+    if (const Symbol* s = indexed(*i); s && s->kind == Symbol::Vector)
+      return "flow::script::vector_ref(" + name(s) + ", " + expr(*i->index) + ", " + where(i->loc) + ")";
+    if (!indexed(*i)) {
+      auto v = sema::evaluate(*i->index, [](const Symbol*) { return std::nullopt; });
+      if (v) return assignTarget(*i->object) + "[" + std::to_string(static_cast<uint64_t>(v->i)) + "]";
+      return "flow::script::index(" + assignTarget(*i->object) + ", " + expr(*i->index) + ", " + where(i->loc) + ")";
+    }
+  }
+  if (auto* f = e.as<FieldExpr>()) return assignTarget(*f->object) + "." + fieldName(f->object->type, f->field);
+  return expr(e);
 }
 
 std::string Generator::binary(const BinaryExpr& e) {
@@ -196,6 +229,7 @@ std::string Generator::method(const MethodCallExpr& e) {
   case ast::Method::Empty: return object + ".empty()";
   case ast::Method::Size: return object + ".size()";
   case ast::Method::Clear: return object + ".clear()";
+  case ast::Method::Fill: return object + ".fill(" + expr(*e.args[0]) + ")";
   }
   return object;
 }

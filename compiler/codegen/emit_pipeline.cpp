@@ -15,7 +15,9 @@ using sema::Symbol;
 using sema::Type;
 
 namespace {
-bool isPipelineNode(Node::Kind k) { return k != Node::Queue && k != Node::VectorPush; }
+bool isPipelineNode(Node::Kind k) {
+  return k != Node::Queue && k != Node::VectorPush && k != Node::ArrayAlloc && k != Node::VectorIndex;
+}
 } // namespace
 
 std::string Generator::var(const Node& n, const char* role) const {

@@ -88,7 +88,7 @@ void Generator::emitStatement(const Stmt& s) {
     auto& a = *s.as<AssignStmt>();
     if (a.vector) return emitRefill(a);
     hoistAggregates(*a.value);
-    std::string target = expr(*a.target), value = expr(*a.value);
+    std::string target = assignTarget(*a.target), value = expr(*a.value);
     const Type* t = a.target->type;
     std::string T = type(t);
     using ast::BinaryOp;
@@ -182,6 +182,7 @@ void Generator::emitStatement(const Stmt& s) {
     hoistAggregates(*s.as<ExprStmt>()->expr);
     line(expr(*s.as<ExprStmt>()->expr) + ";");
     return;
+  case Stmt::Array: emitArray(*s.as<ArrayDecl>()); return;
   case Stmt::Block:
     line("{");
     {
@@ -210,6 +211,16 @@ void Generator::emitRefill(const AssignStmt& a) {
     line(name(a.vector) + ".take_elements(" + var(*refill, "new") + ");");
   }
   line("}");
+}
+
+void Generator::emitArray(const ArrayDecl& d) {
+  hoistAggregates(*d.length);
+  if (d.init) hoistAggregates(*d.init);
+  const Node* n = plan_.forDeclaration(&d);
+  line("// array " + d.name + ": " + d.symbol->type->name() + "[…]" +
+       (n && n->counted ? ", " + plan::formatBytes(n->elements * static_cast<double>(n->elementBytes)) + " planned" : ""));
+  line("flow::script::heap_array<" + type(d.symbol->type) + "> " + name(d.symbol) + "(" + expr(*d.length) + ", " +
+       (d.init ? expr(*d.init) + ", " : std::string()) + quote(d.name) + ", " + where(d.loc) + ");");
 }
 
 void Generator::emitTopLevel(const Stmt& s) {
@@ -339,7 +350,7 @@ void Generator::emitMemoryPlan(const std::map<int, std::string>& scale) {
   for (const Node& n : plan_.nodes) {
     const plan::memory_role role = plan::memoryRole(n.kind);
     if (role == plan::memory_role::none) continue;
-    static const char* const roles[] = {"none", "buffer", "sort_runs", "sort_merge", "queue", "join"};
+    static const char* const roles[] = {"none", "buffer", "sort_runs", "sort_merge", "queue", "join", "reserved", "cache"};
     std::string live;
     for (int p : n.livePhases) live += (live.empty() ? "" : ", ") + std::to_string(p);
     line("// n" + std::to_string(n.id) + " " + n.name);
@@ -348,8 +359,24 @@ void Generator::emitMemoryPlan(const std::map<int, std::string>& scale) {
          std::to_string(n.elementBytes) + ", " + (n.keyed ? "true" : "false") + ", " + std::to_string(n.partner) +
          "};");
   }
-  line("if (const auto fl_short = fl_memory.assign())");
-  line("  fl_program.memory_too_small(fl_short->phase, fl_short->needed);");
+  // A phase that cannot hold its arrays names them with their sizes for this run.
+  std::vector<std::string> arrays;
+  for (const Node& n : plan_.nodes)
+    if (n.kind == Node::ArrayAlloc && !n.livePhases.empty())
+      arrays.push_back("if (fl_short->phase >= " + std::to_string(n.livePhases.front()) + " && fl_short->phase <= " +
+                       std::to_string(n.livePhases.back()) + ") fl_arrays.push_back({" + quote(n.name) +
+                       ", flow::plan::sat_mul(flow::plan::memory_planner::elements(fl_nodes[" + std::to_string(n.id) +
+                       "]), " + std::to_string(n.elementBytes) + ")});");
+  if (arrays.empty()) {
+    line("if (const auto fl_short = fl_memory.assign())");
+    line("  fl_program.memory_too_small(fl_short->phase, fl_short->needed);");
+  } else {
+    line("if (const auto fl_short = fl_memory.assign()) {");
+    line("  std::vector<std::pair<std::string, std::uint64_t>> fl_arrays;");
+    for (const std::string& a : arrays) line("  " + a);
+    line("  fl_program.memory_too_small(fl_short->phase, fl_short->needed, fl_arrays);");
+    line("}");
+  }
 }
 
 void Generator::emitEstimate() {
@@ -385,6 +412,9 @@ void Generator::emitEstimate() {
                 ")) : " + number(n.elements) + ")";
       break;
     }
+    case plan::Scaling::ArrayLength:
+      runtime = "static_cast<double>(" + expr(*n.get<ArrayDecl>()->length) + ")";
+      break;
     case plan::Scaling::Planned:
     case plan::Scaling::From: break;
     }
@@ -462,7 +492,17 @@ std::string Generator::run() {
     if (n.kind == Node::Materialize)
       line("flow::containers::vector<" + type(n.get<Symbol>()->type) + ", " + blockBytes() + "> " + var(n, "mat") + "(" +
            memoryOf(n) + "); // stream " + n.get<Symbol>()->name + ", written once, read back later");
-  for (const StmtPtr& s : program_.ast->items) emitStatement(*s);
+  for (const StmtPtr& s : program_.ast->items) {
+    // `v[i]` gets the block cache the planner sized for this statement, and the vector
+    // its own budget back after it.
+    std::vector<const Node*> caches;
+    for (const Node& n : plan_.nodes)
+      if (n.kind == Node::VectorIndex && n.owner == plan::Owner(static_cast<const Stmt*>(s.get()))) caches.push_back(&n);
+    for (const Node* c : caches)
+      line(name(c->get<Symbol>()) + ".resize_cache(" + memoryOf(*c) + "); // " + c->name);
+    emitStatement(*s);
+    for (const Node* c : caches) line(name(c->get<Symbol>()) + ".restore_cache();");
+  }
   std::string body = out_.str();
   std::swap(out_, header);
   out_.str("");

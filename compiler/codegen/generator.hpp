@@ -57,6 +57,12 @@ private:
   std::string call(const ast::CallExpr& e);
   std::string method(const ast::MethodCallExpr& e);
   std::string recordInit(const ast::RecordInitExpr& e);
+  /// The array or vector `a[i]` indexes (null for a fixed array value).
+  static const sema::Symbol* indexed(const ast::IndexExpr& e);
+  /// The target of an assignment: `v[i]` of a vector changes the element in its cache.
+  std::string assignTarget(const ast::Expr& e);
+  /// `array a: T[n];`
+  void emitArray(const ast::ArrayDecl& d);
   /// Emits, before a statement, the pipelines of the aggregates its expressions call.
   void hoistAggregates(const ast::Expr& e);
   bool hasAggregate(const ast::Expr& e) const;

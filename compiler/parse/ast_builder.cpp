@@ -421,6 +421,14 @@ StmtPtr AstBuilder::statement(P::StatementContext* ctx) {
     s->expr = expr(c->expr());
     return s;
   }
+  if (auto* c = dynamic_cast<P::ArrayStmtContext*>(ctx)) {
+    auto s = make<ArrayDecl>(loc(ctx));
+    s->name = c->IDENT()->getText();
+    s->element = type(c->type());
+    s->length = expr(c->length);
+    if (c->init) s->init = expr(c->init);
+    return s;
+  }
   auto* c = dynamic_cast<P::BlockStmtContext*>(ctx);
   auto s = make<BlockStmt>(loc(ctx));
   s->body = block(c->block());
@@ -513,6 +521,7 @@ ExprPtr AstBuilder::primary(P::PrimaryContext* ctx) {
     return e;
   }
   if (auto* c = dynamic_cast<P::ParenExprContext*>(ctx)) return expr(c->expr());
+  if (auto* c = dynamic_cast<P::IfExprPrimaryContext*>(ctx)) return ifExpr(c->ifExpr());
   auto* c = dynamic_cast<P::ArrayExprContext*>(ctx);
   if (c->count) {
     auto e = make<ArrayRepeatExpr>(loc(ctx));
@@ -522,6 +531,18 @@ ExprPtr AstBuilder::primary(P::PrimaryContext* ctx) {
   }
   auto e = make<ArrayListExpr>(loc(ctx));
   for (P::ExprContext* element : c->expr()) e->elements.push_back(expr(element));
+  return e;
+}
+
+ExprPtr AstBuilder::ifExpr(P::IfExprContext* ctx) {
+  auto e = make<IfExpr>(loc(ctx));
+  e->cond = expr(ctx->cond);
+  e->then = expr(ctx->then);
+  if (ctx->elseIf) e->otherwise = ifExpr(ctx->elseIf);
+  else if (ctx->otherwise) e->otherwise = expr(ctx->otherwise);
+  else
+    error(e->loc, "an 'if' expression needs an 'else': its value comes from one arm or the other "
+                  "(if c { a } else { b })");
   return e;
 }
 

@@ -37,6 +37,7 @@ private:
   ast::StmtPtr statement(P::StatementContext* ctx);
   ast::ExprPtr primary(P::PrimaryContext* ctx);
   ast::ExprPtr number(P::NumberContext* ctx);
+  ast::ExprPtr ifExpr(P::IfExprContext* ctx);
   std::vector<ast::ExprPtr> arguments(P::ArgumentsContext* ctx);
   ast::StringLiteral stringLiteral(antlr4::tree::TerminalNode* node);
 

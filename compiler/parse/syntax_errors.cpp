@@ -18,14 +18,14 @@ std::string literalOf(const antlr4::dfa::Vocabulary& vocabulary, size_t type) {
 }
 
 // Token groups, named by their spelling so the lists read like the grammar.
-const std::set<std::string> kExpressionStart = {"(", "[", "-", "!", "~", "true", "false"};
+const std::set<std::string> kExpressionStart = {"(", "[", "-", "!", "~", "true", "false", "if"};
 // Keywords that may also be names (`to`, `in`, …): listed whenever a name is.
-const std::set<std::string> kSoftNames = {"to", "on", "in", "by", "with", "end"};
+const std::set<std::string> kSoftNames = {"to", "on", "in", "by", "with", "end", "array"};
 const std::set<std::string> kDeclarationStart = {"import", "param", "memory", "block", "record",
                                                  "order"};
 const std::set<std::string> kStatementStart = {"let", "var", "if", "while", "for", "break",
                                                "continue", "emit", "print", "write",
-                                               "write_text", "{", "stream", "vector", "pq"};
+                                               "write_text", "{", "stream", "vector", "pq", "array"};
 const std::set<std::string> kStageStart = {"map", "filter", "sort", "unique", "take", "reduce"};
 const std::set<std::string> kSourceStart = {"generate", "range", "read", "read_text", "scan",
                                             "merge", "join", "left_join", "zip", "concat"};
@@ -219,6 +219,28 @@ void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* 
 
 void SyntaxErrorStrategy::reportNoViableAlternative(antlr4::Parser* parser,
                                                     const antlr4::NoViableAltException& e) {
+  // `if` starts both an if statement and an if expression, so a statement starting with
+  // `if` is predicted over the whole condition and block, and a mistake in them fails the
+  // prediction at the `if`. Say what the if statement needed instead.
+  antlr4::Token* start = e.getStartToken();
+  antlr4::Token* offending = e.getOffendingToken();
+  if (start && offending && start != offending && start->getText() == "if") {
+    auto* tokens = parser->getTokenStream();
+    bool inBlock = false;
+    for (size_t i = start->getTokenIndex(); i < offending->getTokenIndex(); ++i)
+      inBlock = inBlock || tokens->get(i)->getText() == "{";
+    if (!inBlock) {
+      reportExpected(parser, offending, antlr4::misc::IntervalSet::of(parser->getTokenType("'{'")));
+      return;
+    }
+    antlr4::Token* previous = tokenBefore(parser, offending);
+    if (kDeclarationStart.count(offending->getText()) && previous &&
+        (previous->getText() == "{" || previous->getText() == ";" || previous->getText() == "}")) {
+      diags_.error(&file_, map_.start(offending),
+                   "'" + offending->getText() + "' declarations belong at the top level of the script, not in a block");
+      return;
+    }
+  }
   reportExpected(parser, e.getOffendingToken(), e.getExpectedTokens());
 }
 

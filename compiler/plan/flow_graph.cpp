@@ -167,9 +167,20 @@ int GraphBuilder::add(Node::Kind kind, std::string name, SourceLoc loc, int phas
 void GraphBuilder::build() {
   for (size_t i = 0; i < program_.ast->items.size(); ++i) {
     statement_ = static_cast<int>(i);
-    owner_ = static_cast<const Stmt*>(program_.ast->items[i].get());
+    item_ = program_.ast->items[i].get();
+    owner_ = item_;
+    const int first = nextPhase_;
+    const size_t before = plan_.nodes.size();
     topLevel(*program_.ast->items[i]);
+    // The cache of v[i] is sized for the statement's whole run (codegen gives it its
+    // memory before the statement and takes it back after).
+    for (size_t k = before; k < plan_.nodes.size(); ++k)
+      if (Node& n = plan_.nodes[k]; n.kind == Node::VectorIndex) {
+        n.livePhases.clear();
+        for (int p = std::min(first, n.phase); p < std::max(nextPhase_, n.phase + 1); ++p) n.livePhases.push_back(p);
+      }
   }
+  finishScopes();
   for (const Node& n : plan_.nodes)
     if (n.kind == Node::WriteFile || n.kind == Node::WriteText) {
       const PathRef& p = n.get<WriteStmt>()->path;
@@ -204,7 +215,9 @@ void GraphBuilder::scaling() {
       r.kind = Scaling::InputFile;
     } else if (!n.inputs.empty()) {
       r = {Scaling::From, n.inputs};
-    } else if (n.kind == Node::ScanVector) {
+    } else if (n.kind == Node::ArrayAlloc) {
+      if (computableAtStart(*n.get<ArrayDecl>()->length)) r.kind = Scaling::ArrayLength;
+    } else if (n.kind == Node::ScanVector || n.kind == Node::VectorIndex) {
       r.kind = Scaling::From;
       const Symbol* v = n.get<Symbol>();
       for (const Node& m : plan_.nodes)
@@ -407,17 +420,54 @@ public:
       g_.plan_.declarationNode[q] = n;
       return false;
     }
-    if (auto* w = s.as<WhileStmt>()) {
-      // `~ N` rounds (1 without it). At the top level each pipeline of the body is a phase
-      // of its own that runs N times; inside a phase, the body runs N times per execution.
-      if (phase_ < 0) {
-        g_.loops_.push_back(w);
-        walkChildren(*w);
-        g_.loops_.pop_back();
-      } else {
-        BodyWalker(g_, phase_, executions_ * (w->rounds ? g_.estimate(*w->rounds) : 1.0)).walkChildren(*w);
-      }
+    if (auto* a = s.as<ArrayDecl>()) {
+      walk(*a->length); // aggregates in the length and the value run first
+      if (a->init) walk(*a->init);
+      g_.arrayDecl(*a, phase_);
       return false;
+    }
+    if (auto* as = s.as<AssignStmt>()) {
+      // `v[i] = x` changes a block in the vector's cache (read, then written back).
+      auto* i = as->target->as<IndexExpr>();
+      auto* n = i ? i->object->as<NameExpr>() : nullptr;
+      if (n && n->symbol && n->symbol->kind == sema::Symbol::Vector)
+        g_.vectorIndex(*n->symbol, i->loc, phase_, executions_, true);
+      if (i && n) {
+        walk(*i->index);
+        walk(*as->value);
+        return false;
+      }
+    }
+    if (auto* w = s.as<WhileStmt>(); w && phase_ >= 0) {
+      // Inside a phase, the body runs `~ N` times (1 without it) per execution.
+      BodyWalker(g_, phase_, executions_ * (w->rounds ? g_.estimate(*w->rounds) : 1.0)).walkChildren(*w);
+      return false;
+    }
+    if (phase_ < 0) {
+      // Outside loops, an array declared in a body lives until the body ends.
+      auto body = [&](const std::vector<StmtPtr>& b) {
+        for (const StmtPtr& x : b) walk(*x);
+        g_.endScope(b);
+      };
+      if (auto* b = s.as<BlockStmt>()) {
+        body(b->body);
+        return false;
+      }
+      if (auto* i = s.as<IfStmt>()) {
+        walk(*i->cond);
+        body(i->then);
+        if (i->elseBranch) walk(*i->elseBranch);
+        return false;
+      }
+      if (auto* w = s.as<WhileStmt>()) {
+        // `~ N` rounds (1 without it): each pipeline of the body is a phase of its own
+        // that runs N times.
+        g_.loops_.push_back(w);
+        walk(*w->cond);
+        body(w->body);
+        g_.loops_.pop_back();
+        return false;
+      }
     }
     return true;
   }
@@ -427,6 +477,11 @@ public:
       return false;
     }
     if (auto* m = e.as<MethodCallExpr>()) g_.methodCall(*m, phase_, executions_);
+    if (auto* i = e.as<IndexExpr>()) {
+      auto* n = i->object->as<NameExpr>();
+      if (n && n->symbol && n->symbol->kind == sema::Symbol::Vector)
+        g_.vectorIndex(*n->symbol, i->loc, phase_, executions_, false);
+    }
     return true;
   }
   // Pipelines are planned by the loop, write or aggregate that runs them.
@@ -508,6 +563,57 @@ void GraphBuilder::aggregate(const CallExpr& c, int phase, double executions) {
                                 c.args[0]->type, {in.node}, &c);
   owner_ = outer;
   if (own) endPhase();
+}
+
+void GraphBuilder::arrayDecl(const ArrayDecl& d, int phase) {
+  // Outside loops the array is made in a phase of its own (filling it is work of its
+  // own); inside a loop it is made and dropped in the loop's phase.
+  const bool own = phase < 0;
+  if (own) phase = ownPhase("array " + d.name, d.loc);
+  auto n = count(*d.length);
+  int id = add(Node::ArrayAlloc, "array " + d.name, d.loc, phase, n.value_or(0), d.symbol->type, {}, &d);
+  plan_.declarationNode[&d] = id;
+  if (!n) unknown(id, "the length is known only when the program runs: nothing is reserved for it");
+  else plan_.nodes[id].note = "held in memory until " + std::string(own ? "its block (or the script) ends" : "the loop's body ends");
+  arrays_[&d] = {id, phase, own ? -1 : phase};
+}
+
+void GraphBuilder::endScope(const std::vector<StmtPtr>& body) {
+  for (const StmtPtr& s : body)
+    if (auto* a = s->as<ArrayDecl>(); a && arrays_.count(a) && arrays_[a].last < 0)
+      arrays_[a].last = std::max(arrays_[a].first, nextPhase_ - 1);
+}
+
+void GraphBuilder::finishScopes() {
+  for (auto& [decl, scope] : arrays_) {
+    Node& n = plan_.nodes[scope.node];
+    const int last = scope.last < 0 ? std::max(scope.first, nextPhase_ - 1) : scope.last; // top level: to the end
+    n.livePhases.clear();
+    for (int p = scope.first; p <= last; ++p) n.livePhases.push_back(p);
+  }
+}
+
+void GraphBuilder::vectorIndex(const Symbol& v, SourceLoc loc, int phase, double executions, bool write) {
+  // Outside loops, the accesses of one top-level statement share a phase of their own.
+  auto key = std::make_pair(&v, phase < 0 ? -1 - statement_ : phase);
+  auto it = indexNode_.find(key);
+  if (it == indexNode_.end()) {
+    if (phase < 0) {
+      auto own = indexPhase_.find(statement_);
+      if (own == indexPhase_.end()) own = indexPhase_.emplace(statement_, ownPhase("random access at " + at(loc), loc)).first;
+      phase = own->second;
+    }
+    const Owner outer = owner_;
+    owner_ = item_; // codegen sizes the cache around the top-level statement
+    auto size = vectorSize_[&v];
+    int id = add(Node::VectorIndex, v.name + "[i] (block cache)", loc, phase, size.first, v.type, {}, &v);
+    plan_.nodes[id].counted = !size.second;
+    owner_ = outer;
+    it = indexNode_.emplace(key, id).first;
+  }
+  Node& n = plan_.nodes[it->second];
+  n.accesses += executions;
+  if (write) n.writes += executions;
 }
 
 int GraphBuilder::ownPhase(const std::string& label, SourceLoc loc) {

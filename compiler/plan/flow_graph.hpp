@@ -40,6 +40,21 @@ private:
   void vectorBuild(const ast::VectorDecl& d, const ast::AssignStmt* refill, int phase, double executions);
   void methodCall(const ast::MethodCallExpr& m, int phase, double executions);
   void aggregate(const ast::CallExpr& c, int phase, double executions);
+  // Arrays and `v[i]` (random access). An array lives from its declaration to the end of
+  // the block (or script) it is declared in: arrayDecl starts it, endScope ends the ones
+  // a body declares, finishScopes turns the ranges into live phases.
+  void arrayDecl(const ast::ArrayDecl& d, int phase);
+  void endScope(const std::vector<ast::StmtPtr>& body);
+  void finishScopes();
+  void vectorIndex(const sema::Symbol& v, SourceLoc loc, int phase, double executions, bool write);
+  struct ArrayScope {
+    int node = 0;
+    int first = 0, last = -1; // phases; last < 0 while open
+  };
+  std::map<const ast::ArrayDecl*, ArrayScope> arrays_;
+  std::map<std::pair<const sema::Symbol*, int>, int> indexNode_; // (vector, phase) -> VectorIndex
+  std::map<int, int> indexPhase_; // top-level statement -> the phase of its v[i] outside loops
+  const ast::Stmt* item_ = nullptr; // the top-level statement being planned
   Flow pipeline(const ast::Pipeline& p, int phase, double multiplier);
   Flow source(const ast::Source& s, int phase, double multiplier);
   Flow stage(const ast::Stage& s, Flow in);

@@ -33,6 +33,8 @@ memory_role memoryRole(Node::Kind k) {
   if (k == Node::SortMerge || k == Node::ReduceMerge) return memory_role::sort_merge;
   if (k == Node::Queue) return memory_role::queue;
   if (k == Node::Join) return memory_role::join;
+  if (k == Node::ArrayAlloc) return memory_role::reserved;
+  if (k == Node::VectorIndex) return memory_role::cache;
   return isBuffered(k) ? memory_role::buffer : memory_role::none;
 }
 
@@ -88,7 +90,7 @@ bool MemoryPlanner::countsFit() {
 void MemoryPlanner::reportTooSmall(int phase, uint64_t needed) {
   std::string parts;
   for (size_t i = 0; i < nodes_.size(); ++i) {
-    const bool inPhase = nodes_[i].role == memory_role::queue
+    const bool inPhase = plan_.nodes[i].spansPhases()
                              ? std::count(nodes_[i].live_phases.begin(), nodes_[i].live_phases.end(), phase) > 0
                              : nodes_[i].phase == phase;
     const uint64_t m = inPhase ? planner().minimum(nodes_[i]) : 0;
@@ -163,6 +165,21 @@ void MemoryPlanner::computeIo() {
       }
       break;
     }
+    case Node::VectorIndex:
+      // An upper bound: every access misses the cache and reads a block, every write
+      // writes one back.
+      n.readBytes = n.accesses * static_cast<double>(plan_.blockBytes);
+      n.writeBytes = n.writes * static_cast<double>(plan_.blockBytes);
+      n.note = "an upper bound: one block read per access (" + formatCount(n.accesses) + ") and one written per write (" +
+               formatCount(n.writes) + "); the cache holds " +
+               formatCount(static_cast<double>(n.memoryBytes / std::max<uint64_t>(1, plan_.blockBytes))) + " blocks";
+      break;
+    case Node::ArrayAlloc:
+      if (n.counted)
+        n.note = "in memory, " + formatBytes(n.elements * static_cast<double>(n.elementBytes)) +
+                 " reserved in phases " + std::to_string(n.livePhases.front()) +
+                 (n.livePhases.size() > 1 ? " to " + std::to_string(n.livePhases.back()) : std::string());
+      break;
     case Node::Queue: {
       auto cfg = containers::plan_priority_queue(n.memoryBytes, static_cast<uint64_t>(n.elements), n.elementBytes,
                                                  plan_.blockBytes);
@@ -179,7 +196,7 @@ void MemoryPlanner::computeIo() {
   // (unless the consumer is the sink that names that file).
   for (Node& n : plan_.nodes) {
     n.materializedRead = n.materializedWrite = 0;
-    if (n.kind == Node::Queue || n.kind == Node::VectorPush) {
+    if (n.kind == Node::Queue || n.kind == Node::VectorPush || n.kind == Node::VectorIndex) {
       n.materializedRead = n.readBytes;
       n.materializedWrite = n.writeBytes;
       continue;
@@ -232,7 +249,7 @@ void MemoryPlanner::totals() {
     plan_.total.writeBytes += n.writeBytes * rounds;
     plan_.materialized.readBytes += n.materializedRead * rounds;
     plan_.materialized.writeBytes += n.materializedWrite * rounds;
-    std::vector<int> phases = n.kind == Node::Queue ? n.livePhases : std::vector<int>{n.phase};
+    std::vector<int> phases = n.spansPhases() ? n.livePhases : std::vector<int>{n.phase};
     for (int p : phases) {
       auto it = phaseById.find(p);
       if (it == phaseById.end()) continue;

@@ -43,6 +43,8 @@ const char* Node::kindName() const {
   case ReduceMerge: return "reduce_merge";
   case Fold: return "fold";
   case VectorRefill: return "vector_refill";
+  case ArrayAlloc: return "array";
+  case VectorIndex: return "vector_index";
   }
   return "node";
 }

@@ -25,7 +25,7 @@ using Payload = std::variant<std::monostate, const ast::GenerateSource*, const a
                              const ast::VectorDecl*, const ast::PqDecl*, const ast::CallExpr*,
                              const ast::ForInStmt*, const sema::Symbol*, const ast::JoinSource*,
                              const ast::ZipSource*, const ast::ConcatSource*, const ast::ReduceStage*,
-                             const ast::AssignStmt*>;
+                             const ast::AssignStmt*, const ast::ArrayDecl*>;
 
 /// How a node's element count follows the params and input files a program runs with:
 /// its planned count times a scale. A source whose count the program can compute at
@@ -35,7 +35,7 @@ using Payload = std::variant<std::monostate, const ast::GenerateSource*, const a
 /// queue or a push the loop that pushes), or 1 when there are none. Generated programs
 /// evaluate these at start, in Plan::scalingOrder, to plan memory and price estimates.
 struct Scaling {
-  enum Kind { Planned, GenerateCount, RangeBounds, InputFile, From } kind = Planned;
+  enum Kind { Planned, GenerateCount, RangeBounds, InputFile, From, ArrayLength } kind = Planned;
   std::vector<int> from;
 };
 
@@ -55,7 +55,11 @@ struct Node {
   enum Kind {
     Generate, Range, ReadFile, ReadText, ScanVector, Merge, Map, Filter, Unique, Take, ForStage,
     SortRuns, SortMerge, Branch, Materialize, Reread, WriteFile, WriteText, VectorBuild, VectorPush,
-    Queue, Aggregate, Loop, Join, Zip, Concat, ReduceRuns, ReduceMerge, Fold, VectorRefill
+    Queue, Aggregate, Loop, Join, Zip, Concat, ReduceRuns, ReduceMerge, Fold, VectorRefill,
+    // An in-memory array (its ArrayDecl): its bytes are reserved in every phase it lives
+    // in (livePhases). The block cache of `v[i]` on an external vector (the vector's
+    // symbol) in the phases of one top-level statement: `elements` is the vector's size.
+    ArrayAlloc, VectorIndex
   };
   int id = 0;
   Kind kind;
@@ -79,8 +83,12 @@ struct Node {
   bool inMemory = false;
   bool keyed = false;           // the order has a radix key (how the sorter divides memory)
   bool hashed = false;          // ReduceRuns: combines in a hash table (the distinct keys fit)
-  // Queues: the phases the queue lives through, and the pushes it receives.
+  // Queues, arrays and vector caches: the phases the node lives through.
   std::vector<int> livePhases;
+  // VectorIndex: the reads and writes of `v[i]` (each an upper bound of one block).
+  double accesses = 0, writes = 0;
+  /// Whether the node holds memory over several phases (livePhases) rather than its own.
+  bool spansPhases() const { return kind == Queue || kind == ArrayAlloc || kind == VectorIndex; }
   // What made this node, for the code generator: the top-level statement, or the nested
   // loop, write or aggregate call (inside a loop body) whose pipeline it belongs to.
   Owner owner;

@@ -143,6 +143,7 @@ const Type* Checker::check(Expr& e, const Type* expected) {
   case Expr::PipelineArg:
     error(e.loc, "a pipeline can only be the argument of count, sum, min or max");
     break;
+  case Expr::IfElse: t = checkIfExpr(*e.as<IfExpr>(), expected); break;
   }
   e.type = t;
   return t;
@@ -187,6 +188,10 @@ const Type* Checker::checkName(NameExpr& e) {
     break;
   case Symbol::Queue:
     error(e.loc, "'" + s->name + "' is a priority queue, not a value; use its methods (" + s->name + ".top(), …)");
+    break;
+  case Symbol::Array:
+    error(e.loc, "'" + s->name + "' is an array, not a value; use its elements (" + s->name + "[i]) or its methods (" +
+                     s->name + ".size(), " + s->name + ".fill(v))");
     break;
   case Symbol::Builtin:
   case Symbol::CppFunction:
@@ -340,16 +345,82 @@ const Type* Checker::checkField(FieldExpr& e) {
   return f->type;
 }
 
+Symbol* Checker::indexedContainer(Expr& object) {
+  auto* n = object.as<NameExpr>();
+  if (!n || n->name.parts.size() != 1) return nullptr;
+  Symbol* s = lookup(n->name.str());
+  if (!s || (s->kind != Symbol::Array && s->kind != Symbol::Vector)) return nullptr;
+  n->symbol = s;
+  n->type = s->type;
+  return s;
+}
+
+const Type* Checker::checkIfExpr(IfExpr& e, const Type* expected) {
+  const Type* c = check(*e.cond);
+  bool ok = !c->isError();
+  if (ok && c->kind != Type::Bool) {
+    error(e.cond->loc, "a condition must be a bool, not " + c->name());
+    ok = false;
+  }
+  const Type* a = check(*e.then, expected);
+  if (!e.otherwise) return out_.types.error(); // reported by the parser
+  const Type* b = check(*e.otherwise, expected);
+  if (!ok || a->isError() || b->isError()) return out_.types.error();
+  for (Expr* arm : {e.then.get(), e.otherwise.get()})
+    if (arm->type->kind == Type::Void || arm->type->kind == Type::String) {
+      error(arm->loc, "an arm of an 'if' expression needs a value, but this expression has none");
+      return out_.types.error();
+    }
+  if (a->isUntyped() && b->isUntyped()) {
+    // Two literals: the type the context expects, else what a literal defaults to (f64,
+    // i64 if an arm is negative, u64), so the arms agree.
+    const Type* to = expected && expected->isNumeric() && !expected->isUntyped() ? expected : nullptr;
+    if (!to) {
+      bool negative = false;
+      for (Expr* arm : {e.then.get(), e.otherwise.get()})
+        if (auto v = constant(*arm); v && v->kind == ConstValue::Int && v->i < 0) negative = true;
+      to = out_.types.scalar(a->kind == Type::FloatLit || b->kind == Type::FloatLit ? Type::F64
+                             : negative                                               ? Type::I64
+                                                                                      : Type::U64);
+    }
+    bool fits = convert(*e.then, to, "in an arm of 'if'");
+    fits = convert(*e.otherwise, to, "in an arm of 'if'") && fits;
+    return fits ? to : out_.types.error();
+  }
+  if (a->isUntyped()) return convert(*e.then, b, "in an arm of 'if' (the other arm is " + b->name() + ")") ? b : out_.types.error();
+  if (b->isUntyped()) return convert(*e.otherwise, a, "in an arm of 'if' (the other arm is " + a->name() + ")") ? a : out_.types.error();
+  if (a == b) return a;
+  if (widens(a, b) && convert(*e.then, b, "in an arm of 'if'")) return b;
+  if (widens(b, a) && convert(*e.otherwise, a, "in an arm of 'if'")) return a;
+  error(e.loc, "the arms of this 'if' have different types, " + a->name() + " and " + b->name() +
+                   (a->isNumeric() && b->isNumeric() ? "; convert one with 'as'" : ""));
+  return out_.types.error();
+}
+
 const Type* Checker::checkIndex(IndexExpr& e) {
+  if (Symbol* s = indexedContainer(*e.object)) {
+    // An element of an in-memory array or of an external vector: any u64 index, checked
+    // when the program runs.
+    const Type* i = check(*e.index, out_.types.scalar(Type::U64));
+    if (s->type->isError() || i->isError()) return out_.types.error();
+    if (!i->isInteger() || i->isSigned()) {
+      error(e.index->loc, "an index of " + std::string(s->kind == Symbol::Array ? "array '" : "vector '") + s->name +
+                              "' must be an unsigned integer, not " + i->name() +
+                              (i->isNumeric() ? " (convert it with 'as u64')" : ""));
+      return out_.types.error();
+    }
+    if (!convert(*e.index, out_.types.scalar(Type::U64), "as an index")) return out_.types.error();
+    if (lambdaDepth_ > 0 && s->kind == Symbol::Vector) {
+      error(e.loc, "'" + s->name + "[…]' reads an external vector through its cache; map and filter cannot (use a 'for' stage)");
+      return out_.types.error();
+    }
+    return s->type;
+  }
   const Type* t = check(*e.object);
   const Type* i = check(*e.index, out_.types.scalar(Type::U64));
   if (t->isError() || i->isError()) return out_.types.error();
   if (t->kind != Type::Array) {
-    error(e.loc, t->name() + " cannot be indexed" +
-                     (e.object->as<NameExpr>() && e.object->as<NameExpr>()->symbol &&
-                              e.object->as<NameExpr>()->symbol->kind == Symbol::Vector
-                          ? std::string("; read a vector with scan()")
-                          : std::string()));
+    error(e.loc, t->name() + " cannot be indexed; only arrays and vectors can");
     return out_.types.error();
   }
   if (!i->isInteger()) {
@@ -375,6 +446,35 @@ bool Checker::argumentCount(CallExpr& e, size_t min, size_t max) {
 const Type* Checker::checkMethod(MethodCallExpr& e) {
   auto* name = e.object->as<NameExpr>();
   Symbol* s = name && name->name.parts.size() == 1 ? lookup(name->name.str()) : nullptr;
+  if (s && s->kind == Symbol::Array) {
+    // An array's methods: size() and fill(v).
+    name->symbol = s;
+    name->type = s->type;
+    e.container = s;
+    const bool fill = e.method == "fill";
+    if (!fill && e.method != "size") {
+      error(e.methodLoc, "array '" + s->name + "' has no method '" + e.method + "'; its methods are size and fill");
+      return out_.types.error();
+    }
+    const size_t args = fill ? 1 : 0;
+    if (e.args.size() != args) {
+      error(e.methodLoc, "'" + e.method + "' takes " + plural(args, "argument") + ", but " + std::to_string(e.args.size()) +
+                             (e.args.size() == 1 ? " was" : " were") + " given");
+      return out_.types.error();
+    }
+    if (fill) {
+      if (s->type->isError() || check(*e.args[0], s->type)->isError()) return out_.types.error();
+      if (!convert(*e.args[0], s->type, "in '" + s->name + ".fill'")) return out_.types.error();
+      if (lambdaDepth_ > 0) {
+        error(e.methodLoc, "'" + s->name + ".fill()' changes the array; map and filter must not change anything (use a 'for' stage)");
+        return out_.types.error();
+      }
+      e.methodId = Method::Fill;
+      return out_.types.scalar(Type::Void);
+    }
+    e.methodId = Method::Size;
+    return out_.types.scalar(Type::U64);
+  }
   if (!s || (s->kind != Symbol::Queue && s->kind != Symbol::Vector)) {
     const Type* t = s ? nullptr : check(*e.object);
     if (t && t->isError()) return t;
@@ -418,7 +518,8 @@ const Type* Checker::checkMethod(MethodCallExpr& e) {
     case Method::Size: return u64;
     case Method::Push:
     case Method::Pop:
-    case Method::Clear: return none;
+    case Method::Clear:
+    case Method::Fill: return none;
     }
   }
   std::string list;

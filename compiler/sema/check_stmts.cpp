@@ -91,6 +91,7 @@ void Checker::run() {
     if (auto* v = item->as<VectorDecl>()) laterValues_[v->name] = "vector";
     if (auto* q = item->as<PqDecl>()) laterValues_[q->name] = "priority queue";
     if (auto* l = item->as<LetStmt>()) laterValues_[l->name] = l->isVar ? "variable" : "let value";
+    if (auto* a = item->as<ArrayDecl>()) laterValues_[a->name] = "array";
   }
   for (StmtPtr& item : program_.items)
     if (auto* d = item->as<RecordDecl>()) declareRecord(*d);
@@ -220,7 +221,39 @@ void Checker::checkLet(LetStmt& s) {
   s.symbol = &declare(std::move(sym));
 }
 
+void Checker::checkArrayDecl(ArrayDecl& d) {
+  const Type* element = resolveType(*d.element);
+  const Type* u64 = out_.types.scalar(Type::U64);
+  const Type* length = check(*d.length, u64);
+  if (!length->isError()) {
+    if (!length->isInteger() || length->isSigned()) {
+      error(d.length->loc, "the length of array '" + d.name + "' must be a u64, not " + length->name() +
+                               (length->isNumeric() ? " (convert it with 'as u64')" : ""));
+    } else {
+      convert(*d.length, u64, "as the length of array '" + d.name + "'");
+    }
+  }
+  if (!element->isError() && (element->kind == Type::Void || element->kind == Type::String)) {
+    error(d.element->loc, "an array holds values, not " + element->name());
+    element = out_.types.error();
+  }
+  if (d.init) {
+    const Type* v = check(*d.init, element->isError() ? nullptr : element);
+    if (!v->isError() && !element->isError())
+      convert(*d.init, element, "to fill array '" + d.name + "' of " + element->name());
+  }
+  Symbol sym{Symbol::Array, d.name, d.loc};
+  sym.type = element;
+  sym.decl = &d;
+  d.symbol = &declare(std::move(sym));
+}
+
 bool Checker::isAssignable(Expr& target, std::string& why, SourceLoc& declLoc) {
+  if (auto* i = target.as<IndexExpr>()) {
+    // An element of an array or of an external vector.
+    auto* n = i->object->as<NameExpr>();
+    if (n && n->symbol && (n->symbol->kind == Symbol::Array || n->symbol->kind == Symbol::Vector)) return true;
+  }
   if (auto* f = target.as<FieldExpr>()) return isAssignable(*f->object, why, declLoc);
   if (auto* i = target.as<IndexExpr>()) return isAssignable(*i->object, why, declLoc);
   auto* n = target.as<NameExpr>();
@@ -443,6 +476,7 @@ void Checker::checkStmt(Stmt& s) {
     return;
   }
   case Stmt::Block: return checkBlock(s.as<BlockStmt>()->body);
+  case Stmt::Array: return checkArrayDecl(*s.as<ArrayDecl>());
   default:
     // Declarations inside blocks are reported by checkBlock.
     return;

@@ -124,6 +124,11 @@ private:
   void checkPrint(ast::PrintStmt& s);
   void checkPath(ast::PathRef& path);
   void checkPathLiteral(const ast::StringLiteral& path);
+  void checkArrayDecl(ast::ArrayDecl& d);
+  /// `a[i]` of an array or an external vector `v[i]`: the container's symbol, or null when
+  /// `object` names neither.
+  Symbol* indexedContainer(ast::Expr& object);
+  const Type* checkIfExpr(ast::IfExpr& e, const Type* expected);
   bool isAssignable(ast::Expr& target, std::string& why, SourceLoc& declLoc);
 
   ast::Program& program_;

@@ -18,6 +18,7 @@ const char* Symbol::kindName() const {
   case Field: return "field";
   case CppFunction: return "C++ function";
   case Builtin: return "builtin function";
+  case Array: return "array";
   }
   return "name";
 }

@@ -56,7 +56,8 @@ struct Consumer {
 struct Symbol {
   enum Kind {
     Param, Record, Order, Stream, Vector, Queue, Let, Var, LoopVar, LambdaVar, Index, Field,
-    CppFunction, Builtin
+    CppFunction, Builtin,
+    Array // an in-memory array (`array a: T[n];`): `type` is its element type
   };
   Symbol(Kind k, std::string n, SourceLoc l) : kind(k), name(std::move(n)), loc(l) {}
 

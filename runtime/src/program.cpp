@@ -255,6 +255,17 @@ void program::memory_too_small(int phase, std::uint64_t needed) const {
                                     "; give a larger --memory or a smaller --block");
 }
 
+void program::memory_too_small(int phase, std::uint64_t needed,
+                               const std::vector<std::pair<std::string, std::uint64_t>>& arrays) const {
+  std::string held;
+  for (const auto& [name, bytes] : arrays)
+    held += (held.empty() ? "" : ", ") + name + " (" + flow::format_bytes(bytes, true) + ")";
+  throw usage_error("--memory", "--memory: phase " + std::to_string(phase) + " needs at least " +
+                                    flow::format_bytes(needed, true) + " with blocks of " + flow::format_bytes(block()) +
+                                    (held.empty() ? "" : ", holding " + held) + ", but the budget is " +
+                                    flow::format_bytes(memory()) + "; give a larger --memory or a smaller --block");
+}
+
 std::uint64_t program::block() const noexcept {
   if (options_.block) return *options_.block;
   if (block_default_ == 0) return 0;

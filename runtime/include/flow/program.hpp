@@ -172,6 +172,9 @@ public:
   /// Called by the generated memory plan when `phase` cannot hold the minimum of its
   /// nodes (`needed` bytes) within memory(): throws usage_error naming --memory.
   [[noreturn]] void memory_too_small(int phase, std::uint64_t needed) const;
+  /// The same, naming the in-memory arrays (name, bytes) that live in the phase.
+  [[noreturn]] void memory_too_small(int phase, std::uint64_t needed,
+                                     const std::vector<std::pair<std::string, std::uint64_t>>& arrays) const;
   /// The block size: --block, else the planner's (re-derived from memory() if it was
   /// derived from the budget), else 0 (unknown: let each node choose).
   std::uint64_t block() const noexcept;

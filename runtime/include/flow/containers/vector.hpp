@@ -10,6 +10,7 @@
 //   for (u64 i = 0; i < n; ++i) v.push_back(i);
 //   for (auto r = v.scan(); !r.empty(); ++r) use(*r);
 #include "flow/defaults.hpp"
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -59,11 +60,12 @@ public:
     mng::block_istream<block_type> in_;
   };
 
-  /// `memory_bytes` >= 2 blocks: the cache (and the buffers of a scan).
+  /// `memory_bytes` >= 2 blocks: the cache (and the buffers of a scan). A slot gets its
+  /// block on first use, so a cache larger than the vector holds only the vector.
   explicit vector(std::size_t memory_bytes,
                   mng::block_manager& bm = mng::block_manager::global(),
                   mng::allocation_strategy strategy = mng::allocation_strategy::striping())
-      : bm_(bm), strategy_(std::move(strategy)), slots_(memory_bytes / BlockBytes) {
+      : bm_(bm), strategy_(std::move(strategy)), slots_(memory_bytes / BlockBytes), budget_(memory_bytes) {
     if (slots_.size() < 2) {
       throw std::invalid_argument("flow: an external vector of " + std::to_string(BlockBytes) +
                                   "-byte blocks needs a memory budget of at least 2 blocks (" +
@@ -116,6 +118,35 @@ public:
     prepare_to_modify(s);
     (*s.block)[i % block_elements] = v;
   }
+
+  /// Element i for changing it in place: the block is marked changed (written back when
+  /// evicted or flushed). The reference is valid until the vector's next operation.
+  T& modify(std::uint64_t i) {
+    check_index(i);
+    const std::uint64_t b = i / block_elements;
+    if (b != last_block_) touch(b);
+    slot& s = slots_[last_slot_];
+    prepare_to_modify(s);
+    return (*s.block)[i % block_elements];
+  }
+
+  /// Gives the block cache (get, set, modify, push_back) `memory_bytes` (at least two
+  /// blocks): changed blocks are written first. A script's `v[i]` in a phase gets the
+  /// memory the planner sized for it, and the vector's own budget back after.
+  void resize_cache(std::size_t memory_bytes) {
+    mutable_check("resize_cache");
+    const std::size_t slots = std::max<std::size_t>(2, memory_bytes / BlockBytes);
+    if (slots == slots_.size()) return;
+    flush();
+    drop_cache();
+    slots_.clear();
+    slots_.resize(slots);
+    last_slot_ = 0;
+    tail_slot_ = none;
+  }
+
+  /// Gives the cache the budget the vector was made with again.
+  void restore_cache() { resize_cache(budget_); }
 
   /// Writes every changed cached block and waits for all writes (rethrows failures).
   void flush() {
@@ -298,6 +329,7 @@ private:
   T* tail_pos_ = nullptr; // push_back fast path: the free part of the tail block
   T* tail_end_ = nullptr;
   int readers_ = 0;
+  std::size_t budget_ = 0; // the memory given at construction
 };
 
 } // namespace flow::containers

@@ -30,12 +30,14 @@ enum class memory_role {
   queue,      ///< a priority queue, one budget over all the phases it lives in
   join,       ///< a join: the right side's group of equal keys (at least three blocks, and a
               ///< share of what its phase leaves), spilled beyond it (join_model.hpp)
+  reserved,   ///< an in-memory array: elements × element_bytes in every phase it lives in
+  cache,      ///< the block cache of v[i]: at least two blocks, up to the vector (elements)
 };
 
 struct memory_node {
   memory_role role = memory_role::none;
   int phase = 0;
-  std::vector<int> live_phases; ///< queues: every phase they live in
+  std::vector<int> live_phases; ///< queues, arrays and caches: every phase they live in
   double elements = 0;          ///< elements (a queue: pushes)
   std::uint64_t element_bytes = 0;
   bool keyed = false;           ///< sorts: the order has a radix key
@@ -108,6 +110,8 @@ public:
       return merge_memory_for(s, sort_block(s, memory_), 4, 4);
     }
     case memory_role::queue: return queue_minimum(n);
+    case memory_role::reserved: return reserved_bytes(n);
+    case memory_role::cache: return 2 * block_;
     default: return 0;
     }
   }
@@ -124,7 +128,14 @@ public:
 
 private:
   static bool flexible(memory_role r) {
-    return r == memory_role::sort_runs || r == memory_role::sort_merge || r == memory_role::queue;
+    return r == memory_role::sort_runs || r == memory_role::sort_merge || r == memory_role::queue ||
+           r == memory_role::cache;
+  }
+  static bool spans_phases(memory_role r) {
+    return r == memory_role::queue || r == memory_role::reserved || r == memory_role::cache;
+  }
+  static std::uint64_t reserved_bytes(const memory_node& n) {
+    return sat_mul(elements(n), std::max<std::uint64_t>(1, n.element_bytes));
   }
   std::uint64_t queue_minimum(const memory_node& n) const {
     // The smallest budget plan_priority_queue accepts, found by doubling from 1 MiB.
@@ -165,7 +176,7 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
     n.in_memory = false;
     n.runs = 0;
     if (n.role == memory_role::none) continue;
-    if (n.role == memory_role::queue) {
+    if (spans_phases(n.role)) {
       for (int p : n.live_phases) nodes_of[p].push_back(static_cast<int>(i));
     } else {
       nodes_of[n.phase].push_back(static_cast<int>(i));
@@ -177,13 +188,13 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
     for (int id : ids) {
       memory_node& n = node(id);
       if (flexible(n.role)) {
-        minimums[p] += minimum(n);
+        minimums[p] = sat_add(minimums[p], minimum(n));
       } else {
         n.memory = minimum(n);
-        fixed[p] += n.memory;
+        fixed[p] = sat_add(fixed[p], n.memory);
       }
     }
-    if (fixed[p] + minimums[p] > M) return memory_shortfall{p, fixed[p] + minimums[p]};
+    if (sat_add(fixed[p], minimums[p]) > M) return memory_shortfall{p, sat_add(fixed[p], minimums[p])};
   }
   // 2. Queues keep one budget for their whole life. Of the budgets that fit every phase
   //    the queue lives in, take the one with the least I/O in total: the queue's own and
@@ -222,6 +233,23 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
     for (int p : q.live_phases) {
       minimums[p] -= minimum(q);
       fixed[p] += q.memory;
+    }
+  }
+  // 2b. The cache of v[i] keeps one budget over the phases of its statement: at least two
+  //     blocks, up to a quarter of the budget and half of what its phases have spare
+  //     (sorts keep the rest). Vector sizes are often unknown (pushes in a while loop),
+  //     and a cache allocates a block only when it first holds one, so a small vector
+  //     never takes more than itself.
+  for (memory_node& c : nodes_) {
+    if (c.role != memory_role::cache || c.live_phases.empty()) continue;
+    const std::uint64_t lo = minimum(c);
+    std::uint64_t spare = M;
+    for (int p : c.live_phases) spare = std::min(spare, M - fixed[p] - minimums[p] + lo);
+    const std::uint64_t want = std::min(M / 4, spare / 2) / block_ * block_;
+    c.memory = std::max(lo, want);
+    for (int p : c.live_phases) {
+      minimums[p] -= lo;
+      fixed[p] += c.memory;
     }
   }
   // 3. Phase by phase: merges first (their runs are known by now; giving a merge its full

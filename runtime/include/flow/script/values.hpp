@@ -3,7 +3,10 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <cstddef>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -29,6 +32,63 @@ template <class T, std::size_t N> const T& index(const std::array<T, N>& a, std:
 template <class T, std::size_t N> T& index(std::array<T, N>& a, std::uint64_t i, const char* where) {
   if (i >= N) fail(where, "index " + std::to_string(i) + " is out of range for an array of " + std::to_string(N));
   return a[i];
+}
+
+/// `array a: T[n];` — an in-memory array on the heap whose length is computed when the
+/// declaration is reached. Elements start as zeros (or `value`); every index is checked.
+template <class T> class heap_array {
+public:
+  heap_array(std::uint64_t n, const char* name, const char* where) : name_(name) { allocate(n, where); }
+  heap_array(std::uint64_t n, const T& value, const char* name, const char* where) : name_(name) {
+    allocate(n, where);
+    fill(value);
+  }
+  heap_array(const heap_array&) = delete;
+  heap_array& operator=(const heap_array&) = delete;
+
+  std::uint64_t size() const noexcept { return size_; }
+  void fill(const T& value) {
+    for (std::uint64_t i = 0; i < size_; ++i) data_[i] = value;
+  }
+  T& at(std::uint64_t i, const char* where) {
+    if (i >= size_) [[unlikely]]
+      fail(where, "index " + std::to_string(i) + " is out of range for array " + name_ + " of " +
+                      std::to_string(size_));
+    return data_[i];
+  }
+  static std::uint64_t bytes(std::uint64_t n) noexcept {
+    return n > UINT64_MAX / sizeof(T) ? UINT64_MAX : n * sizeof(T);
+  }
+
+private:
+  void allocate(std::uint64_t n, const char* where) {
+    if (n > UINT64_MAX / sizeof(T) || n * sizeof(T) > static_cast<std::uint64_t>(PTRDIFF_MAX))
+      fail(where, std::string("array ") + name_ + " of " + std::to_string(n) + " elements is larger than memory");
+    try {
+      data_.reset(new T[n]());
+    } catch (const std::bad_alloc&) {
+      fail(where, std::string("cannot allocate array ") + name_ + " of " + std::to_string(n) + " elements (" +
+                      std::to_string(n * sizeof(T)) + " bytes)");
+    }
+    size_ = n;
+  }
+  std::unique_ptr<T[]> data_;
+  std::uint64_t size_ = 0;
+  const char* name_;
+};
+
+/// v[i] of an external vector, with the index checked against the script's line.
+template <class V> typename V::value_type vector_get(V& v, std::uint64_t i, const char* where) {
+  if (i >= v.size()) [[unlikely]]
+    fail(where, "index " + std::to_string(i) + " is out of range for a vector of " + std::to_string(v.size()));
+  return v.get(i);
+}
+/// v[i] as the target of an assignment: a reference into the vector's cached block, valid
+/// until the vector's next access (the caller assigns to it at once).
+template <class V> typename V::value_type& vector_ref(V& v, std::uint64_t i, const char* where) {
+  if (i >= v.size()) [[unlikely]]
+    fail(where, "index " + std::to_string(i) + " is out of range for a vector of " + std::to_string(v.size()));
+  return v.modify(i);
 }
 
 /// [value; N]
