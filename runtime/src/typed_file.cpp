@@ -20,9 +20,4 @@ chunking plan_chunks(std::size_t element_bytes, std::size_t memory_bytes, const 
   return {memory_bytes / (chunks * unit) * unit, chunks};
 }
 
-bool is_regular_file(const std::string& path) noexcept {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
 } // namespace flow::io::detail

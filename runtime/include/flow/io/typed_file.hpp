@@ -30,6 +30,7 @@
 
 #include <unistd.h>
 
+#include "flow/io/atomic_output.hpp"
 #include "flow/io/buffer.hpp"
 #include "flow/io/error.hpp"
 #include "flow/io/posix_file.hpp"
@@ -45,8 +46,6 @@ struct chunking {
   std::size_t chunks;
 };
 chunking plan_chunks(std::size_t element_bytes, std::size_t memory_bytes, const std::string& path);
-/// True if `path` names a regular file (not a device, pipe or directory).
-bool is_regular_file(const std::string& path) noexcept;
 } // namespace detail
 
 /// Default memory of a typed file reader or writer.
@@ -208,7 +207,10 @@ template <class T> class file_writer {
   static_assert(std::is_trivially_copyable_v<T>, "files hold raw bytes of T");
 
 public:
-  /// Creates (or truncates) `path`; throws open_error if that is not possible. `-`
+  /// Writes `path` atomically (flow/io/atomic_output.hpp): into a temporary next to it,
+  /// renamed over it by finish(), so `path` keeps its old contents until then (a program
+  /// may read the file it rewrites) and is never left half-written. Throws if the
+  /// temporary cannot be created. `-`
   /// writes standard output (descriptor 1) sequentially, where it stands: nothing is
   /// truncated or seeked, so pipes and `>>` work; each chunk is written synchronously,
   /// after flushing C stdio's `stdout` (print's text keeps its place before the data).
@@ -221,13 +223,12 @@ public:
       buffers_ = 1;
       return;
     }
-    file_ = std::make_unique<posix_file>(path, open_mode::write | open_mode::create | open_mode::truncate |
-                                                   (direct ? open_mode::direct : 0u));
-    regular_ = detail::is_regular_file(path);
+    output_ = std::make_unique<atomic_output>(path);
+    file_ = std::make_unique<posix_file>(output_->path(), open_mode::write | open_mode::create | open_mode::truncate |
+                                                              (direct ? open_mode::direct : 0u));
   }
   /// A writer destroyed without finish() (e.g. while an exception unwinds) removes its
-  /// partial output, so no truncated result is left behind (only a regular file: never
-  /// a device such as /dev/null).
+  /// partial output; the target keeps what it had.
   ~file_writer() {
     if (finished_ || !file_) return; // standard output: what was written stays written
     for (auto& f : in_flight_) {
@@ -236,12 +237,11 @@ public:
       } catch (...) {
       }
     }
-    const std::string path = file_->path();
     try {
       file_->close();
     } catch (...) {
     }
-    if (regular_) ::unlink(path.c_str());
+    // output_'s destructor removes the temporary
   }
   file_writer(const file_writer&) = delete;
   file_writer& operator=(const file_writer&) = delete;
@@ -286,6 +286,7 @@ public:
     if (file_) {
       if (file_->size() != written_) file_->set_size(written_);
       file_->close();
+      output_->commit();
     } else if (std::fflush(stdout) != 0) {
       throw_system_error("cannot write to", "standard output", written_, 0, errno);
     }
@@ -337,7 +338,8 @@ private:
     end_ = pos_ + chunk_bytes_ / sizeof(T);
   }
 
-  std::unique_ptr<posix_file> file_; // null for standard output
+  std::unique_ptr<atomic_output> output_; // the temporary the file is written to
+  std::unique_ptr<posix_file> file_;      // null for standard output
   std::size_t chunk_bytes_ = 0;
   std::size_t buffers_ = 0;
   std::uint64_t offset_ = 0;  // where the next chunk goes
@@ -348,7 +350,6 @@ private:
   T* pos_ = nullptr;
   T* end_ = nullptr;
   bool finished_ = false;
-  bool regular_ = false;
 };
 
 } // namespace flow::io

@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 
+#include "flow/io/atomic_output.hpp"
 #include "flow/io/standard_streams.hpp"
 #include "flow/script/values.hpp"
 
@@ -96,12 +98,15 @@ private:
 
 template <class T, class Fields> class text_writer {
 public:
+  /// Writes `path` atomically, like flow::io::file_writer: into a temporary renamed over
+  /// it by finish(); an unfinished writer leaves `path` as it was.
   explicit text_writer(const std::string& path)
       : path_(io::is_standard_stream(path) ? "standard output" : path), out_(nullptr) {
     if (io::is_standard_stream(path)) {
       out_.rdbuf(&stdout_);
     } else {
-      if (!file_.open(path, std::ios::out | std::ios::trunc))
+      output_ = std::make_unique<io::atomic_output>(path);
+      if (!file_.open(output_->path(), std::ios::out | std::ios::trunc))
         throw std::runtime_error("cannot open '" + path + "' for writing");
       out_.rdbuf(&file_);
     }
@@ -112,14 +117,16 @@ public:
   }
   void finish() {
     out_.flush();
-    if (!out_) {
+    if (!out_ || (output_ && !file_.close())) {
       if (path_ == "standard output") throw std::runtime_error("cannot write to standard output");
       throw std::runtime_error("cannot write '" + path_ + "' (is the disk full?)");
     }
+    if (output_) output_->commit();
   }
 
 private:
   std::string path_;
+  std::unique_ptr<io::atomic_output> output_; // declared before file_: the file closes first
   std::filebuf file_;
   io::stdout_buf stdout_;
   std::ostream out_;
