@@ -707,63 +707,38 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
   }
   case Source::Merge: {
     auto& m = *s.as<MergeSource>();
-    std::vector<int> inputs;
-    int out = phase;
+    auto [inputs, out] = inputsInOnePhase(m.inputs, phase, multiplier);
     double n = 0;
-    for (const PipelinePtr& in : m.inputs) {
-      Flow f = pipeline(*in, phase, multiplier);
-      inputs.push_back(f.node);
-      out = std::max(out, f.phase);
-      n += plan_.nodes[f.node].elements;
-    }
-    for (int in : inputs) runInPhase(in, out);
+    for (int in : inputs) n += plan_.nodes[in].elements;
     int id = add(Node::Merge, "merge by " + m.order.str(), s.loc, out, n, s.elementType, inputs, &m);
     return {id, out};
   }
   case Source::Join: {
     auto& j = *s.as<JoinSource>();
-    Flow left = pipeline(*j.inputs[0], phase, multiplier);
-    Flow right = pipeline(*j.inputs[1], phase, multiplier);
-    const int out = std::max(left.phase, right.phase);
-    runInPhase(left.node, out);
-    runInPhase(right.node, out);
-    const Node& a = plan_.nodes[left.node];
-    const Node& b = plan_.nodes[right.node];
+    auto [inputs, out] = inputsInOnePhase(j.inputs, phase, multiplier);
+    const Node& a = plan_.nodes[inputs[0]];
+    const Node& b = plan_.nodes[inputs[1]];
     // Without `~ N`: one output per element of the larger input (a key joined with at
     // most one partner on the other side, as with a foreign key), and every left element
     // for a left join.
     double n = j.estimate ? estimate(*j.estimate) * multiplier : std::max(a.elements, b.elements);
     int id = add(Node::Join, std::string(j.left ? "left_join" : "join") + " by " + j.keys[0].resolved->name, s.loc, out,
-                 n, s.elementType, {left.node, right.node}, &j);
+                 n, s.elementType, inputs, &j);
     if (!j.estimate)
       plan_.nodes[id].note = "assumed one output per element of the larger input (add ~ COUNT)";
     return {id, out};
   }
   case Source::Zip: {
     auto& z = *s.as<ZipSource>();
-    std::vector<int> inputs;
-    int out = phase;
-    for (const PipelinePtr& in : z.inputs) {
-      Flow f = pipeline(*in, phase, multiplier);
-      inputs.push_back(f.node);
-      out = std::max(out, f.phase);
-    }
-    for (int in : inputs) runInPhase(in, out);
+    auto [inputs, out] = inputsInOnePhase(z.inputs, phase, multiplier);
     int id = add(Node::Zip, "zip", s.loc, out, plan_.nodes[inputs[0]].elements, s.elementType, inputs, &z);
     return {id, out};
   }
   case Source::Concat: {
     auto& c = *s.as<ConcatSource>();
-    std::vector<int> inputs;
-    int out = phase;
+    auto [inputs, out] = inputsInOnePhase(c.inputs, phase, multiplier);
     double n = 0;
-    for (const PipelinePtr& in : c.inputs) {
-      Flow f = pipeline(*in, phase, multiplier);
-      inputs.push_back(f.node);
-      out = std::max(out, f.phase);
-      n += plan_.nodes[f.node].elements;
-    }
-    for (int in : inputs) runInPhase(in, out);
+    for (int in : inputs) n += plan_.nodes[in].elements;
     int id = add(Node::Concat, "concat", s.loc, out, n, s.elementType, inputs, &c);
     return {id, out};
   }
@@ -858,6 +833,22 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
   }
   }
   return in;
+}
+
+template <class Pipelines>
+std::pair<std::vector<int>, int> GraphBuilder::inputsInOnePhase(const Pipelines& pipelines, int phase,
+                                                                double multiplier) {
+  // The inputs of a merge, join, zip or concat: each planned, then all run in the phase
+  // of the one ready last (the node reads them side by side, or one after the other).
+  std::vector<int> inputs;
+  int out = phase;
+  for (const PipelinePtr& in : pipelines) {
+    Flow f = pipeline(*in, phase, multiplier);
+    inputs.push_back(f.node);
+    out = std::max(out, f.phase);
+  }
+  for (int in : inputs) runInPhase(in, out);
+  return {inputs, out};
 }
 
 void GraphBuilder::runInPhase(int node, int phase) {

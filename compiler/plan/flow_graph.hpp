@@ -30,6 +30,8 @@ private:
           std::vector<int> inputs, Payload payload);
   void unknown(int node, const std::string& why);
   void runInPhase(int node, int phase); // an input of a merge, join, zip or concat
+  template <class Pipelines>
+  std::pair<std::vector<int>, int> inputsInOnePhase(const Pipelines& pipelines, int phase, double multiplier);
 
   void topLevel(const ast::Stmt& s);
   void forIn(const ast::ForInStmt& f, int phase, double multiplier);

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "flow/io/error.hpp"
 #include "flow/io/temp_files.hpp"
 
 namespace flow::io {
@@ -44,7 +45,11 @@ public:
     // less the umask.
     const mode_t mode = exists ? (st.st_mode & 07777) : 0666;
     const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-    if (fd < 0) fail("cannot create a file next to", errno);
+    if (fd < 0) {
+      const int e = errno;
+      throw open_error(describe_failure("cannot create a file next to", target_, 0, 0, e, advice_for(e)), target_, 0,
+                       0, e);
+    }
     if (exists) ::fchmod(fd, mode);
     ::close(fd);
     temp_files::add(path_);
@@ -77,7 +82,7 @@ public:
 
 private:
   [[noreturn]] void fail(const char* what, int e) const {
-    throw std::runtime_error(std::string(what) + " '" + target_ + "': " + std::strerror(e));
+    throw io_error(describe_failure(what, target_, 0, 0, e, advice_for(e)), target_, 0, 0, e);
   }
 
   std::string target_;

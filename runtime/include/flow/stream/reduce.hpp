@@ -50,6 +50,7 @@
 #include "flow/io/buffer.hpp"
 #include "flow/plan/reduce_model.hpp"
 #include "flow/stream/node.hpp"
+#include "flow/stream/transform.hpp"
 
 namespace flow::stream {
 
@@ -82,13 +83,7 @@ public:
   bool open() const noexcept { return has_; }
 
 private:
-  bool equal(const T& a, const T& b) const {
-    if constexpr (std::is_invocable_r_v<bool, const Same&, const T&, const T&>) {
-      return same_(a, b);
-    } else {
-      return same_(a) == same_(b);
-    }
-  }
+  bool equal(const T& a, const T& b) const { return same_group(same_, a, b); }
   Same same_;
   Combine combine_;
   T group_{};

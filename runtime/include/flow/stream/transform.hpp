@@ -86,6 +86,16 @@ struct same_value {
   }
 };
 
+/// Whether a and b are in one group: `same(a, b)` for a binary predicate, `same(a) ==
+/// same(b)` for a unary key function (unique's and reduce's two ways to name a key).
+template <class Same, class T> bool same_group(const Same& same, const T& a, const T& b) {
+  if constexpr (std::is_invocable_r_v<bool, const Same&, const T&, const T&>) {
+    return same(a, b);
+  } else {
+    return same(a) == same(b);
+  }
+}
+
 /// The rule of unique, one element at a time: admit(x) is true when x starts a new group
 /// of adjacent equal elements, i.e. differs from the last admitted one. "Equal" is
 /// `same(a, b)` for a binary predicate, `same(a) == same(b)` for a unary key function.
@@ -101,13 +111,7 @@ public:
   }
 
 private:
-  bool equal(const T& a, const T& b) const {
-    if constexpr (std::is_invocable_r_v<bool, const Same&, const T&, const T&>) {
-      return same_(a, b);
-    } else {
-      return same_(a) == same_(b);
-    }
-  }
+  bool equal(const T& a, const T& b) const { return same_group(same_, a, b); }
   Same same_;
   T last_{};
   bool has_ = false;
