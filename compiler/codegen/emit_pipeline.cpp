@@ -417,8 +417,10 @@ void Generator::declareNode(const Node& n) {
   case Node::ReadFile: {
     auto& r = *n.get<ReadSource>();
     // `where` names the script line when standard input ends inside an element.
+    // Its buffers are the plan's (flow::io::typed_file_memory: at least one chunk).
     line("flow::io::file_reader<" + type(r.elementType) + "> " + var(n, "in") + "(" + path(r.path) +
-         ", flow::io::default_typed_file_memory, true, " + where(r.loc) + ");");
+         ", flow::io::typed_file_memory<" + type(r.elementType) + ">(" + memoryOf(n) + "), true, " + where(r.loc) +
+         ");");
     break;
   }
   case Node::ReadText: {
@@ -541,7 +543,8 @@ void Generator::declareNode(const Node& n) {
     break;
   case Node::WriteFile: {
     auto& w = *n.get<WriteStmt>();
-    line("flow::io::file_writer<" + type(w.pipeline->elementType) + "> " + var(n, "out") + "(" + path(w.path) + ");");
+    line("flow::io::file_writer<" + type(w.pipeline->elementType) + "> " + var(n, "out") + "(" + path(w.path) +
+         ", flow::io::typed_file_memory<" + type(w.pipeline->elementType) + ">(" + memoryOf(n) + "));");
     break;
   }
   case Node::WriteText: {

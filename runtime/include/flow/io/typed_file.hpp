@@ -14,6 +14,7 @@
 // The path `-` is standard input (reader) or standard output (writer), read and written
 // sequentially with plain read(2) and write(2) (flow/io/standard_streams.hpp): pipes and
 // redirections work, nothing is seeked, truncated or opened again.
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -50,6 +51,13 @@ chunking plan_chunks(std::size_t element_bytes, std::size_t memory_bytes, const 
 
 /// Default memory of a typed file reader or writer.
 inline constexpr std::size_t default_typed_file_memory = std::size_t{16} << 20;
+
+/// The buffer memory a reader or writer of T gets from a planned budget: the budget,
+/// but at least the one chunk it needs (lcm(sizeof(T), 4096) bytes, more than a small
+/// budget's blocks only for odd element sizes).
+template <class T> std::size_t typed_file_memory(std::size_t planned) {
+  return std::max(planned, std::lcm(sizeof(T), direct_alignment));
+}
 
 template <class T> class file_reader {
   static_assert(std::is_trivially_copyable_v<T>, "files hold raw bytes of T");
