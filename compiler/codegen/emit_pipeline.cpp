@@ -151,10 +151,9 @@ void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
 void Generator::emitSegment(const std::vector<int>& nodes) {
   std::set<int> inSegment(nodes.begin(), nodes.end());
   // The nodes a merge, join or zip pulls from: its inputs, and through the stages that
-  // can be pulled (map, filter, …) back to where each input starts.
-  // The segment's pulled nodes, for the node functions it calls; a pipeline nested in a
-  // loop body inside this segment has a segment of its own, so this one's set is put
-  // back when it ends.
+  // can be pulled (map, filter, …) back to where each input starts. The node functions
+  // read them from pulled_; a pipeline nested in a loop body inside this segment has a
+  // segment of its own, so this one's set is put back when it ends.
   struct Restore {
     std::set<int>& member;
     std::set<int> saved;
@@ -187,9 +186,7 @@ void Generator::emitSegment(const std::vector<int>& nodes) {
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
     const Node& n = plan_.nodes[*it];
     if (!hasDownstreamLambda(n)) continue;
-    line("auto " + var(n, "emit") + " = [&](const " + type(n.kind == Node::ForStage ? n.get<ForStage>()->elementType
-                                                                                     : elementType(n)) +
-         "& " + var(n, "v") + ") {");
+    line("auto " + var(n, "emit") + " = [&](const " + type(elementType(n)) + "& " + var(n, "v") + ") {");
     {
       // The downstream's own emits (in a loop body there) belong to an enclosing for
       // stage, so this lambda is not an emit target while its body is generated.
@@ -304,6 +301,16 @@ std::string Generator::keyPath(const Expr& key, const Type* element) const {
   return "";
 }
 
+std::string Generator::uniqueKeysEqual(const UniqueStage& u) const {
+  const std::string T = type(u.elementType);
+  std::string same;
+  for (const ExprPtr& k : u.keys) {
+    std::string path = keyPath(*k, u.elementType);
+    same += (same.empty() ? "" : " && ") + std::string("a") + path + " == b" + path;
+  }
+  return "[](const " + T + "& a, const " + T + "& b) { return " + same + "; }";
+}
+
 std::string Generator::pullSource(const Node& n) {
   return n.kind == Node::SortMerge || n.kind == Node::ReduceMerge ? var(n, "merge") : var(n, "in");
 }
@@ -319,6 +326,7 @@ std::string Generator::pulledInput(const Node& input) {
 
 const sema::Type* Generator::elementType(const Node& n) const {
   switch (n.kind) {
+  case Node::ForStage: return n.get<ForStage>()->elementType;
   case Node::Concat: return n.get<ConcatSource>()->elementType;
   case Node::Join: return n.get<JoinSource>()->elementType;
   case Node::Zip: return n.get<ZipSource>()->elementType;
@@ -369,14 +377,7 @@ bool Generator::declarePullNode(const Node& n) {
       line("auto " + v + " = flow::stream::unique(" + input() + ");");
       return true;
     }
-    const std::string T = type(u.elementType);
-    std::string same;
-    for (const ExprPtr& k : u.keys) {
-      std::string path = keyPath(*k, u.elementType);
-      same += (same.empty() ? "" : " && ") + std::string("a") + path + " == b" + path;
-    }
-    line("auto " + v + " = flow::stream::unique(" + input() + ", [](const " + T + "& a, const " + T +
-         "& b) { return " + same + "; });");
+    line("auto " + v + " = flow::stream::unique(" + input() + ", " + uniqueKeysEqual(u) + ");");
     return true;
   }
   case Node::Take:
@@ -528,12 +529,7 @@ void Generator::declareNode(const Node& n) {
       line("flow::stream::first_of_group<" + T + "> " + var(n, "unique") + ";");
       break;
     }
-    std::string same;
-    for (const ExprPtr& k : u.keys) {
-      std::string path = keyPath(*k, u.elementType);
-      same += (same.empty() ? "" : " && ") + std::string("a") + path + " == b" + path;
-    }
-    line("auto " + var(n, "same") + " = [](const " + T + "& a, const " + T + "& b) { return " + same + "; };");
+    line("auto " + var(n, "same") + " = " + uniqueKeysEqual(u) + ";");
     line("flow::stream::first_of_group<" + T + ", decltype(" + var(n, "same") + ")> " + var(n, "unique") + "(" +
          var(n, "same") + ");");
     break;
@@ -615,11 +611,7 @@ void Generator::emitNode(const Node& n, const std::string& in, const std::set<in
     {
       Indent x(*this);
       line("const auto& " + name(f.varSymbol) + " = " + in + ";");
-      emitTargets_.push_back(var(n, "emit"));
-      loops_.push_back({false, ""}); // break and continue are not allowed here (sema)
-      emitStatements(f.body);
-      loops_.pop_back();
-      emitTargets_.pop_back();
+      emitStageStatements(n, f.body);
     }
     line("}");
     break;
@@ -675,6 +667,16 @@ void Generator::emitNode(const Node& n, const std::string& in, const std::set<in
   }
 }
 
+void Generator::emitStageStatements(const Node& stage, const std::vector<StmtPtr>& body) {
+  // A for stage's body or end block: `emit` calls the stage's downstream lambda; break
+  // and continue are not allowed here (sema).
+  emitTargets_.push_back(var(stage, "emit"));
+  loops_.push_back({false, ""});
+  emitStatements(body);
+  loops_.pop_back();
+  emitTargets_.pop_back();
+}
+
 void Generator::finishNode(const Node& n) {
   switch (n.kind) {
   case Node::SortRuns:
@@ -692,11 +694,7 @@ void Generator::finishNode(const Node& n) {
          ", after its last element");
     {
       Indent x(*this);
-      emitTargets_.push_back(var(n, "emit"));
-      loops_.push_back({false, ""});
-      emitStatements(f.end);
-      loops_.pop_back();
-      emitTargets_.pop_back();
+      emitStageStatements(n, f.end);
     }
     line("}");
     break;

@@ -84,6 +84,9 @@ private:
   std::string pulledInput(const plan::Node& input); // its pull stream, written out as read where it must be
   const sema::Type* elementType(const plan::Node& n) const;
   bool hasDownstreamLambda(const plan::Node& n) const;
+  /// `[](const T& a, const T& b) { … }`: whether two elements have the same `unique` keys.
+  std::string uniqueKeysEqual(const ast::UniqueStage& u) const;
+  void emitStageStatements(const plan::Node& stage, const std::vector<ast::StmtPtr>& body);
   void consume(const plan::Node& from, const std::string& var, const std::set<int>& inSegment);
   void emitNode(const plan::Node& n, const std::string& var, const std::set<int>& inSegment);
   void finishNode(const plan::Node& n); // at the end of its segment

@@ -276,8 +276,9 @@ namespace {
 /// The streams a statement writes out first, in a phase of their own, so that every read
 /// of them reads them back: those it reads more than once with one of the reads an input
 /// of a merge, join, zip or concat (these pull their inputs, or run them one after the
-/// other, so the stream cannot be branched to its other readers), and those read by a loop that may `break` and read again elsewhere (written
-/// out as the loop goes, they would hold only what the loop read before it stopped).
+/// other, so the stream cannot be branched to its other readers), and those read by a
+/// loop that may `break` and read again elsewhere (written out as the loop goes, they
+/// would hold only what the loop read before it stopped).
 std::set<const Symbol*> streamsToWriteFirst(const Stmt& statement) {
   struct Reads : Visitor {
     std::map<const Symbol*, int> count;

@@ -214,34 +214,4 @@ const OrderInfo* Checker::keyListOrder(std::vector<OrderKeyInfo> keys, const Typ
   return &info;
 }
 
-const Type* Checker::checkLambda(Lambda& fn, const std::vector<const Type*>& params, const std::string& what,
-                                 const std::vector<std::string>& paramNames) {
-  if (fn.params.size() != params.size()) {
-    std::string names;
-    static const char* letters[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
-    for (size_t i = 0; i < params.size(); ++i)
-      names += (i ? ", " : "") + (i < paramNames.size() ? paramNames[i] : i < 8 ? letters[i] : "x" + std::to_string(i));
-    error(fn.loc, what + " takes " + std::to_string(params.size()) + " parameter" + (params.size() == 1 ? "" : "s") +
-                      " (" + names + "), not " + std::to_string(fn.params.size()));
-    return out_.types.error();
-  }
-  pushScope();
-  for (size_t i = 0; i < params.size(); ++i) {
-    Symbol p{Symbol::LambdaVar, fn.params[i].name, fn.params[i].loc};
-    p.type = params[i];
-    fn.params[i].symbol = &declare(std::move(p));
-  }
-  ++lambdaDepth_;
-  const Type* t = check(*fn.body);
-  --lambdaDepth_;
-  popScope();
-  if (t->isError()) return t;
-  t = finalize(*fn.body);
-  if (t->kind == Type::Void || t->kind == Type::String) {
-    error(fn.body->loc, what + " must compute a value, not " + t->name());
-    return out_.types.error();
-  }
-  return t;
-}
-
 } // namespace flow::sema

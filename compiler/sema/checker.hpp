@@ -90,8 +90,6 @@ private:
   /// Whether zip (or join) can pull the pipeline one element at a time.
   bool readableSideBySide(const ast::Pipeline& p) const;
   bool pureFunction(const ast::Lambda& fn, const std::string& what);
-  /// A join key or reduce key list as an order on `element` (every key a field path).
-  const OrderInfo* keyListOrder(std::vector<OrderKeyInfo> keys, const Type* element, SourceLoc loc);
 
   // ---- the order pipelines come out in (check_orders.cpp)
   /// Keys from the most significant; empty when the order is not known.
@@ -107,6 +105,8 @@ private:
   Ordering stageOrdering(const ast::Stage& s, const Ordering& in);
   Ordering namedOrdering(const Symbol* s) const;
   void findChangedVectors();
+  /// A join key or reduce key list as an order on `element` (every key a field path).
+  const OrderInfo* keyListOrder(std::vector<OrderKeyInfo> keys, const Type* element, SourceLoc loc);
   /// Appends a sort by `order` to `p` unless p already comes out in that order.
   void sortIfNeeded(ast::Pipeline& p, const OrderInfo* order, const std::string& forWhat);
   void checkEstimate(std::optional<ast::Estimate>& e, bool selectivity);
