@@ -30,7 +30,17 @@ OrderRef Cloner::order(const OrderRef& o) {
   return out;
 }
 
-OrderKey Cloner::orderKey(const OrderKey& k) { return {expr(*k.key), k.descending, at(k.loc)}; }
+OrderKey Cloner::orderKey(const OrderKey& k) { return {key(*k.key), k.descending, at(k.loc)}; }
+
+ExprPtr Cloner::key(const Expr& e) {
+  // A key names fields of the element (`src`, `pos.x`, `key[0]`), not values in scope:
+  // nothing in it is renamed or substituted.
+  const bool outer = inKey_;
+  inKey_ = true;
+  ExprPtr out = expr(e);
+  inKey_ = outer;
+  return out;
+}
 
 StringLiteral Cloner::literal(const StringLiteral& s) {
   StringLiteral out;
@@ -145,9 +155,11 @@ ExprPtr Cloner::expr(const Expr& e) {
   }
   case Expr::Name: {
     auto& n = *e.as<NameExpr>();
-    if (ExprPtr replaced = substitute(n)) return replaced;
+    if (!inKey_)
+      if (ExprPtr replaced = substitute(n)) return replaced;
     auto x = fresh<NameExpr>(e.loc);
-    x->name = valueName(n.name);
+    x->name = inKey_ ? n.name : valueName(n.name);
+    x->name.loc = at(n.name.loc);
     out = std::move(x);
     break;
   }
@@ -383,7 +395,7 @@ StagePtr Cloner::stage(const Stage& s) {
   case Stage::Unique: {
     auto& u = *s.as<UniqueStage>();
     auto x = fresh<UniqueStage>(s.loc);
-    for (const ExprPtr& k : u.keys) x->keys.push_back(expr(*k));
+    for (const ExprPtr& k : u.keys) x->keys.push_back(key(*k));
     x->estimate = estimate(u.estimate);
     return x;
   }
@@ -406,7 +418,7 @@ StagePtr Cloner::stage(const Stage& s) {
   case Stage::Reduce: {
     auto& r = *s.as<ReduceStage>();
     auto x = fresh<ReduceStage>(s.loc);
-    for (const ExprPtr& k : r.keys) x->keys.push_back(expr(*k));
+    for (const ExprPtr& k : r.keys) x->keys.push_back(key(*k));
     x->fn = lambda(r.fn);
     x->estimate = estimate(r.estimate);
     return x;

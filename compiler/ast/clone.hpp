@@ -43,6 +43,8 @@ private:
   QualifiedName typeName(const QualifiedName& n);
   OrderRef order(const OrderRef& o);
   OrderKey orderKey(const OrderKey& k);
+  ExprPtr key(const Expr& e);
+  bool inKey_ = false;
   StringLiteral literal(const StringLiteral& s);
   PathRef path(const PathRef& p);
   std::optional<Estimate> estimate(const std::optional<Estimate>& e);

@@ -2,6 +2,8 @@
 // consumed (recorded for the planner, which branches or materializes streams used twice).
 #include "sema/checker.hpp"
 
+#include <algorithm>
+
 #include "ast/visit.hpp"
 
 namespace flow::sema {
@@ -9,7 +11,29 @@ namespace flow::sema {
 using namespace flow::ast;
 
 void Checker::consume(Symbol& s, SourceLoc loc, const std::string& what) {
-  s.consumers.push_back({loc, what, inLoopBody()});
+  s.consumers.push_back({loc, what, inLoopBody(), blockIds_});
+}
+
+void Checker::checkLaterReads() {
+  // The planner branches a stream to readers that run together and otherwise writes it
+  // out where it is first read, for the later readers to read back. That first read must
+  // have run whenever a later one runs: it must be in the same block or one around it.
+  for (const Symbol& s : out_.symbols) {
+    if (s.kind != Symbol::Stream || s.consumers.size() < 2) continue;
+    const Consumer& first = s.consumers.front();
+    for (size_t k = 1; k < s.consumers.size(); ++k) {
+      const Consumer& later = s.consumers[k];
+      const bool encloses = first.blocks.size() <= later.blocks.size() &&
+                            std::equal(first.blocks.begin(), first.blocks.end(), later.blocks.begin());
+      if (encloses) continue;
+      error(later.loc, "stream '" + s.name + "' is read here after a first read that may not have run (it is in an "
+                       "if, else or loop body that this read is not in); a stream read twice is written out at its "
+                       "first read, so read it first where every later read follows, or store it: vector " +
+                       s.name + "_all = " + s.name + ";");
+      note(first.loc, "first read here");
+      break;
+    }
+  }
 }
 
 void Checker::checkEstimate(std::optional<Estimate>& e, bool selectivity) {

@@ -108,6 +108,7 @@ void Checker::run() {
   for (StmtPtr& item : program_.items)
     if (auto* d = item->as<OrderDecl>()) declareOrder(*d);
   checkStatements(program_.items, true);
+  checkLaterReads();
 }
 
 void Checker::checkItem(Stmt& s) {

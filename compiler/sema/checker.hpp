@@ -24,8 +24,14 @@ private:
   // ---- scopes
   Symbol& declare(Symbol symbol);           // reports a redefinition in the same scope
   Symbol* lookup(const std::string& name);  // innermost first
-  void pushScope() { scopes_.emplace_back(); }
-  void popScope() { scopes_.pop_back(); }
+  void pushScope() {
+    scopes_.emplace_back();
+    blockIds_.push_back(nextBlockId_++);
+  }
+  void popScope() {
+    scopes_.pop_back();
+    blockIds_.pop_back();
+  }
   std::string suggest(const std::string& name, const std::vector<std::string>& candidates) const;
   std::vector<std::string> namesInScope() const;
 
@@ -164,6 +170,11 @@ private:
   SemaOptions options_;
 
   std::vector<std::map<std::string, Symbol*>> scopes_;
+  std::vector<int> blockIds_; // one per open scope, unique in the script
+  int nextBlockId_ = 0;
+  /// A stream read again after a first read that may not have run (in a branch, a loop
+  /// body) is an error: its first read writes it out for the later ones.
+  void checkLaterReads();
   std::map<std::string, RecordInfo*> recordsByName_;
   std::map<RecordInfo*, ast::RecordDecl*> declOfRecord_;
   std::set<const RecordInfo*> layingOut_; // records whose fields are being resolved (cycles)

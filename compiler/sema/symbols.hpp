@@ -51,6 +51,7 @@ struct Consumer {
   SourceLoc loc;
   std::string what; // "for loop", "write", "count", "merge", "vector", "stream", …
   bool inLoop = false; // inside a loop body: runs once per iteration
+  std::vector<int> blocks; // the blocks it is in, outermost first (sema's check of later reads)
 };
 
 struct Symbol {
