@@ -5,8 +5,10 @@ Edges are pairs of u32, little-endian, 8 bytes each (`record Edge { src: u32, ds
 Node ids are spread over the whole u32 range (0 and 2^32 - 1 included), so no routine may
 assume ids 0..n-1. The raw graph has duplicate edges, reversed copies and self-loops, and one
 hub node that takes part in about 2% of all edges."""
+import array
 import random
 import struct
+import sys
 
 MAX = 2**32 - 1
 
@@ -51,21 +53,58 @@ def undirected(edges):
     return sorted({(s, d) for s, d in edges if s != d} | {(d, s) for s, d in edges if s != d})
 
 
+def fans(seed=5, centres=2000, fan=120, targets=3000, edges=None):
+    """Edges from `centres` nodes with small ids (below 2^21, so time-forward processing
+    visits them first) to `fan` random nodes each among `targets` nodes of `edges`: their
+    events and messages wait in the priority queue until the scan reaches the targets, so
+    graph.mis and graph.colouring hold over 200000 queue items at once (more than a 1 MiB
+    queue keeps in memory), many with the same receiver."""
+    rng = random.Random(seed)
+    ids = sorted({v for e in edges for v in e})
+    ends = rng.sample(ids, targets)
+    low = set()
+    while len(low) < centres:
+        low.add(rng.randrange(1 << 21))
+    return [(u, rng.choice(ends)) for u in sorted(low) for _ in range(fan)]
+
+
+def task_graph():
+    """The input of graph.mis, graph.colouring and graph.triangles in the tests: the simple
+    undirected graph of raw_edges() and fans(), both directions, sorted by (src, dst)."""
+    raw = raw_edges()
+    return undirected(raw + fans(edges=raw))
+
+
+def networkx_graph(edges):
+    import networkx
+    g = networkx.Graph()
+    g.add_edges_from(edges)
+    return g
+
+
 def write_edges(path, edges):
+    words = array.array('I', (v for e in edges for v in e))
+    if sys.byteorder != 'little':
+        words.byteswap()
     with open(path, 'wb') as f:
-        f.write(b''.join(struct.pack('<II', s, d) for s, d in edges))
+        f.write(words.tobytes())
 
 
 def read_records(path, fmt):
     data = open(path, 'rb').read()
     size = struct.calcsize(fmt)
     assert len(data) % size == 0, f"{path}: {len(data)} bytes is not a whole number of {size}-byte records"
-    return [struct.unpack_from(fmt, data, i) for i in range(0, len(data), size)]
-
-
-def read_edges(path):
-    return read_records(path, '<II')
+    return list(struct.iter_unpack(fmt, data))
 
 
 def read_u32(path):
-    return [x for (x,) in read_records(path, '<I')]
+    words = array.array('I', open(path, 'rb').read())
+    if sys.byteorder != 'little':
+        words.byteswap()
+    return words.tolist()
+
+
+def read_edges(path):
+    words = read_u32(path)
+    assert len(words) % 2 == 0, f"{path}: not a whole number of edges"
+    return list(zip(words[0::2], words[1::2]))
