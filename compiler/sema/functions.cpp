@@ -179,6 +179,37 @@ void Checker::declareFunction(FnDecl& fn) {
                       ": end its body with 'return …;'");
   if (fn.hasBlock && !fn.result && last && last->value)
     error(last->loc, "function '" + fn.name + "' declares no result (add '-> T' after its parameters)");
+  // A body's own names may not hide its parameters, and break/continue stay in its own
+  // loops (its statements run inside the caller's, which must not be left by them).
+  for (const std::string& local : bodyNames(fn))
+    for (const FnParam& p : fn.params)
+      if (p.name == local) error(p.loc, "parameter '" + p.name + "' is declared again in the body of '" + fn.name + "'; rename one");
+  struct Jumps : Visitor {
+    int loops = 0;
+    std::vector<SourceLoc> outside;
+    void body(const std::vector<StmtPtr>& stmts) {
+      for (const StmtPtr& s : stmts) walk(*s);
+    }
+    bool visit(const Stmt& s) override {
+      if (s.as<JumpStmt>() && loops == 0) outside.push_back(s.loc);
+      if (auto* w = s.as<WhileStmt>()) {
+        ++loops;
+        body(w->body);
+        --loops;
+        return false;
+      }
+      if (auto* f = s.as<ForInStmt>()) {
+        ++loops;
+        body(f->body);
+        --loops;
+        return false;
+      }
+      return true;
+    }
+  } jumps;
+  jumps.body(fn.body);
+  for (SourceLoc at : jumps.outside)
+    error(at, "'break' and 'continue' in a function's body must be inside one of its own loops");
   functions_[fn.name] = &fn;
 }
 
