@@ -43,11 +43,22 @@ def top_k(d, k, smallest, largest):
     print('top_k ok: k %d of %d values' % (k, len(v)))
 
 
+def frequencies(d, path):
+    counts = {}
+    for v in values(d):
+        counts[v] = counts.get(v, 0) + 1
+    got = [tuple(int(x) for x in line.split()) for line in open(path)]
+    expect_equal('frequencies', got, sorted(counts.items()))
+    print('frequencies ok: %d distinct of %d values' % (len(counts), sum(counts.values())))
+
+
 if __name__ == '__main__':
     cmd, d = sys.argv[1], sys.argv[2]
     if cmd == 'gen':
         gen(d)
     elif cmd == 'top_k':
         top_k(d, int(sys.argv[3]), sys.argv[4], sys.argv[5])
+    elif cmd == 'frequencies':
+        frequencies(d, sys.argv[3])
     else:
         sys.exit('unknown command ' + cmd)
