@@ -1,5 +1,5 @@
 """stats_check.py gen DIR | top_k DIR K SMALLEST LARGEST | frequencies DIR OUT |
-histogram DIR LO HI BUCKETS OUT: data and plain-Python references for the std.stats drafts.
+histogram DIR LO HI BUCKETS OUT...: data and plain-Python references for the std.stats drafts.
 
 gen: values.bin, 300000 u64 values with many duplicates: 250000 from [0, 50000), 40000
 from [0, 300) (heavy repeats), 10000 spread over all of u64 (among them 0 and 2^64-1
@@ -52,6 +52,19 @@ def frequencies(d, path):
     print('frequencies ok: %d distinct of %d values' % (len(counts), sum(counts.values())))
 
 
+def histogram(d, lo, hi, buckets, paths):
+    counts = [0] * buckets
+    for v in values(d):
+        if lo <= v < hi:
+            counts[(v - lo) * buckets // (hi - lo)] += 1
+    want = [(i, lo + -(-i * (hi - lo) // buckets), c) for i, c in enumerate(counts)]
+    for path in paths:
+        got = [tuple(int(x) for x in line.split()) for line in open(path)]
+        expect_equal(path, got, want)
+    print('histogram ok: %d buckets, %d values counted, %d empty buckets'
+          % (buckets, sum(counts), counts.count(0)))
+
+
 if __name__ == '__main__':
     cmd, d = sys.argv[1], sys.argv[2]
     if cmd == 'gen':
@@ -60,5 +73,7 @@ if __name__ == '__main__':
         top_k(d, int(sys.argv[3]), sys.argv[4], sys.argv[5])
     elif cmd == 'frequencies':
         frequencies(d, sys.argv[3])
+    elif cmd == 'histogram':
+        histogram(d, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6:])
     else:
         sys.exit('unknown command ' + cmd)
