@@ -4,6 +4,9 @@ gen: text.bin, N bytes (N >= 8000): random letters (mostly a and b), "abracadabr
 times, a 2000-byte stretch copied twice (a long repeat), a run of 500 'a's, random
 letters again; also wrong.bin, a copy of the correct suffix array with two entries
 swapped, and dup.bin, with one entry duplicated (for the checker's negative tests).
+small DIR PROG: runs PROG (a suffix array draft taking --input and --output) on 58 small
+texts (empty, one byte, runs of one letter, periodic, random over 2 and 3 letters, the
+bytes 0 and 255, lengths around multiples of 3 and 3^k) and compares with the naive order.
 sa: SA (u64 positions) must equal sorted(range(n), key=lambda i: text[i:]) - computed
 bucket by bucket on 64-byte prefixes so that only one bucket's full suffixes are held at
 a time."""
@@ -11,6 +14,7 @@ import itertools
 import os
 import random
 import struct
+import subprocess
 import sys
 
 
@@ -56,8 +60,29 @@ def check_sa(d, path):
     print('suffix array ok: %d suffixes' % len(got))
 
 
+def small(d, prog):
+    rnd = random.Random(3)
+    cases = [b'', b'a', b'aa', b'ab', b'ba', b'aaa', b'banana', b'mississippi', b'\x00\x00\x00',
+             b'\xff\x00\xff\x00', b'abracadabra' * 3]
+    for n in list(range(1, 20)) + [26, 27, 28, 80, 81, 82, 243, 244]:
+        cases.append(bytes(rnd.choice(b'ab') for _ in range(n)))
+    for n in [5, 9, 10, 11, 30, 31, 32, 100, 242, 500]:
+        cases.append(bytes(rnd.choice(b'abc') for _ in range(n)))
+        cases.append(b'a' * n if n % 2 else b'ab' * (n // 2))
+    text_path, out_path = os.path.join(d, 'small.bin'), os.path.join(d, 'small_sa.bin')
+    for text in cases:
+        open(text_path, 'wb').write(text)
+        subprocess.run([prog, '--input=' + text_path, '--output=' + out_path], check=True,
+                       stdout=subprocess.DEVNULL)
+        got = [v for (v,) in struct.iter_unpack('<Q', open(out_path, 'rb').read())]
+        assert got == naive_sa(text), 'text %r: got %s' % (text[:50], got[:20])
+    print('small texts ok: %d' % len(cases))
+
+
 if __name__ == '__main__':
     if sys.argv[1] == 'gen':
         gen(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == 'small':
+        small(sys.argv[2], sys.argv[3])
     else:
         check_sa(sys.argv[2], sys.argv[3])
