@@ -26,7 +26,22 @@ declaration
     | 'block' size ';'                                            # blockDecl
     | 'record' IDENT '{' (fieldDecl (',' fieldDecl)* ','?)? '}'   # recordDecl
     | 'order' IDENT 'on' type '=' orderSpec ';'                   # orderDecl
+    // `fn name<T>(p: T, s: stream<T>) -> stream<T> = pipeline;` or with a block body
+    // that ends in `return …;`.
+    | 'fn' IDENT typeParams? '(' (fnParam (',' fnParam)*)? ')' ('->' fnType)?
+      ('=' pipeline ';' | block)                                  # fnDecl
+    // `use std.graph;` or `use "lib/mine.flow" as mine;`
+    | 'use' (modulePath | STRING) ('as' IDENT)? ';'               # useDecl
     ;
+
+typeParams : '<' IDENT (',' IDENT)* '>' ;
+fnParam : IDENT ':' fnType ;
+// A parameter's or result's type: a value type, or a stream, vector, array or order of T.
+fnType
+    : kind=('stream' | 'vector' | 'array' | 'order') '<' type '>'
+    | type
+    ;
+modulePath : IDENT ('.' IDENT)* ;
 
 fieldDecl : fieldName ':' type ;
 
@@ -49,6 +64,7 @@ orderRef
     : 'asc'           # ascOrder
     | 'desc'          # descOrder
     | qualifiedName   # namedOrder
+    | name '.' name   # moduleOrder   // graph.by_src
     ;
 
 // ---------------------------------------------------------------------------------------
@@ -58,6 +74,7 @@ orderRef
 type
     : '[' type ';' expr ']'   # arrayType
     | qualifiedName           # namedType      // scalars, records, cpp::ns::T
+    | name '.' name           # moduleType     // graph.Edge: a record of a module
     ;
 
 qualifiedName : name ('::' name)* ;
@@ -73,7 +90,7 @@ fieldName
     | 'read_text' | 'scan' | 'merge' | 'import' | 'param' | 'record' | 'stream' | 'vector'
     | 'pq' | 'let' | 'var' | 'if' | 'else' | 'while' | 'break' | 'continue' | 'emit' | 'print'
     | 'write' | 'write_text' | 'true' | 'false' | 'reduce' | 'with' | 'join' | 'left_join' | 'zip'
-    | 'concat' | 'end' | 'array'
+    | 'concat' | 'end' | 'array' | 'fn' | 'use' | 'return'
     ;
 
 // ---------------------------------------------------------------------------------------
@@ -133,7 +150,7 @@ block : '{' statement* '}' ;
 
 // Streams, vectors and queues may also be declared in a block: they live until it ends.
 statement
-    : 'stream' IDENT '=' pipeline ';'                            # streamDecl
+    : 'stream' IDENT (':' type)? '=' pipeline ';'                # streamDecl
     | 'vector' IDENT (':' type | '=' pipeline) ';'               # vectorDecl
     | 'pq' IDENT ':' type 'order' orderRef ';'                   # pqDecl
     | 'let' IDENT (':' type)? '=' expr ';'                       # letStmt
@@ -153,6 +170,8 @@ statement
     // `array a: T[n];` or `array a: T[n] = value;`: an in-memory array of a length known
     // when the declaration is reached.
     | 'array' IDENT ':' type '[' length=expr ']' ('=' init=expr)? ';'   # arrayStmt
+    // The last statement of a function's block body.
+    | 'return' pipeline? ';'                                     # returnStmt
     ;
 
 ifStatement : 'if' expr block ('else' (elseIf=ifStatement | elseBlock=block))? ;
@@ -188,6 +207,7 @@ primary
     | STRING                                                     # stringLit
     | ('true' | 'false')                                         # boolLit
     | qualifiedName '{' fieldInit (',' fieldInit)* ','? '}'      # recordExpr
+    | name '.' name '{' fieldInit (',' fieldInit)* ','? '}'      # moduleRecordExpr // graph.Edge { … }
     | qualifiedName '(' arguments? ')'                           # callExpr
     | qualifiedName                                              # nameExpr
     | '(' expr ')'                                               # parenExpr

@@ -49,4 +49,11 @@ if ! python3 -c 'import lit' 2>/dev/null; then
   python3 -m pip install -q lit 2>/dev/null || python3 -m pip install -q --break-system-packages lit
 fi
 
+# --- networkx: the tests check the standard library's graph algorithms against it --------
+if ! python3 -c 'import networkx' 2>/dev/null; then
+  echo "setup: installing networkx from PyPI"
+  export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
+  python3 -m pip install -q networkx 2>/dev/null || python3 -m pip install -q --break-system-packages networkx
+fi
+
 echo "setup: all dependencies present"

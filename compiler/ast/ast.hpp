@@ -195,6 +195,11 @@ struct CallExpr : Expr {
   const sema::Symbol* symbol = nullptr; // set by sema: a builtin or an imported function
   std::optional<Builtin> builtin;       // set by sema for a call of a builtin
   bool aggregate = false;               // set by sema: count, sum, min or max of a stream
+  /// Set by sema for a call of a script function with an expression body and value
+  /// parameters: the body, expanded, reading the arguments through `params` (one per
+  /// argument, each evaluated once).
+  ExprPtr inlined;
+  std::vector<const sema::Symbol*> params;
 };
 
 /// `q.push(x)`, `v.size()`.
@@ -484,12 +489,14 @@ struct ReduceStage : Stage {
 struct Stmt : Node<Stmt> {
   enum Kind {
     // declarations
-    Import, Param, Memory, BlockSize, Record, Order, Stream, Vector, Pq,
+    Import, Param, Memory, BlockSize, Record, Order, Fn, Use, Stream, Vector, Pq,
     // statements
     Let, Var, If, While, ForIn, Break, Continue, Emit, Print, Write, WriteText, Assign,
     Evaluate, Block,
     // an in-memory array (a declaration that may stand in a block)
-    Array
+    Array,
+    // the end of a function's block body
+    Return
   };
   virtual Kind kind() const = 0;
   int kindOf() const override { return kind(); }
@@ -545,11 +552,53 @@ struct OrderDecl : Stmt {
   std::optional<QualifiedName> cpp; // an imported comparator
 };
 
+/// `stream s = pipeline;` or `stream s: T = pipeline;` (then the pipeline must give T).
 struct StreamDecl : Stmt {
   static constexpr int kKind = Stream;
   Kind kind() const override { return Stream; }
   std::string name;
+  TypeRefPtr type; // may be null
   PipelinePtr pipeline;
+};
+
+/// A parameter or the result of a function: a value, or a stream, vector, array or
+/// order of `type`.
+struct FnParam {
+  enum Kind { Value, Stream, Vector, Array, Order } kind = Value;
+  std::string name; // empty for a result
+  SourceLoc loc;
+  TypeRefPtr type;
+};
+
+/// `fn name<T, …>(p: P, …) -> R = pipeline;` or `fn name(…) -> R { …; return e; }`.
+/// Checked and planned where it is called, once per call (sema expands it there).
+struct FnDecl : Stmt {
+  static constexpr int kKind = Fn;
+  Kind kind() const override { return Fn; }
+  std::string name;
+  std::vector<std::pair<std::string, SourceLoc>> typeParams;
+  std::vector<FnParam> params;
+  std::optional<FnParam> result; // none: the function returns nothing
+  PipelinePtr exprBody;          // `= pipeline;`, or
+  std::vector<StmtPtr> body;     // a block body (ends with a ReturnStmt if it returns)
+  bool hasBlock = false;
+};
+
+/// `use std.graph;` or `use "lib/mine.flow" as mine;`
+struct UseDecl : Stmt {
+  static constexpr int kKind = Use;
+  Kind kind() const override { return Use; }
+  std::string module;   // "std.graph", or
+  StringLiteral path;   // a file, when module is empty
+  std::string alias;    // the name its declarations are used by ("graph", "mine")
+  SourceLoc aliasLoc;
+};
+
+/// `return e;` or `return;` at the end of a function's block body.
+struct ReturnStmt : Stmt {
+  static constexpr int kKind = Return;
+  Kind kind() const override { return Return; }
+  PipelinePtr value; // may be null
 };
 
 /// `vector v: T;` or `vector v = pipeline;`

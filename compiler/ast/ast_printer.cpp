@@ -178,9 +178,36 @@ public:
       }
       break;
     }
+    case Stmt::Fn: {
+      auto& x = *s.as<FnDecl>();
+      std::string head = "Fn " + x.name;
+      if (!x.typeParams.empty()) {
+        head += "<";
+        for (size_t i = 0; i < x.typeParams.size(); ++i) head += (i ? ", " : "") + x.typeParams[i].first;
+        head += ">";
+      }
+      line(head + (x.result ? " -> " + fnType(*x.result) : ""), s.loc);
+      Indent in(*this);
+      for (const FnParam& p : x.params) line("Param " + p.name + ": " + fnType(p), p.loc);
+      if (x.exprBody) pipeline(*x.exprBody);
+      else body("Body", x.body, s.loc);
+      break;
+    }
+    case Stmt::Use: {
+      auto& x = *s.as<UseDecl>();
+      line("Use " + (x.module.empty() ? x.path.raw : x.module) + " as " + x.alias, s.loc);
+      break;
+    }
+    case Stmt::Return:
+      line("Return", s.loc);
+      if (s.as<ReturnStmt>()->value) {
+        Indent in(*this);
+        pipeline(*s.as<ReturnStmt>()->value);
+      }
+      break;
     case Stmt::Stream: {
       auto& x = *s.as<StreamDecl>();
-      line("Stream " + x.name, s.loc);
+      line("Stream " + x.name + (x.type ? ": " + typeName(*x.type) : ""), s.loc);
       Indent in(*this);
       pipeline(*x.pipeline);
       break;
@@ -277,6 +304,11 @@ public:
       break;
     }
     }
+  }
+
+  std::string fnType(const FnParam& p) {
+    static const char* kinds[] = {"", "stream", "vector", "array", "order"};
+    return p.kind == FnParam::Value ? typeName(*p.type) : std::string(kinds[p.kind]) + "<" + typeName(*p.type) + ">";
   }
 
   void pipeline(const Pipeline& p) {
@@ -492,7 +524,7 @@ void printAst(const Program& program, std::ostream& out) { Printer(out).program(
 std::string summarize(const Program& program) {
   // Counted in a fixed order so the summary reads the same for every script.
   static const std::pair<Stmt::Kind, const char*> kinds[] = {
-      {Stmt::Import, "import"}, {Stmt::Param, "param"},   {Stmt::Record, "record"},
+      {Stmt::Import, "import"}, {Stmt::Use, "use"},       {Stmt::Param, "param"},   {Stmt::Record, "record"}, {Stmt::Fn, "fn"},
       {Stmt::Order, "order"},   {Stmt::Stream, "stream"}, {Stmt::Vector, "vector"},
       {Stmt::Pq, "pq"},         {Stmt::ForIn, "loop"}};
   std::map<int, int> counts;

@@ -56,6 +56,22 @@ void DiagnosticEngine::note(const SourceFile* file, SourceLoc loc, std::string m
 
 void DiagnosticEngine::report(Severity severity, const SourceFile* file, SourceLoc loc,
                               std::string message) {
+  // A place in a module or an expanded function body is reported in its own file, and
+  // followed by a note at each call that expanded it (the script's own call last).
+  const SourceFile* script = file;
+  const SourceOrigin* origin = loc.origin ? &sourceOrigin(loc.origin) : nullptr;
+  if (origin && origin->file) file = origin->file;
+  const size_t before = diagnostics_.size();
+  add(severity, file, loc, std::move(message));
+  if (diagnostics_.size() == before) return;
+  for (; origin && origin->call.valid(); origin = origin->call.origin ? &sourceOrigin(origin->call.origin) : nullptr) {
+    const SourceOrigin* at = origin->call.origin ? &sourceOrigin(origin->call.origin) : nullptr;
+    add(Severity::Note, at && at->file ? at->file : script, origin->call,
+        "in this call of '" + origin->function + "'");
+  }
+}
+
+void DiagnosticEngine::add(Severity severity, const SourceFile* file, SourceLoc loc, std::string message) {
   if (severity == Severity::Error) {
     if (tooManyErrors()) return;
     // One error per position: recovery can stumble over the same token twice.
@@ -90,7 +106,11 @@ void DiagnosticEngine::flush() {
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
     const Diagnostic& a = lead(x);
     const Diagnostic& b = lead(y);
-    if (a.file != b.file) return false;
+    if (a.file != b.file) { // errors in several files (modules): by file, then position
+      const std::string& pa = a.file ? a.file->path() : std::string();
+      const std::string& pb = b.file ? b.file->path() : std::string();
+      if (pa != pb) return pa < pb;
+    }
     return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.column < b.loc.column;
   });
   for (size_t i : order) print(diagnostics_[i]);

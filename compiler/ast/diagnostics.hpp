@@ -50,6 +50,7 @@ public:
 
 private:
   void report(Severity severity, const SourceFile* file, SourceLoc loc, std::string message);
+  void add(Severity severity, const SourceFile* file, SourceLoc loc, std::string message);
   void print(const Diagnostic& d);
 
   std::ostream& out_;

@@ -1,9 +1,44 @@
 #include "ast/source.hpp"
 
+#include <deque>
 #include <fstream>
 #include <sstream>
 
 namespace flow {
+
+namespace {
+std::deque<SourceOrigin>& origins() {
+  static std::deque<SourceOrigin> table(1); // entry 0: the script itself
+  return table;
+}
+std::string fileName(const SourceFile* file) {
+  if (!file) return "";
+  const std::string& path = file->path();
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+} // namespace
+
+uint32_t addSourceOrigin(SourceOrigin origin) {
+  origins().push_back(std::move(origin));
+  return static_cast<uint32_t>(origins().size() - 1);
+}
+
+const SourceOrigin& sourceOrigin(uint32_t id) { return origins().at(id); }
+
+std::string describe(SourceLoc loc) {
+  std::string at = std::to_string(loc.line) + ":" + std::to_string(loc.column);
+  if (loc.origin == 0) return at;
+  const SourceOrigin& o = sourceOrigin(loc.origin);
+  std::string text = fileName(o.file) + ":" + at;
+  // The outermost call is the one in the script the user reads.
+  SourceLoc call = o.call;
+  while (call.valid() && call.origin != 0 && sourceOrigin(call.origin).call.valid()) call = sourceOrigin(call.origin).call;
+  if (call.valid()) text += " via " + (call.origin == 0 ? std::to_string(call.line) + ":" + std::to_string(call.column)
+                                                         : fileName(sourceOrigin(call.origin).file) + ":" +
+                                                               std::to_string(call.line) + ":" + std::to_string(call.column));
+  return text;
+}
 
 SourceFile::SourceFile(std::string path, std::string text)
     : path_(std::move(path)), text_(std::move(text)) {

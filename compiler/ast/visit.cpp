@@ -31,7 +31,9 @@ void forEachChild(const Expr& e, const ChildFn& fn) {
   case Expr::BoolLit:
   case Expr::Name: return;
   case Expr::StringLit: return each(e.as<StringLitExpr>()->literal, fn);
-  case Expr::Call: return each(e.as<CallExpr>()->args, fn);
+  case Expr::Call:
+    each(e.as<CallExpr>()->args, fn);
+    return each(e.as<CallExpr>()->inlined, fn);
   case Expr::MethodCall:
     each(e.as<MethodCallExpr>()->object, fn);
     return each(e.as<MethodCallExpr>()->args, fn);
@@ -120,6 +122,10 @@ void forEachChild(const TypeRef& t, const ChildFn& fn) {
 void forEachChild(const Stmt& s, const ChildFn& fn) {
   switch (s.kind()) {
   case Stmt::Import:
+  case Stmt::Use:
+  // A function's body is a template: what runs (and is checked, planned and generated)
+  // is its expansion at each call, which stands in the caller's statements.
+  case Stmt::Fn:
   case Stmt::Memory:
   case Stmt::BlockSize:
   case Stmt::Break:
@@ -134,7 +140,9 @@ void forEachChild(const Stmt& s, const ChildFn& fn) {
     each(s.as<OrderDecl>()->type, fn);
     for (const OrderKey& k : s.as<OrderDecl>()->keys) each(k.key, fn);
     return;
-  case Stmt::Stream: return each(s.as<StreamDecl>()->pipeline, fn);
+  case Stmt::Stream:
+    each(s.as<StreamDecl>()->type, fn);
+    return each(s.as<StreamDecl>()->pipeline, fn);
   case Stmt::Vector:
     each(s.as<VectorDecl>()->type, fn);
     return each(s.as<VectorDecl>()->pipeline, fn);
@@ -169,6 +177,7 @@ void forEachChild(const Stmt& s, const ChildFn& fn) {
     each(s.as<ArrayDecl>()->element, fn);
     each(s.as<ArrayDecl>()->length, fn);
     return each(s.as<ArrayDecl>()->init, fn);
+  case Stmt::Return: return each(s.as<ReturnStmt>()->value, fn);
   }
 }
 

@@ -192,6 +192,13 @@ std::string Generator::binary(const BinaryExpr& e) {
 std::string Generator::call(const CallExpr& e) {
   auto agg = aggregateVars_.find(&e);
   if (agg != aggregateVars_.end()) return agg->second;
+  if (e.inlined) {
+    // A script function, expanded here: each argument is evaluated once, then the body.
+    std::string code = "[&]() -> " + type(e.type) + " { ";
+    for (size_t k = 0; k < e.args.size(); ++k)
+      code += "const " + type(e.params[k]->type) + " " + name(e.params[k]) + " = " + expr(*e.args[k]) + "; ";
+    return code + "return " + expr(*e.inlined) + "; }()";
+  }
   const std::string callee = e.callee.str();
   if (e.symbol && e.symbol->kind == Symbol::CppFunction) {
     std::string args;

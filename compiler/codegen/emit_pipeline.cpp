@@ -690,7 +690,7 @@ void Generator::finishNode(const Node& n) {
   case Node::ForStage: {
     auto& f = *n.get<ForStage>();
     if (!f.hasEnd) break;
-    line("{ // end block of the for stage at " + std::to_string(f.loc.line) + ":" + std::to_string(f.loc.column) +
+    line("{ // end block of the for stage at " + describe(f.loc) +
          ", after its last element");
     {
       Indent x(*this);

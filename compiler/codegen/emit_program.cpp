@@ -202,7 +202,7 @@ void Generator::emitRefill(const AssignStmt& a) {
   for (const Node& n : plan_.nodes)
     if (n.kind == Node::VectorRefill && n.get<AssignStmt>() == &a) refill = &n;
   if (!refill) throw std::logic_error("codegen: a vector refill without its plan node");
-  line("{ // " + a.vector->name + " = … (" + std::to_string(a.loc.line) + ":" + std::to_string(a.loc.column) + ")");
+  line("{ // " + a.vector->name + " = … (" + describe(a.loc) + ")");
   {
     Indent in(*this);
     line("flow::containers::vector<" + type(a.vector->type) + ", " + blockBytes() + "> " + var(*refill, "new") + "(" +

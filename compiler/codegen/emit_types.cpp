@@ -2,6 +2,7 @@
 #include "codegen/generator.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 
 namespace flow::codegen {
@@ -24,8 +25,17 @@ unsigned keyBits(const Type* t) {
 // full qualification. So no script name can meet a C++ keyword, a type such as uint64_t,
 // a macro of the C library (which start with `_`, an upper-case letter, or are words
 // such as errno or linux) or a name of the generated code.
-std::string Generator::mangle(const std::string& scriptName) { return "s_" + scriptName; }
-std::string Generator::typeName(const std::string& scriptName) { return "t_" + scriptName; }
+// A module's names and a function's locals have dots (`graph.Edge`, `mis.out`, `mis#2.out`),
+// written `_` in C++.
+namespace {
+std::string identifier(std::string name) {
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  return name;
+}
+} // namespace
+std::string Generator::mangle(const std::string& scriptName) { return "s_" + identifier(scriptName); }
+std::string Generator::typeName(const std::string& scriptName) { return "t_" + identifier(scriptName); }
 
 std::string Generator::path(const ast::PathRef& p) {
   return p.isParam() ? name(p.symbol) : quote(p.literal.text());
@@ -64,7 +74,8 @@ std::string Generator::where(SourceLoc loc) const {
   std::string file = program_.ast->file ? program_.ast->file->path() : "script";
   auto slash = file.find_last_of('/');
   if (slash != std::string::npos) file = file.substr(slash + 1);
-  std::string text = file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
+  // A place in a module or function body names its own file and the script's call.
+  std::string text = loc.origin ? describe(loc) : file + ":" + describe(loc);
   std::string quoted = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') quoted += '\\';

@@ -228,6 +228,11 @@ struct Table {
                                              "-I DIR); build and run pass it to the C++ compiler"),
                                     everyCommand};
 
+  cl::opt<std::string> stdlib{"stdlib", cl::value_desc("DIR"),
+                              cl::desc("the standard library for 'use std.NAME' (default: $FLOW_STDLIB,\n"
+                                       "else the stdlib folder installed beside flowc)"),
+                              everyCommand};
+
   // every command, and flowc without one
   cl::opt<bool> help{"help", cl::desc("print this help"), everyCommandAndNone};
   ShortName helpShort{"h", help};
@@ -455,6 +460,8 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     return usageError(name + " takes one FILE" + (command == &table.run ? " (program flags go after --)" : ""),
                       command);
 
+  // The flag is the variable set for this run: sema reads one place.
+  if (table.stdlib.getNumOccurrences()) setenv("FLOW_STDLIB", table.stdlib.c_str(), 1);
   bool color = table.color == Color::Always || (table.color == Color::Auto && isatty(STDERR_FILENO));
   std::vector<std::string> includeDirs(table.includeDirs.begin(), table.includeDirs.end());
   plan::PlanOptions plan;

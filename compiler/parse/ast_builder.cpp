@@ -73,7 +73,58 @@ StmtPtr AstBuilder::declaration(P::DeclarationContext* ctx) {
     }
     return d;
   }
+  if (auto* c = dynamic_cast<P::FnDeclContext*>(ctx)) {
+    auto d = make<FnDecl>(loc(ctx));
+    d->name = c->IDENT()->getText();
+    if (c->typeParams())
+      for (auto* t : c->typeParams()->IDENT()) d->typeParams.emplace_back(t->getText(), loc(t));
+    for (P::FnParamContext* p : c->fnParam()) {
+      FnParam param = fnType(p->fnType());
+      param.name = p->IDENT()->getText();
+      param.loc = loc(p);
+      d->params.push_back(std::move(param));
+    }
+    if (c->fnType()) d->result = fnType(c->fnType());
+    if (c->block()) {
+      d->hasBlock = true;
+      d->body = block(c->block());
+    } else {
+      d->exprBody = pipeline(c->pipeline());
+    }
+    return d;
+  }
+  if (auto* c = dynamic_cast<P::UseDeclContext*>(ctx)) {
+    auto d = make<UseDecl>(loc(ctx));
+    if (c->modulePath()) {
+      d->module = c->modulePath()->getText();
+      d->alias = c->modulePath()->IDENT().back()->getText();
+      d->aliasLoc = loc(c->modulePath()->IDENT().back());
+    } else {
+      d->path = stringLiteral(c->STRING());
+      // Without `as`, a file's declarations go by the file's name: "lib/my_graph.flow" → my_graph.
+      std::string file = d->path.isInterpolated() ? "" : d->path.text();
+      file = file.substr(file.rfind('/') == std::string::npos ? 0 : file.rfind('/') + 1);
+      d->alias = file.substr(0, file.find('.'));
+      d->aliasLoc = d->path.loc;
+    }
+    if (c->IDENT()) {
+      d->alias = c->IDENT()->getText();
+      d->aliasLoc = loc(c->IDENT());
+    }
+    return d;
+  }
   throw std::logic_error("AstBuilder: an unknown declaration");
+}
+
+FnParam AstBuilder::fnType(P::FnTypeContext* ctx) {
+  FnParam p;
+  p.loc = loc(ctx);
+  p.type = type(ctx->type());
+  if (ctx->kind) {
+    const std::string k = ctx->kind->getText();
+    p.kind = k == "stream" ? FnParam::Stream : k == "vector" ? FnParam::Vector : k == "array" ? FnParam::Array : FnParam::Order;
+  }
+  return p;
 }
 
 StmtPtr AstBuilder::sizeDecl(SourceLoc at, P::SizeContext* ctx, bool isBlock) {
@@ -105,7 +156,8 @@ TypeRefPtr AstBuilder::type(P::TypeContext* ctx) {
     return t;
   }
   auto t = make<NamedType>(loc(ctx));
-  t->name = qualifiedName(dynamic_cast<P::NamedTypeContext*>(ctx)->qualifiedName());
+  if (auto* m = dynamic_cast<P::ModuleTypeContext*>(ctx)) t->name = moduleName(m->name(0), m->name(1));
+  else t->name = qualifiedName(dynamic_cast<P::NamedTypeContext*>(ctx)->qualifiedName());
   return t;
 }
 
@@ -116,6 +168,14 @@ PathRef AstBuilder::pathRef(P::PathRefContext* ctx) {
   if (ctx->STRING()) p.literal = stringLiteral(ctx->STRING());
   else if (ctx->name()) p.param = ctx->name()->getText();
   return p;
+}
+
+QualifiedName AstBuilder::moduleName(P::NameContext* module, P::NameContext* member) {
+  // `graph.Edge` is one name, as its module declares it (sema knows "graph.Edge").
+  QualifiedName name;
+  name.loc = loc(module);
+  name.parts.push_back(module->getText() + "." + member->getText());
+  return name;
 }
 
 QualifiedName AstBuilder::qualifiedName(P::QualifiedNameContext* ctx) {
@@ -130,7 +190,10 @@ OrderRef AstBuilder::orderRef(P::OrderRefContext* ctx) {
   order.loc = loc(ctx);
   if (dynamic_cast<P::AscOrderContext*>(ctx)) order.kind = OrderRef::Asc;
   else if (dynamic_cast<P::DescOrderContext*>(ctx)) order.kind = OrderRef::Desc;
-  else {
+  else if (auto* m = dynamic_cast<P::ModuleOrderContext*>(ctx)) {
+    order.kind = OrderRef::Named;
+    order.name = moduleName(m->name(0), m->name(1));
+  } else {
     order.kind = OrderRef::Named;
     order.name = qualifiedName(dynamic_cast<P::NamedOrderContext*>(ctx)->qualifiedName());
   }
@@ -326,6 +389,7 @@ StmtPtr AstBuilder::statement(P::StatementContext* ctx) {
   if (auto* c = dynamic_cast<P::StreamDeclContext*>(ctx)) {
     auto d = make<StreamDecl>(loc(ctx));
     d->name = c->IDENT()->getText();
+    if (c->type()) d->type = type(c->type());
     d->pipeline = pipeline(c->pipeline());
     return d;
   }
@@ -429,6 +493,11 @@ StmtPtr AstBuilder::statement(P::StatementContext* ctx) {
     if (c->init) s->init = expr(c->init);
     return s;
   }
+  if (auto* c = dynamic_cast<P::ReturnStmtContext*>(ctx)) {
+    auto s = make<ReturnStmt>(loc(ctx));
+    if (c->pipeline()) s->value = pipeline(c->pipeline());
+    return s;
+  }
   auto* c = dynamic_cast<P::BlockStmtContext*>(ctx);
   auto s = make<BlockStmt>(loc(ctx));
   s->body = block(c->block());
@@ -505,6 +574,13 @@ ExprPtr AstBuilder::primary(P::PrimaryContext* ctx) {
   if (auto* c = dynamic_cast<P::RecordExprContext*>(ctx)) {
     auto e = make<RecordInitExpr>(loc(ctx));
     e->recordName = qualifiedName(c->qualifiedName());
+    for (P::FieldInitContext* f : c->fieldInit())
+      e->fields.push_back({f->fieldName()->getText(), loc(f), expr(f->expr())});
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::ModuleRecordExprContext*>(ctx)) {
+    auto e = make<RecordInitExpr>(loc(ctx));
+    e->recordName = moduleName(c->name(0), c->name(1));
     for (P::FieldInitContext* f : c->fieldInit())
       e->fields.push_back({f->fieldName()->getText(), loc(f), expr(f->expr())});
     return e;

@@ -24,6 +24,8 @@ private:
   ast::StmtPtr sizeDecl(SourceLoc at, P::SizeContext* ctx, bool isBlock);
   ast::TypeRefPtr type(P::TypeContext* ctx);
   ast::QualifiedName qualifiedName(P::QualifiedNameContext* ctx);
+  ast::QualifiedName moduleName(P::NameContext* module, P::NameContext* member);
+  ast::FnParam fnType(P::FnTypeContext* ctx);
   ast::PathRef pathRef(P::PathRefContext* ctx);
   ast::OrderRef orderRef(P::OrderRefContext* ctx);
   ast::PipelinePtr pipeline(P::PipelineContext* ctx);

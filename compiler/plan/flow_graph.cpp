@@ -270,7 +270,7 @@ void GraphBuilder::endPhase() {
   nextPhase_ = maxPhase_ + 1;
 }
 
-std::string GraphBuilder::at(SourceLoc loc) { return std::to_string(loc.line) + ":" + std::to_string(loc.column); }
+std::string GraphBuilder::at(SourceLoc loc) { return describe(loc); }
 
 namespace {
 /// The streams a statement writes out first, in a phase of their own, so that every read

@@ -568,6 +568,7 @@ const Type* Checker::checkAggregate(CallExpr& e) {
 const Type* Checker::checkCall(CallExpr& e, const Type* expected) {
   const std::string name = e.callee.str();
   if (e.callee.parts.size() > 1) return checkCppCall(e);
+  if (ast::FnDecl* fn = functionCalled(e)) return checkInlinedCall(e, *fn);
   Symbol* s = lookup(name);
   if (s && s->kind != Symbol::Builtin) {
     error(e.loc, "'" + name + "' is a " + s->kindName() + ", not a function");

@@ -164,24 +164,7 @@ Checker::Ordering Checker::stageOrdering(const Stage& s, const Ordering& in) {
 }
 
 void Checker::findChangedVectors() {
-  // Every `v.push(…)` anywhere in the script, by name (a shadowing local only makes the
-  // answer more cautious: a vector named here is never trusted to be in order).
-  struct Finder : Visitor {
-    std::set<std::string>& names;
-    explicit Finder(std::set<std::string>& n) : names(n) {}
-    bool visit(const Expr& e) override {
-      if (auto* m = e.as<MethodCallExpr>())
-        if (auto* n = m->object->as<NameExpr>(); n && (m->method == "push" || m->method == "clear"))
-          names.insert(n->name.str());
-      return true;
-    }
-    bool visit(const Stmt& s) override {
-      if (auto* a = s.as<AssignStmt>()) // `v = pipeline;` refills a vector
-        if (auto* n = a->target->as<NameExpr>()) names.insert(n->name.str());
-      return true;
-    }
-  } finder(changedVectors_);
-  for (const StmtPtr& item : program_.items) finder.walk(*item);
+  for (const StmtPtr& item : program_.items) noteChangedVectors(*item);
 }
 
 void Checker::sortIfNeeded(Pipeline& p, const OrderInfo* order, const std::string& forWhat) {

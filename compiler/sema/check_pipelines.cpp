@@ -240,7 +240,7 @@ const Type* Checker::checkJoin(JoinSource& j) {
   if (t->isError()) return t;
   checkEstimate(j.estimate, false);
   // A join reads both inputs side by side in key order: sort an input that is not in it.
-  const std::string at = std::string(name) + " at " + std::to_string(j.loc.line) + ":" + std::to_string(j.loc.column);
+  const std::string at = std::string(name) + " at " + describe(j.loc);
   for (int side = 0; side < 2; ++side) sortIfNeeded(*j.inputs[side], j.keys[side].resolved, at);
   return t;
 }

@@ -40,6 +40,10 @@ Checker::Checker(Program& program, CheckedProgram& out, DiagnosticEngine& diags,
 // ------------------------------------------------------------------------------ scopes
 
 Symbol& Checker::declare(Symbol symbol) {
+  if (scriptAliases_.count(symbol.name)) {
+    error(symbol.loc, "'" + symbol.name + "' names a module here (see its 'use'); choose another name");
+    return out_.symbols.emplace_back(std::move(symbol));
+  }
   auto& scope = scopes_.back();
   auto it = scope.find(symbol.name);
   if (it != scope.end()) {
@@ -83,6 +87,9 @@ std::string Checker::suggest(const std::string& name, const std::vector<std::str
 void Checker::run() {
   // Types and orders may be used before their declaration (they do not run); values
   // (params, streams, vectors, queues, variables) are visible from their declaration on.
+  loadModules();
+  for (StmtPtr& item : program_.items)
+    if (auto* f = item->as<FnDecl>()) declareFunction(*f);
   findChangedVectors();
   for (StmtPtr& item : program_.items) {
     if (auto* d = item->as<ImportDecl>()) importHeader(*d);
@@ -100,12 +107,14 @@ void Checker::run() {
   resolvingTypes_ = false;
   for (StmtPtr& item : program_.items)
     if (auto* d = item->as<OrderDecl>()) declareOrder(*d);
-  for (StmtPtr& item : program_.items) checkItem(*item);
+  checkStatements(program_.items, true);
 }
 
 void Checker::checkItem(Stmt& s) {
   switch (s.kind()) {
   case Stmt::Import:
+  case Stmt::Use:
+  case Stmt::Fn:
   case Stmt::Record:
   case Stmt::Order: return; // done before the rest
   case Stmt::Param: return checkParam(*s.as<ParamDecl>());
@@ -114,6 +123,13 @@ void Checker::checkItem(Stmt& s) {
   case Stmt::Stream: {
     auto& d = *s.as<StreamDecl>();
     const Type* t = checkPipeline(*d.pipeline, "stream");
+    if (d.type) {
+      const Type* declared = resolveType(*d.type);
+      if (!declared->isError() && !t->isError() && declared != t)
+        error(d.pipeline->loc, "stream " + d.name + " is declared to hold " + declared->name() + ", but this pipeline gives " +
+                                   t->name());
+      if (!declared->isError()) t = declared;
+    }
     Symbol sym{Symbol::Stream, d.name, d.loc};
     sym.type = t;
     sym.pipeline = d.pipeline.get();
@@ -198,7 +214,7 @@ void Checker::checkSizeDecl(SizeDecl& d) {
 void Checker::checkBlock(std::vector<StmtPtr>& body) {
   // Streams, vectors and queues declared here are visible until the block ends.
   pushScope();
-  for (StmtPtr& s : body) checkStmt(*s);
+  checkStatements(body, false);
   popScope();
 }
 
@@ -477,6 +493,9 @@ void Checker::checkStmt(Stmt& s) {
   }
   case Stmt::Block: return checkBlock(s.as<BlockStmt>()->body);
   case Stmt::Array: return checkArrayDecl(*s.as<ArrayDecl>());
+  case Stmt::Return: return error(s.loc, "'return' is only allowed at the end of a function's body");
+  case Stmt::Fn:
+  case Stmt::Use: return error(s.loc, "functions and 'use' are declared at the top level of a file");
   default:
     // Declarations inside blocks are reported by checkBlock.
     return;

@@ -100,6 +100,7 @@ void Checker::layOutRecord(RecordInfo& record, RecordDecl& decl) {
 // -------------------------------------------------------------------------------- types
 
 const Type* Checker::resolveType(TypeRef& ref) {
+  if (ref.resolved) return ref.resolved; // a type parameter bound at a call
   const Type* t = out_.types.error();
   if (auto* a = ref.as<ArrayType>()) {
     const bool allowPath = allowPath_;

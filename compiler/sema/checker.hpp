@@ -112,6 +112,32 @@ private:
   void checkEstimate(std::optional<ast::Estimate>& e, bool selectivity);
   bool requireTextual(const Type* type, SourceLoc loc, const std::string& what);
 
+  // ---- modules (modules.cpp)
+  void loadModules();
+  void loadModule(ast::UseDecl& use, const SourceFile* from, std::map<std::string, std::string>& aliases,
+                  std::vector<ast::StmtPtr>& items);
+  std::string stdlibDir() const;
+
+  // ---- functions (functions.cpp)
+  void declareFunction(ast::FnDecl& fn);
+  /// Whether calls of `fn` are inlined where they stand (an expression body, value
+  /// parameters and result); the others become statements before the calling one.
+  static bool inlinable(const ast::FnDecl& fn);
+  /// The script function `e` calls, if it is such a call.
+  ast::FnDecl* functionCalled(const ast::Expr& e);
+  bool recursive(const ast::FnDecl& fn, SourceLoc call);
+  const SourceFile* fileOf(const ast::FnDecl& fn) const;
+  /// Checks a list of statements, expanding the function calls in each before it.
+  void checkStatements(std::vector<ast::StmtPtr>& body, bool topLevel);
+  /// Expands the first call in body[i] that needs statements; moves i past the inserted
+  /// statements that are checked already. False if there is none.
+  bool expandCall(std::vector<ast::StmtPtr>& body, size_t& i);
+  bool expand(ast::FnDecl& fn, ast::CallExpr& call, ast::Stmt* statement, ast::ExprPtr& slot, ast::Pipeline* source,
+              std::vector<ast::StmtPtr>& checked, std::vector<ast::StmtPtr>& expanded, bool& consumed);
+  const Type* resolveParamType(ast::FnParam& p, const std::map<std::string, const Type*>& bound);
+  const Type* checkInlinedCall(ast::CallExpr& e, ast::FnDecl& fn);
+  void noteChangedVectors(const ast::Stmt& s);
+
   // ---- statements and declarations (check_stmts.cpp)
   void checkItem(ast::Stmt& s);
   void checkStmt(ast::Stmt& s);
@@ -161,6 +187,17 @@ private:
   bool inLoopBody() const { return loopDepth_ > 0 || !stages_.empty(); }
   std::map<const ast::Pipeline*, Ordering> orderings_; // the order each checked pipeline comes out in
   std::set<std::string> changedVectors_;               // vectors pushed into somewhere
+
+  // Modules: the script's names for them, and each loaded file's name (its id).
+  std::map<std::string, std::string> scriptAliases_;
+  std::map<std::string, std::string> moduleIds_; // canonical path → id
+  std::set<std::string> takenModuleIds_;
+  // Functions by name ("mis", "graph.mis"), what their bodies declare, calls so far.
+  std::map<std::string, ast::FnDecl*> functions_;
+  std::map<const ast::FnDecl*, std::set<std::string>> bodyNames_;
+  std::map<const ast::FnDecl*, int> expansions_;
+  std::vector<ast::TypeRefPtr> resolvedTypes_;  // parameter types resolved for a call
+  std::vector<ast::ExprPtr> keptArguments_;     // constant arguments copied into bodies
 };
 
 } // namespace flow::sema

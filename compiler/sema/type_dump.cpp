@@ -6,7 +6,7 @@ namespace flow::sema {
 
 namespace {
 
-std::string at(SourceLoc loc) { return std::to_string(loc.line) + ":" + std::to_string(loc.column); }
+std::string at(SourceLoc loc) { return describe(loc); }
 
 std::string stageText(const ast::Stage& s) {
   switch (s.kind()) {

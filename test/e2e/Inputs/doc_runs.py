@@ -1,6 +1,7 @@
 """Builds and runs every ```flow block of a Markdown file that is followed by an
 ```output FILE block, and checks that the program wrote exactly that text to FILE
-(`output error`: that the program failed with a message containing the text), so the
+(`output stdout`: that it printed exactly that text; `output error`: that the program
+failed with a message containing the text), so the
 documentation shows what the programs really do. Usage: doc_runs.py FLOWC FILE.md"""
 import os
 import re
@@ -28,6 +29,9 @@ for n, (script, target, expected) in enumerate(runs, 1):
         if target == "error":
             ok = run.returncode != 0 and expected.strip() in run.stderr
             got = f"exit status {run.returncode}, stderr:\n{run.stderr}"
+        elif target == "stdout":
+            got = run.stdout
+            ok = run.returncode == 0 and got == expected
         else:
             out = os.path.join(tmp, target)
             got = open(out).read() if os.path.exists(out) else f"(no file {target}; stderr: {run.stderr})"

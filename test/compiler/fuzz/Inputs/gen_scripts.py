@@ -29,7 +29,7 @@ CPP_NAMES = ['uint64_t', 'uint32_t', 'uint8_t', 'int', 'std', 'main', 'NULL', 'e
              'unix', 'assert', 'size_t', 'string', 'printf', '_Bool', '__x', 'tmp_', 'fl_x', 'fl_out',
              'int64_t', 'char', 'double', 'float', 'auto', 'class', 'new', 'delete', 'this', 'exit',
              'abort', 'memcpy', 'stdout', 'EOF', 'true_', 'i_', 'flow', 'boost', 'operator', 'template',
-             'x_', 'count_', 'fl_', 'unsigned', 'signed', 'long', 'short', 'return', 'namespace']
+             'x_', 'count_', 'fl_', 'unsigned', 'signed', 'long', 'short', 'goto', 'namespace']
 # Field names may also be Flow keywords.
 # (Reserved words such as `order` or `block` are valid field names too, but an order key
 # cannot name them: see /work/fuzz-findings.md.)

@@ -1,0 +1,756 @@
+// Functions. A function is expanded at each call, so every call gets its own check, plan
+// and code, and a body can declare queues, vectors and loops like any script:
+//  - a call of a function with a block body, or with stream, vector, array or order
+//    parameters or results, is replaced by its body's statements, placed before the
+//    statement that holds the call (its locals renamed `f.local`), and by the value the
+//    body returns;
+//  - a call of a function with an expression body and value parameters only is inlined
+//    where it stands (CallExpr::inlined), so it may be called anywhere, even per element.
+#include "ast/clone.hpp"
+#include "ast/visit.hpp"
+#include "sema/checker.hpp"
+
+#include <functional>
+
+namespace flow::sema {
+
+using namespace flow::ast;
+
+namespace {
+
+/// Every name a function's body declares: its lets and vars, streams, vectors, queues,
+/// arrays, loop and stage variables and lambda parameters.
+std::set<std::string> bodyNames(const FnDecl& fn) {
+  struct Names : Visitor {
+    std::set<std::string> names;
+    void lambda(const Lambda& l) {
+      for (const Lambda::Param& p : l.params) names.insert(p.name);
+    }
+    bool visit(const Stmt& s) override {
+      if (auto* l = s.as<LetStmt>()) names.insert(l->name);
+      if (auto* d = s.as<StreamDecl>()) names.insert(d->name);
+      if (auto* d = s.as<VectorDecl>()) names.insert(d->name);
+      if (auto* d = s.as<PqDecl>()) names.insert(d->name);
+      if (auto* d = s.as<ArrayDecl>()) names.insert(d->name);
+      if (auto* f = s.as<ForInStmt>()) names.insert(f->var);
+      return true;
+    }
+    bool visit(const Stage& s) override {
+      if (auto* m = s.as<MapStage>()) names.insert(m->var);
+      if (auto* f = s.as<FilterStage>()) names.insert(f->var);
+      if (auto* f = s.as<ForStage>()) names.insert(f->var);
+      if (auto* r = s.as<ReduceStage>()) lambda(r->fn);
+      return true;
+    }
+    bool visit(const Source& s) override {
+      if (auto* j = s.as<JoinSource>()) lambda(j->fn);
+      if (auto* z = s.as<ZipSource>()) lambda(z->fn);
+      return true;
+    }
+  } names;
+  if (fn.exprBody) names.walk(*fn.exprBody);
+  for (const StmtPtr& s : fn.body) names.walk(*s);
+  return names.names;
+}
+
+/// Copies a function's body for one call: parameters become the arguments, the body's
+/// own names become unique, type and order parameters become what the call gave them,
+/// and every location remembers the call.
+class Expander : public Cloner {
+public:
+  uint32_t origin = 0;
+  std::string prefix;                         // "mis" or "mis#2": the body's names are "mis.out"
+  std::set<std::string> locals;               // the body's own names
+  std::map<std::string, std::string> renamed; // a local given a name of the caller's
+  std::map<std::string, std::function<ExprPtr(SourceLoc)>> values; // parameter → argument
+  std::map<std::string, const Type*> types;   // type parameter → type
+  std::map<std::string, OrderRef> orders;     // order parameter → order
+
+protected:
+  SourceLoc at(SourceLoc loc) override {
+    if (loc.valid()) loc.origin = origin;
+    return loc;
+  }
+  std::string rename(const std::string& name) override {
+    if (auto it = renamed.find(name); it != renamed.end()) return it->second;
+    return locals.count(name) ? prefix + "." + name : name;
+  }
+  ExprPtr substitute(const NameExpr& n) override {
+    if (n.name.parts.size() != 1) return nullptr;
+    auto it = values.find(n.name.parts[0]);
+    return it == values.end() ? nullptr : it->second(at(n.loc));
+  }
+  TypeRefPtr substituteType(const NamedType& t) override {
+    if (t.name.parts.size() != 1) return nullptr;
+    auto it = types.find(t.name.parts[0]);
+    if (it == types.end()) return nullptr;
+    auto out = std::make_unique<NamedType>();
+    out->loc = at(t.loc);
+    out->name.parts = {it->second->name()};
+    out->name.loc = out->loc;
+    out->resolved = it->second;
+    return out;
+  }
+  std::optional<OrderRef> substituteOrder(const OrderRef& o) override {
+    if (o.name.parts.size() != 1) return std::nullopt;
+    auto it = orders.find(o.name.parts[0]);
+    if (it == orders.end()) return std::nullopt;
+    OrderRef out = it->second;
+    out.loc = at(o.loc);
+    return out;
+  }
+};
+
+ExprPtr nameExpr(const std::string& name, SourceLoc loc) {
+  auto n = std::make_unique<NameExpr>();
+  n->loc = loc;
+  n->name.parts = {name};
+  n->name.loc = loc;
+  return n;
+}
+
+PipelinePtr pipelineOf(ExprPtr e) {
+  if (auto* p = e->as<PipelineArgExpr>()) return std::move(p->pipeline);
+  auto pipeline = std::make_unique<Pipeline>();
+  pipeline->loc = e->loc;
+  auto source = std::make_unique<ExprSource>();
+  source->loc = e->loc;
+  source->expr = std::move(e);
+  pipeline->source = std::move(source);
+  return pipeline;
+}
+
+/// A plain expression in pipeline form (`return x;`), or null.
+Expr* plainExpr(Pipeline& p) {
+  auto* e = p.source->as<ExprSource>();
+  return e && p.stages.empty() ? e->expr.get() : nullptr;
+}
+
+const char* kindWord(FnParam::Kind k) {
+  switch (k) {
+  case FnParam::Value: return "a value";
+  case FnParam::Stream: return "a stream";
+  case FnParam::Vector: return "a vector";
+  case FnParam::Array: return "an array";
+  case FnParam::Order: return "an order";
+  }
+  return "";
+}
+
+} // namespace
+
+// ------------------------------------------------------------------------ declarations
+
+void Checker::declareFunction(FnDecl& fn) {
+  if (functions_.count(fn.name)) {
+    error(fn.loc, "redefinition of function '" + fn.name + "'");
+    note(functions_[fn.name]->loc, "previous definition is here");
+    return;
+  }
+  if (findBuiltin(fn.name)) {
+    error(fn.loc, "'" + fn.name + "' is a builtin; give the function another name");
+    return;
+  }
+  std::set<std::string> seen;
+  for (const auto& [name, loc] : fn.typeParams)
+    if (!seen.insert(name).second) error(loc, "type parameter '" + name + "' is declared twice");
+  for (const FnParam& p : fn.params)
+    if (!seen.insert(p.name).second) error(p.loc, "parameter '" + p.name + "' is declared twice");
+  if (fn.result && fn.result->kind == FnParam::Array)
+    error(fn.result->loc, "a function cannot return an array; take one as a parameter (array<T>) and fill it");
+  if (fn.result && fn.result->kind == FnParam::Order)
+    error(fn.result->loc, "a function cannot return an order");
+  if (!fn.hasBlock && !fn.result)
+    error(fn.loc, "a function with an expression body needs a result type: fn " + fn.name + "(…) -> T = …;");
+  // `return` ends a block body, once.
+  struct Returns : Visitor {
+    std::vector<const ReturnStmt*> all;
+    bool visit(const Stmt& s) override {
+      if (auto* r = s.as<ReturnStmt>()) all.push_back(r);
+      return true;
+    }
+  } returns;
+  for (const StmtPtr& s : fn.body) returns.walk(*s);
+  const ReturnStmt* last = !fn.body.empty() ? fn.body.back()->as<ReturnStmt>() : nullptr;
+  for (const ReturnStmt* r : returns.all)
+    if (r != last) error(r->loc, "'return' may only end a function's body (its last statement)");
+  if (fn.hasBlock && fn.result && (!last || !last->value))
+    error(fn.loc, "function '" + fn.name + "' returns " + (fn.result->kind == FnParam::Value ? "a value" : kindWord(fn.result->kind)) +
+                      ": end its body with 'return …;'");
+  if (fn.hasBlock && !fn.result && last && last->value)
+    error(last->loc, "function '" + fn.name + "' declares no result (add '-> T' after its parameters)");
+  functions_[fn.name] = &fn;
+}
+
+bool Checker::inlinable(const FnDecl& fn) {
+  if (fn.hasBlock || !fn.result || fn.result->kind != FnParam::Value) return false;
+  for (const FnParam& p : fn.params)
+    if (p.kind != FnParam::Value) return false;
+  return true;
+}
+
+FnDecl* Checker::functionCalled(const Expr& e) {
+  auto* c = e.as<CallExpr>();
+  if (!c || c->callee.parts.size() != 1) return nullptr;
+  auto it = functions_.find(c->callee.parts[0]);
+  return it == functions_.end() ? nullptr : it->second;
+}
+
+bool Checker::recursive(const FnDecl& fn, SourceLoc call) {
+  for (uint32_t o = call.origin; o != 0;) {
+    const SourceOrigin& origin = sourceOrigin(o);
+    if (!origin.call.valid()) break;
+    if (origin.function == fn.name) {
+      error(call, "function '" + fn.name + "' calls itself: functions are expanded at each call, so recursion "
+                                         "(direct or through other functions) is not allowed; write it as a loop");
+      return true;
+    }
+    o = origin.call.origin;
+  }
+  return false;
+}
+
+const SourceFile* Checker::fileOf(const FnDecl& fn) const {
+  return fn.loc.origin ? sourceOrigin(fn.loc.origin).file : file_;
+}
+
+// ------------------------------------------------------------------- finding the calls
+
+namespace {
+/// The first call, innermost first, that must become statements before its statement
+/// runs; calls found where that is impossible (per element, in a while condition) are
+/// left for checkCall to report.
+struct CallFinder {
+  std::function<FnDecl*(const Expr&)> called;
+  std::function<bool(const FnDecl&)> inlinable;
+  ExprPtr* found = nullptr;
+  Pipeline* foundSource = nullptr; // the pipeline whose source the call is, if it is one
+
+  bool expr(ExprPtr& e, bool once) {
+    if (!e) return false;
+    // Arguments first: they run before the call.
+    forEachSlot(*e, once);
+    if (found) return true;
+    FnDecl* fn = called(*e);
+    if (fn && !inlinable(*fn) && once) found = &e;
+    return found != nullptr;
+  }
+  void forEachSlot(Expr& e, bool once) {
+    switch (e.kind()) {
+    case Expr::Call:
+      for (ExprPtr& a : e.as<CallExpr>()->args)
+        if (expr(a, once)) return;
+      return;
+    case Expr::MethodCall:
+      if (expr(e.as<MethodCallExpr>()->object, once)) return;
+      for (ExprPtr& a : e.as<MethodCallExpr>()->args)
+        if (expr(a, once)) return;
+      return;
+    case Expr::Field: expr(e.as<FieldExpr>()->object, once); return;
+    case Expr::Index:
+      if (!expr(e.as<IndexExpr>()->object, once)) expr(e.as<IndexExpr>()->index, once);
+      return;
+    case Expr::Unary: expr(e.as<UnaryExpr>()->operand, once); return;
+    case Expr::Binary:
+      if (!expr(e.as<BinaryExpr>()->lhs, once)) expr(e.as<BinaryExpr>()->rhs, once);
+      return;
+    case Expr::Cast: expr(e.as<CastExpr>()->operand, once); return;
+    case Expr::RecordInit:
+      for (FieldInit& f : e.as<RecordInitExpr>()->fields)
+        if (expr(f.value, once)) return;
+      return;
+    case Expr::ArrayRepeat:
+      if (!expr(e.as<ArrayRepeatExpr>()->value, once)) expr(e.as<ArrayRepeatExpr>()->count, once);
+      return;
+    case Expr::ArrayList:
+      for (ExprPtr& x : e.as<ArrayListExpr>()->elements)
+        if (expr(x, once)) return;
+      return;
+    case Expr::PipelineArg: pipeline(*e.as<PipelineArgExpr>()->pipeline, once); return;
+    case Expr::IfElse: {
+      auto& i = *e.as<IfExpr>();
+      if (!expr(i.cond, once) && !expr(i.then, once)) expr(i.otherwise, once);
+      return;
+    }
+    case Expr::StringLit:
+      for (StringPart& p : e.as<StringLitExpr>()->literal.parts)
+        if (expr(p.expr, once)) return;
+      return;
+    default: return;
+    }
+  }
+  bool pipeline(Pipeline& p, bool once) {
+    if (found) return true;
+    Source& s = *p.source;
+    switch (s.kind()) {
+    case Source::Generate:
+      expr(s.as<GenerateSource>()->count, once) || expr(s.as<GenerateSource>()->body, false);
+      break;
+    case Source::Range: expr(s.as<RangeSource>()->begin, once) || expr(s.as<RangeSource>()->end, once); break;
+    case Source::Merge:
+      for (PipelinePtr& in : s.as<MergeSource>()->inputs)
+        if (pipeline(*in, once)) break;
+      break;
+    case Source::Join: {
+      auto& j = *s.as<JoinSource>();
+      pipeline(*j.inputs[0], once) || pipeline(*j.inputs[1], once) || expr(j.fn.body, false);
+      break;
+    }
+    case Source::Zip:
+      for (PipelinePtr& in : s.as<ZipSource>()->inputs)
+        if (pipeline(*in, once)) break;
+      if (!found) expr(s.as<ZipSource>()->fn.body, false);
+      break;
+    case Source::Concat:
+      for (PipelinePtr& in : s.as<ConcatSource>()->inputs)
+        if (pipeline(*in, once)) break;
+      break;
+    case Source::ExprSrc: {
+      ExprPtr& e = s.as<ExprSource>()->expr;
+      expr(e, once);
+      if (found == &e) foundSource = &p;
+      break;
+    }
+    default: break;
+    }
+    for (StagePtr& st : p.stages) {
+      if (found) break;
+      switch (st->kind()) {
+      case Stage::Map: expr(st->as<MapStage>()->body, false); break;
+      case Stage::Filter: expr(st->as<FilterStage>()->cond, false); break;
+      case Stage::Take: expr(st->as<TakeStage>()->count, once); break;
+      case Stage::Reduce: expr(st->as<ReduceStage>()->fn.body, false); break;
+      case Stage::Unique:
+        for (ExprPtr& k : st->as<UniqueStage>()->keys)
+          if (expr(k, false)) break;
+        break;
+      default: break; // a for stage's statements are checked (and expanded) as a block
+      }
+    }
+    return found != nullptr;
+  }
+  void stmt(Stmt& s) {
+    switch (s.kind()) {
+    case Stmt::Stream: pipeline(*s.as<StreamDecl>()->pipeline, true); return;
+    case Stmt::Vector:
+      if (s.as<VectorDecl>()->pipeline) pipeline(*s.as<VectorDecl>()->pipeline, true);
+      return;
+    case Stmt::Let:
+    case Stmt::Var: expr(s.as<LetStmt>()->init, true); return;
+    case Stmt::If: expr(s.as<IfStmt>()->cond, true); return;
+    case Stmt::While: expr(s.as<WhileStmt>()->cond, false); return;
+    case Stmt::ForIn: pipeline(*s.as<ForInStmt>()->pipeline, true); return;
+    case Stmt::Emit: expr(s.as<EmitStmt>()->value, true); return;
+    case Stmt::Print:
+      for (StringPart& p : s.as<PrintStmt>()->message.parts)
+        if (expr(p.expr, true)) return;
+      return;
+    case Stmt::Write:
+    case Stmt::WriteText: pipeline(*s.as<WriteStmt>()->pipeline, true); return;
+    case Stmt::Assign: {
+      auto& a = *s.as<AssignStmt>();
+      if (expr(a.target, true) || expr(a.value, true)) return;
+      if (a.pipeline) pipeline(*a.pipeline, true);
+      return;
+    }
+    case Stmt::Evaluate: expr(s.as<ExprStmt>()->expr, true); return;
+    case Stmt::Array:
+      if (!expr(s.as<ArrayDecl>()->length, true)) expr(s.as<ArrayDecl>()->init, true);
+      return;
+    default: return;
+    }
+  }
+};
+} // namespace
+
+// ------------------------------------------------------------------------- statements
+
+void Checker::checkStatements(std::vector<StmtPtr>& body, bool topLevel) {
+  for (size_t i = 0; i < body.size();) {
+    if (!functions_.empty() && expandCall(body, i)) continue;
+    if (topLevel) checkItem(*body[i]);
+    else checkStmt(*body[i]);
+    ++i;
+  }
+}
+
+bool Checker::expandCall(std::vector<StmtPtr>& body, size_t& i) {
+  CallFinder finder{[this](const Expr& e) { return functionCalled(e); },
+                    [this](const FnDecl& fn) { return inlinable(fn); }};
+  finder.stmt(*body[i]);
+  if (!finder.found) return false;
+  ExprPtr& slot = *finder.found;
+  auto& call = *slot->as<CallExpr>();
+  FnDecl& fn = *functionCalled(call);
+
+  std::vector<StmtPtr> checked;  // the arguments held in names (checked already)
+  std::vector<StmtPtr> expanded; // the body (checked when the loop reaches it)
+  bool consumed = false;         // the statement was only the call
+  if (!expand(fn, call, body[i].get(), slot, finder.foundSource, checked, expanded, consumed)) {
+    // Reported; the statement would only repeat the error.
+    auto empty = std::make_unique<BlockStmt>();
+    empty->loc = body[i]->loc;
+    body[i] = std::move(empty);
+    return false;
+  }
+  const size_t n = checked.size();
+  if (consumed) body.erase(body.begin() + static_cast<long>(i));
+  std::vector<StmtPtr> inserted = std::move(checked);
+  for (StmtPtr& s : expanded) inserted.push_back(std::move(s));
+  body.insert(body.begin() + static_cast<long>(i), std::make_move_iterator(inserted.begin()),
+              std::make_move_iterator(inserted.end()));
+  i += n;
+  return true;
+}
+
+// ------------------------------------------------------------------------- expansion
+
+const Type* Checker::resolveParamType(FnParam& p, const std::map<std::string, const Type*>& bound) {
+  struct Bind : Cloner {
+    const std::map<std::string, const Type*>& bound;
+    explicit Bind(const std::map<std::string, const Type*>& b) : bound(b) {}
+    TypeRefPtr substituteType(const NamedType& t) override {
+      if (t.name.parts.size() != 1) return nullptr;
+      auto it = bound.find(t.name.parts[0]);
+      if (it == bound.end()) return nullptr;
+      auto out = std::make_unique<NamedType>();
+      out->loc = t.loc;
+      out->name = t.name;
+      out->resolved = it->second;
+      return out;
+    }
+  } bind(bound);
+  TypeRefPtr copy = bind.type(*p.type);
+  const Type* t = resolveType(*copy);
+  resolvedTypes_.push_back(std::move(copy)); // array lengths in it point into the copy
+  return t;
+}
+
+bool Checker::expand(FnDecl& fn, CallExpr& call, Stmt* statement, ExprPtr& slot, Pipeline* source,
+                     std::vector<StmtPtr>& checked, std::vector<StmtPtr>& expanded, bool& consumed) {
+  const std::string what = "'" + fn.name + "'";
+  if (recursive(fn, call.loc)) return false;
+  if (call.args.size() != fn.params.size()) {
+    error(call.loc, "function " + what + " takes " + std::to_string(fn.params.size()) + " argument" +
+                        (fn.params.size() == 1 ? "" : "s") + ", not " + std::to_string(call.args.size()));
+    note(fn.loc, "declared here");
+    return false;
+  }
+  const int number = ++expansions_[&fn];
+  Expander x;
+  x.prefix = number == 1 ? fn.name : fn.name + "#" + std::to_string(number);
+  x.origin = addSourceOrigin({fileOf(fn), call.loc, fn.name});
+  if (!bodyNames_.count(&fn)) bodyNames_[&fn] = bodyNames(fn);
+  x.locals = bodyNames_[&fn];
+  std::set<std::string> typeParams;
+  for (const auto& tp : fn.typeParams) typeParams.insert(tp.first);
+
+  // Each argument: checked here, in the caller's scope, and given to the body by name.
+  bool ok = true;
+  for (size_t k = 0; k < fn.params.size(); ++k) {
+    FnParam& p = fn.params[k];
+    ExprPtr& arg = call.args[k];
+    const std::string argWhat = "argument " + std::to_string(k + 1) + " ('" + p.name + "') of " + what;
+    // A parameter of type T binds T; one of a type that mentions bound parameters is checked.
+    auto* named = p.type->as<NamedType>();
+    const bool binds = named && named->name.parts.size() == 1 && typeParams.count(named->name.parts[0]) &&
+                       !x.types.count(named->name.parts[0]);
+    const Type* want = binds ? nullptr : resolveParamType(p, x.types);
+    if (want && want->isError()) return false;
+    auto accept = [&](const Type* got, SourceLoc at) {
+      if (got->isError()) return false;
+      if (binds) {
+        x.types[named->name.parts[0]] = got;
+        return true;
+      }
+      if (got == want) return true;
+      error(at, argWhat + " must be " + kindWord(p.kind) + (p.kind == FnParam::Value ? " of type " : " of ") +
+                    want->name() + ", not " + (p.kind == FnParam::Value ? "" : "of ") + got->name());
+      return false;
+    };
+    auto* argName = arg->as<NameExpr>();
+    Symbol* argSymbol = argName && argName->name.parts.size() == 1 ? lookup(argName->name.parts[0]) : nullptr;
+    switch (p.kind) {
+    case FnParam::Value: {
+      const Type* t = check(*arg, want);
+      if (t->isError()) {
+        ok = false;
+        break;
+      }
+      if (want && !convert(*arg, want, "as " + argWhat)) {
+        ok = false;
+        break;
+      }
+      if (want) t = want;
+      else t = finalize(*arg);
+      if (!want && (t->kind == Type::Void || t->kind == Type::String)) {
+        error(arg->loc, argWhat + " must be a value");
+        ok = false;
+        break;
+      }
+      accept(t, arg->loc);
+      const Type* type = want ? want : t;
+      if (constant(*arg)) {
+        // A constant (over params) is written into the body, so estimates and array
+        // lengths there stay constant: `take k`, `~ n / 2`.
+        const Expr* original = arg.get();
+        auto copies = std::make_shared<Cloner>();
+        x.values[p.name] = [this, original, copies, type](SourceLoc at) {
+          auto cast = std::make_unique<CastExpr>();
+          cast->loc = at;
+          cast->operand = copies->expr(*original);
+          auto t = std::make_unique<NamedType>();
+          t->loc = at;
+          t->name.parts = {type->name()};
+          t->resolved = type;
+          cast->target = std::move(t);
+          return cast;
+        };
+        keptArguments_.push_back(std::move(arg));
+        break;
+      }
+      auto let = std::make_unique<LetStmt>();
+      let->loc = arg->loc;
+      let->name = x.prefix + "." + p.name;
+      let->init = std::move(arg);
+      Symbol sym{Symbol::Let, let->name, let->loc};
+      sym.type = type;
+      sym.decl = let.get();
+      let->symbol = &declare(std::move(sym));
+      const std::string name = let->name;
+      x.values[p.name] = [name](SourceLoc at) { return nameExpr(name, at); };
+      checked.push_back(std::move(let));
+      break;
+    }
+    case FnParam::Stream: {
+      std::string name;
+      if (argSymbol && (argSymbol->kind == Symbol::Stream || argSymbol->kind == Symbol::Vector)) {
+        name = argSymbol->name;
+        if (!accept(argSymbol->type, arg->loc)) ok = false;
+      } else {
+        // A pipeline: a stream of its own, read where the body reads the parameter.
+        auto decl = std::make_unique<StreamDecl>();
+        decl->loc = arg->loc;
+        decl->name = x.prefix + "." + p.name;
+        decl->pipeline = pipelineOf(std::move(arg));
+        checkItem(*decl);
+        name = decl->name;
+        if (!decl->symbol || !accept(decl->symbol->type, decl->loc)) ok = false;
+        checked.push_back(std::move(decl));
+      }
+      x.values[p.name] = [name](SourceLoc at) { return nameExpr(name, at); };
+      break;
+    }
+    case FnParam::Vector:
+    case FnParam::Array: {
+      const Symbol::Kind kind = p.kind == FnParam::Vector ? Symbol::Vector : Symbol::Array;
+      if (!argSymbol || argSymbol->kind != kind) {
+        error(arg->loc, argWhat + " must name " + kindWord(p.kind) + " (the function works on it in place)");
+        ok = false;
+        break;
+      }
+      if (!accept(argSymbol->type, arg->loc)) ok = false;
+      const std::string name = argSymbol->name;
+      x.values[p.name] = [name](SourceLoc at) { return nameExpr(name, at); };
+      break;
+    }
+    case FnParam::Order: {
+      if (!argSymbol || argSymbol->kind != Symbol::Order || !argSymbol->order) {
+        error(arg->loc, argWhat + " must name a declared order");
+        ok = false;
+        break;
+      }
+      if (!accept(argSymbol->order->type, arg->loc)) ok = false;
+      OrderRef ref;
+      ref.kind = OrderRef::Named;
+      ref.name.parts = {argSymbol->name};
+      x.orders[p.name] = ref;
+      break;
+    }
+    }
+    if (!ok) break;
+  }
+  if (!ok) return false;
+  for (const auto& [name, loc] : fn.typeParams)
+    if (!x.types.count(name)) {
+      error(call.loc, "cannot tell what '" + name + "' is in this call of " + what +
+                          ": no argument is of type " + name + " (or a stream, vector or order of it)");
+      return false;
+    }
+
+  // The result: a vector the body declares and returns becomes the caller's vector
+  // `v` when the call is all of `vector v = f(…);`.
+  auto* vectorDecl = statement->as<VectorDecl>();
+  Pipeline* returned = fn.exprBody ? fn.exprBody.get()
+                       : (!fn.body.empty() && fn.body.back()->as<ReturnStmt>() ? fn.body.back()->as<ReturnStmt>()->value.get()
+                                                                                : nullptr);
+  Expr* returnedExpr = returned ? plainExpr(*returned) : nullptr;
+  auto* returnedName = returnedExpr ? returnedExpr->as<NameExpr>() : nullptr;
+  if (fn.result && fn.result->kind == FnParam::Vector && vectorDecl && vectorDecl->pipeline &&
+      source == vectorDecl->pipeline.get() && source->stages.empty() && returnedName &&
+      returnedName->name.parts.size() == 1 && x.locals.count(returnedName->name.parts[0])) {
+    x.renamed[returnedName->name.parts[0]] = vectorDecl->name;
+    consumed = true;
+  }
+
+  PipelinePtr result;
+  if (fn.exprBody) {
+    result = x.pipeline(*fn.exprBody);
+  } else {
+    expanded = x.stmts(fn.body);
+    if (!expanded.empty() && expanded.back()->as<ReturnStmt>()) {
+      result = std::move(expanded.back()->as<ReturnStmt>()->value);
+      expanded.pop_back();
+    }
+  }
+  for (StmtPtr& s : expanded) noteChangedVectors(*s);
+
+  if (!fn.result || !result) {
+    if (fn.result) return false; // reported by declareFunction
+    if (!statement->as<ExprStmt>() || statement->as<ExprStmt>()->expr.get() != slot.get()) {
+      error(call.loc, "function " + what + " returns nothing; call it as a statement: " + fn.name + "(…);");
+      return false;
+    }
+    consumed = true;
+    return true;
+  }
+  if (consumed) return true;
+  switch (fn.result->kind) {
+  case FnParam::Stream:
+    if (source) { // the call starts a pipeline: the body's pipeline goes in its place
+      std::vector<StagePtr> after = std::move(source->stages);
+      source->source = std::move(result->source);
+      source->stages = std::move(result->stages);
+      for (StagePtr& s : after) source->stages.push_back(std::move(s));
+    } else {
+      auto arg = std::make_unique<PipelineArgExpr>();
+      arg->loc = call.loc;
+      arg->pipeline = std::move(result);
+      slot = std::move(arg);
+    }
+    return true;
+  case FnParam::Vector: {
+    Expr* e = plainExpr(*result);
+    auto* n = e ? e->as<NameExpr>() : nullptr;
+    if (!n) { // a pipeline: materialized into a vector of the call's own
+      auto decl = std::make_unique<VectorDecl>();
+      decl->loc = call.loc;
+      decl->name = x.prefix + ".result";
+      decl->pipeline = std::move(result);
+      slot = nameExpr(decl->name, call.loc);
+      expanded.push_back(std::move(decl));
+      return true;
+    }
+    slot = nameExpr(n->name.str(), call.loc);
+    return true;
+  }
+  default: {
+    Expr* e = plainExpr(*result);
+    if (!e) {
+      error(result->loc, "function " + what + " returns a value, not a pipeline");
+      return false;
+    }
+    auto* src = result->source->as<ExprSource>();
+    slot = std::move(src->expr);
+    return true;
+  }
+  }
+}
+
+// ------------------------------------------------------------ calls inlined in place
+
+const Type* Checker::checkInlinedCall(CallExpr& e, FnDecl& fn) {
+  const std::string what = "'" + fn.name + "'";
+  if (!inlinable(fn)) {
+    error(e.loc, "function " + what + " runs as statements (it has a block body, or takes or returns streams, "
+                 "vectors, arrays or orders), so it is called where a statement runs — not per element in a "
+                 "lambda or stage, nor in a while condition; call it before and use its result");
+    return out_.types.error();
+  }
+  if (recursive(fn, e.loc)) return out_.types.error();
+  if (e.args.size() != fn.params.size()) {
+    error(e.loc, "function " + what + " takes " + std::to_string(fn.params.size()) + " argument" +
+                     (fn.params.size() == 1 ? "" : "s") + ", not " + std::to_string(e.args.size()));
+    note(fn.loc, "declared here");
+    return out_.types.error();
+  }
+  const int number = ++expansions_[&fn];
+  Expander x;
+  x.prefix = number == 1 ? fn.name : fn.name + "#" + std::to_string(number);
+  x.origin = addSourceOrigin({fileOf(fn), e.loc, fn.name});
+  if (!bodyNames_.count(&fn)) bodyNames_[&fn] = bodyNames(fn);
+  x.locals = bodyNames_[&fn];
+  std::set<std::string> typeParams;
+  for (const auto& tp : fn.typeParams) typeParams.insert(tp.first);
+  std::vector<Symbol> params;
+  for (size_t k = 0; k < fn.params.size(); ++k) {
+    FnParam& p = fn.params[k];
+    auto* named = p.type->as<NamedType>();
+    const bool binds = named && named->name.parts.size() == 1 && typeParams.count(named->name.parts[0]) &&
+                       !x.types.count(named->name.parts[0]);
+    const Type* want = binds ? nullptr : resolveParamType(p, x.types);
+    if (want && want->isError()) return out_.types.error();
+    const Type* t = check(*e.args[k], want);
+    if (t->isError()) return t;
+    const std::string argWhat = "as argument " + std::to_string(k + 1) + " ('" + p.name + "') of " + what;
+    if (want && !convert(*e.args[k], want, argWhat)) return out_.types.error();
+    if (!want) {
+      t = finalize(*e.args[k]);
+      x.types[named->name.parts[0]] = t;
+    }
+    Symbol sym{Symbol::Let, x.prefix + "." + p.name, e.args[k]->loc};
+    sym.type = want ? want : t;
+    params.push_back(std::move(sym));
+    const std::string name = x.prefix + "." + p.name;
+    x.values[p.name] = [name](SourceLoc at) { return nameExpr(name, at); };
+  }
+  for (const auto& [name, loc] : fn.typeParams)
+    if (!x.types.count(name)) {
+      error(e.loc, "cannot tell what '" + name + "' is in this call of " + what + ": no argument is of type " + name);
+      return out_.types.error();
+    }
+  const Type* result = resolveParamType(*fn.result, x.types);
+  if (result->isError()) return result;
+  Expr* body = plainExpr(*fn.exprBody);
+  if (!body) {
+    error(fn.exprBody->loc, "function " + what + " returns a value, not a pipeline");
+    return out_.types.error();
+  }
+  e.inlined = x.expr(*body);
+  pushScope();
+  for (Symbol& s : params) e.params.push_back(&declare(std::move(s)));
+  const Type* t = check(*e.inlined, result);
+  popScope();
+  if (t->isError()) return t;
+  if (!convert(*e.inlined, result, "as the result of " + what)) return out_.types.error();
+  return result;
+}
+
+void Checker::noteChangedVectors(const Stmt& s) {
+  // Every `v.push(…)`, `v.clear()`, `v = …` by name, and every vector given to a function
+  // (which may push into it). A shadowing local only makes the answer more cautious: a
+  // vector named here is never trusted to be in order.
+  struct Finder : Visitor {
+    std::set<std::string>& names;
+    Checker& checker;
+    Finder(std::set<std::string>& n, Checker& c) : names(n), checker(c) {}
+    bool visit(const Expr& e) override {
+      if (auto* m = e.as<MethodCallExpr>())
+        if (auto* n = m->object->as<NameExpr>(); n && (m->method == "push" || m->method == "clear"))
+          names.insert(n->name.str());
+      if (const FnDecl* fn = checker.functionCalled(e))
+        for (size_t k = 0; k < fn->params.size() && k < e.as<CallExpr>()->args.size(); ++k)
+          if (auto* n = e.as<CallExpr>()->args[k]->as<NameExpr>(); n && fn->params[k].kind == FnParam::Vector)
+            names.insert(n->name.str());
+      return true;
+    }
+    bool visit(const Stmt& st) override {
+      if (auto* a = st.as<AssignStmt>())
+        if (auto* n = a->target->as<NameExpr>()) names.insert(n->name.str());
+      return true;
+    }
+  } finder(changedVectors_, *this);
+  finder.walk(s);
+}
+
+} // namespace flow::sema
