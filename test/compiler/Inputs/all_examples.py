@@ -6,6 +6,6 @@ import sys
 
 flowc, examples = sys.argv[1], sys.argv[2]
 scripts = sorted(glob.glob(os.path.join(examples, "*.flow")))
-if len(scripts) < 4:
-    sys.exit(f"expected at least 4 examples, found {len(scripts)}")
+if len(scripts) < 12:
+    sys.exit(f"expected at least 12 examples, found {len(scripts)}")
 sys.exit(subprocess.run([flowc, "check", *scripts]).returncode)
