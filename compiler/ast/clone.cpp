@@ -16,7 +16,16 @@ QualifiedName Cloner::valueName(const QualifiedName& n) {
 QualifiedName Cloner::typeName(const QualifiedName& n) {
   QualifiedName out = n;
   out.loc = at(n.loc);
-  if (out.parts.size() == 1) out.parts[0] = renameType(out.parts[0]);
+  if (out.parts.size() != 1) return out;
+  std::string& name = out.parts[0];
+  const size_t dot = name.find('.');
+  if (dot == std::string::npos) {
+    name = renameType(name);
+  } else if (std::string module = moduleOf(name.substr(0, dot)); !module.empty()) {
+    name = module + name.substr(dot); // `graph.Edge` as written, with the module's name
+  } else {
+    unknownModule(name.substr(0, dot), n.loc);
+  }
   return out;
 }
 

@@ -37,6 +37,8 @@ protected:
   /// The module `alias` names (its declarations are "module.name"), or "" if none:
   /// `graph.degrees(s)` (a method call on `graph`) becomes a call of "graph.degrees".
   virtual std::string moduleOf(const std::string& /*alias*/) { return ""; }
+  /// `m.Name` written where no `use` names a module m.
+  virtual void unknownModule(const std::string& /*alias*/, SourceLoc /*loc*/) {}
 
 private:
   QualifiedName valueName(const QualifiedName& n);

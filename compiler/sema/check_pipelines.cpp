@@ -11,7 +11,11 @@ namespace flow::sema {
 using namespace flow::ast;
 
 void Checker::consume(Symbol& s, SourceLoc loc, const std::string& what) {
-  s.consumers.push_back({loc, what, inLoopBody(), blockIds_});
+  // A plain block repeats the id of the block around it: it is no block of its own here.
+  std::vector<int> blocks;
+  for (int id : blockIds_)
+    if (blocks.empty() || blocks.back() != id) blocks.push_back(id);
+  s.consumers.push_back({loc, what, inLoopBody(), blocks});
 }
 
 void Checker::checkLaterReads() {

@@ -212,9 +212,9 @@ void Checker::checkSizeDecl(SizeDecl& d) {
 
 // --------------------------------------------------------------------------- statements
 
-void Checker::checkBlock(std::vector<StmtPtr>& body) {
+void Checker::checkBlock(std::vector<StmtPtr>& body, bool plainBlock) {
   // Streams, vectors and queues declared here are visible until the block ends.
-  pushScope();
+  pushScope(plainBlock);
   checkStatements(body, false);
   popScope();
 }
@@ -492,7 +492,7 @@ void Checker::checkStmt(Stmt& s) {
       error(e.loc, "this expression computes a value and throws it away; assign it or use it");
     return;
   }
-  case Stmt::Block: return checkBlock(s.as<BlockStmt>()->body);
+  case Stmt::Block: return checkBlock(s.as<BlockStmt>()->body, true);
   case Stmt::Array: return checkArrayDecl(*s.as<ArrayDecl>());
   case Stmt::Return: return error(s.loc, "'return' is only allowed at the end of a function's body");
   case Stmt::Fn:

@@ -24,9 +24,11 @@ private:
   // ---- scopes
   Symbol& declare(Symbol symbol);           // reports a redefinition in the same scope
   Symbol* lookup(const std::string& name);  // innermost first
-  void pushScope() {
+  /// `runsWhenOuterRuns`: a plain `{ … }` block, which runs whenever the code around it
+  /// runs (unlike the body of an if, else or loop).
+  void pushScope(bool runsWhenOuterRuns = false) {
     scopes_.emplace_back();
-    blockIds_.push_back(nextBlockId_++);
+    blockIds_.push_back(runsWhenOuterRuns && !blockIds_.empty() ? blockIds_.back() : nextBlockId_++);
   }
   void popScope() {
     scopes_.pop_back();
@@ -147,7 +149,7 @@ private:
   // ---- statements and declarations (check_stmts.cpp)
   void checkItem(ast::Stmt& s);
   void checkStmt(ast::Stmt& s);
-  void checkBlock(std::vector<ast::StmtPtr>& body);
+  void checkBlock(std::vector<ast::StmtPtr>& body, bool plainBlock = false);
   void checkParam(ast::ParamDecl& d);
   void checkSizeDecl(ast::SizeDecl& d);
   void checkLet(ast::LetStmt& s);

@@ -24,11 +24,34 @@ std::string directoryOf(const std::string& path) {
 
 /// Copies a module's declarations: its own names get its prefix, its `use` aliases
 /// become the modules' names, and every location is marked as the module's.
-class ModuleCloner : public Cloner {
+/// Both copies check that `m.Name` names a module the file itself uses.
+class AliasCloner : public Cloner {
+public:
+  AliasCloner(const std::map<std::string, std::string>& aliases, const SourceFile* file, DiagnosticEngine& diags)
+      : aliases_(aliases), file_(file), diags_(diags) {}
+
+protected:
+  std::string moduleOf(const std::string& alias) override {
+    auto it = aliases_.find(alias);
+    return it == aliases_.end() ? "" : it->second;
+  }
+  void unknownModule(const std::string& alias, SourceLoc loc) override {
+    diags_.error(file_, loc, "no module is named '" + alias + "' here; add 'use std." + alias + ";' or 'use \"file.flow\" as " +
+                                 alias + ";'");
+  }
+
+private:
+  const std::map<std::string, std::string>& aliases_;
+  const SourceFile* file_;
+  DiagnosticEngine& diags_;
+};
+
+class ModuleCloner : public AliasCloner {
 public:
   ModuleCloner(uint32_t origin, std::string id, std::set<std::string> values, std::set<std::string> types,
-               const std::map<std::string, std::string>& aliases)
-      : origin_(origin), id_(std::move(id)), values_(std::move(values)), types_(std::move(types)), aliases_(aliases) {}
+               const std::map<std::string, std::string>& aliases, const SourceFile* file, DiagnosticEngine& diags)
+      : AliasCloner(aliases, file, diags), origin_(origin), id_(std::move(id)), values_(std::move(values)),
+        types_(std::move(types)) {}
 
 protected:
   SourceLoc at(SourceLoc loc) override {
@@ -37,31 +60,11 @@ protected:
   }
   std::string rename(const std::string& name) override { return values_.count(name) ? id_ + "." + name : name; }
   std::string renameType(const std::string& name) override { return types_.count(name) ? id_ + "." + name : name; }
-  std::string moduleOf(const std::string& alias) override {
-    auto it = aliases_.find(alias);
-    return it == aliases_.end() ? "" : it->second;
-  }
 
 private:
   uint32_t origin_;
   std::string id_;
   std::set<std::string> values_, types_;
-  const std::map<std::string, std::string>& aliases_;
-};
-
-/// Rewrites the script's `graph.degrees(s)` and `graph.INF` as the names they are.
-class ScriptCloner : public Cloner {
-public:
-  explicit ScriptCloner(const std::map<std::string, std::string>& aliases) : aliases_(aliases) {}
-
-protected:
-  std::string moduleOf(const std::string& alias) override {
-    auto it = aliases_.find(alias);
-    return it == aliases_.end() ? "" : it->second;
-  }
-
-private:
-  const std::map<std::string, std::string>& aliases_;
 };
 
 } // namespace
@@ -83,10 +86,15 @@ void Checker::loadModules() {
   std::vector<StmtPtr> moduleItems;
   for (StmtPtr& item : program_.items)
     if (auto* use = item->as<UseDecl>()) loadModule(*use, file_, scriptAliases_, moduleItems);
-  if (scriptAliases_.empty()) return;
+  if (scriptAliases_.empty()) {
+    // Still check that no `m.Name` type is written without a `use`.
+    AliasCloner check(scriptAliases_, file_, diags_);
+    for (StmtPtr& item : program_.items) item = check.stmt(*item);
+    return;
+  }
   // The modules' declarations come first (they may be used anywhere, as the script's own
   // records and orders), then the script with its module names spelled out.
-  ScriptCloner rewrite(scriptAliases_);
+  AliasCloner rewrite(scriptAliases_, file_, diags_); // `graph.degrees(s)`, `graph.Edge`: the names they are
   std::vector<StmtPtr> items = std::move(moduleItems);
   for (StmtPtr& item : program_.items) items.push_back(rewrite.stmt(*item));
   program_.items = std::move(items);
@@ -171,7 +179,7 @@ void Checker::loadModule(UseDecl& use, const SourceFile* from, std::map<std::str
                                     "statements, params and memory belong in the script that uses it");
     }
   }
-  ModuleCloner copy(origin, id, values, types, moduleAliases);
+  ModuleCloner copy(origin, id, values, types, moduleAliases, file, diags_);
   for (StmtPtr& item : module->items)
     if (item->kind() != Stmt::Use) items.push_back(copy.stmt(*item));
 }

@@ -121,6 +121,7 @@ class Script:
         self.vectors = {}         # name -> dict(type, nonempty, sorted) (materialized, fixed)
         self.pushvecs = {}        # name -> type (vector v: T, filled by push)
         self.streams = {}         # name -> dict(type, nonempty, sorted)
+        self.read_at_top = set()  # named streams read by a top-level statement already
         self.files = []           # (path, type, sorted) binary files written
         self.texts = []           # (path, type, sorted) text files written
         self.queues = {}
@@ -432,7 +433,7 @@ class Script:
         kinds = ['generate', 'generate', 'range']
         if any(t is None or info['type'] == t for info in self.vectors.values()):
             kinds += ['vector', 'scan']
-        if any(t is None or info['type'] == t for info in self.streams.values()):
+        if any(t is None or info['type'] == t for _, info in self.readable_streams()):
             kinds += ['stream', 'stream']
         if any(t is None or ft == t for _, ft, _ in self.files):
             kinds += ['read']
@@ -468,8 +469,10 @@ class Script:
             info = self.vectors[v]
             return (v if k == 'vector' else f'scan({v})', info['type'], info['nonempty'], info['sorted'])
         if k == 'stream':
-            s = self.pick(n for n, info in self.streams.items() if t is None or info['type'] == t)
+            s = self.pick(n for n, info in self.readable_streams() if t is None or info['type'] == t)
             info = self.streams[s]
+            if self.indent == 0:
+                self.read_at_top.add(s)
             return (s, info['type'], info['nonempty'], info['sorted'])
         if k in ('read', 'read_text'):
             files = self.files if k == 'read' else self.texts
@@ -487,7 +490,7 @@ class Script:
         """One merge input sorted by order: a file, vector, named stream or sorting pipeline."""
         kinds = ['pipeline', 'pipeline']
         vs = [v for v, info in self.vectors.items() if info['type'] == t and info['sorted'] == order]
-        ss = [s for s, info in self.streams.items() if info['type'] == t and info['sorted'] == order]
+        ss = [s for s, info in self.readable_streams() if info['type'] == t and info['sorted'] == order]
         fs = [f for f in self.files if f[1] == t and f[2] == order]
         if 'mergemix' not in self.avoid:
             kinds += ['vector'] * bool(vs) * 2 + ['stream'] * bool(ss) * 2 + ['file'] * bool(fs) * 2
@@ -856,6 +859,12 @@ class Script:
         self.emit_line(f'vector {name} = {p};')
         self.vectors[name] = {'type': t, 'nonempty': self._last_nonempty, 'sorted': srt}
         self.emit_line(f'print "{name} {{{name}.size()}} {{{name}.empty()}}";')
+
+    def readable_streams(self):
+        """The named streams a pipeline here may read. Inside a block (a loop or if body)
+        only those a top-level statement read before: a stream read twice is written out
+        at its first read, so a first read that may not run is an error (flowc says so)."""
+        return [(n, info) for n, info in self.streams.items() if self.indent == 0 or n in self.read_at_top]
 
     def gen_stream(self):
         self.no_state += 1  # a named stream may run twice at once (a merge or join of it with itself)
@@ -1310,7 +1319,7 @@ class Script:
         kind = 'left_join' if left else 'join'
         recs = sorted(self.records)
         mode = self.pick(['scalar', 'record', 'record', 'self'] if recs else ['scalar', 'self'])
-        selfs = [s for s, info in self.streams.items() if not info.get('rand', True)
+        selfs = [s for s, info in self.readable_streams() if not info.get('rand', True)
                  and (is_rec(info['type']) or is_int(info['type']))]
         if 'streamtwice' in self.avoid:  # a vector read twice side by side is fine
             selfs = []
