@@ -143,6 +143,10 @@ private:
   bool expand(ast::FnDecl& fn, ast::CallExpr& call, ast::Stmt* statement, ast::ExprPtr& slot, ast::Pipeline* source,
               std::vector<ast::StmtPtr>& checked, std::vector<ast::StmtPtr>& expanded, bool& consumed);
   const Type* resolveParamType(ast::FnParam& p, const std::map<std::string, const Type*>& bound);
+  /// Not recursive, and as many arguments as parameters (else reported).
+  bool callable(const ast::FnDecl& fn, const ast::CallExpr& call);
+  void startExpansion(const ast::FnDecl& fn, SourceLoc call, std::string& prefix, uint32_t& origin,
+                      std::set<std::string>& locals);
   const Type* checkInlinedCall(ast::CallExpr& e, ast::FnDecl& fn);
   void noteChangedVectors(const ast::Stmt& s);
 

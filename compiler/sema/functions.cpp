@@ -126,6 +126,16 @@ Expr* plainExpr(Pipeline& p) {
   return e && p.stages.empty() ? e->expr.get() : nullptr;
 }
 
+/// The type parameter `p` binds: its type is a type parameter T not bound yet (the
+/// argument's type becomes T); "" otherwise.
+std::string bindsTypeParam(const FnDecl& fn, const FnParam& p, const std::map<std::string, const Type*>& bound) {
+  auto* named = p.type->as<NamedType>();
+  if (!named || named->name.parts.size() != 1 || bound.count(named->name.parts[0])) return "";
+  for (const auto& tp : fn.typeParams)
+    if (tp.first == named->name.parts[0]) return tp.first;
+  return "";
+}
+
 const char* kindWord(FnParam::Kind k) {
   switch (k) {
   case FnParam::Value: return "a value";
@@ -436,6 +446,26 @@ bool Checker::expandCall(std::vector<StmtPtr>& body, size_t& i) {
 
 // ------------------------------------------------------------------------- expansion
 
+bool Checker::callable(const FnDecl& fn, const CallExpr& call) {
+  if (recursive(fn, call.loc)) return false;
+  if (call.args.size() == fn.params.size()) return true;
+  error(call.loc, "function '" + fn.name + "' takes " + std::to_string(fn.params.size()) + " argument" +
+                      (fn.params.size() == 1 ? "" : "s") + ", not " + std::to_string(call.args.size()));
+  note(fn.loc, "declared here");
+  return false;
+}
+
+void Checker::startExpansion(const FnDecl& fn, SourceLoc call, std::string& prefix, uint32_t& origin,
+                             std::set<std::string>& locals) {
+  // The body's names get the function's name, numbered from its second expansion on;
+  // its locations remember the call.
+  const int number = ++expansions_[&fn];
+  prefix = number == 1 ? fn.name : fn.name + "#" + std::to_string(number);
+  origin = addSourceOrigin({fileOf(fn), call, fn.name});
+  if (!bodyNames_.count(&fn)) bodyNames_[&fn] = bodyNames(fn);
+  locals = bodyNames_[&fn];
+}
+
 const Type* Checker::resolveParamType(FnParam& p, const std::map<std::string, const Type*>& bound) {
   struct Bind : Cloner {
     const std::map<std::string, const Type*>& bound;
@@ -460,21 +490,9 @@ const Type* Checker::resolveParamType(FnParam& p, const std::map<std::string, co
 bool Checker::expand(FnDecl& fn, CallExpr& call, Stmt* statement, ExprPtr& slot, Pipeline* source,
                      std::vector<StmtPtr>& checked, std::vector<StmtPtr>& expanded, bool& consumed) {
   const std::string what = "'" + fn.name + "'";
-  if (recursive(fn, call.loc)) return false;
-  if (call.args.size() != fn.params.size()) {
-    error(call.loc, "function " + what + " takes " + std::to_string(fn.params.size()) + " argument" +
-                        (fn.params.size() == 1 ? "" : "s") + ", not " + std::to_string(call.args.size()));
-    note(fn.loc, "declared here");
-    return false;
-  }
-  const int number = ++expansions_[&fn];
+  if (!callable(fn, call)) return false;
   Expander x;
-  x.prefix = number == 1 ? fn.name : fn.name + "#" + std::to_string(number);
-  x.origin = addSourceOrigin({fileOf(fn), call.loc, fn.name});
-  if (!bodyNames_.count(&fn)) bodyNames_[&fn] = bodyNames(fn);
-  x.locals = bodyNames_[&fn];
-  std::set<std::string> typeParams;
-  for (const auto& tp : fn.typeParams) typeParams.insert(tp.first);
+  startExpansion(fn, call.loc, x.prefix, x.origin, x.locals);
 
   // Each argument: checked here, in the caller's scope, and given to the body by name.
   bool ok = true;
@@ -483,15 +501,13 @@ bool Checker::expand(FnDecl& fn, CallExpr& call, Stmt* statement, ExprPtr& slot,
     ExprPtr& arg = call.args[k];
     const std::string argWhat = "argument " + std::to_string(k + 1) + " ('" + p.name + "') of " + what;
     // A parameter of type T binds T; one of a type that mentions bound parameters is checked.
-    auto* named = p.type->as<NamedType>();
-    const bool binds = named && named->name.parts.size() == 1 && typeParams.count(named->name.parts[0]) &&
-                       !x.types.count(named->name.parts[0]);
-    const Type* want = binds ? nullptr : resolveParamType(p, x.types);
+    const std::string binds = bindsTypeParam(fn, p, x.types);
+    const Type* want = !binds.empty() ? nullptr : resolveParamType(p, x.types);
     if (want && want->isError()) return false;
     auto accept = [&](const Type* got, SourceLoc at) {
       if (got->isError()) return false;
-      if (binds) {
-        x.types[named->name.parts[0]] = got;
+      if (!binds.empty()) {
+        x.types[binds] = got;
         return true;
       }
       if (got == want) return true;
@@ -698,28 +714,14 @@ const Type* Checker::checkInlinedCall(CallExpr& e, FnDecl& fn) {
                  "lambda or stage, nor in a while condition; call it before and use its result");
     return out_.types.error();
   }
-  if (recursive(fn, e.loc)) return out_.types.error();
-  if (e.args.size() != fn.params.size()) {
-    error(e.loc, "function " + what + " takes " + std::to_string(fn.params.size()) + " argument" +
-                     (fn.params.size() == 1 ? "" : "s") + ", not " + std::to_string(e.args.size()));
-    note(fn.loc, "declared here");
-    return out_.types.error();
-  }
-  const int number = ++expansions_[&fn];
+  if (!callable(fn, e)) return out_.types.error();
   Expander x;
-  x.prefix = number == 1 ? fn.name : fn.name + "#" + std::to_string(number);
-  x.origin = addSourceOrigin({fileOf(fn), e.loc, fn.name});
-  if (!bodyNames_.count(&fn)) bodyNames_[&fn] = bodyNames(fn);
-  x.locals = bodyNames_[&fn];
-  std::set<std::string> typeParams;
-  for (const auto& tp : fn.typeParams) typeParams.insert(tp.first);
+  startExpansion(fn, e.loc, x.prefix, x.origin, x.locals);
   std::vector<Symbol> params;
   for (size_t k = 0; k < fn.params.size(); ++k) {
     FnParam& p = fn.params[k];
-    auto* named = p.type->as<NamedType>();
-    const bool binds = named && named->name.parts.size() == 1 && typeParams.count(named->name.parts[0]) &&
-                       !x.types.count(named->name.parts[0]);
-    const Type* want = binds ? nullptr : resolveParamType(p, x.types);
+    const std::string binds = bindsTypeParam(fn, p, x.types);
+    const Type* want = !binds.empty() ? nullptr : resolveParamType(p, x.types);
     if (want && want->isError()) return out_.types.error();
     const Type* t = check(*e.args[k], want);
     if (t->isError()) return t;
@@ -727,7 +729,7 @@ const Type* Checker::checkInlinedCall(CallExpr& e, FnDecl& fn) {
     if (want && !convert(*e.args[k], want, argWhat)) return out_.types.error();
     if (!want) {
       t = finalize(*e.args[k]);
-      x.types[named->name.parts[0]] = t;
+      x.types[binds] = t;
     }
     Symbol sym{Symbol::Let, x.prefix + "." + p.name, e.args[k]->loc};
     sym.type = want ? want : t;
