@@ -53,6 +53,8 @@ std::set<std::string> bodyNames(const FnDecl& fn) {
   return names.names;
 }
 
+ExprPtr nameExpr(const std::string& name, SourceLoc loc);
+
 /// Copies a function's body for one call: parameters become the arguments, the body's
 /// own names become unique, type and order parameters become what the call gave them,
 /// and every location remembers the call.
@@ -77,6 +79,8 @@ protected:
   }
   ExprPtr substitute(const NameExpr& n) override {
     if (n.name.parts.size() != 1) return nullptr;
+    if (auto o = orders.find(n.name.parts[0]); o != orders.end()) // an order passed on to a call
+      return nameExpr(o->second.name.str(), at(n.loc));
     auto it = values.find(n.name.parts[0]);
     return it == values.end() ? nullptr : it->second(at(n.loc));
   }

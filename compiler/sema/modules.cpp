@@ -58,7 +58,10 @@ protected:
     if (loc.valid()) loc.origin = origin_;
     return loc;
   }
-  std::string rename(const std::string& name) override { return values_.count(name) ? id_ + "." + name : name; }
+  // Orders are named as values too where they are passed to a function: f(s, by_src).
+  std::string rename(const std::string& name) override {
+    return values_.count(name) || types_.count(name) ? id_ + "." + name : name;
+  }
   std::string renameType(const std::string& name) override { return types_.count(name) ? id_ + "." + name : name; }
 
 private:
