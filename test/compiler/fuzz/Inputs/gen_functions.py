@@ -94,7 +94,7 @@ P = {
     'direct': 0.25, 'hoist': 0.4, 'pipeline': 0.45, 'again': 0.35, 'generic': 0.5,
     'checksum': 0.6, 'for_in': 0.5, 'pq': 0.5, 'pqorder': 0.5, 'push': 0.6, 'refill': 0.5,
     'vector': 0.5, 'agg': 0.6, 'aggpos': 0.5, 'reduce': 0.4, 'typed_stream': 0.3,
-    'module': 0.5, 'kconst': 0.3,
+    'module': 0.5, 'kconst': 0.3, 'extra': 0.3,
 }
 
 
@@ -740,6 +740,115 @@ class FnScript(G.Script):
             return self.replay(lines)
         self.replay([(ind, s, f if f is not None else rewrite_count(self, s)) for ind, s, f in lines])
 
+    # ------------------------------------------------------------------ extra statements
+    # Statements only the --functions scripts have (in both versions), for what the plain
+    # generator never writes: a stream parameter read twice, a vector refilled round after
+    # round by a function in a while loop, an array passed by reference. They draw from a
+    # generator forked from self.fr, so the plain script keeps gen_scripts' choices (its
+    # later names shift), and their pipelines update no variables.
+    def extra(self):
+        saved = self.r
+        self.r = random.Random(self.fr.random())
+        self.no_state += 1
+        try:
+            self.fr.choice([self.extra_twice, self.extra_rounds, self.extra_rounds, self.extra_array])()
+        finally:
+            self.r = saved
+            self.no_state -= 1
+
+    def extra_twice(self):
+        """A stream parameter read twice (in one statement, or in two loops) against a
+        named stream read so."""
+        p, t, _ = self.pipeline(self.top_ctx())
+        tmp, c, x = self.new_name('t'), self.new_name('r'), self.new_name('x')
+        name = self.new_name('w')
+        if self.fr.random() < 0.5:
+            self.emit_line(f'stream {tmp} = {p};', [])
+            self.emit_line(f'let {c} = count(concat({tmp}, {tmp})) * 3 + count({tmp});',
+                           [f'let {c} = ' + self.call_marker(name, p) + ';'])
+            self.add_decl(name, f'fn {name}(Fin: stream<{tname(t)}>) -> u64 = '
+                                f'count(concat(Fin, Fin)) * 3 + count(Fin);')
+        else:
+            mix = self.summ(x, t)
+            self.emit_line(f'stream {tmp} = {p};', [])
+            self.emit_line(f'var {c}: u64 = 0;', [f'let {c} = ' + self.call_marker(name, p) + ';'])
+            self.emit_line(f'for {x} in {tmp} {{ {c} += 1; }}', [])
+            self.emit_line(f'for {x} in {tmp} {{ {c} = {c} * 31 + {mix}; }}', [])
+            self.add_decl(name, f'fn {name}(Fin: stream<{tname(t)}>) -> u64 {{\n    var {c}: u64 = 0;\n'
+                                f'    for {x} in Fin {{ {c} += 1; }}\n'
+                                f'    for {x} in Fin {{ {c} = {c} * 31 + {mix}; }}\n    return {c};\n}}')
+        self.emit_line(f'print "{c} {{{c}}}";')
+
+    def extra_rounds(self):
+        """A vector refilled by stages in a while loop, against a function that refills it
+        (by reference) or returns the next one (a block body declaring a vector)."""
+        ctx = self.top_ctx()
+        p, t, _ = self.pipeline(ctx)
+        stages = []
+        for _ in range(8):
+            if len(stages) >= 2:
+                break
+            st, nt, _, _ = self.stage(t, ctx, False)
+            if nt == t and not st.startswith('for '):
+                stages.append(st)
+        if not stages:
+            stages = ['take 50']
+        w, i, rounds = self.new_name('w'), self.new_name('i'), self.fr.randrange(1, 4)
+        run = ' | '.join(stages)
+        r = self.arguments(run, ctx, lazy=True)
+        if r is None:
+            return
+        params, args, direct = r
+        name = self.new_name('r')
+        self.emit_line(f'vector {w} = {p};')
+        self.emit_line(f'var {i}: u64 = 0;')
+        cond = f'{i} < {rounds}'
+        if self.fr.random() < 0.5:
+            cname = self.new_name('v')
+            self.add_decl(cname, f'fn {cname}(Fa: u64, Fb: u64) -> bool = Fa < Fb;')
+            fcond = self.call_marker(cname, f'{i}, {rounds}')
+        else:
+            fcond = cond
+        self.emit_line(f'while {cond} ~ {rounds} {{', f'while {fcond} ~ {rounds} {{')
+        self.indent += 1
+        if self.fr.random() < 0.5:
+            sig = ', '.join([f'Fw: vector<{tname(t)}>'] + params)
+            self.add_decl(name, f'fn {name}({sig}) {{\n    Fw = Fw | {run};\n}}',
+                          ['Fw'] + [q.split(':')[0] for q in params], direct)
+            self.emit_line(f'{w} = {w} | {run};', self.call_marker(name, ', '.join([w] + args)) + ';')
+        else:
+            nxt = self.new_name('n')
+            sig = ', '.join([f'Fin: stream<{tname(t)}>'] + params)
+            self.add_decl(name, f'fn {name}({sig}) -> vector<{tname(t)}> {{\n'
+                                f'    vector Fnext = Fin | {run};\n    return Fnext;\n}}',
+                          ['Fin'] + [q.split(':')[0] for q in params], direct)
+            self.emit_line(f'{w} = {w} | {run};', [f'vector {nxt} = ' + self.call_marker(name, ', '.join([w] + args)) + ';',
+                                                   f'{w} = {nxt};'])
+        self.emit_line(f'{i} += 1;')
+        self.indent -= 1
+        self.emit_line('}')
+        self.emit_line(f'print "{w} {{{w}.size()}} {{{i}}}";')
+        self.checksum(w, t)
+
+    def extra_array(self):
+        """An array filled by a function that takes it by reference."""
+        p, t, _ = self.pipeline(self.top_ctx())
+        a, x, j, h = self.new_name('a'), self.new_name('x'), self.new_name('j'), self.new_name('h')
+        size = self.fr.randrange(1, 40)
+        et = self.fr.choice(['u64', 'u32', 'i64', 'u8'])
+        key = self.summ(x, t)
+        body = f'{a}[{key} % {size}] += 1 as {et};' if et != 'u64' else f'{a}[{key} % {size}] += 1;'
+        name = self.new_name('y')
+        self.emit_line(f'array {a}: {et}[{size}];')
+        self.emit_line(f'for {x} in {p} {{ {body} }}',
+                       self.call_marker(name, f'{a}, {p}') + ';')
+        self.add_decl(name, f'fn {name}(Fa: array<{et}>, Fin: stream<{tname(t)}>) {{\n'
+                            f'    for {x} in Fin {{ {rename(body, {a: "Fa"})} }}\n}}')
+        self.emit_line(f'var {h}: u64 = 0;')
+        self.emit_line(f'var {j}: u64 = 0;')
+        self.emit_line(f'while {j} < {a}.size() {{ {h} = {h} * 7 + ({a}[{j}] as u64); {j} += 1; }}')
+        self.emit_line(f'print "{a} {{{h}}}";')
+
     # ------------------------------------------------------------------ records, modules, assembly
     def gen_records(self):
         lines = self.captured(super().gen_records)
@@ -763,6 +872,9 @@ class FnScript(G.Script):
                 self.mutable.add(v)
                 self.emit_line(f'print "{v} {{{v}}}";')
             self.pending = []
+            if self.fchance('extra'):
+                self.item += 1
+                self.extra()
         plain = '\n'.join(self.plain(s) for s in self.lines) + '\n'
         return plain
 
