@@ -24,7 +24,8 @@ a module. What is rewritten:
   stream<U> = Fin | …;` with `take N` counts, filter estimates and orders as parameters
   (constant arguments; a count may be a module `let`); single stages go through generic
   functions (`Fg_sort<T>(s, o: order<T>)`, `Fg_take`, `Fg_uniq`, `Fg_sorta`, `Fg_sortd`).
-  Runs are rewritten again, so an argument may itself be a call.
+  Runs are rewritten again, so an argument may itself be a call; a sort in a function's
+  body may go through Fg_sort (a function calling a function, passing an order on).
 - block functions: checksums (one function per element type, called for every checksum
   of that type), `for x in p { … }` loops with their accumulator (the loop body, prints
   and assignments to top-level variables included), priority-queue drains (a `pq` in the
@@ -32,6 +33,9 @@ a module. What is rewritten:
   pipeline, vectors made by `Fg_mat` (`vector v = s; return v;`), `Fg_copy` (a pushing
   loop) or `Fg_pqsort` (a pq of the order given), vectors taken by reference and pushed
   into (`Fg_push3`), refilled (`Fg_keep`) or cleared (`Fg_clear`).
+- extra statements (in both versions; see extra()): a stream parameter read twice, a
+  vector refilled in a while loop by a function (by reference, or a block body returning
+  the next vector; a value function in the loop's condition), an array by reference.
 - modules (about half the scripts): records and orders move to a module (`lib.flow`, or
   `mods/util.flow` used without `as`, or a `defs.flow` that `lib.flow` itself uses), with
   the functions that read no script names; the script names them `lib.R`, `lib.f(…)`.
@@ -58,9 +62,11 @@ LITERAL = re.compile(r'\(?-?(0x[0-9a-fA-F_]+|[0-9][0-9_]*(\.[0-9]+)?(e-?[0-9]+)?
 AVOIDABLE = {
     'fnreduce': 'a value function called in the function of a reduce: flowc check rejects it (the '
                 'parameters become lets, which a reduce function may not read)',
+    'fnorderarg': 'a function that passes an order on to another function: its own order parameter, or '
+                  'in a module an order of the module (flowc check: "must name a declared order")',
 }
 # Left out unless asked for: constructs with a known open compiler bug.
-KNOWN_BUGS = ('fnreduce',)
+KNOWN_BUGS = ('fnreduce', 'fnorderarg')
 
 # Generic helpers, declared (in the module or the script) when first used.
 GENERIC = {
@@ -94,7 +100,7 @@ P = {
     'direct': 0.25, 'hoist': 0.4, 'pipeline': 0.45, 'again': 0.35, 'generic': 0.5,
     'checksum': 0.6, 'for_in': 0.5, 'pq': 0.5, 'pqorder': 0.5, 'push': 0.6, 'refill': 0.5,
     'vector': 0.5, 'agg': 0.6, 'aggpos': 0.5, 'reduce': 0.4, 'typed_stream': 0.3,
-    'module': 0.5, 'kconst': 0.3, 'extra': 0.3,
+    'module': 0.5, 'kconst': 0.3, 'extra': 0.3, 'nested_sort': 0.5,
 }
 
 
@@ -558,9 +564,20 @@ class FnScript(G.Script):
                 args.append(m.group(2))
                 st = f'{m.group(1)} ~ {e}'
             body.append(st)
+        # a sort of the body through Fg_sort: a function passing an order on to another one
+        sorts = [k for k, st in enumerate(body) if re.fullmatch(r'sort by (\w+)', st)]
+        if sorts and self.fchance('nested_sort'):
+            k = self.fr.choice(sorts)
+            o = body[k][len('sort by '):]
+            param = o not in self.order_specs
+            if o not in ('asc', 'desc') and ('fnorderarg' not in self.avoid or not (param or self.module)):
+                inner = ' | '.join(['Fin'] + body[:k])
+                body = [self.frag(' | '.join(['Fin'] + body[:k + 1]),
+                                  f'{self.generic("Fg_sort")}({inner}, {o})', ['Fg_sort'])] + body[k + 1:]
         name = self.new_name('s')
         sig = ', '.join([f'Fin: stream<{tname(tin)}>'] + params)
-        self.add_decl(name, f'fn {name}({sig}) -> stream<{tname(tout)}> =\n    Fin | {" | ".join(body)};',
+        head = 'Fin | ' if not body[0].startswith(OPEN) else ''
+        self.add_decl(name, f'fn {name}({sig}) -> stream<{tname(tout)}> =\n    {head}{" | ".join(body)};',
                       ['Fin'] + [p.split(':')[0] for p in params], direct)
         return self.frag(plain, f'{name}({", ".join([arg] + args)})', [name])
 
