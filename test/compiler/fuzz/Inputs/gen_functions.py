@@ -64,9 +64,11 @@ AVOIDABLE = {
                 'parameters become lets, which a reduce function may not read)',
     'fnorderarg': 'a function that passes an order on to another function: its own order parameter, or '
                   'in a module an order of the module (flowc check: "must name a declared order")',
+    'fnshadow': 'a constant parameter whose name the body binds again (a lambda or loop variable, a '
+                'local) or names (a key field): the constant replaces those too (wrong results)',
 }
 # Left out unless asked for: constructs with a known open compiler bug.
-KNOWN_BUGS = ('fnreduce', 'fnorderarg')
+KNOWN_BUGS = ('fnreduce', 'fnorderarg', 'fnshadow')
 
 # Generic helpers, declared (in the module or the script) when first used.
 GENERIC = {
@@ -100,7 +102,7 @@ P = {
     'direct': 0.25, 'hoist': 0.4, 'pipeline': 0.45, 'again': 0.35, 'generic': 0.5,
     'checksum': 0.6, 'for_in': 0.5, 'pq': 0.5, 'pqorder': 0.5, 'push': 0.6, 'refill': 0.5,
     'vector': 0.5, 'agg': 0.6, 'aggpos': 0.5, 'reduce': 0.4, 'typed_stream': 0.3,
-    'module': 0.5, 'kconst': 0.3, 'extra': 0.3, 'nested_sort': 0.5,
+    'module': 0.5, 'kconst': 0.3, 'extra': 0.3, 'nested_sort': 0.5, 'shadow': 0.3,
 }
 
 
@@ -543,11 +545,14 @@ class FnScript(G.Script):
         if r is None:
             return None
         params, args, direct = r
+        # names the stages bind (lambda and loop variables, locals) or name (fields): a
+        # constant parameter may have one of them, and the stages must still see theirs
+        bound = [nm for nm in names_in(plain, self.used) if nm not in ctx.names and nm not in self.script_names()]
         body = []
         for idx, st in enumerate(run):
             m = re.fullmatch(r'take (\d+)', st)
             if m:
-                k = self.new_name('k')
+                k = self.shadow_name(bound, 'k')
                 params.append(f'{k}: u64')
                 args.append(self.count_arg(m.group(1)))
                 st = f'take {k}'
@@ -559,7 +564,7 @@ class FnScript(G.Script):
                 st = f'sort by {o}'
             m = re.fullmatch(r'((?:filter|unique).*) ~ (0\.\d+)', st, re.S)
             if m and self.fr.random() < 0.5:
-                e = self.new_name('e')
+                e = self.shadow_name(bound, 'e')
                 params.append(f'{e}: f64')
                 args.append(m.group(2))
                 st = f'{m.group(1)} ~ {e}'
@@ -580,6 +585,13 @@ class FnScript(G.Script):
         self.add_decl(name, f'fn {name}({sig}) -> stream<{tname(tout)}> =\n    {head}{" | ".join(body)};',
                       ['Fin'] + [p.split(':')[0] for p in params], direct)
         return self.frag(plain, f'{name}({", ".join([arg] + args)})', [name])
+
+    def shadow_name(self, bound, kind):
+        """A name for a constant parameter: new, or one of bound (names the body binds
+        itself, which shadow it there), each used once."""
+        if bound and 'fnshadow' not in self.avoid and self.fchance('shadow'):
+            return bound.pop(self.fr.randrange(len(bound)))
+        return self.new_name(kind)
 
     def gcall(self, g, plain, args):
         """A call of generic helper g (a marker: its plain text is the pipeline it replaces)."""
@@ -607,12 +619,16 @@ class FnScript(G.Script):
         key = tname(t)
         if key not in self.check_fns:
             name = self.new_name('c')
-            self.check_fns[key] = name
-            self.add_decl(name, f'fn {name}(Fin: stream<{key}>) -> u64 {{\n    var Fh: u64 = 0;\n'
+            # maybe a constant parameter named as the loop variable, which shadows it in the loop
+            shadow = 'fnshadow' not in self.avoid and self.fchance('shadow')
+            self.check_fns[key] = (name, shadow)
+            self.add_decl(name, f'fn {name}(Fin: stream<{key}>{", Fx: u64" if shadow else ""}) -> u64 {{\n'
+                                f'    var Fh: u64 = {"Fx * 0" if shadow else "0"};\n'
                                 f'    for Fx in Fin {{ Fh = Fh * 31 + ({mix}); }}\n    return Fh;\n}}')
-        name = self.check_fns[key]
+        name, shadow = self.check_fns[key]
         self.indent, saved = i0, self.indent
-        self.emit_line(l0, [f'let {acc} = ' + self.call_marker(name, p) + ';'])
+        args = f'{p}, {self.fr.randrange(1, 100)}' if shadow else p
+        self.emit_line(l0, [f'let {acc} = ' + self.call_marker(name, args) + ';'])
         self.emit_line(l1, [])
         self.indent = saved
         self.replay(rest)
@@ -644,9 +660,16 @@ class FnScript(G.Script):
             return self.replay(lines)
         params, args, direct = r
         name = self.new_name('f')
+        init = '0'
+        if 'fnshadow' not in self.avoid and self.fchance('shadow'):
+            # a constant parameter named as the loop variable or a local of the body: they shadow it
+            shadow = self.fr.choice([x] + re.findall(r'\blet (\w+)', text))
+            params.append(f'{shadow}: u64')
+            args.append(str(self.fr.randrange(1, 100)))
+            init = f'{shadow} * 0'
         sig = ', '.join([f'Fin: stream<{tname(t)}>'] + params)
         decl = (f'fn {name}({sig}) -> u64 {{\n' +
-                f'    var {acc}: u64 = 0;\n    for {x} in Fin {{\n{text}\n    }}\n    return {acc};\n}}')
+                f'    var {acc}: u64 = {init};\n    for {x} in Fin {{\n{text}\n    }}\n    return {acc};\n}}')
         self.add_decl(name, decl, ['Fin'] + [q.split(':')[0] for q in params], direct)
         fn = f'let {acc} = ' + self.call_marker(name, ', '.join([p] + args)) + ';'
         self.emit_line(lines[0][1], [fn])
