@@ -311,6 +311,10 @@ class Script:
             return f'((({self.expr("u8", ctx, d + 1)} as {src}) * 0.5) as {t})'
         if src == 'bool':
             return f'({self.bool_expr(ctx, d + 1)} as {t})'
+        if is_int(src) and is_float(t):
+            # floats stay small: a large integer made a float overflows i64 when the
+            # checksums turn floats back into integers (a run-time error)
+            return f'((({self.expr(src, ctx, d + 1)} as {src}) % 100) as {t})'
         return f'({self.expr(src, ctx, d + 1)} as {t})'
 
     def call(self, t, ctx, d):
