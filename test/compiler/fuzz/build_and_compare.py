@@ -19,6 +19,17 @@ in OUT/fail/; exits with status 1 on any build failure, run failure or differenc
 small run that stayed in memory is only counted: the script's sorts may be unused or
 fit in even the smallest budget). --avoid NAME,... passes switches to
 the generator to leave out constructs with known bugs (gen_scripts.py --help).
+
+--functions: each script also comes written through functions and modules
+(Inputs/gen_functions.py: value, stream, generic and block-body functions, vectors by
+reference, nested calls, modules), in OUT/work/genNNNNN/genNNNNN-fn/. It is built and
+run at the same two budgets (its small budget found the same way), and both runs must
+print and write exactly what the plain script does with the big budget. Its failures are
+counted apart (function versions: build failures, run failures, differences from the
+plain script), kept in OUT/fail/ with the plain script, and fail the run too.
+
+    test/compiler/fuzz/build_and_compare.py --functions --avoid fnreduce --count 60 \
+        --seed 1 --out /tmp/fuzz-fn
 """
 import argparse
 import filecmp
@@ -33,6 +44,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, 'Inputs'))
+import gen_functions  # noqa: E402
 import gen_scripts  # noqa: E402
 
 
@@ -59,45 +71,48 @@ class Job:
         self.dir = os.path.join(args.out, 'work', self.name)
         self.script = os.path.join(self.dir, self.name + '.flow')
         self.exe = os.path.join(self.dir, self.name)
+        # --functions: the same computation through functions, in a folder with its modules
+        self.fn_dir = os.path.join(self.dir, self.name + '-fn')
+        self.fn_script = os.path.join(self.fn_dir, self.name + '.flow')
+        self.fn_exe = os.path.join(self.fn_dir, self.name)
         self.log = []
-        self.result = None  # 'build', 'run', 'diff', 'memory' or 'ok'
+        self.result = None  # 'build', 'run', 'diff', 'memory', 'fnbuild', 'fnrun', 'fndiff' or 'ok'
 
     def note(self, s):
         self.log.append(s)
 
-    def build(self):
-        st, out, err = run([self.args.flowc, 'build', '-O' + self.args.opt, self.script, '-o', self.exe],
+    def build(self, script, exe, what='flowc build'):
+        st, out, err = run([self.args.flowc, 'build', '-O' + self.args.opt, script, '-o', exe],
                            timeout=self.args.build_timeout)
         if st != 0:
-            self.note(f'flowc build: status {st}\n' + err.decode(errors='replace'))
+            self.note(f'{what}: status {st}\n' + err.decode(errors='replace'))
             return False
         return True
 
-    def run_in(self, label, flags):
+    def run_in(self, label, flags, exe=None):
         wd = os.path.join(self.dir, label)
         shutil.rmtree(wd, ignore_errors=True)
         os.makedirs(wd)
         stats = os.path.join(self.dir, label + '.stats.json')
-        st, out, err = run([self.exe, *flags, f'--stats=json:{stats}'], cwd=wd, timeout=self.args.run_timeout)
+        st, out, err = run([exe or self.exe, *flags, f'--stats=json:{stats}'], cwd=wd, timeout=self.args.run_timeout)
         with open(os.path.join(self.dir, label + '.stdout'), 'wb') as f:
             f.write(out)
         return st, out, err, wd, stats
 
     accepted_budget_failed = False
 
-    def go(self):
-        if not self.build():
-            self.result = 'build'
-            return self
-        st, out_big, err, wd_big, _ = self.run_in('big', ['--memory', self.args.big])
+    def run_budgets(self, exe, prefix=''):
+        """Runs exe with the big budget and a small one: (big, small) as (stdout, work dir,
+        stats) each, or None after a failed run (noted)."""
+        st, out_big, err, wd_big, stats_big = self.run_in(prefix + 'big', ['--memory', self.args.big], exe)
         if st != 0:
-            self.note(f'run with --memory {self.args.big}: status {st}\n' + err.decode(errors='replace')[-3000:])
-            self.result = 'run'
-            return self
+            self.note(f'{prefix}run with --memory {self.args.big}: status {st}\n' + err.decode(errors='replace')[-3000:])
+            return None
         mem = self.args.small_memory
+        doubled = False
         while True:
             flags = ['--memory', mem] + (['--block', self.args.small_block] if self.args.small_block else [])
-            st, out_small, err, wd_small, stats = self.run_in('small', flags)
+            st, out_small, err, wd_small, stats = self.run_in(prefix + 'small', flags, exe)
             m = re.search(rb'needs at least ([\d.]+) (KiB|MiB)', err)
             if st == 2 and m and parse_size(mem) < 64 << 20:
                 need = float(m.group(1)) * (1024 if m.group(2) == b'KiB' else 1 << 20)
@@ -107,44 +122,83 @@ class Job:
             # intermediate merge when it runs (its merge minimum ignores the metadata of
             # the runs: a known planner limit). Counted apart; compared at twice the budget.
             if st == 1 and re.search(rb'too small for a second merge pass|Give the sort more memory', err) \
-                    and not self.accepted_budget_failed:
+                    and not doubled:
+                doubled = True
                 self.accepted_budget_failed = True
-                self.note(f'run with {" ".join(flags)} (accepted at start) failed: ' + err.decode(errors='replace')[-500:])
+                self.note(f'{prefix}run with {" ".join(flags)} (accepted at start) failed: ' + err.decode(errors='replace')[-500:])
                 mem = f'{parse_size(mem) * 2 // 1024}KiB'
                 continue
             break
-        self.small_flags = flags
+        if not prefix:
+            self.small_flags = flags
         if st != 0:
-            self.note(f'run with {" ".join(flags)}: status {st}\n' + err.decode(errors='replace')[-3000:])
+            self.note(f'{prefix}run with {" ".join(flags)}: status {st}\n' + err.decode(errors='replace')[-3000:])
+            return None
+        return (out_big, wd_big, stats_big, ' '.join(['--memory', self.args.big])), (out_small, wd_small, stats, ' '.join(flags))
+
+    @staticmethod
+    def differences(a, b, la, lb):
+        """What differs between two runs (stdout, work dir, …): a list of sentences."""
+        diffs = []
+        if a[0] != b[0]:
+            diffs.append('stdout differs')
+        cmp = filecmp.dircmp(a[1], b[1])
+        diffs += [f'only in the {la} run: {f}' for f in cmp.left_only]
+        diffs += [f'only in the {lb} run: {f}' for f in cmp.right_only]
+        for f in cmp.common_files:
+            if not filecmp.cmp(os.path.join(a[1], f), os.path.join(b[1], f), shallow=False):
+                diffs.append(f'{f} differs')
+        return diffs
+
+    def go(self):
+        if not self.build(self.script, self.exe):
+            self.result = 'build'
+            return self
+        runs = self.run_budgets(self.exe)
+        if runs is None:
             self.result = 'run'
             return self
-        diffs = []
-        if out_big != out_small:
-            diffs.append('stdout differs')
-        cmp = filecmp.dircmp(wd_big, wd_small)
-        diffs += [f'only in the {self.args.big} run: {f}' for f in cmp.left_only]
-        diffs += [f'only in the small run: {f}' for f in cmp.right_only]
-        for f in cmp.common_files:
-            if not filecmp.cmp(os.path.join(wd_big, f), os.path.join(wd_small, f), shallow=False):
-                diffs.append(f'{f} differs')
+        big, small = runs
+        diffs = self.differences(big, small, self.args.big, 'small')
         if diffs:
-            self.note(f'--memory {self.args.big} against {" ".join(flags)}: ' + '; '.join(diffs))
+            self.note(f'--memory {self.args.big} against {small[3]}: ' + '; '.join(diffs))
             self.result = 'diff'
             return self
+        self.result = 'ok'
         with open(self.script) as f:
             text = f.read()
         if has_sort(text):
             try:
-                written = json.load(open(stats))['write_bytes']
+                written = json.load(open(small[2]))['write_bytes']
             except (OSError, ValueError, KeyError) as e:
                 written = 0
                 self.note(f'no stats: {e}')
             if written == 0:
-                self.note(f'the run with {" ".join(flags)} wrote nothing to disk')
+                self.note(f'the run with {small[3]} wrote nothing to disk')
                 self.result = 'memory'
-                return self
-        self.result = 'ok'
+        if self.args.functions:
+            self.go_functions(big)
         return self
+
+    def go_functions(self, plain_big):
+        """The function version: built, run at both budgets, each run the same as the plain
+        script's run with the big budget."""
+        if not self.build(self.fn_script, self.fn_exe, 'flowc build (function version)'):
+            self.result = 'fnbuild'
+            return
+        runs = self.run_budgets(self.fn_exe, 'fn')
+        if runs is None:
+            self.result = 'fnrun'
+            return
+        diffs = []
+        for label, r in zip(('big', 'small'), runs):
+            d = self.differences(plain_big, r, 'plain', f'function version ({r[3]})')
+            if d:
+                diffs.append(f'plain script (--memory {self.args.big}) against the function version with {r[3]}: '
+                             + '; '.join(d))
+        if diffs:
+            self.note('\n'.join(diffs))
+            self.result = 'fndiff'
 
 
 def parse_size(s):
@@ -165,7 +219,11 @@ def main():
     ap.add_argument('--small-block', default='', help='--block for the small run (default: the script\'s)')
     ap.add_argument('--build-timeout', type=float, default=300)
     ap.add_argument('--run-timeout', type=float, default=60)
-    ap.add_argument('--avoid', default='', help='comma-separated generator switches (gen_scripts.AVOIDABLE)')
+    ap.add_argument('--avoid', default='', help='comma-separated generator switches (gen_scripts.AVOIDABLE, '
+                    'gen_functions.AVOIDABLE)')
+    ap.add_argument('--functions', action='store_true',
+                    help='also build and run each script written through functions (gen_functions.py): '
+                         'its outputs must be those of the plain script')
     args = ap.parse_args()
     args.flowc = os.path.abspath(args.flowc)
     avoid = {a for a in args.avoid.split(',') if a}
@@ -175,11 +233,17 @@ def main():
     for k in range(args.count):
         j = Job(args, k)
         os.makedirs(j.dir)
+        seed = args.seed * 1_000_003 + k
+        if args.functions:
+            plain, main_text, modules = gen_functions.generate_pair(seed, avoid)
+            write_files(j.fn_dir, {os.path.basename(j.fn_script): main_text, **modules})
+        else:
+            plain = gen_scripts.generate_script(seed, avoid)
         with open(j.script, 'w') as f:
-            f.write(gen_scripts.generate_script(args.seed * 1_000_003 + k, avoid))
+            f.write(plain)
         jobs.append(j)
 
-    counts = {'build': 0, 'run': 0, 'diff': 0, 'memory': 0, 'ok': 0}
+    counts = {'build': 0, 'run': 0, 'diff': 0, 'memory': 0, 'fnbuild': 0, 'fnrun': 0, 'fndiff': 0, 'ok': 0}
     fail_dir = os.path.join(args.out, 'fail')
     os.makedirs(fail_dir, exist_ok=True)
     accepted_budget_failures = 0
@@ -192,7 +256,7 @@ def main():
             if j.result != 'ok':
                 dest = os.path.join(fail_dir, j.name)
                 shutil.rmtree(dest, ignore_errors=True)
-                shutil.copytree(j.dir, dest, ignore=shutil.ignore_patterns(j.name))  # not the executable
+                shutil.copytree(j.dir, dest, ignore=shutil.ignore_patterns(j.name))  # not the executables
                 with open(os.path.join(dest, 'why.txt'), 'w') as f:
                     f.write(f'{j.result}\n' + '\n'.join(j.log) + '\n')
                 print(f'{j.name}: {j.result}: {j.log[-1].splitlines()[0] if j.log else ""}', flush=True)
@@ -201,10 +265,22 @@ def main():
     print(f'generated {args.count}, built {built}, build failures {counts["build"]}, '
           f'run failures {counts["run"]}, differences {counts["diff"]}, '
           f'small-budget runs that stayed in memory {counts["memory"]}, ok {counts["ok"]}; '
+          + (f'function versions: build failures {counts["fnbuild"]}, run failures {counts["fnrun"]}, '
+             f'differences from the plain script {counts["fndiff"]}; ' if args.functions else '') +
           f'budgets accepted at start that failed mid-run {accepted_budget_failures}')
     print(f'failing scripts and logs: {fail_dir}')
     # A script's sort may be unused or tiny, so staying in memory is reported, not failed.
-    sys.exit(1 if counts['build'] + counts['run'] + counts['diff'] else 0)
+    sys.exit(1 if counts['build'] + counts['run'] + counts['diff'] + counts['fnbuild'] + counts['fnrun']
+             + counts['fndiff'] else 0)
+
+
+def write_files(folder, files):
+    """files ({path relative to folder: text}) written under folder."""
+    for rel, text in files.items():
+        path = os.path.join(folder, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w') as f:
+            f.write(text)
 
 
 if __name__ == '__main__':

@@ -1,6 +1,10 @@
 """Runs `flowc check` and `flowc emit` on generated scripts (gen_scripts.py).
 
-Usage: check_and_emit.py FLOWC WORK_DIR [--count N] [--seed S] [--jobs 2] [--timeout 30]
+Usage: check_and_emit.py FLOWC WORK_DIR [--count N] [--seed S] [--jobs 2] [--timeout 30] [--functions]
+
+--functions: the scripts are the function versions of gen_functions.py (the same
+computation written through functions and modules), each in a folder of its own
+(WORK_DIR/genNNNNN-fn/genNNNNN.flow, with its modules beside it).
 
 The generator promises valid scripts, so `flowc check` must accept every one (status 0).
 `flowc emit` must end with status 0, or 1 with positioned diagnostics (a plan that does
@@ -15,11 +19,13 @@ import argparse
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_functions  # noqa: E402
 import gen_scripts  # noqa: E402
 
 POSITIONED = re.compile(r'^.*\.flow:\d+:\d+: (error|warning|note): ')
@@ -95,14 +101,25 @@ def main():
     ap.add_argument('--timeout', type=float, default=30)
     ap.add_argument('--batch', type=int, default=100)
     ap.add_argument('--keep', action='store_true', help='keep every script, not only failing ones')
+    ap.add_argument('--functions', action='store_true', help='the function versions (gen_functions.py)')
     args = ap.parse_args()
 
     os.makedirs(args.work, exist_ok=True)
     paths = []
     for k in range(args.count):
-        path = os.path.join(args.work, f'gen{k:05d}.flow')
-        with open(path, 'w') as f:
-            f.write(gen_scripts.generate_script(args.seed * 1_000_003 + k))
+        seed = args.seed * 1_000_003 + k
+        if args.functions:
+            folder = os.path.join(args.work, f'gen{k:05d}-fn')
+            path = os.path.join(folder, f'gen{k:05d}.flow')
+            _, main_text, modules = gen_functions.generate_pair(seed)
+            for rel, text in {os.path.basename(path): main_text, **modules}.items():
+                os.makedirs(os.path.dirname(os.path.join(folder, rel)), exist_ok=True)
+                with open(os.path.join(folder, rel), 'w') as f:
+                    f.write(text)
+        else:
+            path = os.path.join(args.work, f'gen{k:05d}.flow')
+            with open(path, 'w') as f:
+                f.write(gen_scripts.generate_script(seed))
         paths.append(path)
 
     failures = []
@@ -118,10 +135,14 @@ def main():
     if not args.keep:
         for path in paths:
             if path not in failing:
-                os.remove(path)
+                if args.functions:
+                    shutil.rmtree(os.path.dirname(path))
+                else:
+                    os.remove(path)
     for path, why in sorted(failures):
         print(f'FAIL {path}: {why}')
-    print(f'{len(paths)} scripts checked and emitted, {len(failing)} failures')
+    what = 'function versions' if args.functions else 'scripts'
+    print(f'{len(paths)} {what} checked and emitted, {len(failing)} failures')
     sys.exit(1 if failures else 0)
 
 

@@ -1,8 +1,10 @@
 """Generates valid, deterministic Flow scripts for fuzzing flowc (docs/language.md).
 
-Usage: gen_scripts.py --seed S --count N --out DIR
+Usage: gen_scripts.py --seed S --count N --out DIR [--functions]
 
-Writes DIR/gen00000.flow, ... Each script is valid (flowc check must accept it), runs
+Writes DIR/gen00000.flow, ... With --functions, also the same computation written through
+functions and modules (gen_functions.py): DIR/gen00000-fn/gen00000.flow and its modules
+beside it; built and run, it must give the same output as DIR/gen00000.flow. Each script is valid (flowc check must accept it), runs
 in well under a second on tiny data and is deterministic: the same printed lines and the
 same written files on every run and under every memory budget. For that, orders on
 records name every leaf field (so sorts and queue pops have no ties between different
@@ -310,6 +312,10 @@ class Script:
             return f'((({self.expr("u8", ctx, d + 1)} as {src}) * 0.5) as {t})'
         if src == 'bool':
             return f'({self.bool_expr(ctx, d + 1)} as {t})'
+        if is_int(src) and is_float(t):
+            # floats stay small: a large integer made a float overflows i64 when the
+            # checksums turn floats back into integers (a run-time error)
+            return f'((({self.expr(src, ctx, d + 1)} as {src}) % 100) as {t})'
         return f'({self.expr(src, ctx, d + 1)} as {t})'
 
     def call(self, t, ctx, d):
@@ -1643,15 +1649,34 @@ def main():
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--count', type=int, default=100)
     ap.add_argument('--out', required=True)
-    ap.add_argument('--avoid', default='', help='comma-separated: ' + ', '.join(
-        f'{k} ({v})' for k, v in AVOIDABLE.items()))
+    ap.add_argument('--functions', action='store_true',
+                    help='also write each script through functions (gen_functions.py) in genNNNNN-fn/')
+    import gen_functions
+    avoidable = {**AVOIDABLE, **gen_functions.AVOIDABLE}
+    ap.add_argument('--avoid', default=None, help='comma-separated: ' + ', '.join(
+        f'{k} ({v})' for k, v in avoidable.items()) + '; default: the known bugs, ' + ', '.join(
+        KNOWN_BUGS + gen_functions.KNOWN_BUGS))
     args = ap.parse_args()
-    avoid = {a for a in args.avoid.split(',') if a}
-    assert avoid <= set(AVOIDABLE), f'unknown --avoid: {avoid - set(AVOIDABLE)}'
+    if args.avoid is None:
+        avoid = set(KNOWN_BUGS + gen_functions.KNOWN_BUGS)
+    else:
+        avoid = {a for a in args.avoid.split(',') if a}
+    assert avoid <= set(avoidable), f'unknown --avoid: {avoid - set(avoidable)}'
     os.makedirs(args.out, exist_ok=True)
     for k in range(args.count):
-        with open(os.path.join(args.out, f'gen{k:05d}.flow'), 'w') as f:
-            f.write(generate_script(args.seed * 1_000_003 + k, avoid))
+        seed = args.seed * 1_000_003 + k
+        name = f'gen{k:05d}'
+        if args.functions:
+            plain, main_text, modules = gen_functions.generate_pair(seed, avoid)
+            for rel, text in {f'{name}.flow': main_text, **modules}.items():
+                path = os.path.join(args.out, f'{name}-fn', rel)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, 'w') as f:
+                    f.write(text)
+        else:
+            plain = generate_script(seed, avoid)
+        with open(os.path.join(args.out, f'{name}.flow'), 'w') as f:
+            f.write(plain)
 
 
 if __name__ == '__main__':
