@@ -36,7 +36,8 @@ const char* kCompilerNotes = "environment:\n"
                              "                       (quotes, backslashes); they come before those of --cxxflag\n";
 
 const char* kRunNotes = "  FLOW_CACHE_DIR       where run keeps the programs it built (else\n"
-                        "                       $XDG_CACHE_HOME/flow or ~/.cache/flow)\n";
+                        "                       $XDG_CACHE_HOME/flow, ~/.cache/flow or /tmp/flow-cache-UID;\n"
+                        "                       a folder of yours alone, mode 0700)\n";
 
 enum class Color { Auto, Always, Never };
 

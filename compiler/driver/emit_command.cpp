@@ -3,12 +3,17 @@
 #include "codegen/codegen.hpp"
 #include "driver/frontend.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <fcntl.h>
+#include <optional>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -106,6 +111,67 @@ bool compile(const BuildOptions& options, const std::string& cpp, const std::str
   return false;
 }
 
+/// The folder of `flowc run`'s cache: $FLOW_CACHE_DIR, else $XDG_CACHE_HOME/flow, else
+/// ~/.cache/flow, else (no HOME) /tmp/flow-cache-UID. It holds executables that flowc
+/// runs, so it must be the user's alone: created with mode 0700, and refused when it is
+/// a symbolic link, not a folder, owned by someone else or open to others — otherwise
+/// another user could plant an executable (or a symbolic link for flowc to write through).
+std::optional<fs::path> cacheDirectory() {
+  const char* flowCache = std::getenv("FLOW_CACHE_DIR");
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  fs::path dir = flowCache && *flowCache ? fs::path(flowCache)
+                 : xdg && *xdg          ? fs::path(xdg) / "flow"
+                 : home && *home        ? fs::path(home) / ".cache" / "flow"
+                                        : fs::temp_directory_path() / ("flow-cache-" + std::to_string(geteuid()));
+  const std::string advice = "; set FLOW_CACHE_DIR to a folder of your own";
+  std::error_code ec;
+  if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec); // the parents: the usual modes
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    std::cerr << "flowc: error: cannot create the cache folder '" << dir.string() << "': " << std::strerror(errno)
+              << advice << "\n";
+    return std::nullopt;
+  }
+  struct stat st {};
+  std::string problem;
+  if (::lstat(dir.c_str(), &st) != 0) problem = std::strerror(errno);
+  else if (S_ISLNK(st.st_mode)) problem = "it is a symbolic link";
+  else if (!S_ISDIR(st.st_mode)) problem = "it is not a folder";
+  else if (st.st_uid != geteuid()) problem = "it belongs to user " + std::to_string(st.st_uid) + ", not to you";
+  else if (st.st_mode & 077) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    problem = std::string("others may write or read it (mode ") + mode + "; flowc wants 0700: chmod 700 it)";
+  }
+  if (!problem.empty()) {
+    std::cerr << "flowc: error: refusing the cache folder '" << dir.string() << "': " << problem << advice << "\n";
+    return std::nullopt;
+  }
+  return dir;
+}
+
+/// Writes `contents` to a new file `path` (replacing an older one) through a file of its
+/// own created with O_EXCL|O_NOFOLLOW and renamed into place: never through a symbolic
+/// link, never half-written.
+bool writeNewFile(const fs::path& path, const std::string& contents) {
+  const std::string partial = path.string() + ".partial." + std::to_string(getpid());
+  ::unlink(partial.c_str()); // a leftover of a killed run of this pid
+  const int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  bool ok = fd >= 0;
+  for (std::size_t done = 0; ok && done < contents.size();) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<std::size_t>(n);
+  }
+  const int error = errno;
+  if (fd >= 0 && ::close(fd) != 0) ok = false;
+  if (ok && ::rename(partial.c_str(), path.c_str()) == 0) return true;
+  std::cerr << "flowc: error: cannot write '" << path.string() << "': " << std::strerror(ok ? errno : error) << "\n";
+  ::unlink(partial.c_str());
+  return false;
+}
+
 } // namespace
 
 int runEmit(const BuildOptions& options) {
@@ -152,25 +218,18 @@ int runRun(const BuildOptions& options) {
   for (const std::string& dir : options.includeDirs) command += "-I" + dir + '\0';
   for (const std::string& flag : options.cxxflags) command += flag + '\0';
   key = fnv1a(command, key);
-  const char* home = std::getenv("HOME");
-  fs::path cache = std::getenv("FLOW_CACHE_DIR")     ? fs::path(std::getenv("FLOW_CACHE_DIR"))
-                   : std::getenv("XDG_CACHE_HOME")    ? fs::path(std::getenv("XDG_CACHE_HOME")) / "flow"
-                   : home                             ? fs::path(home) / ".cache" / "flow"
-                                                      : fs::temp_directory_path() / "flow-cache";
-  std::error_code ec;
-  fs::create_directories(cache, ec);
+  std::optional<fs::path> cache = cacheDirectory();
+  if (!cache) return 1;
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key));
-  fs::path exe = cache / (fs::path(options.file).stem().string() + "-" + hex);
+  fs::path exe = *cache / (fs::path(options.file).stem().string() + "-" + hex);
   if (!fs::exists(exe)) {
     fs::path cpp = exe.string() + ".cpp";
-    {
-      std::ofstream out(cpp);
-      out << *code;
-    }
+    if (!writeNewFile(cpp, *code)) return 1;
     // Built under a temporary name and renamed, so a parallel run never sees half a file.
     fs::path partial = exe.string() + ".partial." + std::to_string(getpid());
     if (!compile(options, cpp.string(), partial.string())) return 3;
+    std::error_code ec;
     fs::rename(partial, exe, ec);
   }
   std::vector<std::string> args = {exe.string()};
