@@ -5,6 +5,8 @@
 // division, float-to-integer casts and computed array indexes go through checked helpers.
 #include "codegen/generator.hpp"
 
+#include "ast/visit.hpp"
+
 #include <cmath>
 
 namespace flow::codegen {
@@ -18,7 +20,42 @@ bool narrow(const Type* t) { return t->isInteger() && t->bits() < 32; }
 std::string castIfNarrow(const Type* t, const std::string& cppType, const std::string& e) {
   return narrow(t) ? "static_cast<" + cppType + ">(" + e + ")" : e;
 }
+/// Whether evaluating e has an effect another operand could see: it draws from rand() or
+/// calls an imported C++ function.
+bool hasSideEffect(const Expr& e) {
+  struct Finder : ast::Visitor {
+    bool found = false;
+    bool visit(const Expr& x) override {
+      if (auto* c = x.as<CallExpr>())
+        found = found || (c->builtin && *c->builtin == ast::Builtin::Rand) ||
+                (c->symbol && c->symbol->kind == Symbol::CppFunction);
+      return !found;
+    }
+  } finder;
+  finder.walk(e);
+  return finder.found;
+}
 } // namespace
+
+std::string Generator::leftToRight(const std::vector<const Expr*>& operands,
+                                   const std::function<std::string(const std::vector<std::string>&)>& combine) {
+  std::vector<std::string> code;
+  size_t effects = 0;
+  for (const Expr* o : operands) {
+    code.push_back(expr(*o));
+    effects += hasSideEffect(*o);
+  }
+  if (effects < 2) return combine(code);
+  // C++ leaves the order of an operator's operands and of a call's arguments to the
+  // compiler (g++ evaluates arguments right to left); the script reads left to right.
+  std::string body = "[&] { ";
+  std::vector<std::string> names;
+  for (size_t k = 0; k < code.size(); ++k) {
+    names.push_back("fl_operand" + std::to_string(k));
+    body += "const auto " + names.back() + " = " + code[k] + "; ";
+  }
+  return body + "return " + combine(names) + "; }()";
+}
 
 const char* Generator::wrapHelper(ast::BinaryOp op) {
   switch (op) {
@@ -166,8 +203,17 @@ std::string Generator::assignTarget(const Expr& e) {
 std::string Generator::binary(const BinaryExpr& e) {
   const std::string op = ast::spelling(e.op);
   const ast::OperatorKind kind = ast::kindOf(e.op);
-  std::string l = expr(*e.lhs), r = expr(*e.rhs);
-  if (kind == ast::OperatorKind::Logical || kind == ast::OperatorKind::Equality || kind == ast::OperatorKind::Relational)
+  if (kind == ast::OperatorKind::Logical) // && and || are evaluated left to right in C++ too
+    return "(" + expr(*e.lhs) + " " + op + " " + expr(*e.rhs) + ")";
+  return leftToRight({e.lhs.get(), e.rhs.get()}, [&](const std::vector<std::string>& operands) {
+    return binary(e, operands[0], operands[1]);
+  });
+}
+
+std::string Generator::binary(const BinaryExpr& e, const std::string& l, const std::string& r) {
+  const std::string op = ast::spelling(e.op);
+  const ast::OperatorKind kind = ast::kindOf(e.op);
+  if (kind == ast::OperatorKind::Equality || kind == ast::OperatorKind::Relational)
     return "(" + l + " " + op + " " + r + ")";
   const std::string T = type(e.type);
   if ((e.op == ast::BinaryOp::Div || e.op == ast::BinaryOp::Rem) && e.type->isInteger() &&
@@ -200,10 +246,14 @@ std::string Generator::call(const CallExpr& e) {
     return code + "return " + expr(*e.inlined) + "; }()";
   }
   const std::string callee = e.callee.str();
+  std::vector<const Expr*> operands;
+  for (const ExprPtr& a : e.args) operands.push_back(a.get());
   if (e.symbol && e.symbol->kind == Symbol::CppFunction) {
-    std::string args;
-    for (const ExprPtr& a : e.args) args += (args.empty() ? "" : ", ") + expr(*a);
-    return "::" + callee.substr(5) + "(" + args + ")";
+    return leftToRight(operands, [&](const std::vector<std::string>& args) {
+      std::string list;
+      for (const std::string& a : args) list += (list.empty() ? "" : ", ") + a;
+      return "::" + callee.substr(5) + "(" + list + ")";
+    });
   }
   const std::string T = type(e.type);
   switch (*e.builtin) {
@@ -211,12 +261,14 @@ std::string Generator::call(const CallExpr& e) {
   case ast::Builtin::Hash: return "flow::script::hash(" + expr(*e.args[0]) + ")";
   case ast::Builtin::Abs: return "flow::script::abs<" + T + ">(" + expr(*e.args[0]) + ")";
   case ast::Builtin::Bor:
-    return castIfNarrow(e.type, T, "(static_cast<" + T + ">(" + expr(*e.args[0]) + ") | static_cast<" + T + ">(" +
-                                       expr(*e.args[1]) + "))");
+    return leftToRight(operands, [&](const std::vector<std::string>& a) {
+      return castIfNarrow(e.type, T, "(static_cast<" + T + ">(" + a[0] + ") | static_cast<" + T + ">(" + a[1] + "))");
+    });
   case ast::Builtin::Min:
   case ast::Builtin::Max: // of two values (of a stream, an aggregate: above)
-    return std::string("std::") + ast::info(*e.builtin).name + "<" + T + ">(" + expr(*e.args[0]) + ", " +
-           expr(*e.args[1]) + ")";
+    return leftToRight(operands, [&](const std::vector<std::string>& a) {
+      return std::string("std::") + ast::info(*e.builtin).name + "<" + T + ">(" + a[0] + ", " + a[1] + ")";
+    });
   case ast::Builtin::Count:
   case ast::Builtin::Sum: break;
   }

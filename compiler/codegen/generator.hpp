@@ -4,6 +4,7 @@
 // statements and the program around them (emit_program.cpp).
 #include "codegen/codegen.hpp"
 
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -50,6 +51,11 @@ private:
   std::string literal(const ast::Expr& e);
   std::string integerLiteral(const sema::Type* t, __int128 value); // the value, wrapped to t
   std::string binary(const ast::BinaryExpr& e);
+  std::string binary(const ast::BinaryExpr& e, const std::string& lhs, const std::string& rhs);
+  /// combine(operands' code), with the operands evaluated left to right as the script
+  /// reads when more than one has a side effect (rand(), an imported C++ function).
+  std::string leftToRight(const std::vector<const ast::Expr*>& operands,
+                          const std::function<std::string(const std::vector<std::string>&)>& combine);
   /// Whether +, -, * and negation in type t need flow::script's wrapping helpers: plain
   /// C++ operators are defined (and wrap) only for unsigned types at least as wide as int.
   static bool needsWrapHelper(const sema::Type* t);

@@ -3,6 +3,7 @@
 #include "sema/checker.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "ast/visit.hpp"
 
@@ -171,11 +172,15 @@ bool Checker::pureFunction(const Lambda& fn, const std::string& what) {
     const Lambda& fn;
     const Expr* culprit = nullptr;
     std::string why;
+    // The parameters of value functions called in the body: each holds an argument the
+    // body computed (this walk checks the arguments themselves).
+    std::set<const Symbol*> inlinedParams;
     explicit Finder(const Lambda& f) : fn(f) {}
     bool visit(const Expr& e) override {
       if (culprit) return false;
+      if (auto* c = e.as<CallExpr>(); c && c->inlined) inlinedParams.insert(c->params.begin(), c->params.end());
       if (auto* n = e.as<NameExpr>(); n && n->symbol) {
-        bool own = false;
+        bool own = inlinedParams.count(n->symbol) > 0;
         for (const Lambda::Param& p : fn.params) own = own || p.symbol == n->symbol;
         const Symbol::Kind k = n->symbol->kind;
         if (!own && k != Symbol::Param && k != Symbol::Record && k != Symbol::Order) {

@@ -46,8 +46,7 @@ What keeps the two versions equal (beyond gen_scripts.py's own rules):
   their statement, and a named stream is read later, so variables that may change are
   never value arguments of those (read directly as top-level names, else no rewrite);
 - a bare literal never becomes a call (its type would change from untyped to typed);
-- a hoisted call holds no rand() (the order of rand() calls stays the same), nor, unless
-  fnrandargs is asked for, do both arguments of a min/max made a call;
+- a hoisted call holds no rand() (the order of rand() calls stays the same);
 - vectors filled by pushes lose the order the compiler knew, which only adds sorts: joins
   and reduces of gen_scripts.py give the same output whatever the compiler sorts.
 Constructs that meet known compiler bugs are left out unless --avoid says otherwise
@@ -62,20 +61,16 @@ from gen_scripts import is_arr, is_float, is_rec, is_signed, tname
 OPEN, SEP, CLOSE = '\ue000', '\ue001', '\ue002'
 LITERAL = re.compile(r'\(?-?(0x[0-9a-fA-F_]+|[0-9][0-9_]*(\.[0-9]+)?(e-?[0-9]+)?)\)?|true|false')
 
-# Switches of gen_scripts.py --avoid for the function version (see gen_scripts.AVOIDABLE).
+# Switches of gen_scripts.py --avoid for the function version (see gen_scripts.AVOIDABLE),
+# to narrow a failure down; both met compiler bugs once (fixed, with a test each:
+# test/compiler/functions/value_fn_in_reduce.flow, order_passed_on.flow).
 AVOIDABLE = {
-    'fnreduce': 'a value function called in the function of a reduce: flowc check rejects it (the '
-                'parameters become lets, which a reduce function may not read)',
+    'fnreduce': 'a value function called in the function of a reduce',
     'fnorderarg': 'a function that passes an order on to another function: its own order parameter, or '
-                  'in a module an order of the module (flowc check: "must name a declared order")',
-    'fnshadow': 'a constant parameter whose name the body binds again (a lambda or loop variable, a '
-                'local) or names (a key field): the constant replaces those too (wrong results)',
-    'fnrandargs': 'min/max of two arguments that call rand() written as a generic function: the builtin '
-                  'evaluates its arguments in the order of the C++ compiler (right to left with g++), a '
-                  'function call left to right (different values)',
+                  'in a module an order of the module',
 }
 # Left out unless asked for: constructs with a known open compiler bug.
-KNOWN_BUGS = ('fnreduce', 'fnorderarg', 'fnshadow', 'fnrandargs')
+KNOWN_BUGS = ()
 
 # Generic helpers, declared (in the module or the script) when first used.
 GENERIC = {
@@ -109,7 +104,7 @@ P = {
     'direct': 0.25, 'hoist': 0.4, 'pipeline': 0.45, 'again': 0.35, 'generic': 0.5,
     'checksum': 0.6, 'for_in': 0.5, 'pq': 0.5, 'pqorder': 0.5, 'push': 0.6, 'refill': 0.5,
     'vector': 0.5, 'agg': 0.6, 'aggpos': 0.5, 'reduce': 0.4, 'typed_stream': 0.3,
-    'module': 0.5, 'kconst': 0.3, 'extra': 0.3, 'nested_sort': 0.5, 'shadow': 0.3,
+    'module': 0.5, 'kconst': 0.3, 'extra': 0.3, 'nested_sort': 0.5,
 }
 
 
@@ -433,7 +428,7 @@ class FnScript(G.Script):
         e = super().call(t, ctx, d)
         m = re.match(r'(min|max)\((.*)\)$', e, re.S)
         # both arguments may call rand(): the call evaluates them in order, the builtin as C++ does
-        if m and ('fnrandargs' not in self.avoid or self.plain(e).count('rand(') < 2) and self.fchance('minmax'):
+        if m and self.fchance('minmax'):
             args = split_args(m.group(2))
             if len(args) == 2:
                 g = self.generic('Fg_min2' if m.group(1) == 'min' else 'Fg_max2')
@@ -552,14 +547,11 @@ class FnScript(G.Script):
         if r is None:
             return None
         params, args, direct = r
-        # names the stages bind (lambda and loop variables, locals) or name (fields): a
-        # constant parameter may have one of them, and the stages must still see theirs
-        bound = [nm for nm in names_in(plain, self.used) if nm not in ctx.names and nm not in self.script_names()]
         body = []
         for idx, st in enumerate(run):
             m = re.fullmatch(r'take (\d+)', st)
             if m:
-                k = self.shadow_name(bound, 'k')
+                k = self.new_name('k')
                 params.append(f'{k}: u64')
                 args.append(self.count_arg(m.group(1)))
                 st = f'take {k}'
@@ -571,7 +563,7 @@ class FnScript(G.Script):
                 st = f'sort by {o}'
             m = re.fullmatch(r'((?:filter|unique).*) ~ (0\.\d+)', st, re.S)
             if m and self.fr.random() < 0.5:
-                e = self.shadow_name(bound, 'e')
+                e = self.new_name('e')
                 params.append(f'{e}: f64')
                 args.append(m.group(2))
                 st = f'{m.group(1)} ~ {e}'
@@ -592,13 +584,6 @@ class FnScript(G.Script):
         self.add_decl(name, f'fn {name}({sig}) -> stream<{tname(tout)}> =\n    {head}{" | ".join(body)};',
                       ['Fin'] + [p.split(':')[0] for p in params], direct)
         return self.frag(plain, f'{name}({", ".join([arg] + args)})', [name])
-
-    def shadow_name(self, bound, kind):
-        """A name for a constant parameter: new, or one of bound (names the body binds
-        itself, which shadow it there), each used once."""
-        if bound and 'fnshadow' not in self.avoid and self.fchance('shadow'):
-            return bound.pop(self.fr.randrange(len(bound)))
-        return self.new_name(kind)
 
     def gcall(self, g, plain, args):
         """A call of generic helper g (a marker: its plain text is the pipeline it replaces)."""
@@ -626,16 +611,13 @@ class FnScript(G.Script):
         key = tname(t)
         if key not in self.check_fns:
             name = self.new_name('c')
-            # maybe a constant parameter named as the loop variable, which shadows it in the loop
-            shadow = 'fnshadow' not in self.avoid and self.fchance('shadow')
-            self.check_fns[key] = (name, shadow)
-            self.add_decl(name, f'fn {name}(Fin: stream<{key}>{", Fx: u64" if shadow else ""}) -> u64 {{\n'
-                                f'    var Fh: u64 = {"Fx * 0" if shadow else "0"};\n'
+            self.check_fns[key] = name
+            self.add_decl(name, f'fn {name}(Fin: stream<{key}>) -> u64 {{\n'
+                                f'    var Fh: u64 = 0;\n'
                                 f'    for Fx in Fin {{ Fh = Fh * 31 + ({mix}); }}\n    return Fh;\n}}')
-        name, shadow = self.check_fns[key]
+        name = self.check_fns[key]
         self.indent, saved = i0, self.indent
-        args = f'{p}, {self.fr.randrange(1, 100)}' if shadow else p
-        self.emit_line(l0, [f'let {acc} = ' + self.call_marker(name, args) + ';'])
+        self.emit_line(l0, [f'let {acc} = ' + self.call_marker(name, p) + ';'])
         self.emit_line(l1, [])
         self.indent = saved
         self.replay(rest)
@@ -667,16 +649,9 @@ class FnScript(G.Script):
             return self.replay(lines)
         params, args, direct = r
         name = self.new_name('f')
-        init = '0'
-        if 'fnshadow' not in self.avoid and self.fchance('shadow'):
-            # a constant parameter named as the loop variable or a local of the body: they shadow it
-            shadow = self.fr.choice([x] + re.findall(r'\blet (\w+)', text))
-            params.append(f'{shadow}: u64')
-            args.append(str(self.fr.randrange(1, 100)))
-            init = f'{shadow} * 0'
         sig = ', '.join([f'Fin: stream<{tname(t)}>'] + params)
         decl = (f'fn {name}({sig}) -> u64 {{\n' +
-                f'    var {acc}: u64 = {init};\n    for {x} in Fin {{\n{text}\n    }}\n    return {acc};\n}}')
+                f'    var {acc}: u64 = 0;\n    for {x} in Fin {{\n{text}\n    }}\n    return {acc};\n}}')
         self.add_decl(name, decl, ['Fin'] + [q.split(':')[0] for q in params], direct)
         fn = f'let {acc} = ' + self.call_marker(name, ', '.join([p] + args)) + ';'
         self.emit_line(lines[0][1], [fn])
