@@ -2,6 +2,7 @@
 
 #include <deque>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 namespace flow {
@@ -48,6 +49,12 @@ SourceFile::SourceFile(std::string path, std::string text)
 }
 
 bool SourceFile::load(const std::string& path, SourceFile& out, std::string& error) {
+  if (path == "-") { // standard input, named so in diagnostics
+    std::ostringstream buffer;
+    buffer << std::cin.rdbuf();
+    out = SourceFile("<stdin>", buffer.str());
+    return true;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot open '" + path + "'";

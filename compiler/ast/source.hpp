@@ -41,7 +41,8 @@ class SourceFile {
 public:
   SourceFile(std::string path, std::string text);
 
-  /// Reads a file; returns false and sets `error` when it cannot be read.
+  /// Reads a file ("-": standard input, named <stdin>); returns false and sets `error`
+  /// when it cannot be read.
   static bool load(const std::string& path, SourceFile& out, std::string& error);
 
   const std::string& path() const { return path_; }

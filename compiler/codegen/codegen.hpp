@@ -14,6 +14,10 @@ struct CodegenOptions {
   bool format = true;      // run clang-format's library over the result
 };
 
+/// The start of a string every generated program holds ("built by flowc VERSION from
+/// SCRIPT"): `flowc build -o FILE` replaces only a file that holds it.
+inline constexpr const char* kBuiltByMarker = "built by flowc ";
+
 /// The C++ for `program` under `plan`.
 std::string generateCpp(const sema::CheckedProgram& program, const plan::Plan& plan, const CodegenOptions& options);
 

@@ -540,6 +540,9 @@ std::string Generator::run() {
   line("#include <memory>");
   line("#include <vector>");
   line("");
+  line("// Marks the executable as flowc's: flowc build -o replaces only a file that holds it.");
+  line("[[gnu::used]] static const char fl_built_by[] = " + quote(std::string(kBuiltByMarker) + FLOW_VERSION " from " + script) + ";");
+  line("");
   line("namespace fl_script {");
   line("");
   emitRecords();

@@ -24,7 +24,7 @@ int runCheck(const CheckOptions& options) {
     diags.flush();
     if (diags.hasErrors()) {
       ok = false;
-      std::cerr << diags.errorCount() << (diags.errorCount() == 1 ? " error" : " errors") << " in " << path << '\n';
+      std::cerr << diags.errorCount() << (diags.errorCount() == 1 ? " error" : " errors") << " in " << (path == "-" ? "<stdin>" : path) << '\n';
     }
   }
   std::cout.flush();

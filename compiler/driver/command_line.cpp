@@ -31,7 +31,8 @@ const char* kExitStatus = "exit status: 0 success, 1 errors in a script, 2 bad c
                           "flowc run exits with the program's status.\n";
 
 const char* kCompilerNotes = "environment:\n"
-                             "  CXX                  the C++ compiler when --cxx is not given (else c++)\n"
+                             "  CXX                  the C++ compiler when --cxx is not given (else c++), split\n"
+                             "                       as a shell would (CXX=\"ccache g++\")\n"
                              "  CXXFLAGS             more flags for the C++ compiler, split as a shell would\n"
                              "                       (quotes, backslashes); they come before those of --cxxflag\n";
 
@@ -197,7 +198,8 @@ struct Table {
   cl::opt<std::string> output{"o", cl::Prefix, cl::value_desc("FILE"),
                               cl::desc("write the C++ (emit; default: stdout, or -) or the executable\n"
                                        "(build; default: the script's name without .flow) to FILE;\n"
-                                       "build also leaves FILE.cpp beside it"),
+                                       "build also leaves FILE.cpp beside it; both are replaced only if\n"
+                                       "flowc wrote them"),
                               Commands{{&emit.sub, &build.sub}}};
 
   // build and run
@@ -208,6 +210,9 @@ struct Table {
       cl::desc("the C++ compiler's optimization level: 0, 1, 2 (default), 3, s, z,\n"
                "g or fast (-O1 or -O 1)"),
       compiling};
+  cl::opt<bool> debug{"g", cl::desc("debug information, with the generated C++ mapped to the script's\n"
+                                     "lines (gdb: break script.flow:12)"),
+                      compiling};
   cl::list<std::string> cxxflags{"cxxflag", cl::value_desc("FLAG"),
                                  cl::desc("one more flag for the C++ compiler, after those of $CXXFLAGS\n"
                                           "(repeatable; e.g. --cxxflag=-fsanitize=undefined); run\n"
@@ -219,8 +224,8 @@ struct Table {
   // every command
   cl::opt<Color, false, ChoiceParser<Color>> color{
       "color", cl::value_desc("WHEN"),
-      cl::desc("color diagnostics: auto (default, when stderr is a terminal),\n"
-               "always or never"),
+      cl::desc("color diagnostics: auto (default: when stderr is a terminal,\n"
+               "unless NO_COLOR is set or TERM=dumb), always or never"),
       cl::values(clEnumValN(Color::Auto, "auto", ""), clEnumValN(Color::Always, "always", ""),
                  clEnumValN(Color::Never, "never", "")),
       cl::init(Color::Auto), everyCommand};
@@ -395,13 +400,27 @@ std::string describe(const std::string& errors, const Command* command) {
   return first.str();
 }
 
-/// $CXXFLAGS split as a shell would (quotes, backslashes), then every --cxxflag.
-std::vector<std::string> compilerFlags(const cl::list<std::string>& cxxflags) {
+/// `text` split into words as a shell would (quotes, backslashes).
+std::vector<std::string> shellWords(const std::string& text) {
   llvm::BumpPtrAllocator allocator;
   llvm::StringSaver saver(allocator);
   llvm::SmallVector<const char*, 16> words;
-  if (const char* env = std::getenv("CXXFLAGS")) cl::TokenizeGNUCommandLine(env, saver, words);
-  std::vector<std::string> flags(words.begin(), words.end());
+  cl::TokenizeGNUCommandLine(text, saver, words);
+  return std::vector<std::string>(words.begin(), words.end());
+}
+
+/// The C++ compiler's command: --cxx, else $CXX, else c++, split as a shell would
+/// (`ccache g++`).
+std::vector<std::string> compilerCommand(const std::string& cxx) {
+  const char* env = std::getenv("CXX");
+  std::vector<std::string> words = shellWords(!cxx.empty() ? cxx : env && *env ? env : "c++");
+  return words.empty() ? std::vector<std::string>{"c++"} : words;
+}
+
+/// $CXXFLAGS split as a shell would, then every --cxxflag.
+std::vector<std::string> compilerFlags(const cl::list<std::string>& cxxflags) {
+  const char* env = std::getenv("CXXFLAGS");
+  std::vector<std::string> flags = shellWords(env ? env : "");
   flags.insert(flags.end(), cxxflags.begin(), cxxflags.end());
   return flags;
 }
@@ -463,7 +482,12 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
 
   // The flag is the variable set for this run: sema reads one place.
   if (table.stdlib.getNumOccurrences()) setenv("FLOW_STDLIB", table.stdlib.c_str(), 1);
-  bool color = table.color == Color::Always || (table.color == Color::Auto && isatty(STDERR_FILENO));
+  // auto: a terminal, unless NO_COLOR is set (no-color.org) or TERM=dumb.
+  const char* noColor = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  bool color = table.color == Color::Always ||
+               (table.color == Color::Auto && isatty(STDERR_FILENO) && !(noColor && *noColor) &&
+                !(term && std::string(term) == "dumb"));
   std::vector<std::string> includeDirs(table.includeDirs.begin(), table.includeDirs.end());
   plan::PlanOptions plan;
   for (const std::string& assignment : table.set) {
@@ -496,8 +520,9 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
   case Invocation::Run:
     out.build.file = table.files.front();
     out.build.output = table.output;
-    out.build.cxx = table.cxx;
+    out.build.compiler = compilerCommand(table.cxx);
     out.build.optimization = table.optimization;
+    out.build.debug = table.debug;
     out.build.cxxflags = compilerFlags(table.cxxflags);
     out.build.verbose = table.verbose;
     out.build.runArgs = runArgs;

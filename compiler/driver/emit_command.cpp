@@ -34,7 +34,7 @@ std::optional<std::string> generate(const BuildOptions& options) {
   diags.flush();
   if (!plan) return std::nullopt;
   codegen::CodegenOptions cg;
-  cg.programName = fs::path(options.file).stem().string();
+  cg.programName = options.file == "-" ? "stdin" : fs::path(options.file).stem().string();
   return codegen::generateCpp(*script.checked, *plan, cg);
 }
 
@@ -53,69 +53,108 @@ std::string readFile(const std::string& path) {
   return s.str();
 }
 
-std::string compilerOf(const BuildOptions& options) {
-  if (!options.cxx.empty()) return options.cxx;
-  if (const char* cxx = std::getenv("CXX"); cxx && *cxx) return cxx;
-  return "c++";
-}
+/// How a command ended: its exit status, or why it could not start (errno of exec).
+struct CommandResult {
+  int status = 0;
+  int execError = 0; // the command was not run: ENOENT (no such program), EACCES, ...
+};
 
-/// Runs a command (argv form) and returns its exit status; its output goes to `log`.
-int runCommand(const std::vector<std::string>& args, const std::string& log) {
+/// Runs a command (argv form) with its output going to `log`. An exec that fails is told
+/// apart from a command that fails through a close-on-exec pipe that carries its errno.
+CommandResult runCommand(const std::vector<std::string>& args, const std::string& log) {
+  int pipeFds[2];
+  if (::pipe2(pipeFds, O_CLOEXEC) != 0) return {-1, errno};
   pid_t pid = fork();
-  if (pid < 0) return -1;
+  if (pid < 0) return {-1, errno};
   if (pid == 0) {
-    FILE* f = std::fopen(log.c_str(), "w");
-    if (f) {
-      dup2(fileno(f), STDOUT_FILENO);
-      dup2(fileno(f), STDERR_FILENO);
+    ::close(pipeFds[0]);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      dup2(fd, STDOUT_FILENO);
+      dup2(fd, STDERR_FILENO);
     }
     std::vector<char*> argv;
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     execvp(argv[0], argv.data());
-    std::perror(argv[0]);
+    const int e = errno;
+    (void)!::write(pipeFds[1], &e, sizeof e);
     _exit(127);
   }
+  ::close(pipeFds[1]);
+  CommandResult result;
+  int e = 0;
+  ssize_t n;
+  while ((n = ::read(pipeFds[0], &e, sizeof e)) < 0 && errno == EINTR) {
+  }
+  ::close(pipeFds[0]);
+  if (n == static_cast<ssize_t>(sizeof e)) result.execError = e;
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
 }
 
-/// Compiles `cpp` into `exe`. A failure is flowc's fault, never the script's: a checked
-/// script must compile, so it is reported as an internal error with what to report.
-bool compile(const BuildOptions& options, const std::string& cpp, const std::string& exe) {
-  std::vector<std::string> args = {compilerOf(options), "-std=c++20", "-O" + options.optimization, "-pthread",
-                                   "-I" FLOW_RUNTIME_INCLUDE_DIR};
+/// The C++ compiler's command line for `cpp` → `exe`.
+std::vector<std::string> compilerArgs(const BuildOptions& options, const std::string& cpp, const std::string& exe) {
+  std::vector<std::string> args = options.compiler;
+  args.insert(args.end(), {"-std=c++20", "-O" + options.optimization, "-pthread", "-I" FLOW_RUNTIME_INCLUDE_DIR});
+  if (options.debug) args.push_back("-g");
   fs::path scriptDir = fs::path(options.file).parent_path();
   args.push_back("-I" + (scriptDir.empty() ? std::string(".") : scriptDir.string()));
   for (const std::string& dir : options.includeDirs) args.push_back("-I" + dir);
   args.insert(args.end(), options.cxxflags.begin(), options.cxxflags.end());
   args.insert(args.end(), {cpp, FLOW_RUNTIME_LIBRARY, "-lboost_thread", "-o", exe});
+  return args;
+}
+
+/// Compiles `cpp` into `exe`; 0, or flowc's exit status. A compiler that cannot be run is
+/// the user's to fix (exit 1). A checked script must compile, so a compiler that runs and
+/// fails is reported as flowc's bug (exit 3), with the compiler's words.
+int compile(const BuildOptions& options, const std::string& cpp, const std::string& exe) {
+  const std::vector<std::string> args = compilerArgs(options, cpp, exe);
   if (options.verbose) {
     for (const std::string& a : args) std::cerr << a << ' ';
     std::cerr << '\n';
   }
   std::string log = exe + ".log";
-  int status = runCommand(args, log);
-  if (status == 0) {
+  const CommandResult result = runCommand(args, log);
+  if (result.status == 0 && result.execError == 0) {
     fs::remove(log);
-    return true;
+    return 0;
+  }
+  if (result.execError != 0) {
+    fs::remove(log);
+    std::cerr << "flowc: error: cannot run the C++ compiler '" << args[0] << "': " << std::strerror(result.execError)
+              << "\nflowc compiles with --cxx COMPILER, else $CXX, else c++ (a C++20 compiler: g++ 12 or clang++ 14 "
+                 "or later)\n";
+    return 1;
   }
   std::cerr << "flowc: internal error: the generated C++ for " << options.file << " did not compile.\n"
-            << "This is a bug in flowc, not in your script: please report it with the script and " << cpp
-            << ".\nThe C++ compiler (" << args[0] << ") said:\n";
+            << "If the C++ compiler (" << args[0] << ") works and supports C++20, this is a bug in flowc, not in\n"
+            << "your script: please report it with the script and " << cpp << ". The compiler said:\n";
   std::istringstream lines(readFile(log));
   std::string line;
   for (int n = 0; n < 20 && std::getline(lines, line); ++n) std::cerr << "  " << line << '\n';
-  return false;
+  return 3;
+}
+
+/// Whether `flowc build` may write `path`: it does not exist, or flowc wrote it (a C++
+/// file flowc generated, an executable holding the marker of generated programs).
+bool mayReplace(const fs::path& path, const std::string& marker) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return true;
+  if (!fs::is_regular_file(fs::symlink_status(path, ec))) return false;
+  return readFile(path.string()).find(marker) != std::string::npos;
 }
 
 /// The folder of `flowc run`'s cache: $FLOW_CACHE_DIR, else $XDG_CACHE_HOME/flow, else
 /// ~/.cache/flow, else (no HOME) /tmp/flow-cache-UID. It holds executables that flowc
-/// runs, so it must be the user's alone: created with mode 0700, and refused when it is
-/// a symbolic link, not a folder, owned by someone else or open to others — otherwise
-/// another user could plant an executable (or a symbolic link for flowc to write through).
+/// runs, so it must be the user's alone: created with mode 0700 (one others may only read
+/// is made so), and refused when it is a symbolic link, not a folder, someone else's or
+/// writable by others — another user could have planted an executable in it (or a
+/// symbolic link for flowc to write through).
 std::optional<fs::path> cacheDirectory() {
   const char* flowCache = std::getenv("FLOW_CACHE_DIR");
   const char* xdg = std::getenv("XDG_CACHE_HOME");
@@ -138,10 +177,12 @@ std::optional<fs::path> cacheDirectory() {
   else if (S_ISLNK(st.st_mode)) problem = "it is a symbolic link";
   else if (!S_ISDIR(st.st_mode)) problem = "it is not a folder";
   else if (st.st_uid != geteuid()) problem = "it belongs to user " + std::to_string(st.st_uid) + ", not to you";
-  else if (st.st_mode & 077) {
+  else if (st.st_mode & 022) { // others may have planted files in it: nothing there is to be trusted
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    problem = std::string("others may write or read it (mode ") + mode + "; flowc wants 0700: chmod 700 it)";
+    problem = std::string("others may write in it (mode ") + mode + "); empty it and chmod 700 it";
+  } else if ((st.st_mode & 077) && ::chmod(dir.c_str(), 0700) != 0) { // only readable: made private
+    problem = std::string("cannot make it private (chmod 700): ") + std::strerror(errno);
   }
   if (!problem.empty()) {
     std::cerr << "flowc: error: refusing the cache folder '" << dir.string() << "': " << problem << advice << "\n";
@@ -152,11 +193,11 @@ std::optional<fs::path> cacheDirectory() {
 
 /// Writes `contents` to a new file `path` (replacing an older one) through a file of its
 /// own created with O_EXCL|O_NOFOLLOW and renamed into place: never through a symbolic
-/// link, never half-written.
-bool writeNewFile(const fs::path& path, const std::string& contents) {
+/// link, never half-written. `mode` is before the umask.
+bool writeNewFile(const fs::path& path, const std::string& contents, mode_t mode) {
   const std::string partial = path.string() + ".partial." + std::to_string(getpid());
   ::unlink(partial.c_str()); // a leftover of a killed run of this pid
-  const int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  const int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   bool ok = fd >= 0;
   for (std::size_t done = 0; ok && done < contents.size();) {
     const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
@@ -191,19 +232,25 @@ int runEmit(const BuildOptions& options) {
 }
 
 int runBuild(const BuildOptions& options) {
+  if (options.file == "-" && options.output.empty()) {
+    std::cerr << "flowc: error: 'build -' (a script on standard input) needs -o FILE\n";
+    return 2;
+  }
   std::optional<std::string> code = generate(options);
   if (!code) return 1;
   std::string exe = options.output.empty() ? fs::path(options.file).stem().string() : options.output;
   std::string cpp = exe + ".cpp";
-  {
-    std::ofstream out(cpp);
-    out << *code;
-    if (!out) {
-      std::cerr << "flowc: error: cannot write '" << cpp << "'\n";
+  // Never over a file of the user's: both outputs are replaced only if flowc wrote them.
+  for (const auto& [path, marker] : {std::pair{exe, std::string(codegen::kBuiltByMarker)},
+                                     std::pair{cpp, std::string("// Generated by flowc ")}}) {
+    if (!mayReplace(path, marker)) {
+      std::cerr << "flowc: error: '" << path << "' exists and flowc did not write it; not replacing it "
+                << "(choose another -o, or remove the file)\n";
       return 1;
     }
   }
-  return compile(options, cpp, exe) ? 0 : 3;
+  if (!writeNewFile(cpp, *code, 0666)) return 1;
+  return compile(options, cpp, exe);
 }
 
 int runRun(const BuildOptions& options) {
@@ -214,7 +261,9 @@ int runRun(const BuildOptions& options) {
   // that no two lists of flags hash alike).
   uint64_t key = fnv1a(*code);
   key = fnv1a(readFile(FLOW_RUNTIME_LIBRARY), key);
-  std::string command = compilerOf(options) + '\0' + "-O" + options.optimization + '\0';
+  std::string command;
+  for (const std::string& word : options.compiler) command += word + '\0';
+  command += "-O" + options.optimization + '\0' + (options.debug ? "-g" : "") + '\0';
   for (const std::string& dir : options.includeDirs) command += "-I" + dir + '\0';
   for (const std::string& flag : options.cxxflags) command += flag + '\0';
   key = fnv1a(command, key);
@@ -222,13 +271,13 @@ int runRun(const BuildOptions& options) {
   if (!cache) return 1;
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key));
-  fs::path exe = *cache / (fs::path(options.file).stem().string() + "-" + hex);
+  fs::path exe = *cache / ((options.file == "-" ? "stdin" : fs::path(options.file).stem().string()) + "-" + hex);
   if (!fs::exists(exe)) {
     fs::path cpp = exe.string() + ".cpp";
-    if (!writeNewFile(cpp, *code)) return 1;
+    if (!writeNewFile(cpp, *code, 0600)) return 1;
     // Built under a temporary name and renamed, so a parallel run never sees half a file.
     fs::path partial = exe.string() + ".partial." + std::to_string(getpid());
-    if (!compile(options, cpp.string(), partial.string())) return 3;
+    if (int status = compile(options, cpp.string(), partial.string()); status != 0) return status;
     std::error_code ec;
     fs::rename(partial, exe, ec);
   }

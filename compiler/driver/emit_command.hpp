@@ -12,8 +12,9 @@ namespace flow::driver {
 struct BuildOptions {
   std::string file;
   std::string output;                   // -o
-  std::string cxx;                      // --cxx (default: $CXX or c++)
+  std::vector<std::string> compiler = {"c++"}; // --cxx, else $CXX, else c++: split into words
   std::string optimization = "2";       // -O
+  bool debug = false;                   // -g
   std::vector<std::string> cxxflags;    // $CXXFLAGS, then --cxxflag
   std::vector<std::string> includeDirs; // -I, for imported headers
   plan::PlanOptions plan;               // --set and --memory feed the plan's comments and sizes
