@@ -17,6 +17,7 @@ apt_packages=(
   libgtest-dev
   libstxxl-dev            # only for bench/ comparisons, never linked into the product
   python3 python3-pip git
+  vim                     # test/editors/vim.test checks editors/vim's syntax file with it
 )
 missing=()
 for p in "${apt_packages[@]}"; do
@@ -54,6 +55,25 @@ if ! python3 -c 'import networkx' 2>/dev/null; then
   echo "setup: installing networkx from PyPI"
   export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
   python3 -m pip install -q networkx 2>/dev/null || python3 -m pip install -q --break-system-packages networkx
+fi
+
+# --- Node.js and the editor grammars' test tool (test/editors) ----------------------------
+# Any node with npm will do (Debian's own, or one installed otherwise: then Debian's npm
+# package is not added beside it). vscode-tmgrammar-test is installed into build-tools/
+# (ignored by git), exactly as editors/tools/package-lock.json pins it, never globally;
+# again only when that lock changed or the tool is missing.
+if ! command -v npm >/dev/null 2>&1; then
+  echo "setup: installing Debian packages: nodejs npm"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+tools_dir="$here/build-tools"
+if [ ! -x "$tools_dir/node_modules/.bin/vscode-tmgrammar-test" ] \
+   || ! cmp -s "$here/editors/tools/package-lock.json" "$tools_dir/package-lock.json"; then
+  echo "setup: installing vscode-tmgrammar-test from npm into build-tools/"
+  mkdir -p "$tools_dir"
+  cp "$here/editors/tools/package.json" "$here/editors/tools/package-lock.json" "$tools_dir/"
+  (cd "$tools_dir" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 echo "setup: all dependencies present"

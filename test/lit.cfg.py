@@ -1,5 +1,6 @@
 # lit configuration shared by test/compiler and test/e2e.
 import os
+import shutil
 import lit.formats
 
 config.name = "Flow"
@@ -17,6 +18,11 @@ config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%flow-import-dump", os.path.join(os.path.dirname(config.flowc), "tools", "flow-import-dump")))
 config.substitutions.append(("%examples", os.path.join(config.flow_src_root, "examples")))
 config.substitutions.append(("%srcroot", config.flow_src_root))
+# test/editors: the editor grammars' checkers, which scripts/setup.sh installs (the npm tool
+# into build-tools/, vim from Debian). Named so that no lit default (%t, %s) is a prefix.
+config.substitutions.append(("%vscode-tmgrammar-test", os.path.join(
+    config.flow_src_root, "build-tools", "node_modules", ".bin", "vscode-tmgrammar-test")))
+config.substitutions.append(("%vim", shutil.which("vim") or "vim"))
 
 # `lit --param flow_cxxflags=FLAGS`: every program that flowc builds gets FLAGS too (flowc
 # build and run read them from CXXFLAGS). ctest's lit-ubsan runs test/e2e so, with the

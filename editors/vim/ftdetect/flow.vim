@@ -1,0 +1,2 @@
+" Flow scripts (flowc): *.flow
+autocmd BufNewFile,BufRead *.flow setfiletype flow
