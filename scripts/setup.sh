@@ -18,6 +18,7 @@ apt_packages=(
   libstxxl-dev            # only for bench/ comparisons, never linked into the product
   python3 python3-pip git
   vim                     # test/editors/vim.test checks editors/vim's syntax file with it
+  gdb                     # test/compiler/driver/debug_lines.test stops at a script line
 )
 missing=()
 for p in "${apt_packages[@]}"; do

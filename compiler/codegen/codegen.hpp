@@ -12,6 +12,7 @@ namespace flow::codegen {
 struct CodegenOptions {
   std::string programName; // for --help and error messages; the script's file name
   bool format = true;      // run clang-format's library over the result
+  bool lineDirectives = false; // #line before each statement's code: a debugger shows the script
 };
 
 /// The start of a string every generated program holds ("built by flowc VERSION from

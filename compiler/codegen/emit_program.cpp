@@ -62,6 +62,12 @@ void Generator::emitStatements(const std::vector<StmtPtr>& body) {
 
 void Generator::emitStatement(const Stmt& s) {
   bool topLevel = atTopLevel();
+  if (options_.lineDirectives && s.loc.valid()) {
+    // The statement's own file: the script, or the module a function body comes from.
+    const SourceFile* file = s.loc.origin ? sourceOrigin(s.loc.origin).file : nullptr;
+    if (!file) file = program_.ast->file;
+    if (file) pendingLineDirective_ = "#line " + std::to_string(s.loc.line) + " " + quote(file->path());
+  }
   switch (s.kind()) {
   case Stmt::Let:
   case Stmt::Var: {

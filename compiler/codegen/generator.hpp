@@ -118,7 +118,15 @@ private:
   void emitMemoryPlan(const std::map<int, std::string>& scale);
   std::string blockBytes() const;
 
-  void line(const std::string& text) { out_ << std::string(indent_ * 2, ' ') << text << '\n'; }
+  void line(const std::string& text) {
+    // A statement's #line goes before its first line of code (declarations emit none).
+    if (!pendingLineDirective_.empty() && !text.empty() && text.rfind("//", 0) != 0) {
+      out_ << pendingLineDirective_ << '\n';
+      pendingLineDirective_.clear();
+    }
+    out_ << std::string(indent_ * 2, ' ') << text << '\n';
+  }
+  std::string pendingLineDirective_; // CodegenOptions::lineDirectives
   struct Indent {
     Generator& g;
     explicit Indent(Generator& gen) : g(gen) { ++g.indent_; }

@@ -35,6 +35,7 @@ std::optional<std::string> generate(const BuildOptions& options) {
   if (!plan) return std::nullopt;
   codegen::CodegenOptions cg;
   cg.programName = options.file == "-" ? "stdin" : fs::path(options.file).stem().string();
+  cg.lineDirectives = options.debug;
   return codegen::generateCpp(*script.checked, *plan, cg);
 }
 
