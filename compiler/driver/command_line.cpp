@@ -142,8 +142,9 @@ struct Table {
                 "emit, then compile with the host C++ compiler against the runtime", kCompilerNotes};
   Command run{"run", Invocation::Run, "FILE [-- ARGS]",
               "build into a cache keyed by the content of the script, the\n"
-              "runtime and the compiler command, then run it with ARGS (the\n"
-              "program's flags: flowc run FILE -- --help)",
+              "runtime and the compiler command (again when an included header\n"
+              "changed), then run it with ARGS (the program's flags: flowc run\n"
+              "FILE -- --help)",
               std::string(kCompilerNotes) + kRunNotes};
   const std::array<Command*, 5> commands{&check, &explain, &emit, &build, &run};
 

@@ -3,6 +3,7 @@
 #include "codegen/codegen.hpp"
 #include "driver/frontend.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -214,6 +215,43 @@ bool writeNewFile(const fs::path& path, const std::string& contents, mode_t mode
   return false;
 }
 
+/// The headers a compiler's make-style dependency file (-MMD) lists, absolute, one a
+/// line: "target: a.hpp b.hpp \\\n c.hpp", spaces in names escaped with a backslash.
+std::string headerList(const std::string& dependencyFile) {
+  const std::string text = readFile(dependencyFile);
+  std::vector<std::string> words(1);
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size()) {
+      if (text[i + 1] == '\n') { ++i; if (!words.back().empty()) words.emplace_back(); continue; }
+      words.back() += text[++i]; // an escaped character of a name
+    } else if (std::isspace(static_cast<unsigned char>(text[i]))) {
+      if (!words.back().empty()) words.emplace_back();
+    } else {
+      words.back() += text[i];
+    }
+  }
+  std::string list;
+  for (size_t k = 1; k < words.size(); ++k) // words[0] is the target
+    if (!words[k].empty()) list += fs::absolute(words[k]).string() + '\n';
+  return list;
+}
+
+/// Whether the cached program `exe` exists and no header it was built from changed since.
+bool upToDate(const fs::path& exe) {
+  std::error_code ec;
+  if (!fs::exists(exe, ec)) return false;
+  // The C++ is written just before compiling: a header changed while it compiled is newer.
+  const auto built = fs::last_write_time(exe.string() + ".cpp", ec);
+  if (ec) return false;
+  std::istringstream headers(readFile(exe.string() + ".headers"));
+  std::string header;
+  while (std::getline(headers, header)) {
+    const auto changed = fs::last_write_time(header, ec);
+    if (ec || changed > built) return false;
+  }
+  return true;
+}
+
 } // namespace
 
 int runEmit(const BuildOptions& options) {
@@ -257,15 +295,24 @@ int runBuild(const BuildOptions& options) {
 int runRun(const BuildOptions& options) {
   std::optional<std::string> code = generate(options);
   if (!code) return 1;
-  // Built once per content: the generated C++, the runtime library and the compiler
-  // command (compiler, level, include directories, extra flags; each ends in a NUL so
-  // that no two lists of flags hash alike).
-  uint64_t key = fnv1a(*code);
+  // Built once per content: the generated C++ (with the script's path as spelled made
+  // absolute, so ./x.flow and x.flow are one program), the runtime library and the
+  // compiler command (compiler, level, include directories made absolute, extra flags;
+  // each ends in a NUL so that no two lists of flags hash alike). Headers the program
+  // includes are checked at each run against the list the compiler made (below).
+  std::string keyed = *code;
+  if (options.file != "-") {
+    std::error_code ec;
+    const std::string absolute = fs::weakly_canonical(fs::absolute(options.file), ec).string();
+    for (size_t at = 0; !ec && (at = keyed.find(options.file, at)) != std::string::npos; at += absolute.size())
+      keyed.replace(at, options.file.size(), absolute);
+  }
+  uint64_t key = fnv1a(keyed);
   key = fnv1a(readFile(FLOW_RUNTIME_LIBRARY), key);
   std::string command;
   for (const std::string& word : options.compiler) command += word + '\0';
   command += "-O" + options.optimization + '\0' + (options.debug ? "-g" : "") + '\0';
-  for (const std::string& dir : options.includeDirs) command += "-I" + dir + '\0';
+  for (const std::string& dir : options.includeDirs) command += "-I" + fs::absolute(dir).string() + '\0';
   for (const std::string& flag : options.cxxflags) command += flag + '\0';
   key = fnv1a(command, key);
   std::optional<fs::path> cache = cacheDirectory();
@@ -273,13 +320,17 @@ int runRun(const BuildOptions& options) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key));
   fs::path exe = *cache / ((options.file == "-" ? "stdin" : fs::path(options.file).stem().string()) + "-" + hex);
-  if (!fs::exists(exe)) {
+  if (!upToDate(exe)) {
     fs::path cpp = exe.string() + ".cpp";
     if (!writeNewFile(cpp, *code, 0600)) return 1;
     // Built under a temporary name and renamed, so a parallel run never sees half a file.
     fs::path partial = exe.string() + ".partial." + std::to_string(getpid());
-    if (int status = compile(options, cpp.string(), partial.string()); status != 0) return status;
+    BuildOptions withDependencies = options;
+    withDependencies.cxxflags.insert(withDependencies.cxxflags.end(), {"-MMD", "-MF", partial.string() + ".d"});
+    if (int status = compile(withDependencies, cpp.string(), partial.string()); status != 0) return status;
     std::error_code ec;
+    if (!writeNewFile(exe.string() + ".headers", headerList(partial.string() + ".d"), 0600)) return 1;
+    fs::remove(partial.string() + ".d", ec);
     fs::rename(partial, exe, ec);
   }
   std::vector<std::string> args = {exe.string()};
