@@ -546,8 +546,16 @@ std::string Generator::run() {
   line("#include <memory>");
   line("#include <vector>");
   line("");
-  line("// Marks the executable as flowc's: flowc build -o replaces only a file that holds it.");
-  line("[[gnu::used]] static const char fl_built_by[] = " + quote(std::string(kBuiltByMarker) + FLOW_VERSION " from " + script) + ";");
+  // The script's hash tells which version of it a program was built from (--version).
+  uint64_t hash = 0xcbf29ce484222325ULL; // FNV-1a
+  for (unsigned char c : program_.ast->file ? program_.ast->file->text() : std::string_view())
+    hash = (hash ^ c) * 0x100000001b3ULL;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  line("// Marks the executable as flowc's (flowc build -o replaces only a file that holds it)");
+  line("// and is what --version prints.");
+  line("[[gnu::used]] static const char fl_built_by[] = " +
+       quote(std::string(kBuiltByMarker) + FLOW_VERSION " from " + script + ", script hash " + hex) + ";");
   line("");
   line("namespace fl_script {");
   line("");
@@ -561,6 +569,7 @@ std::string Generator::run() {
     Indent in(*this);
     line("using namespace fl_script;");
     line("flow::program fl_program(" + quote(options_.programName) + ");");
+    line("fl_program.origin(fl_built_by);");
     emitParams();
     line("fl_program.memory_default(" + std::to_string(plan_.memoryBytes) + "ULL);");
     line("fl_program.block_default(" + std::to_string(plan_.blockBytes) + "ULL);");

@@ -2,6 +2,7 @@
 // executable. See flow/program.hpp.
 #include "flow/format.hpp"
 #include "flow/program.hpp"
+#include "flow/version.hpp"
 
 #include "flow/io/standard_streams.hpp"
 
@@ -107,6 +108,7 @@ constexpr option_doc builtin_options[] = {
     {"stats", "--stats[=FORMAT]", false},
     {"progress", "--progress", false},
     {"help", "--help, -h", false},
+    {"version", "--version", false},
 };
 
 bool is_builtin(std::string_view name) {
@@ -318,6 +320,10 @@ const program_options& program::parse(int argc, const char* const* argv) {
       apply_defaults();
       return options_;
     }
+    if (a == "--version") {
+      options_.version = true;
+      return options_;
+    }
   }
 
   const auto usage = [](std::string flag, const std::string& message) {
@@ -507,6 +513,7 @@ std::string program::help() const {
                 "(default) or json, to stderr, or text:PATH / json:PATH to a file"});
   os.push_back({"--progress", "a progress bar per phase on stderr (only when it is a terminal)"});
   os.push_back({"--help, -h", "this help"});
+  os.push_back({"--version", "where the program comes from (flowc, script) and the runtime's version"});
 
   std::size_t col = 0;
   for (const auto* list : {&ps, &os})
@@ -541,6 +548,11 @@ int program::run(int argc, char** argv, const std::function<void()>& body) {
     parse(argc, argv);
   } catch (const usage_error& e) {
     return fail(2, e.what());
+  }
+  if (options_.version) {
+    std::printf("%s: %s; runtime %s\n", name_.c_str(), origin_.empty() ? "a Flow program" : origin_.c_str(),
+                runtime_version());
+    return 0;
   }
   if (options_.help) {
     const std::string h = help();

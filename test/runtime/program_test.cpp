@@ -752,7 +752,7 @@ TEST(ProgramHelp, ListsEveryParamAndFlag) {
   EXPECT_TRUE(contains(h, "say more (bool, default false)")) << h;
   EXPECT_TRUE(contains(h, "a fraction (f64, default 0.5)")) << h;
   for (const char* f : {"--memory SIZE", "--block SIZE", "--disk PATH[:SIZE]", "--direct on|off", "--threads N",
-                        "--seed N", "--stats[=FORMAT]", "--progress", "--help, -h"}) {
+                        "--seed N", "--stats[=FORMAT]", "--progress", "--help, -h", "--version"}) {
     EXPECT_TRUE(contains(h, f)) << f << "\n" << h;
   }
   EXPECT_TRUE(contains(flat, "(default 256 MiB, the script's)")) << h;

@@ -119,6 +119,10 @@ public:
   void param(std::string_view name, std::string& variable, std::string_view type,
              std::string_view default_text, std::string_view description);
 
+  /// What --version prints before the runtime's version: where the program comes from
+  /// ("built by flowc 0.1.0 from mis.flow, script 1f2e…").
+  void origin(std::string text) { origin_ = std::move(text); }
+
   /// The script's memory budget in bytes (--memory overrides it).
   void memory_default(std::uint64_t bytes);
   /// The planner's block size (a multiple of 4096). `from_memory`: the planner derived
@@ -260,6 +264,7 @@ private:
 
   std::string name_;
   std::string description_;
+  std::string origin_; // --version
   std::vector<param_info> params_;
   std::vector<input_info> inputs_;
   std::vector<std::function<std::string()>> outputs_;
