@@ -202,6 +202,11 @@ struct Table {
                                        "build also leaves FILE.cpp beside it; both are replaced only if\n"
                                        "flowc wrote them"),
                               Commands{{&emit.sub, &build.sub}}};
+  cl::opt<std::string> depfile{"depfile", cl::value_desc("FILE"),
+                               cl::desc("also write FILE, a make rule naming what the C++ is made from\n"
+                                        "(the script, the modules it uses, its imported headers), for\n"
+                                        "build systems (CMake's flow_add_executable uses it)"),
+                               Commands{{&emit.sub}}};
 
   // build and run
   cl::opt<std::string> cxx{"cxx", cl::value_desc("COMPILER"),
@@ -521,6 +526,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
   case Invocation::Run:
     out.build.file = table.files.front();
     out.build.output = table.output;
+    out.build.depfile = table.depfile;
     out.build.compiler = compilerCommand(table.cxx);
     out.build.optimization = table.optimization;
     out.build.debug = table.debug;

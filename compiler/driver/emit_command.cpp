@@ -2,6 +2,7 @@
 
 #include "codegen/codegen.hpp"
 #include "driver/frontend.hpp"
+#include "driver/installation.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -24,8 +25,9 @@ namespace flow::driver {
 
 namespace {
 
-/// Parses, checks, plans and generates; empty on errors (already reported).
-std::optional<std::string> generate(const BuildOptions& options) {
+/// Parses, checks, plans and generates; empty on errors (already reported). `inputs`
+/// gets the files the C++ was made from: the script, its modules, its imported headers.
+std::optional<std::string> generate(const BuildOptions& options, std::vector<std::string>* inputs = nullptr) {
   CompiledScript script;
   DiagnosticEngine diags(std::cerr, options.color);
   FrontEndOptions frontEnd;
@@ -37,7 +39,29 @@ std::optional<std::string> generate(const BuildOptions& options) {
   codegen::CodegenOptions cg;
   cg.programName = options.file == "-" ? "stdin" : fs::path(options.file).stem().string();
   cg.lineDirectives = options.debug;
+  if (inputs) {
+    inputs->push_back(options.file);
+    inputs->insert(inputs->end(), script.checked->moduleFiles.begin(), script.checked->moduleFiles.end());
+    for (const auto& header : script.checked->headers) inputs->push_back(header->path);
+  }
   return codegen::generateCpp(*script.checked, *plan, cg);
+}
+
+/// A make rule "target: input…" (what build systems read as a depfile), spaces and
+/// other special characters of names escaped as make wants.
+std::string makeRule(const std::string& target, const std::vector<std::string>& inputs) {
+  auto escaped = [](const std::string& name) {
+    std::string out;
+    for (char c : name) {
+      if (c == ' ' || c == '#' || c == '\\') out += '\\';
+      if (c == '$') out += '$';
+      out += c;
+    }
+    return out;
+  };
+  std::string rule = escaped(target) + ":";
+  for (const std::string& input : inputs) rule += " \\\n  " + escaped(input);
+  return rule + "\n";
 }
 
 uint64_t fnv1a(const std::string& data, uint64_t h = 0xcbf29ce484222325ULL) {
@@ -101,13 +125,14 @@ CommandResult runCommand(const std::vector<std::string>& args, const std::string
 /// The C++ compiler's command line for `cpp` → `exe`.
 std::vector<std::string> compilerArgs(const BuildOptions& options, const std::string& cpp, const std::string& exe) {
   std::vector<std::string> args = options.compiler;
-  args.insert(args.end(), {"-std=c++20", "-O" + options.optimization, "-pthread", "-I" FLOW_RUNTIME_INCLUDE_DIR});
+  args.insert(args.end(), {"-std=c++20", "-O" + options.optimization, "-pthread",
+                            "-I" + runtimeLocation().includeDir});
   if (options.debug) args.push_back("-g");
   fs::path scriptDir = fs::path(options.file).parent_path();
   args.push_back("-I" + (scriptDir.empty() ? std::string(".") : scriptDir.string()));
   for (const std::string& dir : options.includeDirs) args.push_back("-I" + dir);
   args.insert(args.end(), options.cxxflags.begin(), options.cxxflags.end());
-  args.insert(args.end(), {cpp, FLOW_RUNTIME_LIBRARY, "-lboost_thread", "-o", exe});
+  args.insert(args.end(), {cpp, runtimeLocation().library, "-lboost_thread", "-o", exe});
   return args;
 }
 
@@ -255,8 +280,12 @@ bool upToDate(const fs::path& exe) {
 } // namespace
 
 int runEmit(const BuildOptions& options) {
-  std::optional<std::string> code = generate(options);
+  std::vector<std::string> inputs;
+  std::optional<std::string> code = generate(options, &inputs);
   if (!code) return 1;
+  if (!options.depfile.empty() && options.file != "-" &&
+      !writeNewFile(options.depfile, makeRule(options.output.empty() ? "-" : options.output, inputs), 0666))
+    return 1;
   if (options.output.empty() || options.output == "-") {
     std::cout << *code;
     return 0;
@@ -308,7 +337,7 @@ int runRun(const BuildOptions& options) {
       keyed.replace(at, options.file.size(), absolute);
   }
   uint64_t key = fnv1a(keyed);
-  key = fnv1a(readFile(FLOW_RUNTIME_LIBRARY), key);
+  key = fnv1a(readFile(runtimeLocation().library), key);
   std::string command;
   for (const std::string& word : options.compiler) command += word + '\0';
   command += "-O" + options.optimization + '\0' + (options.debug ? "-g" : "") + '\0';

@@ -12,6 +12,7 @@ namespace flow::driver {
 struct BuildOptions {
   std::string file;
   std::string output;                   // -o
+  std::string depfile;                  // --depfile (emit): the make rule of the inputs
   std::vector<std::string> compiler = {"c++"}; // --cxx, else $CXX, else c++: split into words
   std::string optimization = "2";       // -O
   bool debug = false;                   // -g

@@ -162,6 +162,7 @@ void Checker::loadModule(UseDecl& use, const SourceFile* from, std::map<std::str
     return;
   }
   const SourceFile* file = diags_.keepFile(std::move(loaded));
+  out_.moduleFiles.push_back(path.string());
   std::unique_ptr<Program> module = parse::parseProgram(*file, diags_);
   if (!module) return;
   const uint32_t origin = addSourceOrigin({file, {}, ""});

@@ -86,6 +86,7 @@ struct CheckedProgram {
   std::deque<OrderInfo> orders;
   std::deque<Symbol> symbols;              // every symbol, in the order they were declared
   std::vector<std::unique_ptr<CppHeader>> headers;
+  std::vector<std::string> moduleFiles;    // every module used, directly or not (flowc emit --depfile)
   std::optional<uint64_t> memoryBytes;     // `memory SIZE;`
   std::optional<uint64_t> blockBytes;      // `block SIZE;`
 
