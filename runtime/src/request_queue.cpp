@@ -3,11 +3,13 @@
 
 #include <chrono>
 
+#include <boost/thread/thread.hpp>
+
 namespace flow::io {
 
 request_queue::request_queue(std::string name)
     : counters_(stats::instance().register_disk(std::move(name))),
-      worker_([this] { run(); }) {}
+      worker_(std::make_unique<boost::thread>([this] { run(); })) {}
 
 request_queue::~request_queue() {
   {
@@ -15,7 +17,7 @@ request_queue::~request_queue() {
     stopping_ = true;
   }
   ready_.notify_one();
-  worker_.join();
+  worker_->join();
 }
 
 void request_queue::submit(request_ptr r) {
