@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "flow/io/error.hpp"
+#include "flow/io/stats.hpp"
 
 namespace flow::io {
 
@@ -31,12 +32,21 @@ inline std::string describe_path(std::string_view path, bool writing) {
   return "'" + std::string(path) + "'";
 }
 
+/// The I/O statistics' counters of binary reads and writes of `name` ("standard input",
+/// "standard output"), registered when first used: --stats counts these bytes too.
+inline stream_counters& standard_stream_counters(const std::string& name) {
+  static stream_counters input("standard input"), output("standard output");
+  return name == "standard output" ? output : input;
+}
+
 /// Reads up to `bytes` from `fd`, stopping early only at end of input. Returns the bytes
-/// read; throws io_error on a failed read.
+/// read; throws io_error on a failed read. Counted in the I/O statistics under `name`.
 inline std::size_t read_fully(int fd, void* data, std::size_t bytes, const std::string& name) {
+  stream_counters& counters = standard_stream_counters(name);
   std::size_t got = 0;
   while (got < bytes) {
-    const ssize_t r = ::read(fd, static_cast<char*>(data) + got, bytes - got);
+    const ssize_t r =
+        counters.timed(false, [&] { return ::read(fd, static_cast<char*>(data) + got, bytes - got); });
     if (r < 0) {
       if (errno == EINTR) continue;
       throw_system_error("cannot read", name, got, bytes - got, errno);
@@ -47,11 +57,14 @@ inline std::size_t read_fully(int fd, void* data, std::size_t bytes, const std::
   return got;
 }
 
-/// Writes all `bytes` to `fd` (after partial writes and EINTR); throws io_error.
+/// Writes all `bytes` to `fd` (after partial writes and EINTR); throws io_error. Counted
+/// in the I/O statistics under `name`.
 inline void write_fully(int fd, const void* data, std::size_t bytes, const std::string& name) {
+  stream_counters& counters = standard_stream_counters(name);
   std::size_t done = 0;
   while (done < bytes) {
-    const ssize_t r = ::write(fd, static_cast<const char*>(data) + done, bytes - done);
+    const ssize_t r =
+        counters.timed(true, [&] { return ::write(fd, static_cast<const char*>(data) + done, bytes - done); });
     if (r < 0) {
       if (errno == EINTR) continue;
       throw_system_error("cannot write to", name, done, bytes - done, errno);
