@@ -6,6 +6,7 @@
 // difference of two snapshots is what happened in between, which is how a phase is
 // measured (see scoped_stats).
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <iosfwd>
@@ -104,10 +105,12 @@ public:
     s.io_started();
     const auto started = std::chrono::steady_clock::now();
     const auto moved = call();
+    const int call_errno = errno; // the caller reports the call's errno, not the clock's or lock's
     const auto ns = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count());
     s.io_finished();
     if (moved > 0) add(write, static_cast<std::uint64_t>(moved), ns);
+    errno = call_errno;
     return moved;
   }
   /// Counts `bytes` moved in one request of `ns` nanoseconds (0 when not measured).
