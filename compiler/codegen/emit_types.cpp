@@ -310,7 +310,8 @@ void Generator::emitTextFields() {
       std::string reads, writes;
       for (size_t i = 0; i < scalars.size(); ++i) {
         reads += "in.read(v" + scalars[i].member + ", " + quote(scalars[i].shown) + "); ";
-        writes += std::string(i ? "out += ' '; " : "") + "flow::script::append_scalar(out, v" + scalars[i].member + "); ";
+        writes += std::string(i ? "out += ' '; " : "") + "flow::script::append_scalar(out, v" + scalars[i].member +
+                  "); ";
       }
       line("static constexpr std::size_t count = " + std::to_string(scalars.size()) + ";");
       line("static constexpr const char* type_name = " + quote(t->name()) + ";");

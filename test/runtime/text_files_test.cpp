@@ -171,7 +171,8 @@ TEST(TextScalars, FloatsAreDecimalNumbersInfinityOrNan) {
   for (const char* bad : {"0x1p3", "1e", "e5", ".", "1.5.2", "nan(1)", "1,5", "1e+", "inff", "2.5x"})
     EXPECT_EQ(why<double>(bad), "'" + std::string(bad) + "'" + f64);
   EXPECT_EQ(why<float>("1e39"), "'1e39' is out of range for f32 (its largest magnitude is 3.4028235e+38)");
-  EXPECT_EQ(why<double>("-1e309"), "'-1e309' is out of range for f64 (its largest magnitude is 1.7976931348623157e+308)");
+  EXPECT_EQ(why<double>("-1e309"),
+            "'-1e309' is out of range for f64 (its largest magnitude is 1.7976931348623157e+308)");
   EXPECT_EQ(parsed<double>("1e-400"), 0.0) << "too small rounds to zero, like any fraction rounds";
 }
 
@@ -349,4 +350,17 @@ TEST(TextWriter, AFullDeviceIsAnErrorNotASilentLoss) {
     message = e.what();
   }
   EXPECT_NE(message.find("(offset 0, "), std::string::npos) << message;
+}
+
+TEST(TextWriter, AnUnfinishedWriterLeavesTheOldFileAndNothingBeside) {
+  // A statement stopped by an error never finishes its writer: the old output stays whole.
+  test::scratch_dir dir;
+  const std::string path = dir.file("out.txt");
+  write_file(path, "old\n");
+  {
+    text_writer<std::uint64_t, u64_fields> w(path);
+    for (std::uint64_t i = 0; i < 100'000; ++i) w.push(i); // several buffers written
+  }
+  EXPECT_EQ(read_file(path), "old\n");
+  EXPECT_EQ(test::list_dir(dir.path()), std::vector<std::string>{"out.txt"});
 }
