@@ -12,7 +12,6 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
-#include <streambuf>
 #include <string>
 #include <string_view>
 
@@ -72,44 +71,5 @@ inline void write_fully(int fd, const void* data, std::size_t bytes, const std::
     done += static_cast<std::size_t>(r);
   }
 }
-
-/// A std::streambuf reading descriptor 0 directly (buffered here, not through stdio).
-class stdin_buf : public std::streambuf {
-public:
-  stdin_buf() = default;
-
-protected:
-  int_type underflow() override {
-    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-    const std::size_t got = read_fully_some();
-    if (got == 0) return traits_type::eof();
-    setg(buffer_, buffer_, buffer_ + got);
-    return traits_type::to_int_type(*gptr());
-  }
-
-private:
-  std::size_t read_fully_some() {
-    for (;;) {
-      const ssize_t r = ::read(0, buffer_, sizeof buffer_);
-      if (r >= 0) return static_cast<std::size_t>(r);
-      if (errno != EINTR) throw_system_error("cannot read", "standard input", 0, sizeof buffer_, errno);
-    }
-  }
-  char buffer_[1 << 16];
-};
-
-/// A std::streambuf writing into C stdio's `stdout`, so its text keeps its place
-/// among print()'s lines.
-class stdout_buf : public std::streambuf {
-protected:
-  int_type overflow(int_type c) override {
-    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
-    return std::fputc(traits_type::to_char_type(c), stdout) == EOF ? traits_type::eof() : c;
-  }
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    return static_cast<std::streamsize>(std::fwrite(s, 1, static_cast<std::size_t>(n), stdout));
-  }
-  int sync() override { return std::fflush(stdout) == 0 ? 0 : -1; }
-};
 
 } // namespace flow::io
