@@ -26,6 +26,7 @@ CASES = [
     ("extra", "long_line.txt", "1 2 3\n", []),
     ("huge", "huge.txt", "1 2\n\x1b[31m" + "9" * (3 << 20) + "\n5 6\n", ["--stats=json:../huge.json"]),
     ("full", "good.txt", "1 2\n3 4\n", ["--output=/dev/full"]),
+    ("full_stdout", "good.txt", "1 2\n3 4\n", ["--output=-"]),  # standard output is /dev/full
 ]
 
 
@@ -38,14 +39,19 @@ def disk(stats, name):
 def errors(prog):
     with open("out.txt", "w") as f:
         f.write("keep\n")
-    files = ["out.txt"]
+    files = {"out.txt"}
     for name, path, data, args in CASES:
         if path:
             with open(path, "w") as f:
                 f.write(data)
-            files.append(path)
+            files.add(path)
             argv = [prog, "--input=" + path, "--output=out.txt"] + args
-            run = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            if name == "full_stdout":
+                with open("/dev/full", "wb") as full:
+                    run = subprocess.run(argv, stdout=full, stderr=subprocess.PIPE)
+                run.stdout = b""
+            else:
+                run = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         else:
             run = subprocess.run([prog, "--output=out.txt"] + args, input=data.encode(),
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -59,7 +65,7 @@ def errors(prog):
             assert 0 < read <= (1 << 20) + (64 << 10), f"huge: {read} bytes read"
     assert open("out.txt").read() == "keep\n", "out.txt changed"
     left = sorted(os.listdir("."))
-    assert left == sorted(files), f"left behind: {sorted(set(left) - set(files))}"
+    assert left == sorted(files), f"left behind: {sorted(set(left) - files)}, missing: {sorted(files - set(left))}"
     print("== out.txt kept, nothing left behind")
 
 

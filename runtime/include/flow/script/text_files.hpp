@@ -276,7 +276,8 @@ public:
   /// Writes what is buffered, closes the file and puts it in place.
   void finish() {
     if (stdout_) {
-      if (std::fflush(stdout) != 0) io::throw_system_error("cannot write to", name_, offset_, 0, errno);
+      // What stdio still held is unknown: no offset or size in the message.
+      if (std::fflush(stdout) != 0) io::throw_system_error("cannot write to", name_, 0, 0, errno);
       return;
     }
     flush_buffer();
