@@ -282,30 +282,41 @@ std::string Generator::textFields(const Type* t) {
 }
 
 void Generator::emitTextFields() {
-  // How read_text and write_text see an element: its scalars in order, separated by spaces.
+  // How read_text and write_text see an element: its scalars in order, separated by
+  // spaces. Each field's name as the script writes it ("p.x", "key[2]") and the element's
+  // type name are for the runtime's messages about a line that does not parse.
   for (auto& [t, n] : textFieldTypes_) {
-    std::vector<std::string> paths;
-    std::function<void(const Type*, const std::string&)> walk = [&](const Type* x, const std::string& path) {
-      if (x->kind == Type::Record) {
-        for (const FieldInfo& f : x->record->fields) walk(f.type, path + "." + fieldName(x, f.name));
-      } else if (x->kind == Type::Array) {
-        for (uint64_t i = 0; i < x->length; ++i) walk(x->element, path + "[" + std::to_string(i) + "]");
-      } else {
-        paths.push_back(path);
-      }
+    struct Scalar {
+      std::string member, shown; // the C++ access path, the name in messages
     };
-    walk(t, "");
-    line("// " + t->name() + " in text files: " + std::to_string(paths.size()) + " values per line");
+    std::vector<Scalar> scalars;
+    std::function<void(const Type*, const std::string&, const std::string&)> walk =
+        [&](const Type* x, const std::string& member, const std::string& shown) {
+          if (x->kind == Type::Record) {
+            for (const FieldInfo& f : x->record->fields)
+              walk(f.type, member + "." + fieldName(x, f.name), shown.empty() ? f.name : shown + "." + f.name);
+          } else if (x->kind == Type::Array) {
+            for (uint64_t i = 0; i < x->length; ++i)
+              walk(x->element, member + "[" + std::to_string(i) + "]", shown + "[" + std::to_string(i) + "]");
+          } else {
+            scalars.push_back({member, shown});
+          }
+        };
+    walk(t, "", "");
+    line("// " + t->name() + " in text files: " + std::to_string(scalars.size()) + " values per line");
     line("struct " + n + " {");
     {
       Indent in(*this);
       std::string reads, writes;
-      for (size_t i = 0; i < paths.size(); ++i) {
-        reads += std::string(i ? " && " : "") + "flow::script::read_scalar(in, v" + paths[i] + ")";
-        writes += std::string(i ? "out << ' '; " : "") + "flow::script::write_scalar(out, v" + paths[i] + "); ";
+      for (size_t i = 0; i < scalars.size(); ++i) {
+        reads += "in.read(v" + scalars[i].member + ", " + quote(scalars[i].shown) + "); ";
+        writes += std::string(i ? "out += ' '; " : "") + "flow::script::append_scalar(out, v" + scalars[i].member +
+                  "); ";
       }
-      line("static bool read(std::istream& in, " + type(t) + "& v) { return " + reads + "; }");
-      line("static void write(std::ostream& out, const " + type(t) + "& v) { " + writes + "}");
+      line("static constexpr std::size_t count = " + std::to_string(scalars.size()) + ";");
+      line("static constexpr const char* type_name = " + quote(t->name()) + ";");
+      line("static void read(flow::script::text_fields& in, " + type(t) + "& v) { " + reads + "}");
+      line("static void write(std::string& out, const " + type(t) + "& v) { " + writes + "}");
     }
     line("};");
     line("");

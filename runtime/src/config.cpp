@@ -1,5 +1,6 @@
 // Parsing of sizes and --disk specifications.
 #include "flow/format.hpp"
+#include "flow/excerpt.hpp"
 #include "flow/mng/config.hpp"
 
 #include "flow/io/stats.hpp"
@@ -31,7 +32,7 @@ bool is_size(std::string_view text) {
 std::uint64_t parse_size(std::string_view text) {
   const auto bad = [&] {
     return std::invalid_argument(
-        "flow: '" + std::string(text) +
+        "flow: '" + excerpt(text) + // user input: short and escaped
         "' is not a size; write a whole number with an optional unit B, KiB, MiB, GiB or "
         "TiB (K/KB, M/MB, G/GB, T/TB mean the same binary units), e.g. 256MiB");
   };

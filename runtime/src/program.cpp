@@ -1,6 +1,7 @@
 // flow::program: the command line, setup, phases, progress and report of a Flow
 // executable. See flow/program.hpp.
 #include "flow/format.hpp"
+#include "flow/excerpt.hpp"
 #include "flow/program.hpp"
 #include "flow/version.hpp"
 
@@ -334,17 +335,17 @@ const program_options& program::parse(int argc, const char* const* argv) {
     const std::string_view a = args[i];
     if (a == "--") {
       if (i + 1 < args.size()) {
-        throw usage(std::string(args[i + 1]), "unexpected argument '" + std::string(args[i + 1]) +
+        throw usage(std::string(args[i + 1]), "unexpected argument '" + excerpt(args[i + 1]) +
                                                   "': the program takes only flags (see --help)");
       }
       break;
     }
     if (a.size() < 3 || a.substr(0, 2) != "--") {
       if (a.size() > 1 && a[0] == '-') {
-        throw usage(std::string(a), "unknown flag '" + std::string(a) +
+        throw usage(std::string(a), "unknown flag '" + excerpt(a) +
                                         "': flags start with -- (see --help)");
       }
-      throw usage(std::string(a), "unexpected argument '" + std::string(a) +
+      throw usage(std::string(a), "unexpected argument '" + excerpt(a) +
                                       "': the program takes only flags, e.g. --NAME=VALUE (see --help)");
     }
     const std::size_t eq = a.find('=');
@@ -374,7 +375,7 @@ const program_options& program::parse(int argc, const char* const* argv) {
         const std::string_view v = take_value("a size, e.g. 1MiB");
         const std::uint64_t b = mng::parse_size(v);
         if (b < 4096 || (b & (b - 1)) != 0) {
-          throw usage(flag, "--block: '" + std::string(v) +
+          throw usage(flag, "--block: '" + excerpt(v) +
                                 "' is not a power of two of at least 4 KiB (e.g. 64KiB, 1MiB)");
         }
         options_.block = b;
@@ -382,7 +383,7 @@ const program_options& program::parse(int argc, const char* const* argv) {
         options_.disks.push_back(mng::disk_spec::parse(take_value("PATH[:SIZE]")));
       } else if (name == "direct") {
         const std::string_view v = take_value("on or off");
-        if (!flags::is_bool(v)) throw usage(flag, "--direct: '" + std::string(v) + "' is not on or off");
+        if (!flags::is_bool(v)) throw usage(flag, "--direct: '" + excerpt(v) + "' is not on or off");
         options_.direct = flags::parse_bool(v);
       } else if (name == "threads") {
         const std::uint64_t t = flags::parse_unsigned(take_value("a number of threads"), 64, "a thread count");
@@ -401,13 +402,13 @@ const program_options& program::parse(int argc, const char* const* argv) {
           if (format == "text") options_.stats = stats_format::text;
           else if (format == "json") options_.stats = stats_format::json;
           else {
-            throw usage(flag, "--stats: '" + std::string(value) +
+            throw usage(flag, "--stats: '" + excerpt(value) +
                                   "' is not text, json, text:PATH or json:PATH");
           }
           if (colon != std::string_view::npos) {
             options_.stats_path = std::string(value.substr(colon + 1));
             if (options_.stats_path.empty()) {
-              throw usage(flag, "--stats: '" + std::string(value) + "' has no path after ':'");
+              throw usage(flag, "--stats: '" + excerpt(value) + "' has no path after ':'");
             }
           }
         }
@@ -435,7 +436,7 @@ const program_options& program::parse(int argc, const char* const* argv) {
           };
           for (const auto& o : builtin_options) consider(o.name);
           for (const auto& q : params_) consider(q.name);
-          std::string msg = "unknown flag '" + flag + "'";
+          std::string msg = "unknown flag '" + excerpt(flag) + "'";
           if (!best.empty() && !name.empty()) msg += "; did you mean --" + best + "?";
           msg += " (see --help)";
           throw usage(flag, msg);

@@ -8,12 +8,14 @@
 #include <limits>
 #include <string>
 
+#include "flow/excerpt.hpp"
 #include "flow/program/flags.hpp"
 
 namespace flow::flags {
 namespace {
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+// A value as messages quote it: short and escaped (flow/excerpt.hpp), since it is user input.
+std::string quoted(std::string_view text) { return "'" + excerpt(text) + "'"; }
 
 int digit_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';

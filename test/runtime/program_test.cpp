@@ -547,6 +547,13 @@ TEST(ProgramFlags, UnknownFlagsAndArguments) {
   EXPECT_EQ(parse_error(p, {"-x"}), "unknown flag '-x': flags start with -- (see --help)");
   EXPECT_EQ(parse_error(p, {"--", "x"}), "unexpected argument 'x': the program takes only flags (see --help)");
   EXPECT_EQ(parse_error(p, {"--"}), "");
+  // Arguments are user input: quoted short and escaped (flow/excerpt.hpp), so that no
+  // terminal escape or control byte reaches the terminal.
+  EXPECT_EQ(parse_error(p, {"\x1b[2Jx"}),
+            "unexpected argument '\\x1b[2Jx': the program takes only flags, e.g. --NAME=VALUE (see --help)");
+  EXPECT_EQ(parse_error(p, {"--edges=\x07" "5"}), "--edges: '\\x075' is not a whole number (write e.g. 42, 1_000_000, 0xff or 4e9)");
+  EXPECT_NE(parse_error(p, {"--memory=" + std::string(100, '9') + "x"}).find(std::string(40, '9') + "…' is not a size"),
+            std::string::npos);
 }
 
 // ======================================================================================

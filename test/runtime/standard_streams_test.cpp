@@ -109,8 +109,10 @@ template <class F> std::string capture_stdout(F body) {
 }
 
 struct u64_fields {
-  static bool read(std::istream& in, std::uint64_t& v) { return script::read_scalar(in, v); }
-  static void write(std::ostream& out, const std::uint64_t& v) { script::write_scalar(out, v); }
+  static constexpr std::size_t count = 1;
+  static constexpr const char* type_name = "u64";
+  static void read(script::text_fields& in, std::uint64_t& v) { in.read(v, ""); }
+  static void write(std::string& out, const std::uint64_t& v) { script::append_scalar(out, v); }
 };
 
 } // namespace
@@ -229,7 +231,7 @@ TEST(StandardStreams, TextReaderErrorNamesStandardInputAndTheLine) {
       message = e.what();
     }
   });
-  EXPECT_EQ(message, "standard input:2: cannot read a value from 'x'");
+  EXPECT_EQ(message, "standard input:2: field 1 (u64): 'x' is not a u64 (write decimal digits, optionally after +)");
 }
 
 // ---- flow::program: path params and the input checks -----------------------------------

@@ -11,7 +11,8 @@ every sort and queue in memory (--memory 256MiB), and with a small one (from --m
 16KiB up to what the program says its largest phase needs, when it stops with status 2;
 the scripts declare blocks of 4 to 64 KiB) under which sorts and queues go to disk. Standard output and every file the
 program writes must be the same byte for byte, and the small run of a script that
-sorts must have written to disk (--stats=json: write_bytes > 0).
+sorts must have written to disk (--stats=json: bytes written to disks other than its output
+files and standard output > 0).
 
 Prints the counts (generated, built, build failures, run failures, differences,
 small-budget runs that stayed in memory) and keeps every failing script with its logs
@@ -169,7 +170,11 @@ class Job:
             text = f.read()
         if has_sort(text):
             try:
-                written = json.load(open(small[2]))['write_bytes']
+                # Spills only: not the files the program writes in its directory or
+                # standard output, which --stats counts too.
+                outputs = set(os.listdir(small[1])) | {'standard output'}
+                written = sum(d['write_bytes'] for d in json.load(open(small[2]))['disks']
+                              if d['path'] not in outputs and os.path.basename(d['path']) not in outputs)
             except (OSError, ValueError, KeyError) as e:
                 written = 0
                 self.note(f'no stats: {e}')

@@ -12,13 +12,13 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
-#include <streambuf>
 #include <string>
 #include <string_view>
 
 #include <unistd.h>
 
 #include "flow/io/error.hpp"
+#include "flow/io/stats.hpp"
 
 namespace flow::io {
 
@@ -31,12 +31,21 @@ inline std::string describe_path(std::string_view path, bool writing) {
   return "'" + std::string(path) + "'";
 }
 
+/// The I/O statistics' counters of binary reads and writes of `name` ("standard input",
+/// "standard output"), registered when first used: --stats counts these bytes too.
+inline stream_counters& standard_stream_counters(const std::string& name) {
+  static stream_counters input("standard input"), output("standard output");
+  return name == "standard output" ? output : input;
+}
+
 /// Reads up to `bytes` from `fd`, stopping early only at end of input. Returns the bytes
-/// read; throws io_error on a failed read.
+/// read; throws io_error on a failed read. Counted in the I/O statistics under `name`.
 inline std::size_t read_fully(int fd, void* data, std::size_t bytes, const std::string& name) {
+  stream_counters& counters = standard_stream_counters(name);
   std::size_t got = 0;
   while (got < bytes) {
-    const ssize_t r = ::read(fd, static_cast<char*>(data) + got, bytes - got);
+    const ssize_t r =
+        counters.timed(false, [&] { return ::read(fd, static_cast<char*>(data) + got, bytes - got); });
     if (r < 0) {
       if (errno == EINTR) continue;
       throw_system_error("cannot read", name, got, bytes - got, errno);
@@ -47,11 +56,14 @@ inline std::size_t read_fully(int fd, void* data, std::size_t bytes, const std::
   return got;
 }
 
-/// Writes all `bytes` to `fd` (after partial writes and EINTR); throws io_error.
+/// Writes all `bytes` to `fd` (after partial writes and EINTR); throws io_error. Counted
+/// in the I/O statistics under `name`.
 inline void write_fully(int fd, const void* data, std::size_t bytes, const std::string& name) {
+  stream_counters& counters = standard_stream_counters(name);
   std::size_t done = 0;
   while (done < bytes) {
-    const ssize_t r = ::write(fd, static_cast<const char*>(data) + done, bytes - done);
+    const ssize_t r =
+        counters.timed(true, [&] { return ::write(fd, static_cast<const char*>(data) + done, bytes - done); });
     if (r < 0) {
       if (errno == EINTR) continue;
       throw_system_error("cannot write to", name, done, bytes - done, errno);
@@ -59,44 +71,5 @@ inline void write_fully(int fd, const void* data, std::size_t bytes, const std::
     done += static_cast<std::size_t>(r);
   }
 }
-
-/// A std::streambuf reading descriptor 0 directly (buffered here, not through stdio).
-class stdin_buf : public std::streambuf {
-public:
-  stdin_buf() = default;
-
-protected:
-  int_type underflow() override {
-    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-    const std::size_t got = read_fully_some();
-    if (got == 0) return traits_type::eof();
-    setg(buffer_, buffer_, buffer_ + got);
-    return traits_type::to_int_type(*gptr());
-  }
-
-private:
-  std::size_t read_fully_some() {
-    for (;;) {
-      const ssize_t r = ::read(0, buffer_, sizeof buffer_);
-      if (r >= 0) return static_cast<std::size_t>(r);
-      if (errno != EINTR) throw_system_error("cannot read", "standard input", 0, sizeof buffer_, errno);
-    }
-  }
-  char buffer_[1 << 16];
-};
-
-/// A std::streambuf writing into C stdio's `stdout`, so its text keeps its place
-/// among print()'s lines.
-class stdout_buf : public std::streambuf {
-protected:
-  int_type overflow(int_type c) override {
-    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
-    return std::fputc(traits_type::to_char_type(c), stdout) == EOF ? traits_type::eof() : c;
-  }
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    return static_cast<std::streamsize>(std::fwrite(s, 1, static_cast<std::size_t>(n), stdout));
-  }
-  int sync() override { return std::fflush(stdout) == 0 ? 0 : -1; }
-};
 
 } // namespace flow::io

@@ -6,6 +6,7 @@
 // difference of two snapshots is what happened in between, which is how a phase is
 // measured (see scoped_stats).
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <iosfwd>
@@ -88,6 +89,40 @@ private:
   std::uint64_t busy_ns_ = 0;
   std::atomic<std::uint64_t> read_wait_ns_{0}, write_wait_ns_{0};
   const clock::time_point start_;
+};
+
+/// The I/O of a file read or written with plain system calls instead of a disk's request
+/// queue (text files, standard input and output): counted as a disk named after the file,
+/// so that --stats and the phases' read and write columns include its bytes.
+class stream_counters {
+public:
+  explicit stream_counters(std::string name) : counters_(stats::instance().register_disk(std::move(name))) {}
+
+  /// Runs `call` (a read or write system call returning the bytes it moved, or < 0 on an
+  /// error) as one request: its bytes, its service time and the disks' busy time.
+  template <class Call> auto timed(bool write, Call&& call) {
+    stats& s = stats::instance();
+    s.io_started();
+    const auto started = std::chrono::steady_clock::now();
+    const auto moved = call();
+    const int call_errno = errno; // the caller reports the call's errno, not the clock's or lock's
+    const auto ns = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count());
+    s.io_finished();
+    if (moved > 0) add(write, static_cast<std::uint64_t>(moved), ns);
+    errno = call_errno;
+    return moved;
+  }
+  /// Counts `bytes` moved in one request of `ns` nanoseconds (0 when not measured).
+  void add(bool write, std::uint64_t bytes, std::uint64_t ns = 0) {
+    disk_counters& c = *counters_;
+    (write ? c.writes : c.reads).fetch_add(1, std::memory_order_relaxed);
+    (write ? c.write_bytes : c.read_bytes).fetch_add(bytes, std::memory_order_relaxed);
+    (write ? c.write_ns : c.read_ns).fetch_add(ns, std::memory_order_relaxed);
+  }
+
+private:
+  std::shared_ptr<disk_counters> counters_;
 };
 
 /// Measures one phase: construct it at the start, call elapsed() at the end.

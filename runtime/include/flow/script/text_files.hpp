@@ -1,62 +1,210 @@
 #pragma once
 // Text files of records, one element per line, fields separated by white space. The
-// compiler generates each record's `Fields` (how to read and write its scalars). The
-// path `-` is standard input or output (flow/io/standard_streams.hpp): input is read
-// from descriptor 0, output goes through C stdio's `stdout`, in order with print().
+// compiler generates each record's `Fields` (how to read and write its scalars, their
+// names and count). The path `-` is standard input or output
+// (flow/io/standard_streams.hpp): input is read from descriptor 0, output goes through C
+// stdio's `stdout`, in order with print().
+//
+// Reading is checked and bounded: every field must be a value of its type
+// (flow/script/text_scalars.hpp), a line must have exactly the element's fields, and a
+// line may be at most text_line_limit bytes long; a reader holds its 64 KiB buffer,
+// grown only as far as its longest line needs. Every error names the file, the line,
+// the field and the reason, and quotes the input only as a short, escaped excerpt.
+// Reads and writes are counted in flow::io::stats under the file's name.
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <limits>
+#include <cstring>
 #include <memory>
-#include <sstream>
-#include <stdexcept>
 #include <string>
-#include <type_traits>
+#include <string_view>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "flow/excerpt.hpp"
 #include "flow/io/atomic_output.hpp"
+#include "flow/io/error.hpp"
 #include "flow/io/standard_streams.hpp"
-#include "flow/script/values.hpp"
+#include "flow/io/stats.hpp"
+#include "flow/script/text_scalars.hpp"
 
 namespace flow::script {
 
-/// Reads the next whitespace-separated scalar of a text file into `x`.
-template <class T> bool read_scalar(std::istream& in, T& x) {
-  if constexpr (std::is_same_v<T, bool>) {
-    std::string w;
-    if (!(in >> w)) return false;
-    if (w == "true" || w == "1") x = true;
-    else if (w == "false" || w == "0") x = false;
-    else in.setstate(std::ios::failbit);
-    return static_cast<bool>(in);
-  } else if constexpr (std::is_integral_v<T> && sizeof(T) == 1) {
-    int v;
-    if (!(in >> v)) return false;
-    if (v < std::numeric_limits<T>::lowest() || v > std::numeric_limits<T>::max()) {
-      in.setstate(std::ios::failbit);
-      return false;
-    }
-    x = static_cast<T>(v);
-    return true;
-  } else {
-    return static_cast<bool>(in >> x);
-  }
+/// The longest line read_text takes, in bytes (without its '\n'): generous for records
+/// of scalars, and a bound on what a reader holds when the input is not such text (a
+/// binary file, one huge line).
+inline constexpr std::size_t text_line_limit = std::size_t{1} << 20;
+/// The bytes a text reader reads, and a text writer writes, per system call.
+inline constexpr std::size_t text_buffer_bytes = std::size_t{64} << 10;
+
+/// The white space between fields: what C's isspace() takes, except '\n', which ends a line.
+inline bool is_field_space(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-template <class T> void write_scalar(std::ostream& out, const T& x) { out << show(x); }
+/// The fields of one line, read in order by a generated Fields::read. Each read checks
+/// that the field is there and is a value of its type; end() checks that nothing follows.
+class text_fields {
+public:
+  /// `file` and `line_number` name the line in messages; `count` and `type_name` are the
+  /// element's number of fields and its type.
+  text_fields(std::string_view line, const std::string& file, std::uint64_t line_number, std::size_t count,
+              const char* type_name)
+      : line_(line), file_(file), line_number_(line_number), count_(count), type_name_(type_name) {}
+
+  /// Reads the next field into `x`; `name` is its name in the element ("a", "p.x", "k[2]",
+  /// or "" when the element is a single scalar).
+  template <class T> void read(T& x, const char* name) {
+    ++field_;
+    skip_space();
+    if (pos_ == line_.size()) {
+      fail("field " + describe_field<T>(name) + " is missing: the line has " + std::to_string(field_ - 1) +
+           " of the " + std::to_string(count_) + " fields of " + type_name_);
+    }
+    const std::size_t start = pos_;
+    while (pos_ < line_.size() && !is_field_space(line_[pos_])) ++pos_;
+    const std::string why = parse_scalar(line_.substr(start, pos_ - start), x);
+    if (!why.empty()) fail("field " + describe_field<T>(name) + ": " + why);
+  }
+
+  /// Checks that the line has no more fields.
+  void end() {
+    skip_space();
+    if (pos_ == line_.size()) return;
+    std::string_view rest = line_.substr(pos_);
+    while (!rest.empty() && is_field_space(rest.back())) rest.remove_suffix(1);
+    fail("the line has more than the " + std::to_string(count_) + " fields of " + type_name_ + ": '" +
+         excerpt(rest) + "' follows field " + std::to_string(count_));
+  }
+
+private:
+  void skip_space() {
+    while (pos_ < line_.size() && is_field_space(line_[pos_])) ++pos_;
+  }
+  template <class T> std::string describe_field(const char* name) const {
+    return std::to_string(field_) + " (" + (*name ? std::string(name) + ": " : "") + scalar_type_name<T>() + ")";
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw file_format_error(file_ + ":" + std::to_string(line_number_) + ": " + what, file_);
+  }
+
+  std::string_view line_;
+  const std::string& file_;
+  std::uint64_t line_number_;
+  std::size_t count_;
+  const char* type_name_;
+  std::size_t pos_ = 0;
+  std::size_t field_ = 0;
+};
+
+/// The lines of a file or of standard input, each at most `max_line` bytes, read through
+/// a buffer that starts at text_buffer_bytes and grows only as far as the longest line
+/// needs (at most max_line + 1 bytes). A longer line is an error as soon as max_line + 1
+/// of its bytes are in the buffer: the rest is never read.
+class text_line_reader {
+public:
+  explicit text_line_reader(const std::string& path, std::size_t max_line = text_line_limit)
+      : name_(io::is_standard_stream(path) ? "standard input" : path), max_line_(max_line),
+        counters_(name_), capacity_(std::min(text_buffer_bytes, max_line + 1)),
+        buffer_(new char[capacity_]) {
+    if (io::is_standard_stream(path)) {
+      fd_ = 0;
+    } else {
+      fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd_ < 0) io::throw_system_error("cannot open", path, 0, 0, errno);
+      owned_ = true;
+    }
+  }
+  ~text_line_reader() {
+    if (owned_) ::close(fd_);
+  }
+  text_line_reader(const text_line_reader&) = delete;
+  text_line_reader& operator=(const text_line_reader&) = delete;
+
+  /// The next line, without its '\n'; false at the end of the input. The view is valid
+  /// until the next call.
+  bool next(std::string_view& line) {
+    for (;;) {
+      if (const void* nl = std::memchr(buffer_.get() + scan_, '\n', end_ - scan_)) {
+        const std::size_t at = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer_.get());
+        return take(line, at, at + 1);
+      }
+      scan_ = end_;
+      if (end_ - begin_ > max_line_) too_long();
+      if (eof_) return begin_ < end_ && take(line, end_, end_);
+      if (end_ == capacity_) make_room();
+      fill();
+    }
+  }
+  /// The number of the line next() returned last (1 for the first).
+  std::uint64_t line_number() const noexcept { return line_number_; }
+  /// The file's name in messages: its path, or "standard input".
+  const std::string& name() const noexcept { return name_; }
+
+private:
+  bool take(std::string_view& line, std::size_t end, std::size_t next) {
+    if (end - begin_ > max_line_) too_long();
+    line = std::string_view(buffer_.get() + begin_, end - begin_);
+    begin_ = scan_ = next;
+    ++line_number_;
+    return true;
+  }
+  /// Moves the unread part to the front, or grows the buffer when it is all unread.
+  void make_room() {
+    if (begin_ > 0) {
+      std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
+      end_ -= begin_;
+      scan_ -= begin_;
+      begin_ = 0;
+      return;
+    }
+    const std::size_t grown = std::min(capacity_ * 2, max_line_ + 1);
+    std::unique_ptr<char[]> bigger(new char[grown]);
+    std::memcpy(bigger.get(), buffer_.get(), end_);
+    buffer_ = std::move(bigger);
+    capacity_ = grown;
+  }
+  void fill() {
+    const std::size_t want = capacity_ - end_;
+    ssize_t got;
+    do {
+      got = counters_.timed(false, [&] { return ::read(fd_, buffer_.get() + end_, want); });
+    } while (got < 0 && errno == EINTR);
+    if (got < 0) io::throw_system_error("cannot read", name_, offset_, want, errno);
+    if (got == 0) eof_ = true;
+    end_ += static_cast<std::size_t>(got);
+    offset_ += static_cast<std::uint64_t>(got);
+  }
+  [[noreturn]] void too_long() const {
+    throw file_format_error(name_ + ":" + std::to_string(line_number_ + 1) + ": the line is longer than " +
+                                std::to_string(max_line_) + " bytes, the longest line read_text takes (it starts '" +
+                                excerpt(std::string_view(buffer_.get() + begin_, end_ - begin_)) +
+                                "'); is this a text file with one element per line?",
+                            name_);
+  }
+
+  std::string name_;
+  std::size_t max_line_;
+  io::stream_counters counters_;
+  std::size_t capacity_;
+  std::unique_ptr<char[]> buffer_;
+  std::size_t begin_ = 0, scan_ = 0, end_ = 0; // unread bytes; scan_: where '\n' search resumes
+  std::uint64_t offset_ = 0;                   // bytes read from the file so far
+  std::uint64_t line_number_ = 0;
+  int fd_ = -1;
+  bool owned_ = false;
+  bool eof_ = false;
+};
 
 /// A text file of elements, one per line; `Fields` reads and writes an element's scalars
-/// (the compiler generates it from the record's fields). A line that does not parse is
-/// an error naming the file and the line.
+/// (the compiler generates it from the element's type). Blank lines (only white space)
+/// are skipped; a line that is not an element is an error naming the file, line and field.
 template <class T, class Fields> class text_reader {
 public:
   using value_type = T;
-  explicit text_reader(const std::string& path)
-      : path_(io::is_standard_stream(path) ? "standard input" : path), in_(nullptr) {
-    if (io::is_standard_stream(path)) {
-      in_.rdbuf(&stdin_);
-    } else {
-      if (!file_.open(path, std::ios::in)) throw std::runtime_error("cannot open '" + path + "' for reading");
-      in_.rdbuf(&file_);
-    }
+  explicit text_reader(const std::string& path, std::size_t max_line = text_line_limit) : lines_(path, max_line) {
     next();
   }
   bool empty() const { return done_; }
@@ -68,68 +216,101 @@ public:
 
 private:
   void next() {
-    std::string line;
-    while (std::getline(in_, line)) {
-      ++line_;
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue; // blank lines
-      std::istringstream fields(line);
-      if (!Fields::read(fields, current_)) {
-        throw std::runtime_error(path_ + ":" + std::to_string(line_) + ": cannot read a value from '" + line + "'");
-      }
-      std::string rest;
-      if (fields >> rest)
-        throw std::runtime_error(path_ + ":" + std::to_string(line_) + ": more values than the type has: '" + line + "'");
+    std::string_view line;
+    while (lines_.next(line)) {
+      std::size_t first = 0;
+      while (first < line.size() && is_field_space(line[first])) ++first;
+      if (first == line.size()) continue; // a blank line
+      text_fields fields(line, lines_.name(), lines_.line_number(), Fields::count, Fields::type_name);
+      Fields::read(fields, current_);
+      fields.end();
       return;
     }
-    if (in_.bad()) throw std::runtime_error("cannot read " + quoted());
     done_ = true;
   }
 
-  std::string quoted() const { return path_ == "standard input" ? path_ : "'" + path_ + "'"; }
-
-  std::string path_;
-  std::filebuf file_;
-  io::stdin_buf stdin_;
-  std::istream in_;
+  text_line_reader lines_;
   T current_{};
-  std::uint64_t line_ = 0;
   bool done_ = false;
 };
 
+/// Writes elements as text, one per line. A file is written atomically, like
+/// flow::io::file_writer: into a temporary renamed over it by finish(); an unfinished
+/// writer leaves `path` as it was. Every failed write (a full disk, /dev/full, a closed
+/// pipe) is an error at once, naming the file, the offset and the system's reason.
 template <class T, class Fields> class text_writer {
 public:
-  /// Writes `path` atomically, like flow::io::file_writer: into a temporary renamed over
-  /// it by finish(); an unfinished writer leaves `path` as it was.
   explicit text_writer(const std::string& path)
-      : path_(io::is_standard_stream(path) ? "standard output" : path), out_(nullptr) {
+      : name_(io::is_standard_stream(path) ? "standard output" : path), counters_(name_) {
     if (io::is_standard_stream(path)) {
-      out_.rdbuf(&stdout_);
-    } else {
-      output_ = std::make_unique<io::atomic_output>(path);
-      if (!file_.open(output_->path(), std::ios::out | std::ios::trunc))
-        throw std::runtime_error("cannot open '" + path + "' for writing");
-      out_.rdbuf(&file_);
+      stdout_ = true;
+      return;
     }
+    output_ = std::make_unique<io::atomic_output>(path);
+    fd_ = ::open(output_->path().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd_ < 0) io::throw_system_error("cannot open", path, 0, 0, errno);
+    buffer_.reserve(text_buffer_bytes + 256);
   }
+  ~text_writer() {
+    if (fd_ >= 0) ::close(fd_); // not finished: output_ then removes the temporary
+  }
+  text_writer(const text_writer&) = delete;
+  text_writer& operator=(const text_writer&) = delete;
+
   void push(const T& x) {
-    Fields::write(out_, x);
-    out_ << '\n';
-  }
-  void finish() {
-    out_.flush();
-    if (!out_ || (output_ && !file_.close())) {
-      if (path_ == "standard output") throw std::runtime_error("cannot write to standard output");
-      throw std::runtime_error("cannot write '" + path_ + "' (is the disk full?)");
+    if (stdout_) {
+      // Straight into stdio, so that the line keeps its place among print()'s lines.
+      line_.clear();
+      Fields::write(line_, x);
+      line_ += '\n';
+      if (std::fwrite(line_.data(), 1, line_.size(), stdout) != line_.size())
+        io::throw_system_error("cannot write to", name_, offset_, line_.size(), errno);
+      counters_.add(true, line_.size());
+      offset_ += line_.size();
+      return;
     }
-    if (output_) output_->commit();
+    Fields::write(buffer_, x);
+    buffer_ += '\n';
+    if (buffer_.size() >= text_buffer_bytes) flush_buffer();
+  }
+  /// Writes what is buffered, closes the file and puts it in place.
+  void finish() {
+    if (stdout_) {
+      // What stdio still held is unknown: no offset or size in the message.
+      if (std::fflush(stdout) != 0) io::throw_system_error("cannot write to", name_, 0, 0, errno);
+      return;
+    }
+    flush_buffer();
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) io::throw_system_error("cannot write to", name_, offset_, 0, errno);
+    output_->commit();
   }
 
 private:
-  std::string path_;
-  std::unique_ptr<io::atomic_output> output_; // declared before file_: the file closes first
-  std::filebuf file_;
-  io::stdout_buf stdout_;
-  std::ostream out_;
+  void flush_buffer() {
+    std::size_t done = 0;
+    while (done < buffer_.size()) {
+      const std::size_t want = buffer_.size() - done;
+      const ssize_t r = counters_.timed(true, [&] { return ::write(fd_, buffer_.data() + done, want); });
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        io::throw_system_error("cannot write to", name_, offset_, want, errno);
+      }
+      done += static_cast<std::size_t>(r);
+      offset_ += static_cast<std::uint64_t>(r);
+    }
+    buffer_.clear();
+  }
+
+  std::string name_;
+  io::stream_counters counters_;
+  std::unique_ptr<io::atomic_output> output_;
+  int fd_ = -1;
+  bool stdout_ = false;
+  std::string buffer_; // a file's lines not yet written
+  std::string line_;   // the line being written to standard output
+  std::uint64_t offset_ = 0;
 };
 
 } // namespace flow::script
