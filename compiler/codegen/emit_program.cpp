@@ -567,7 +567,9 @@ std::string Generator::run() {
     for (const Node& n : plan_.nodes)
       if (n.kind == Node::WriteFile || n.kind == Node::WriteText) {
         const ast::PathRef& p = n.get<WriteStmt>()->path;
+        // Every output is checked at start (its directory exists and is writable).
         if (p.isParam()) line("fl_program.output_file([&] { return " + name(p.symbol) + "; });");
+        else if (p.literal.text() != "-") line("fl_program.output_file(" + quote(p.literal.text()) + ");");
       }
     line("std::vector<flow::plan::memory_node> fl_nodes(" + std::to_string(plan_.nodes.size()) +
          "); // what each node of the plan needs and gets");

@@ -1,5 +1,6 @@
 // Disks and the block manager: allocation, capacity, strategies, temporary files.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <map>
@@ -140,7 +141,13 @@ TEST(BlockManager, NewPathIsRemovedUnlessKeptExistingFileIsKept) {
     EXPECT_TRUE(bm.disk_at(0).temporary());
     EXPECT_FALSE(bm.disk_at(1).temporary());
     EXPECT_FALSE(bm.disk_at(2).temporary());
-    EXPECT_TRUE(test::exists(fresh));
+    // A temporary disk is unlinked as soon as it is open (nothing to leave behind even
+    // after SIGKILL); the kept one is there, locked, with the runtime's mode 0600.
+    EXPECT_FALSE(test::exists(fresh));
+    EXPECT_TRUE(test::exists(kept));
+    struct stat st;
+    ASSERT_EQ(::stat(kept.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
   }
   EXPECT_FALSE(test::exists(fresh));
   EXPECT_TRUE(test::exists(kept));

@@ -918,7 +918,8 @@ TEST(ProgramRun, ErrorsInTheBodyExitOneAndRemoveTheDisk) {
     flow::containers::vector<std::uint64_t, 4096> v(16 << 10);
     for (int i = 0; i < 10000; ++i) v.push_back(static_cast<std::uint64_t>(i));
     v.flush();
-    EXPECT_TRUE(flow::test::exists(disk_path));
+    EXPECT_FALSE(flow::test::exists(disk_path)); // unlinked as soon as it was opened
+    EXPECT_TRUE(dir.entries().empty());
     throw flow::io_error("flow: cannot read from 'x' (offset 0, 4096 bytes): Input/output error (errno 5)");
   });
   EXPECT_EQ(c.status, 1);

@@ -138,7 +138,12 @@ public:
   /// A file the script writes (its path now, or from a param after the flags): an
   /// input_file that names the same file (the same name, or the same file on disk) is
   /// not checked at start, since the script may write it before reading it.
+  /// run() also checks, before any work, that each output can be written: its directory
+  /// exists and is writable (the output is written to a temporary there and renamed
+  /// over the target), and the target is not a directory; else it prints the error and
+  /// returns 1. `-` (standard output) is not checked.
   void output_file(std::function<std::string()> path);
+  void output_file(std::string path);
   /// The planner's estimate, called by run() after the flags are parsed and the input
   /// files checked (so it may use params and input_elements()). Generated programs make
   /// their memory plan here too; a usage_error it throws (memory_too_small) ends run()

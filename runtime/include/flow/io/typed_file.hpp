@@ -13,7 +13,10 @@
 //
 // The path `-` is standard input (reader) or standard output (writer), read and written
 // sequentially with plain read(2) and write(2) (flow/io/standard_streams.hpp): pipes and
-// redirections work, nothing is seeked, truncated or opened again.
+// redirections work, nothing is seeked, truncated or opened again. A path that names a
+// stream (a FIFO, /dev/stdin on a pipe, a character device) is read the same way; a
+// pipe or FIFO can be read once per program (a second read is an error, never an
+// empty input).
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
@@ -47,6 +50,17 @@ struct chunking {
   std::size_t chunks;
 };
 chunking plan_chunks(std::size_t element_bytes, std::size_t memory_bytes, const std::string& path);
+
+/// A path that names a stream rather than a file of known size (a FIFO, a socket, a
+/// character device, /dev/stdin on a pipe): opens it for plain sequential reads and
+/// returns the descriptor; returns -1 for a regular file or a block device (read with
+/// posix_file). A FIFO's open waits for its writer, as `cat fifo` does.
+int open_stream_input(const std::string& path);
+
+/// Marks the stream on `fd` (a pipe, FIFO or socket) as read by this process; throws
+/// io_error naming `name` if it was read before: its data is gone, and a second read
+/// would give nothing (or wait forever for a writer), never the elements again.
+void claim_stream(int fd, const std::string& name);
 } // namespace detail
 
 /// Default memory of a typed file reader or writer.
@@ -66,7 +80,8 @@ public:
   using value_type = T;
   /// Opens `path`; throws open_error, or file_format_error when its size is not a
   /// multiple of sizeof(T). Uses at most `memory_bytes` of buffers (at least
-  /// lcm(sizeof(T), 4096)). Starts reading ahead at once. `-` reads standard input to
+  /// lcm(sizeof(T), 4096)). Starts reading ahead at once. `-` (or another stream, see
+  /// detail::open_stream_input) reads standard input to
   /// its end, one chunk at a time (no read-ahead, no O_DIRECT); input that ends inside
   /// an element is a file_format_error, whose message starts with `where` if given
   /// (e.g. the script line "x.flow:3:8").
@@ -76,8 +91,16 @@ public:
       : where_(std::move(where)) {
     const auto plan = detail::plan_chunks(sizeof(T), memory_bytes, path);
     chunk_bytes_ = plan.chunk_bytes;
-    if (is_standard_stream(path)) {
+    if (is_standard_stream(path) || (stream_fd_ = detail::open_stream_input(path)) >= 0) {
       stream_ = true;
+      if (is_standard_stream(path)) {
+        stream_fd_ = 0;
+        stream_name_ = "standard input";
+      } else {
+        owns_stream_fd_ = true;
+        stream_name_ = "'" + path + "'";
+      }
+      detail::claim_stream(stream_fd_, stream_name_);
       current_ = aligned_buffer(chunk_bytes_);
       next_chunk();
       return;
@@ -104,6 +127,7 @@ public:
     next_chunk();
   }
   ~file_reader() {
+    if (owns_stream_fd_) ::close(stream_fd_);
     for (auto& f : in_flight_) {
       try {
         f.request->wait();
@@ -114,9 +138,9 @@ public:
   file_reader(const file_reader&) = delete;
   file_reader& operator=(const file_reader&) = delete;
 
-  /// Elements in the file; for standard input, the elements read so far.
+  /// Elements in the file; for standard input and other streams, those read so far.
   std::uint64_t size() const noexcept { return bytes_ / sizeof(T); }
-  /// Whether this reader reads standard input (`-`).
+  /// Whether this reader reads a stream: standard input (`-`), a FIFO, a device.
   bool is_stream() const noexcept { return stream_; }
   bool empty() const noexcept { return pos_ == end_; }
   const T& operator*() const noexcept { return *pos_; }
@@ -159,12 +183,12 @@ private:
   void next_stream_chunk() {
     pos_ = end_ = nullptr;
     if (stream_ended_) return;
-    const std::size_t got = read_fully(0, current_.data(), chunk_bytes_, "standard input");
+    const std::size_t got = read_fully(stream_fd_, current_.data(), chunk_bytes_, stream_name_);
     if (got < chunk_bytes_) stream_ended_ = true;
     bytes_ += got;
     if (got % sizeof(T) != 0) {
       const std::uint64_t whole = bytes_ / sizeof(T);
-      throw file_format_error((where_.empty() ? std::string() : where_ + ": ") + "standard input ended inside an element: " +
+      throw file_format_error((where_.empty() ? std::string() : where_ + ": ") + stream_name_ + " ended inside an element: " +
                                   std::to_string(bytes_) + " bytes are " + std::to_string(whole) +
                                   (whole == 1 ? " element" : " elements") + " of " + std::to_string(sizeof(T)) +
                                   " bytes and " + std::to_string(got % sizeof(T)) +
@@ -197,8 +221,11 @@ private:
   }
 
   std::string where_;
-  std::unique_ptr<posix_file> file_; // null for standard input
+  std::unique_ptr<posix_file> file_; // null for standard input and other streams
   bool stream_ = false;
+  int stream_fd_ = -1;          // a stream's descriptor: 0 for `-`, else opened here
+  bool owns_stream_fd_ = false; // closed by the destructor
+  std::string stream_name_;     // "standard input" or the quoted path, for messages
   bool stream_ended_ = false;
   std::uint64_t bytes_ = 0;
   std::size_t chunk_bytes_ = 0;
@@ -232,8 +259,11 @@ public:
       return;
     }
     output_ = std::make_unique<atomic_output>(path);
-    file_ = std::make_unique<posix_file>(output_->path(), open_mode::write | open_mode::create | open_mode::truncate |
-                                                              (direct ? open_mode::direct : 0u));
+    // Messages and --stats name the target, not the temporary it is written to first.
+    file_ = std::make_unique<posix_file>(output_->path(),
+                                         open_mode::write | open_mode::create | open_mode::truncate |
+                                             (direct ? open_mode::direct : 0u),
+                                         nullptr, path);
   }
   /// A writer destroyed without finish() (e.g. while an exception unwinds) removes its
   /// partial output; the target keeps what it had.

@@ -1,0 +1,225 @@
+"""The concurrent cases of faults_files.test: programs killed or signalled while they
+work, two programs on one disk file or one output. Each case runs the program built from
+faults_files.flow (sorts u64 numbers), asserts what must hold and prints one line of
+facts that the test's FileCheck lines match. The program is held at a known point by
+giving it a FIFO as input: it blocks reading it until this script writes and closes it.
+
+Usage: faults_files.py CASE PROG   (run in the test's own directory)
+"""
+import errno
+import fcntl
+import os
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+TIMEOUT = 30  # seconds any wait may take before the case fails (never reached when it passes)
+
+
+def fail(message):
+    sys.exit("FAIL: " + message)
+
+
+def numbers(n, seed):
+    """n u64 numbers in a scrambled order (a multiplicative hash of 0..n-1)."""
+    return [(i * 0x9E3779B97F4A7C15 + seed) % (1 << 64) for i in range(n)]
+
+
+def pack(values):
+    return struct.pack("<%dQ" % len(values), *values)
+
+
+def wait_until(what, predicate):
+    deadline = time.monotonic() + TIMEOUT
+    while not predicate():
+        if time.monotonic() > deadline:
+            fail("timed out waiting until " + what)
+        time.sleep(0.01)
+
+
+def fresh_fifo(name):
+    if os.path.lexists(name):
+        os.unlink(name)
+    os.mkfifo(name)
+    return name
+
+
+def open_fifo_writer(path, proc):
+    """The writing end of FIFO `path` once `proc` has opened it for reading (fails if
+    `proc` ends first, e.g. with an error, instead of waiting forever)."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError as e:
+            if e.errno != errno.ENXIO:
+                raise
+        if proc.poll() is not None:
+            fail("the program ended before it read %s: status %d, %s" % (path, proc.returncode, proc.stderr.read().decode()))
+        if time.monotonic() > deadline:
+            fail("timed out waiting for the program to open " + path)
+        time.sleep(0.01)
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    return os.fdopen(fd, "wb")
+
+
+def start(prog, *args):
+    return subprocess.Popen([prog, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def finish(proc):
+    out, err = proc.communicate(timeout=TIMEOUT)
+    return proc.returncode, err.decode()
+
+
+def open_files(pid):
+    """(path the link names, os.stat of the open file) of each descriptor of `pid`."""
+    result = []
+    fd_dir = "/proc/%d/fd" % pid
+    for fd in os.listdir(fd_dir):
+        try:
+            result.append((os.readlink(os.path.join(fd_dir, fd)), os.stat(os.path.join(fd_dir, fd))))
+        except OSError:
+            pass  # closed meanwhile
+    return result
+
+
+def holds_lock(pid):
+    with open("/proc/locks") as f:
+        return any(line.split()[4] == str(pid) for line in f if len(line.split()) > 4)
+
+
+def kill_mid_sort(prog):
+    """SIGKILL while a sort has runs on a temporary disk: its directory holds nothing after."""
+    os.makedirs("disk", exist_ok=True)
+    fifo = fresh_fifo("kill.fifo")
+    proc = start(prog, "--input", fifo, "--output", "killed.bin", "--disk", "disk", "--memory", "2MiB",
+                 "--block", "64KiB")
+    data = pack(numbers(1 << 20, 1))  # 8 MiB: runs of the 2 MiB budget go to disk
+    writer = open_fifo_writer(fifo, proc)
+    writer.write(data)
+    writer.flush()
+    disk = os.path.abspath("disk") + "/"
+    # The disk file is open (already unlinked: "(deleted)") and holds runs.
+    spilled = lambda: [(p, st) for p, st in open_files(proc.pid) if p.startswith(disk) and st.st_size > 0]
+    wait_until("the sort writes runs to its disk", lambda: spilled())
+    path, st = spilled()[0]
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=TIMEOUT)
+    try:
+        writer.close()
+    except BrokenPipeError:
+        pass  # the reader is gone
+    left = os.listdir("disk")
+    print("kill-mid-sort: status %d, disk file %s mode %o with %d bytes while running, %d files left in disk/" %
+          (proc.returncode, "deleted" if path.endswith(" (deleted)") else "NAMED", st.st_mode & 0o777,
+           st.st_size, len(left)))
+    if proc.returncode != -signal.SIGKILL or left:
+        fail("left %r" % left)
+
+
+def disk_lock(prog):
+    """A second program given the disk file another program holds stops, never writes it."""
+    marker = b"the user's disk file\n" * 200
+    with open("shared.disk", "wb") as f:
+        f.write(marker)
+    fifo = fresh_fifo("lock.fifo")
+    first = start(prog, "--input", fifo, "--output", "first.bin", "--disk", "shared.disk")
+    wait_until("the first program locks its disk", lambda: holds_lock(first.pid))
+    with open("in.bin", "wb") as f:
+        f.write(pack(numbers(1000, 2)))
+    second = start(prog, "--input", "in.bin", "--output", "second.bin", "--disk", "shared.disk")
+    status, err = finish(second)
+    sys.stdout.write(err.replace(str(first.pid), "FIRST_PID"))
+    with open("shared.disk", "rb") as f:
+        untouched = f.read() == marker
+    data = numbers(50000, 3)
+    with open_fifo_writer(fifo, first) as w:
+        w.write(pack(data))
+    first_status, first_err = finish(first)
+    with open("first.bin", "rb") as f:
+        first_ok = f.read() == pack(sorted(data))
+    print("disk-lock: second status %d, disk untouched by it: %s, second.bin exists: %s, first status %d, "
+          "first output sorted: %s" % (status, untouched, os.path.exists("second.bin"), first_status, first_ok))
+    if status != 2 or not untouched or first_status != 0 or not first_ok:
+        fail(first_err)
+
+
+def sigterm_while_writing(prog):
+    """SIGTERM while the output is being written: the previous output stays, no temporary."""
+    previous = pack([7, 8, 9])
+    with open("result.bin", "wb") as f:
+        f.write(previous)
+    fifo = fresh_fifo("term.fifo")
+    proc = start(prog, "--copy", "--input", fifo, "--output", "result.bin")
+    writer = open_fifo_writer(fifo, proc)
+    writer.write(pack(numbers(3 << 20, 4)))  # 24 MiB: several chunks reach the temporary
+    writer.flush()
+    # The output's temporary: a file with no name in this directory ("/dir/#123 (deleted)",
+    # O_TMPFILE), or named ".result.bin.flow-PID-N" where the file system has no O_TMPFILE.
+    here = os.path.abspath(".") + "/"
+    written = lambda: [st for p, st in open_files(proc.pid) if p.startswith(here) and st.st_size > 0 and
+                       ("result.bin.flow-" in p or p.endswith(" (deleted)"))]
+    wait_until("the program writes its output", lambda: written())
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=TIMEOUT)
+    try:
+        writer.close()
+    except BrokenPipeError:
+        pass
+    with open("result.bin", "rb") as f:
+        kept = f.read() == previous
+    left = [n for n in os.listdir(".") if "result.bin.flow-" in n]
+    print("sigterm-while-writing: status %d, previous output intact: %s, temporaries left: %d" %
+          (proc.returncode, kept, len(left)))
+    if proc.returncode != -signal.SIGTERM or not kept or left:
+        fail("left %r" % left)
+
+
+def two_writers(prog):
+    """Two programs writing one output path: it ends as one whole output, never a mix."""
+    a, b = numbers(200000, 5), [x ^ 1 for x in numbers(150000, 6)]
+    fifos = [fresh_fifo("w1.fifo"), fresh_fifo("w2.fifo")]
+    procs = [start(prog, "--copy", "--input", f, "--output", "both.bin") for f in fifos]
+    writers = [open_fifo_writer(f, p) for f, p in zip(fifos, procs)]
+    # Interleave the two inputs so both outputs are being written at the same time.
+    for i in range(0, 200000, 10000):
+        writers[0].write(pack(a[i:i + 10000]))
+        writers[1].write(pack(b[i:i + 10000]))
+    for w in writers:
+        w.close()
+    statuses = [finish(p)[0] for p in procs]
+    with open("both.bin", "rb") as f:
+        got = f.read()
+    which = "first" if got == pack(a) else "second" if got == pack(b) else "A MIX"
+    left = [n for n in os.listdir(".") if "both.bin.flow-" in n]
+    print("two-writers: statuses %s, output is the %s program's whole output, temporaries left: %d" %
+          (statuses, which, len(left)))
+    if statuses != [0, 0] or which == "A MIX" or left:
+        fail("bad")
+
+
+def output_checked_first(prog):
+    """An output that cannot be written stops the program before it reads any input: the
+    input is a FIFO nobody writes, which the program would wait on forever."""
+    os.makedirs("a_directory", exist_ok=True)
+    fifo = fresh_fifo("never.fifo")
+    for output in ["missing_dir/out.bin", "a_directory"]:
+        proc = start(prog, "--input", fifo, "--output", output)
+        status, err = finish(proc)
+        sys.stdout.write("status %d: %s" % (status, err))
+
+
+CASES = {
+    "kill-mid-sort": kill_mid_sort,
+    "disk-lock": disk_lock,
+    "sigterm-while-writing": sigterm_while_writing,
+    "two-writers": two_writers,
+    "output-checked-first": output_checked_first,
+}
+
+if __name__ == "__main__":
+    CASES[sys.argv[1]](os.path.abspath(sys.argv[2]))
