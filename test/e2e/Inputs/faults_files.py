@@ -5,6 +5,7 @@ facts that the test's FileCheck lines match. The program is held at a known poin
 giving it a FIFO as input: it blocks reading it until this script writes and closes it.
 
 Usage: faults_files.py CASE PROG   (run in the test's own directory)
+       faults_files.py listing|data|big-data|show|mode FILE   (small file tools)
 """
 import errno
 import fcntl
@@ -156,7 +157,7 @@ def sigterm_while_writing(prog):
     fifo = fresh_fifo("term.fifo")
     proc = start(prog, "--copy", "--input", fifo, "--output", "result.bin")
     writer = open_fifo_writer(fifo, proc)
-    writer.write(pack(numbers(3 << 20, 4)))  # 24 MiB: several chunks reach the temporary
+    writer.write(pack(numbers(1 << 20, 4)))  # 8 MiB: whole chunks reach the temporary
     writer.flush()
     # The output's temporary: a file with no name in this directory ("/dir/#123 (deleted)",
     # O_TMPFILE), or named ".result.bin.flow-PID-N" where the file system has no O_TMPFILE.
@@ -213,13 +214,68 @@ def output_checked_first(prog):
         sys.stdout.write("status %d: %s" % (status, err))
 
 
+def stream_inputs(prog):
+    """A FIFO and /dev/stdin on a pipe are inputs of unknown size, read to their end."""
+    values = numbers(100000, 8)
+    fifo = fresh_fifo("in.fifo")
+    proc = start(prog, "--input", fifo, "--output", "from_fifo.bin")
+    with open_fifo_writer(fifo, proc) as w:
+        w.write(pack(values))
+    fifo_status, fifo_err = finish(proc)
+    proc = subprocess.Popen([prog, "--input", "/dev/stdin", "--output", "from_stdin.bin"], stdin=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    _, stdin_err = proc.communicate(pack(values), timeout=TIMEOUT)
+    results = []
+    for name in ["from_fifo.bin", "from_stdin.bin"]:
+        with open(name, "rb") as f:
+            results.append(f.read() == pack(sorted(values)))
+    print("stream-inputs: fifo status %d, sorted all %d: %s; /dev/stdin status %d, sorted all: %s" %
+          (fifo_status, len(values), results[0], proc.returncode, results[1]))
+    if fifo_status or proc.returncode or not all(results):
+        fail(fifo_err + stdin_err.decode())
+
+
+def listing(directory):
+    """Prints the names in `directory` (hidden ones too): what a case left behind."""
+    print("%s holds: %s" % (directory, " ".join(sorted(os.listdir(directory))) or "nothing"))
+
+
+def data(name):
+    """Writes 5 u64 numbers, unsorted, to `name`."""
+    with open(name, "wb") as f:
+        f.write(pack([5, 3, 9, 1, 7]))
+
+
+def big_data(name):
+    """Writes 4 MiB of u64 numbers to `name`: more than a 2 MiB budget sorts in memory."""
+    with open(name, "wb") as f:
+        f.write(pack(numbers(1 << 19, 7)))
+
+
+def show(name):
+    """Prints a binary file of u64 numbers."""
+    with open(name, "rb") as f:
+        raw = f.read()
+    print("%s: %s" % (name, " ".join(str(v) for v in struct.unpack("<%dQ" % (len(raw) // 8), raw))))
+
+
+def mode(name):
+    print("%s mode %o" % (name, os.stat(name).st_mode & 0o777))
+
+
+FILE_TOOLS = {"listing": listing, "data": data, "big-data": big_data, "show": show, "mode": mode}
+
 CASES = {
     "kill-mid-sort": kill_mid_sort,
     "disk-lock": disk_lock,
     "sigterm-while-writing": sigterm_while_writing,
     "two-writers": two_writers,
     "output-checked-first": output_checked_first,
+    "stream-inputs": stream_inputs,
 }
 
 if __name__ == "__main__":
-    CASES[sys.argv[1]](os.path.abspath(sys.argv[2]))
+    if sys.argv[1] in FILE_TOOLS:
+        FILE_TOOLS[sys.argv[1]](sys.argv[2])
+    else:
+        CASES[sys.argv[1]](os.path.abspath(sys.argv[2]))
