@@ -284,6 +284,10 @@ void program::param(std::string_view name, std::string& variable, std::string_vi
 
 void program::estimate(std::function<void(flow::estimate&)> fill) { estimate_fn_ = std::move(fill); }
 
+void program::disk_need(unsigned phase, std::string_view label, std::uint64_t bytes) {
+  if (bytes > disk_need_.bytes) disk_need_ = {phase, std::string(label), bytes};
+}
+
 // ---- queries ---------------------------------------------------------------------------
 
 std::uint64_t program::memory() const noexcept {
@@ -728,6 +732,7 @@ int program::run_checked(const std::function<void()>& body) {
   // 5. The estimate, for the params actually used.
   report_ = run_report{};
   report_.program = name_;
+  disk_need_ = {};
   try {
     if (estimate_fn_) estimate_fn_(report_.estimate); // also sizes the nodes for this run
   } catch (const usage_error& e) {
@@ -739,6 +744,25 @@ int program::run_checked(const std::function<void()>& body) {
       if (p.given) params += (params.empty() ? "" : ", ") + ("--" + p.name + "=" + p.text());
     return fail(2, std::string(e.what()) + "; " +
                        (params.empty() ? "the input files are too large" : "lower the params (" + params + ")"));
+  }
+
+  // 5b. Disks too small for what the plan is sure to put on them: an error now, rather
+  // than a full disk after run formation has done most of the work. Only when every disk
+  // has a SIZE (else the file system is the limit, which the program cannot know).
+  if (disk_need_.bytes > 0) {
+    std::uint64_t capacity = 0;
+    bool capped = true;
+    for (const mng::disk_spec& d : cfg.disks) {
+      capped = capped && d.capacity != 0;
+      capacity += d.capacity;
+    }
+    if (capped && capacity < disk_need_.bytes) {
+      return fail(2, "--disk: phase " + std::to_string(disk_need_.phase) + " (" + disk_need_.label +
+                         ") needs at least " + flow::format_bytes(disk_need_.bytes, true) +
+                         " of disk for its sort's runs, but " +
+                         (cfg.disks.size() == 1 ? "the disk holds " : "the disks hold ") +
+                         flow::format_bytes(capacity, true) + "; give a larger SIZE in --disk PATH:SIZE, or another --disk");
+    }
   }
 
   // 6. Run.

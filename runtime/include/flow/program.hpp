@@ -149,6 +149,12 @@ public:
   /// their memory plan here too; a usage_error it throws (memory_too_small) ends run()
   /// with exit status 2 before any work.
   void estimate(std::function<void(flow::estimate&)> fill);
+  /// From the estimate: phase `phase` (`label`) is sure to need at least `bytes` of
+  /// temporary disk at once (a sort's runs, whose count is exact: input files of known
+  /// size, generate and range counts, a read's `~ N`). If every --disk has a SIZE and
+  /// together they hold less than the largest such need, run() stops before any work
+  /// with exit status 2 and a message naming the phase and both sizes.
+  void disk_need(unsigned phase, std::string_view label, std::uint64_t bytes);
 
   // ---- running -----------------------------------------------------------------------
 
@@ -268,6 +274,11 @@ private:
   std::vector<param_info> params_;
   std::vector<input_info> inputs_;
   std::vector<std::function<std::string()>> outputs_;
+  struct disk_need_record {
+    unsigned phase = 0;
+    std::string label;
+    std::uint64_t bytes = 0;
+  } disk_need_; // the largest disk_need() of this run
   std::function<void(flow::estimate&)> estimate_fn_;
   std::uint64_t memory_default_ = 0;
   std::uint64_t block_default_ = 0;

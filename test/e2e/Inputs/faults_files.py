@@ -155,7 +155,8 @@ def sigterm_while_writing(prog):
     with open("result.bin", "wb") as f:
         f.write(previous)
     fifo = fresh_fifo("term.fifo")
-    proc = start(prog, "--copy", "--input", fifo, "--output", "result.bin")
+    proc = start(prog, "--input", "/dev/null", "--output", "/dev/null", "--copy-input", fifo, "--copy-output",
+                 "result.bin")
     writer = open_fifo_writer(fifo, proc)
     writer.write(pack(numbers(1 << 20, 4)))  # 8 MiB: whole chunks reach the temporary
     writer.flush()
@@ -184,7 +185,8 @@ def two_writers(prog):
     """Two programs writing one output path: it ends as one whole output, never a mix."""
     a, b = numbers(200000, 5), [x ^ 1 for x in numbers(150000, 6)]
     fifos = [fresh_fifo("w1.fifo"), fresh_fifo("w2.fifo")]
-    procs = [start(prog, "--copy", "--input", f, "--output", "both.bin") for f in fifos]
+    procs = [start(prog, "--input", "/dev/null", "--output", "/dev/null", "--copy-input", f, "--copy-output", "both.bin")
+             for f in fifos]
     writers = [open_fifo_writer(f, p) for f, p in zip(fifos, procs)]
     # Interleave the two inputs so both outputs are being written at the same time.
     for i in range(0, 200000, 10000):

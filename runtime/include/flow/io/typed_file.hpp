@@ -32,6 +32,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "flow/io/atomic_output.hpp"
@@ -61,6 +62,7 @@ int open_stream_input(const std::string& path);
 /// io_error naming `name` if it was read before: its data is gone, and a second read
 /// would give nothing (or wait forever for a writer), never the elements again.
 void claim_stream(int fd, const std::string& name);
+void claim_stream(const struct stat& st, const std::string& name); ///< the same, by its stat
 } // namespace detail
 
 /// Default memory of a typed file reader or writer.
@@ -96,11 +98,11 @@ public:
       if (is_standard_stream(path)) {
         stream_fd_ = 0;
         stream_name_ = "standard input";
+        detail::claim_stream(stream_fd_, stream_name_); // (open_stream_input claims the others)
       } else {
         owns_stream_fd_ = true;
         stream_name_ = "'" + path + "'";
       }
-      detail::claim_stream(stream_fd_, stream_name_);
       current_ = aligned_buffer(chunk_bytes_);
       next_chunk();
       return;
