@@ -3,6 +3,7 @@
 #include "flow/format.hpp"
 #include "flow/program.hpp"
 
+#include "flow/io/atomic_output.hpp"
 #include "flow/io/standard_streams.hpp"
 
 #include <fcntl.h>
@@ -687,7 +688,10 @@ int program::run_checked(const std::function<void()>& body) {
       return fail(1, "cannot write output file '" + out + "': " + problem);
   }
 
-  // 2. The stats file, so that a bad path fails now rather than after the work.
+  // 2. The stats file, so that a bad path fails now rather than after the work. It is an
+  // output like the script's (io::atomic_output): a stats file from an earlier run stays
+  // until this run's report is complete.
+  std::unique_ptr<io::atomic_output> stats_output; // declared first: the file closes first
   std::FILE* stats_file = nullptr;
   struct file_closer {
     std::FILE*& f;
@@ -696,7 +700,12 @@ int program::run_checked(const std::function<void()>& body) {
     }
   } closer{stats_file};
   if (options_.stats != stats_format::none && !options_.stats_path.empty()) {
-    stats_file = std::fopen(options_.stats_path.c_str(), "w");
+    try {
+      stats_output = std::make_unique<io::atomic_output>(options_.stats_path);
+    } catch (const io_error& e) {
+      return fail(2, "--stats: cannot write '" + options_.stats_path + "': " + errno_text(e.error_number()));
+    }
+    stats_file = std::fopen(stats_output->path().c_str(), "w");
     if (!stats_file) {
       return fail(2, "--stats: cannot write '" + options_.stats_path + "': " + errno_text(errno));
     }
@@ -856,6 +865,12 @@ int program::run_checked(const std::function<void()>& body) {
       stats_file = nullptr;
       if (bad) {
         fail(1, "cannot write the stats to '" + options_.stats_path + "': " + errno_text(e));
+        return 1;
+      }
+      try {
+        stats_output->commit();
+      } catch (const io_error& err) {
+        fail(1, err.what());
         return 1;
       }
     }

@@ -217,7 +217,8 @@ def output_checked_first(prog):
 
 
 def stream_inputs(prog):
-    """A FIFO and /dev/stdin on a pipe are inputs of unknown size, read to their end."""
+    """A FIFO and /dev/stdin on a pipe are inputs of unknown size, read to their end; a
+    FIFO output is written in order."""
     values = numbers(100000, 8)
     fifo = fresh_fifo("in.fifo")
     proc = start(prog, "--input", fifo, "--output", "from_fifo.bin")
@@ -235,6 +236,21 @@ def stream_inputs(prog):
           (fifo_status, len(values), results[0], proc.returncode, results[1]))
     if fifo_status or proc.returncode or not all(results):
         fail(fifo_err + stdin_err.decode())
+    # Outputs that are FIFOs are written in place, in order (binary and text).
+    with open("in.bin", "wb") as f:
+        f.write(pack(values))
+    fifo = fresh_fifo("out.fifo")
+    for args, expected in [(["--output", fifo], pack(sorted(values))),
+                           (["--input", "/dev/null", "--output", "/dev/null", "--text-input", "in.bin", "--text-output",
+                             fifo], "".join("%d\n" % v for v in sorted(values)).encode())]:
+        proc = start(prog, *args)
+        with open(fifo, "rb") as r:  # opened once the program opens it for writing
+            got = r.read()
+        status, err = finish(proc)
+        print("stream-outputs: %s status %d, all %d read from the FIFO in order: %s" %
+              ("text" if "--text-output" in args else "binary", status, len(values), got == expected))
+        if status or got != expected:
+            fail(err)
 
 
 def listing(directory):

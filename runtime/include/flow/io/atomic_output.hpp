@@ -88,6 +88,8 @@ public:
   /// Where to write: the temporary (or the target itself, when it cannot be replaced).
   const std::string& path() const noexcept { return path_; }
   const std::string& target() const noexcept { return target_; }
+  /// The target is not a regular file (a device, a FIFO): written in place, path() is it.
+  bool in_place() const noexcept { return path_ == target_ && !temporary_; }
 
   /// The output is complete and closed: syncs it and renames it over the target.
   void commit() {

@@ -32,6 +32,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -247,7 +248,8 @@ public:
   /// Writes `path` atomically (flow/io/atomic_output.hpp): into a temporary next to it,
   /// renamed over it by finish(), so `path` keeps its old contents until then (a program
   /// may read the file it rewrites) and is never left half-written. Throws if the
-  /// temporary cannot be created. `-`
+  /// temporary cannot be created. A FIFO or a device (/dev/null, /dev/full) is written
+  /// in place, in order, like standard output. `-`
   /// writes standard output (descriptor 1) sequentially, where it stands: nothing is
   /// truncated or seeked, so pipes and `>>` work; each chunk is written synchronously,
   /// after flushing C stdio's `stdout` (print's text keeps its place before the data).
@@ -258,9 +260,27 @@ public:
     buffers_ = plan.chunks;
     if (is_standard_stream(path)) {
       buffers_ = 1;
+      stream_fd_ = 1;
+      stream_name_ = "standard output";
       return;
     }
     output_ = std::make_unique<atomic_output>(path);
+    if (output_->in_place()) {
+      // A FIFO or a device (/dev/null, /dev/full): written in order with write(2) like
+      // standard output; it cannot be seeked, truncated or replaced. A FIFO's open waits
+      // for its reader.
+      buffers_ = 1;
+      int fd;
+      while ((fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC)) < 0 && errno == EINTR) {
+      }
+      if (fd < 0) {
+        const int e = errno;
+        throw open_error(describe_failure("cannot open", path, 0, 0, e, advice_for(e)), path, 0, 0, e);
+      }
+      stream_fd_ = fd;
+      stream_name_ = path;
+      return;
+    }
     // Messages and --stats name the target, not the temporary it is written to first.
     file_ = std::make_unique<posix_file>(output_->path(),
                                          open_mode::write | open_mode::create | open_mode::truncate |
@@ -270,7 +290,8 @@ public:
   /// A writer destroyed without finish() (e.g. while an exception unwinds) removes its
   /// partial output; the target keeps what it had.
   ~file_writer() {
-    if (finished_ || !file_) return; // standard output: what was written stays written
+    if (stream_fd_ > 1) ::close(stream_fd_);
+    if (finished_ || !file_) return; // a stream: what was written stays written
     for (auto& f : in_flight_) {
       try {
         f.request->wait();
@@ -327,8 +348,12 @@ public:
       if (file_->size() != written_) file_->set_size(written_);
       file_->close();
       output_->commit();
-    } else if (std::fflush(stdout) != 0) {
-      throw_system_error("cannot write to", "standard output", written_, 0, errno);
+    } else if (stream_fd_ == 1) {
+      if (std::fflush(stdout) != 0) throw_system_error("cannot write to", "standard output", written_, 0, errno);
+    } else {
+      const int fd = stream_fd_;
+      stream_fd_ = -1;
+      if (::close(fd) != 0 && errno != EINTR) throw_system_error("cannot write to", stream_name_, written_, 0, errno);
     }
     finished_ = true;
   }
@@ -340,9 +365,9 @@ private:
   };
 
   void submit(aligned_buffer buffer, std::size_t bytes) {
-    if (!file_) { // standard output: in order, now
-      std::fflush(stdout);
-      write_fully(1, buffer.data(), bytes, "standard output");
+    if (!file_) { // standard output, a FIFO or a device: in order, now
+      if (stream_fd_ == 1) std::fflush(stdout);
+      write_fully(stream_fd_, buffer.data(), bytes, stream_name_);
       offset_ += bytes;
       free_.push_back(std::move(buffer));
       return;
@@ -379,7 +404,9 @@ private:
   }
 
   std::unique_ptr<atomic_output> output_; // the temporary the file is written to
-  std::unique_ptr<posix_file> file_;      // null for standard output
+  std::unique_ptr<posix_file> file_;      // null for standard output, a FIFO or a device
+  int stream_fd_ = -1;                    // their descriptor: 1, or opened here
+  std::string stream_name_;               // "standard output" or the path, for messages
   std::size_t chunk_bytes_ = 0;
   std::size_t buffers_ = 0;
   std::uint64_t offset_ = 0;  // where the next chunk goes
