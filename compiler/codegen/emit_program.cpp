@@ -480,8 +480,9 @@ void Generator::emitEstimate() {
            ".runs_write);");
       line("fl_e.phase(" + std::to_string(merge.phase) + ", " + phaseLabel(merge.phase) + ", fl_sort" +
            std::to_string(n.id) + ".merge_read, fl_sort" + std::to_string(n.id) + ".merge_write);");
-      // The runs are all on disk when run formation ends: a --disk SIZE below that is an
-      // error before any work (flow::program::disk_need), when the count is exact and the
+      // The runs are all on disk when run formation ends, and an intermediate merge adds
+      // its output (sort_cost::disk_peak): a --disk SIZE below that is an error before
+      // any work (flow::program::disk_need), when the count is exact and the
       // sort surely runs: its statement is a top-level one (not in an `if`, a loop body or
       // an aggregate call, which may not run).
       bool topLevel = false;
@@ -489,7 +490,7 @@ void Generator::emitEstimate() {
         for (const auto& item : program_.ast->items) topLevel = topLevel || item.get() == *owner;
       if (const std::string exact = exactCount(n.inputs[0]); topLevel && exact != "false")
         line("if (" + exact + ") fl_program.disk_need(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) +
-             ", fl_sort" + std::to_string(n.id) + ".runs_write);");
+             ", fl_sort" + std::to_string(n.id) + ".disk_peak);");
       break;
     }
     case Node::SortMerge: break; // with its run formation

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <random>
@@ -90,6 +91,7 @@ std::optional<std::uint64_t> disk::allocate(std::uint64_t bytes) {
   if (capacity_ != 0 && end_ + bytes > capacity_) return std::nullopt;
   const std::uint64_t offset = end_;
   end_ += bytes;
+  peak_end_ = std::max(peak_end_, end_);
   allocated_ += bytes;
   return offset;
 }
@@ -134,6 +136,11 @@ std::uint64_t disk::allocated_bytes() const {
 std::uint64_t disk::used_extent() const {
   std::lock_guard lock(mutex_);
   return end_;
+}
+
+std::uint64_t disk::peak_extent() const {
+  std::lock_guard lock(mutex_);
+  return peak_end_;
 }
 
 } // namespace flow::mng

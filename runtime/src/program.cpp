@@ -768,7 +768,7 @@ int program::run_checked(const std::function<void()>& body) {
     if (capped && capacity < disk_need_.bytes) {
       return fail(2, "--disk: phase " + std::to_string(disk_need_.phase) + " (" + disk_need_.label +
                          ") needs at least " + flow::format_bytes(disk_need_.bytes, true) +
-                         " of disk for its sort's runs, but " +
+                         " of temporary disk at once (a sort's runs and merges), but " +
                          (cfg.disks.size() == 1 ? "the disk holds " : "the disks hold ") +
                          flow::format_bytes(capacity, true) + "; give a larger SIZE in --disk PATH:SIZE, or another --disk");
     }

@@ -434,8 +434,8 @@ TEST(ProgramRun, DiskTooSmallForTheSureNeedIsAnErrorBeforeAnyWork) {
   captured c = run_captured(p, {"--disk", dir.file("a.disk") + ":1MiB", "--disk", dir.path() + ":1MiB"},
                             [] { FAIL() << "ran"; });
   EXPECT_EQ(c.status, 2);
-  EXPECT_EQ(c.err, "prog: error: --disk: phase 2 (write to \"x.bin\" (1/2)) needs at least 3.00 MiB of disk for its "
-                   "sort's runs, but the disks hold 2.00 MiB; give a larger SIZE in --disk PATH:SIZE, or another --disk\n");
+  EXPECT_EQ(c.err, "prog: error: --disk: phase 2 (write to \"x.bin\" (1/2)) needs at least 3.00 MiB of temporary disk "
+                   "at once (a sort's runs and merges), but the disks hold 2.00 MiB; give a larger SIZE in --disk PATH:SIZE, or another --disk\n");
   EXPECT_TRUE(dir.entries().empty()) << "the disks opened for the check are gone";
   // Enough room, or a disk without SIZE (the file system is the limit): it runs.
   bool ran = false;

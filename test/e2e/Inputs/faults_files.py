@@ -6,6 +6,7 @@ giving it a FIFO as input: it blocks reading it until this script writes and clo
 
 Usage: faults_files.py CASE PROG   (run in the test's own directory)
        faults_files.py listing|data|big-data|show|mode FILE   (small file tools)
+       faults_files.py sorted-of IN,OUT
 """
 import errno
 import fcntl
@@ -281,7 +282,18 @@ def mode(name):
     print("%s mode %o" % (name, os.stat(name).st_mode & 0o777))
 
 
-FILE_TOOLS = {"listing": listing, "data": data, "big-data": big_data, "show": show, "mode": mode}
+def sorted_of(names):
+    """Prints whether file B holds the u64 numbers of file A, sorted ("A,B")."""
+    a, b = names.split(",")
+    with open(a, "rb") as f:
+        raw = f.read()
+    with open(b, "rb") as f:
+        got = f.read()
+    print("%s is %s sorted: %s" % (b, a, got == pack(sorted(struct.unpack("<%dQ" % (len(raw) // 8), raw)))))
+
+
+FILE_TOOLS = {"listing": listing, "data": data, "big-data": big_data, "show": show, "mode": mode,
+              "sorted-of": sorted_of}
 
 CASES = {
     "kill-mid-sort": kill_mid_sort,

@@ -43,6 +43,9 @@ public:
   /// Bytes currently allocated, and the end of the used area (the file's needed size).
   std::uint64_t allocated_bytes() const;
   std::uint64_t used_extent() const;
+  /// The largest used_extent() so far: how large the disk's file grew (files are not
+  /// shrunk), what a --disk SIZE must hold.
+  std::uint64_t peak_extent() const;
 
 private:
   const std::size_t index_;
@@ -53,6 +56,7 @@ private:
   mutable std::mutex mutex_;
   std::map<std::uint64_t, std::uint64_t> free_extents_; // offset -> bytes, all below end_
   std::uint64_t end_ = 0;
+  std::uint64_t peak_end_ = 0;
   std::uint64_t allocated_ = 0;
 };
 
