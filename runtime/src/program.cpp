@@ -552,8 +552,9 @@ std::string program::help() const {
                                     : std::string("chosen by each node")) + ")"});
   os.push_back({"--disk PATH[:SIZE]",
                 "disk for external memory, repeatable: a directory (a temporary file inside, "
-                "removed at exit), a file or device (used as is; :keep keeps a file the program "
-                "creates), or :memory:; SIZE caps what is used on it (default: a temporary file in " +
+                "unlinked at once so nothing is left), a file or device (used as is and locked; "
+                ":keep keeps a file the program creates), or :memory:; SIZE caps what is used on it "
+                "(default: a temporary file in " +
                     mng::disk_config::default_directory() + ")"});
   os.push_back({"--direct on|off", "O_DIRECT for disk files, bypassing the page cache (default on)"});
   os.push_back({"--threads N", "threads sorting may use (default " + std::to_string(hardware_threads()) +

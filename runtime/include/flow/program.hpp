@@ -28,10 +28,12 @@
 //   }
 //
 // Exit status of run(): 0 done (or --help); 1 an error in the body or its setup (an
-// input file missing, a disk that cannot be created, an io_error, any std::exception),
-// printed as "NAME: error: <what>"; 2 a bad flag or value, printed as
-// "NAME: error: --flag: <what>". A fatal signal (SIGINT, SIGTERM, ...) kills the process
-// as usual after the temporary disk files are removed (io::temp_files).
+// input file missing, an output whose directory is missing, a disk that cannot be
+// created, an io_error, any std::exception), printed as "NAME: error: <what>"; 2 a bad
+// flag or value (a --memory no process can address, a --disk locked by another program
+// or too small for what the plan is sure to need), printed as "NAME: error: --flag:
+// <what>". A fatal signal (SIGINT, SIGTERM, ...) kills the process as usual; temporary
+// disk files and unfinished outputs have no name, so even SIGKILL leaves nothing.
 //
 // The flags (`NAME --help` lists them with the params):
 //   --NAME=VALUE, --NAME VALUE   a param (also --NA-ME for NA_ME); a bool param alone
@@ -39,7 +41,7 @@
 //   --memory SIZE                memory budget, overrides the script's (256MiB, 1GiB, ...)
 //   --block SIZE                 block size, a power of two >= 4 KiB
 //   --disk PATH[:SIZE][:keep]    a disk; repeatable (default: a temporary file in
-//                                $TMPDIR or /var/tmp, removed at exit)
+//                                $TMPDIR or /var/tmp, unlinked as soon as it is open)
 //   --direct on|off              O_DIRECT for disk files (default on)
 //   --threads N                  threads sorting may use (flow::threads())
 //   --seed N                     seed of rand() (default 1; see flow/program/rand.hpp)
