@@ -326,6 +326,23 @@ public:
   /// Writes what is buffered, waits for every write, cuts the file to its exact size and
   /// closes it. Throws io_error (e.g. disk_full_error) on failure. Call once.
   void finish() {
+    try {
+      finish_writing();
+    } catch (const disk_full_error& e) {
+      output_full(e);
+    }
+  }
+
+private:
+  /// A full file system under an output: the advice is about the output, not --disk.
+  [[noreturn]] static void output_full(const disk_full_error& e) {
+    throw disk_full_error(describe_failure("cannot write to", e.path(), e.offset(), e.bytes(), e.error_number(),
+                                           "The file system of this output is full: free space there, or give "
+                                           "the output another place."),
+                          e.path(), e.offset(), e.bytes(), e.error_number());
+  }
+
+  void finish_writing() {
     if (finished_) throw std::logic_error("flow: file_writer::finish called twice");
     if (current_.size()) {
       const std::size_t bytes =
@@ -386,6 +403,14 @@ private:
   }
 
   void next_chunk() {
+    try {
+      next_chunk_unchecked();
+    } catch (const disk_full_error& e) {
+      output_full(e);
+    }
+  }
+
+  void next_chunk_unchecked() {
     if (current_.size()) {
       submit(std::move(current_), chunk_bytes_);
       written_ += chunk_bytes_;
