@@ -385,6 +385,32 @@ void Generator::emitMemoryPlan(const std::map<int, std::string>& scale) {
   }
 }
 
+std::string Generator::exactCount(int id) {
+  const Node& n = plan_.nodes[id];
+  switch (n.kind) {
+  case Node::Generate:
+  case Node::Range: return "true";
+  case Node::ReadFile: {
+    if (n.get<ReadSource>()->estimate) return "true"; // the script's `~ N` is the count to plan for
+    return "fl_program.input_size_known(" + path(n.get<ReadSource>()->path) + ")";
+  }
+  case Node::Map:
+  case Node::Merge:
+  case Node::Concat:
+  case Node::Branch:
+  case Node::Materialize: {
+    std::string all;
+    for (int in : n.inputs) {
+      const std::string c = exactCount(in);
+      if (c == "false") return "false";
+      if (c != "true") all += (all.empty() ? "" : " && ") + c;
+    }
+    return all.empty() ? "true" : all;
+  }
+  default: return "false";
+  }
+}
+
 void Generator::emitEstimate() {
   // The plan's estimate for the params the program actually runs with: each source's
   // count relative to the planned one scales everything downstream of it; sorts and
@@ -460,6 +486,17 @@ void Generator::emitEstimate() {
            ".runs_write);");
       line("fl_e.phase(" + std::to_string(merge.phase) + ", " + phaseLabel(merge.phase) + ", fl_sort" +
            std::to_string(n.id) + ".merge_read, fl_sort" + std::to_string(n.id) + ".merge_write);");
+      // The runs are all on disk when run formation ends, and an intermediate merge adds
+      // its output (sort_cost::disk_peak): a --disk SIZE below that is an error before
+      // any work (flow::program::disk_need), when the count is exact and the
+      // sort surely runs: its statement is a top-level one (not in an `if`, a loop body or
+      // an aggregate call, which may not run).
+      bool topLevel = false;
+      if (const auto* owner = std::get_if<const ast::Stmt*>(&n.owner))
+        for (const auto& item : program_.ast->items) topLevel = topLevel || item.get() == *owner;
+      if (const std::string exact = exactCount(n.inputs[0]); topLevel && exact != "false")
+        line("if (" + exact + ") fl_program.disk_need(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) +
+             ", fl_sort" + std::to_string(n.id) + ".disk_peak);");
       break;
     }
     case Node::SortMerge: break; // with its run formation
@@ -585,7 +622,9 @@ std::string Generator::run() {
     for (const Node& n : plan_.nodes)
       if (n.kind == Node::WriteFile || n.kind == Node::WriteText) {
         const ast::PathRef& p = n.get<WriteStmt>()->path;
+        // Every output is checked at start (its directory exists and is writable).
         if (p.isParam()) line("fl_program.output_file([&] { return " + name(p.symbol) + "; });");
+        else if (p.literal.text() != "-") line("fl_program.output_file(" + quote(p.literal.text()) + ");");
       }
     line("std::vector<flow::plan::memory_node> fl_nodes(" + std::to_string(plan_.nodes.size()) +
          "); // what each node of the plan needs and gets");

@@ -115,6 +115,10 @@ private:
   void emitParams();
   void emitPlanComment();
   void emitEstimate();
+  /// A C++ condition that holds when node `id`'s count is exact when the program runs
+  /// (generate/range counts, input files of known size, `~ N` on a read, through maps),
+  /// "false" when it is a guess or an upper bound (filters, unique, joins, ...).
+  std::string exactCount(int id);
   void emitMemoryPlan(const std::map<int, std::string>& scale);
   std::string blockBytes() const;
 

@@ -3,6 +3,9 @@
 #include "flow/format.hpp"
 #include "flow/mng/block_manager.hpp"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <mutex>
 #include <stdexcept>
 
@@ -20,6 +23,19 @@ block_manager::block_manager(const disk_config& config) : direct_(config.direct)
   if (config.disks.empty()) {
     throw std::invalid_argument("flow: a block manager needs at least one disk; give "
                                 "--disk PATH[:SIZE] or leave the default");
+  }
+  // The same existing file twice would be two disks writing over each other's blocks
+  // (the lock of the first does not stop the same process from opening it again).
+  std::vector<std::pair<dev_t, ino_t>> files;
+  for (const auto& spec : config.disks) {
+    struct stat st;
+    if (spec.path == ":memory:" || ::stat(spec.path.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
+    const std::pair<dev_t, ino_t> id{st.st_dev, st.st_ino};
+    if (std::find(files.begin(), files.end(), id) != files.end()) {
+      throw open_error("flow: '" + spec.path + "' is given twice as a disk; give each --disk file once",
+                           spec.path, 0, 0, 0);
+    }
+    files.push_back(id);
   }
   disks_.reserve(config.disks.size());
   for (const auto& spec : config.disks) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <random>
@@ -41,28 +42,39 @@ disk::disk(std::size_t index, const disk_spec& spec, bool direct)
   struct stat st;
   const bool exists = ::stat(spec.path.c_str(), &st) == 0;
   if (exists && !S_ISDIR(st.st_mode)) {
-    // The user's own file or device: use it, never remove it.
-    file_ = std::make_unique<io::posix_file>(spec.path, mode_for(direct));
+    // The user's own file or device: use it, never remove it, and lock it so that a
+    // second program given the same file stops before it writes a block.
+    auto file = std::make_unique<io::posix_file>(spec.path, mode_for(direct));
+    file->lock_for_writing();
+    file_ = std::move(file);
     return;
   }
   const std::string path = exists ? unique_name_in(spec.path) : spec.path;
   temporary_ = exists || !spec.keep;
   // Register before creating: a signal between the two must not leave the file behind.
   if (temporary_) io::temp_files::add(path);
+  std::unique_ptr<io::posix_file> file;
   try {
-    file_ = std::make_unique<io::posix_file>(
+    file = std::make_unique<io::posix_file>(
         path, mode_for(direct) | io::open_mode::create | io::open_mode::exclusive);
   } catch (...) {
     // Not created by us (EEXIST, bad directory, ...): forget it, never unlink it.
     if (temporary_) io::temp_files::forget(path);
     throw;
   }
+  if (temporary_) {
+    // Unlinked as soon as it is open: the open descriptor keeps the space, and the file
+    // system frees it when the process ends however it ends, even by SIGKILL or a power
+    // cut (which no handler can clean up after). Nothing else opens it by name.
+    io::temp_files::remove(path);
+  } else {
+    file->lock_for_writing(); // a kept disk file: named, so another program could open it
+  }
+  file_ = std::move(file);
 }
 
 disk::~disk() {
-  const std::string path = file_->path();
-  file_.reset(); // waits for pending requests, closes
-  if (temporary_) io::temp_files::remove(path);
+  file_.reset(); // waits for pending requests, closes (a temporary disk's space goes now)
 }
 
 std::optional<std::uint64_t> disk::allocate(std::uint64_t bytes) {
@@ -79,6 +91,7 @@ std::optional<std::uint64_t> disk::allocate(std::uint64_t bytes) {
   if (capacity_ != 0 && end_ + bytes > capacity_) return std::nullopt;
   const std::uint64_t offset = end_;
   end_ += bytes;
+  peak_end_ = std::max(peak_end_, end_);
   allocated_ += bytes;
   return offset;
 }
@@ -123,6 +136,11 @@ std::uint64_t disk::allocated_bytes() const {
 std::uint64_t disk::used_extent() const {
   std::lock_guard lock(mutex_);
   return end_;
+}
+
+std::uint64_t disk::peak_extent() const {
+  std::lock_guard lock(mutex_);
+  return peak_end_;
 }
 
 } // namespace flow::mng

@@ -36,35 +36,68 @@ int flags_of(unsigned mode) {
 } // namespace
 
 posix_file::posix_file(const std::string& path, unsigned mode,
-                       std::shared_ptr<request_queue> queue)
-    : file(path, std::move(queue)) {
+                       std::shared_ptr<request_queue> queue, std::string name)
+    : file(name.empty() ? path : std::move(name), std::move(queue)) {
   int flags = flags_of(mode);
   if (mode & open_mode::direct) {
-    fd_ = ::open(path.c_str(), flags | O_DIRECT, 0644);
+    fd_ = ::open(path.c_str(), flags | O_DIRECT, 0600);
     if (fd_ >= 0) {
       direct_ = true;
     } else if (errno == EINVAL) {
-      warn_direct_refused(path, errno); // e.g. tmpfs on older kernels
+      warn_direct_refused(this->path(), errno); // e.g. tmpfs on older kernels
       // Linux creates the file before it checks O_DIRECT: the retry must not insist on
       // creating it again.
       flags &= ~O_EXCL;
     } else {
       const int e = errno;
-      throw open_error(describe_failure("cannot open", path, 0, 0, e, advice_for(e)), path, 0, 0,
+      throw open_error(describe_failure("cannot open", this->path(), 0, 0, e, advice_for(e)), this->path(), 0, 0,
                        e);
     }
   }
   if (fd_ < 0) {
-    fd_ = ::open(path.c_str(), flags, 0644);
+    fd_ = ::open(path.c_str(), flags, 0600);
     if (fd_ < 0) {
       const int e = errno;
-      throw open_error(describe_failure("cannot open", path, 0, 0, e, advice_for(e)), path, 0, 0,
+      throw open_error(describe_failure("cannot open", this->path(), 0, 0, e, advice_for(e)), this->path(), 0, 0,
                        e);
     }
   }
 }
 
 posix_file::~posix_file() { close_noexcept(); }
+
+void posix_file::lock_for_writing() {
+  check_open("cannot lock", 0, 0);
+  struct flock lock;
+  std::memset(&lock, 0, sizeof lock);
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET; // l_start 0, l_len 0: the whole file, however large it grows
+  while (::fcntl(fd_, F_SETLK, &lock) != 0) {
+    const int e = errno;
+    if (e == EINTR) continue;
+    if (e != EACCES && e != EAGAIN) {
+      // A file system without locks (some network mounts): using the file unlocked would
+      // let a second program corrupt it, so refuse.
+      throw open_error(describe_failure("cannot lock", path(), 0, 0, e,
+                                        "Its file system does not support locks; give a file on a "
+                                        "local file system, or a directory for a temporary disk."),
+                       path(), 0, 0, e);
+    }
+    // Who holds it: F_GETLK reports a conflicting lock with its owner's pid.
+    struct flock holder;
+    std::memset(&holder, 0, sizeof holder);
+    holder.l_type = F_WRLCK;
+    holder.l_whence = SEEK_SET;
+    std::string who = "another program";
+    if (::fcntl(fd_, F_GETLK, &holder) == 0 && holder.l_type != F_UNLCK && holder.l_pid > 0)
+      who = "process " + std::to_string(holder.l_pid);
+    throw open_error("flow: '" + path() + "' is in use: " + who +
+                         " holds its lock (it is its disk). Two programs on one disk file would "
+                         "overwrite each other's blocks; wait for it to end, or give this program "
+                         "another --disk (a directory gives a temporary disk of its own).",
+                     path(), 0, 0, e);
+  }
+}
 
 void posix_file::close_impl() noexcept {
   if (fd_ >= 0) ::close(fd_);
@@ -84,6 +117,11 @@ std::uint64_t posix_file::size() {
   check_open("cannot ask the size of", 0, 0);
   struct stat st;
   if (::fstat(fd_, &st) != 0) throw_system_error("cannot stat", path(), 0, 0, errno);
+  if (S_ISBLK(st.st_mode)) { // st_size is 0 for a block device; its end is its size
+    const off_t end = ::lseek(fd_, 0, SEEK_END);
+    if (end < 0) throw_system_error("cannot ask the size of", path(), 0, 0, errno);
+    return static_cast<std::uint64_t>(end);
+  }
   return static_cast<std::uint64_t>(st.st_size);
 }
 

@@ -5,11 +5,13 @@
 #include "flow/program.hpp"
 #include "flow/version.hpp"
 
+#include "flow/io/atomic_output.hpp"
 #include "flow/io/standard_streams.hpp"
 
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -125,6 +127,43 @@ std::uint64_t physical_memory() {
   return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
 }
 
+// The largest --memory a process could ever hold: the user address space of a 64-bit
+// Linux process (2^47 bytes, 128 TiB, on x86-64 with 4-level page tables), or less under
+// `ulimit -v` (RLIMIT_AS).
+std::uint64_t addressable_memory() {
+  std::uint64_t limit = sizeof(void*) >= 8 ? std::uint64_t{1} << 47 : std::uint64_t{3} << 30;
+  struct rlimit rl;
+  if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    limit = std::min<std::uint64_t>(limit, static_cast<std::uint64_t>(rl.rlim_cur));
+  return limit;
+}
+
+// Why `path` cannot be written as an output ("" if it can): the checks atomic_output's
+// temporary and rename will need, made before the work.
+std::string output_problem(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return "it is a directory; give a file name";
+    if (!S_ISREG(st.st_mode)) { // a device or FIFO, written in place
+      return ::access(path.c_str(), W_OK) == 0 ? "" : errno_text(errno);
+    }
+  }
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (::stat(dir.c_str(), &st) != 0) {
+    const int e = errno;
+    return "its directory '" + dir + "' " +
+           (e == ENOENT ? std::string("does not exist; create it first (mkdir -p '" + dir + "') or give another path")
+                        : "cannot be used: " + errno_text(e));
+  }
+  if (!S_ISDIR(st.st_mode)) return "'" + dir + "' is not a directory";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    return "its directory '" + dir + "' is not writable (" + errno_text(errno) +
+           "); the output is written next to it first and renamed over it at the end";
+  }
+  return "";
+}
+
 unsigned terminal_width() {
   struct winsize ws;
   if (::ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20) return ws.ws_col;
@@ -208,6 +247,10 @@ void program::input_file(std::function<std::string()> path, std::size_t element_
 
 void program::output_file(std::function<std::string()> path) { outputs_.push_back(std::move(path)); }
 
+void program::output_file(std::string path) {
+  outputs_.push_back([p = std::move(path)] { return p; });
+}
+
 void program::param(std::string_view name, std::string& variable, std::string_view type,
                     std::string_view default_text, std::string_view description) {
   if (type != "path") {
@@ -244,6 +287,10 @@ void program::param(std::string_view name, std::string& variable, std::string_vi
 }
 
 void program::estimate(std::function<void(flow::estimate&)> fill) { estimate_fn_ = std::move(fill); }
+
+void program::disk_need(unsigned phase, std::string_view label, std::uint64_t bytes) {
+  if (bytes > disk_need_.bytes) disk_need_ = {phase, std::string(label), bytes};
+}
 
 // ---- queries ---------------------------------------------------------------------------
 
@@ -368,8 +415,18 @@ const program_options& program::parse(int argc, const char* const* argv) {
 
     try {
       if (name == "memory") {
-        const std::uint64_t m = mng::parse_size(take_value("a size, e.g. 256MiB"));
+        const std::string_view text = take_value("a size, e.g. 256MiB");
+        const std::uint64_t m = mng::parse_size(text);
         if (m == 0) throw usage(flag, "--memory: the budget must be more than 0 bytes");
+        const std::uint64_t limit = addressable_memory();
+        if (m > limit) {
+          // Not a budget the planner can divide (its products would overflow) nor one a
+          // process can hold: a typo, not a wish to swap. Budgets above physical memory
+          // but within this limit are taken (with a warning when the run starts).
+          throw usage(flag, "--memory: " + std::string(text) +
+                                " is more than a process can address here (" + flow::format_bytes(limit) +
+                                "); give a budget such as 4GiB");
+        }
         options_.memory = m;
       } else if (name == "block") {
         const std::string_view v = take_value("a size, e.g. 1MiB");
@@ -502,8 +559,9 @@ std::string program::help() const {
                                     : std::string("chosen by each node")) + ")"});
   os.push_back({"--disk PATH[:SIZE]",
                 "disk for external memory, repeatable: a directory (a temporary file inside, "
-                "removed at exit), a file or device (used as is; :keep keeps a file the program "
-                "creates), or :memory:; SIZE caps what is used on it (default: a temporary file in " +
+                "unlinked at once so nothing is left), a file or device (used as is and locked; "
+                ":keep keeps a file the program creates), or :memory:; SIZE caps what is used on it "
+                "(default: a temporary file in " +
                     mng::disk_config::default_directory() + ")"});
   os.push_back({"--direct on|off", "O_DIRECT for disk files, bypassing the page cache (default on)"});
   os.push_back({"--threads N", "threads sorting may use (default " + std::to_string(hardware_threads()) +
@@ -594,6 +652,16 @@ int program::run_checked(const std::function<void()>& body) {
     for (const std::string& out : outputs)
       written = written || (!io::is_standard_stream(out) && same_file(in.path, out));
     if (written) continue;
+    // A stream (a FIFO, /dev/stdin on a pipe, a character device) is read sequentially
+    // like `-`, its size unknown. It is not opened here: opening a FIFO waits for its
+    // writer, and closing it again would leave the writer with no reader (SIGPIPE).
+    struct stat path_st;
+    if (::stat(in.path.c_str(), &path_st) == 0 &&
+        (S_ISFIFO(path_st.st_mode) || S_ISSOCK(path_st.st_mode) || S_ISCHR(path_st.st_mode))) {
+      if (::access(in.path.c_str(), R_OK) != 0)
+        return fail(1, "cannot read input file '" + in.path + "': " + errno_text(errno));
+      continue;
+    }
     const int fd = ::open(in.path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
       const int e = errno;
@@ -604,11 +672,13 @@ int program::run_checked(const std::function<void()>& body) {
     struct stat st;
     const int rc = ::fstat(fd, &st);
     const int e = errno;
+    // A block device's st_size is 0: its size is where it ends.
+    const off_t device_end = rc == 0 && S_ISBLK(st.st_mode) ? ::lseek(fd, 0, SEEK_END) : -1;
     ::close(fd);
     if (rc != 0) return fail(1, "cannot read input file '" + in.path + "': " + errno_text(e));
     if (S_ISDIR(st.st_mode)) return fail(1, "input file '" + in.path + "' is a directory");
-    if (S_ISREG(st.st_mode)) {
-      const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (S_ISREG(st.st_mode) || device_end >= 0) {
+      const auto size = static_cast<std::uint64_t>(S_ISREG(st.st_mode) ? st.st_size : device_end);
       if (size % in.element_bytes != 0) {
         const std::string of = in.type_name.empty() ? "one element" : "one " + in.type_name;
         return fail(1, "input file '" + in.path + "' has " + std::to_string(size) +
@@ -622,7 +692,20 @@ int program::run_checked(const std::function<void()>& body) {
     }
   }
 
-  // 2. The stats file, so that a bad path fails now rather than after the work.
+  // 1b. Output files, before any work: an output is written to a temporary in its
+  // directory and renamed over the target at the end, so a missing or read-only
+  // directory, or a target that is a directory, would otherwise fail only after all the
+  // work (and a sort's run formation) is done.
+  for (const std::string& out : outputs) {
+    if (io::is_standard_stream(out)) continue;
+    if (std::string problem = output_problem(out); !problem.empty())
+      return fail(1, "cannot write output file '" + out + "': " + problem);
+  }
+
+  // 2. The stats file, so that a bad path fails now rather than after the work. It is an
+  // output like the script's (io::atomic_output): a stats file from an earlier run stays
+  // until this run's report is complete.
+  std::unique_ptr<io::atomic_output> stats_output; // declared first: the file closes first
   std::FILE* stats_file = nullptr;
   struct file_closer {
     std::FILE*& f;
@@ -631,7 +714,12 @@ int program::run_checked(const std::function<void()>& body) {
     }
   } closer{stats_file};
   if (options_.stats != stats_format::none && !options_.stats_path.empty()) {
-    stats_file = std::fopen(options_.stats_path.c_str(), "w");
+    try {
+      stats_output = std::make_unique<io::atomic_output>(options_.stats_path);
+    } catch (const io_error& e) {
+      return fail(2, "--stats: cannot write '" + options_.stats_path + "': " + errno_text(e.error_number()));
+    }
+    stats_file = std::fopen(stats_output->path().c_str(), "w");
     if (!stats_file) {
       return fail(2, "--stats: cannot write '" + options_.stats_path + "': " + errno_text(errno));
     }
@@ -667,6 +755,7 @@ int program::run_checked(const std::function<void()>& body) {
   // 5. The estimate, for the params actually used.
   report_ = run_report{};
   report_.program = name_;
+  disk_need_ = {};
   try {
     if (estimate_fn_) estimate_fn_(report_.estimate); // also sizes the nodes for this run
   } catch (const usage_error& e) {
@@ -678,6 +767,25 @@ int program::run_checked(const std::function<void()>& body) {
       if (p.given) params += (params.empty() ? "" : ", ") + ("--" + p.name + "=" + p.text());
     return fail(2, std::string(e.what()) + "; " +
                        (params.empty() ? "the input files are too large" : "lower the params (" + params + ")"));
+  }
+
+  // 5b. Disks too small for what the plan is sure to put on them: an error now, rather
+  // than a full disk after run formation has done most of the work. Only when every disk
+  // has a SIZE (else the file system is the limit, which the program cannot know).
+  if (disk_need_.bytes > 0) {
+    std::uint64_t capacity = 0;
+    bool capped = true;
+    for (const mng::disk_spec& d : cfg.disks) {
+      capped = capped && d.capacity != 0;
+      capacity += d.capacity;
+    }
+    if (capped && capacity < disk_need_.bytes) {
+      return fail(2, "--disk: phase " + std::to_string(disk_need_.phase) + " (" + disk_need_.label +
+                         ") needs at least " + flow::format_bytes(disk_need_.bytes, true) +
+                         " of temporary disk at once (a sort's runs and merges), but " +
+                         (cfg.disks.size() == 1 ? "the disk holds " : "the disks hold ") +
+                         flow::format_bytes(capacity, true) + "; give a larger SIZE in --disk PATH:SIZE, or another --disk");
+    }
   }
 
   // 6. Run.
@@ -771,6 +879,12 @@ int program::run_checked(const std::function<void()>& body) {
       stats_file = nullptr;
       if (bad) {
         fail(1, "cannot write the stats to '" + options_.stats_path + "': " + errno_text(e));
+        return 1;
+      }
+      try {
+        stats_output->commit();
+      } catch (const io_error& err) {
+        fail(1, err.what());
         return 1;
       }
     }

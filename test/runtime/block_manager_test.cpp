@@ -1,5 +1,6 @@
 // Disks and the block manager: allocation, capacity, strategies, temporary files.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <map>
@@ -103,7 +104,10 @@ TEST(BlockManager, StripesBlocksOverSeveralDirectDisks) {
   test::scratch_dir dir;
   {
     block_manager bm(test::direct_config(dir.path(), 3));
-    EXPECT_EQ(dir.entries().size(), 3u) << "one temporary file per disk";
+    // One temporary file per disk, each unlinked as soon as it was opened.
+    EXPECT_TRUE(dir.entries().empty());
+    EXPECT_NE(bm.disk_at(0).path(), bm.disk_at(1).path());
+    EXPECT_NE(bm.disk_at(1).path(), bm.disk_at(2).path());
     using block = typed_block<4096, std::uint64_t>;
     auto s = allocation_strategy::striping();
     auto ids = bm.allocate(9, 4096, s);
@@ -140,7 +144,13 @@ TEST(BlockManager, NewPathIsRemovedUnlessKeptExistingFileIsKept) {
     EXPECT_TRUE(bm.disk_at(0).temporary());
     EXPECT_FALSE(bm.disk_at(1).temporary());
     EXPECT_FALSE(bm.disk_at(2).temporary());
-    EXPECT_TRUE(test::exists(fresh));
+    // A temporary disk is unlinked as soon as it is open (nothing to leave behind even
+    // after SIGKILL); the kept one is there, locked, with the runtime's mode 0600.
+    EXPECT_FALSE(test::exists(fresh));
+    EXPECT_TRUE(test::exists(kept));
+    struct stat st;
+    ASSERT_EQ(::stat(kept.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
   }
   EXPECT_FALSE(test::exists(fresh));
   EXPECT_TRUE(test::exists(kept));
@@ -179,10 +189,15 @@ TEST(BlockManager, DiskOnAFullDeviceReportsDiskFullOnWrite) {
   EXPECT_EQ(io::temp_files::count(), registered) << "a user's existing file is never temporary";
 }
 
-TEST(BlockManager, TruncatedDiskFileGivesShortReadErrorAndLeavesNothing) {
+TEST(BlockManager, TruncatedDiskFileGivesShortReadErrorAndKeepsTheUsersFile) {
   test::scratch_dir dir;
+  // A disk file of the user's (a temporary one has no name another program could cut).
+  const std::string user_file = dir.file("user.disk");
+  ::close(::open(user_file.c_str(), O_CREAT | O_WRONLY, 0644));
   {
-    block_manager bm(test::direct_config(dir.path()));
+    disk_config cfg;
+    cfg.disks.push_back(disk_spec::parse(user_file));
+    block_manager bm(cfg);
     typed_block<4096, int> b;
     auto s = allocation_strategy::striping();
     auto id = bm.allocate(4096, s);
@@ -196,7 +211,7 @@ TEST(BlockManager, TruncatedDiskFileGivesShortReadErrorAndLeavesNothing) {
       EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
     }
   }
-  EXPECT_TRUE(dir.entries().empty());
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"user.disk"});
 }
 
 TEST(BlockManager, RequestOnAClosedDiskFileAndLeavesNothing) {

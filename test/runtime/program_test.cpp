@@ -418,6 +418,35 @@ TEST(ProgramFlags, Memory) {
   EXPECT_EQ(parse_error(p, {"--memory", "--stats"}), "--memory needs a value (a size, e.g. 256MiB)");
   EXPECT_TRUE(starts_with(parse_error(p, {"--memory=-5MiB"}), "--memory: '-5MiB' is not a size"));
   EXPECT_TRUE(starts_with(parse_error(p, {"--memory=99999999999TiB"}), "--memory: "));
+  // More than a process can address is a bad value, not an "out of memory" later; a
+  // budget above this machine's RAM but addressable is taken (the run warns).
+  EXPECT_EQ(parse_error(p, {"--memory=18446744073709551615"}),
+            "--memory: 18446744073709551615 is more than a process can address here (128 TiB); give a budget "
+            "such as 4GiB");
+  EXPECT_TRUE(starts_with(parse_error(p, {"--memory=129TiB"}), "--memory: 129TiB is more than a process can address"));
+  EXPECT_EQ(*parse(p, {"--memory=128TiB"}).memory, 128ull << 40);
+}
+
+TEST(ProgramRun, DiskTooSmallForTheSureNeedIsAnErrorBeforeAnyWork) {
+  flow::test::scratch_dir dir;
+  program p("prog");
+  p.estimate([&](flow::estimate&) { p.disk_need(2, "write to \"x.bin\" (1/2)", 3u << 20); });
+  captured c = run_captured(p, {"--disk", dir.file("a.disk") + ":1MiB", "--disk", dir.path() + ":1MiB"},
+                            [] { FAIL() << "ran"; });
+  EXPECT_EQ(c.status, 2);
+  EXPECT_EQ(c.err, "prog: error: --disk: phase 2 (write to \"x.bin\" (1/2)) needs at least 3.00 MiB of temporary disk "
+                   "at once (a sort's runs and merges), but the disks hold 2.00 MiB; give a larger SIZE in --disk PATH:SIZE, or another --disk\n");
+  EXPECT_TRUE(dir.entries().empty()) << "the disks opened for the check are gone";
+  // Enough room, or a disk without SIZE (the file system is the limit): it runs.
+  bool ran = false;
+  c = run_captured(p, {"--disk", dir.path() + ":3MiB"}, [&] { ran = true; });
+  EXPECT_EQ(c.status, 0) << c.err;
+  EXPECT_TRUE(ran);
+  ran = false;
+  c = run_captured(p, {"--disk", dir.path() + ":1MiB", "--disk", dir.path()}, [&] { ran = true; });
+  EXPECT_EQ(c.status, 0) << c.err;
+  EXPECT_TRUE(ran);
+  EXPECT_TRUE(dir.entries().empty());
 }
 
 TEST(ProgramFlags, MemoryDefaultsToTheScriptsBudget) {
@@ -925,7 +954,8 @@ TEST(ProgramRun, ErrorsInTheBodyExitOneAndRemoveTheDisk) {
     flow::containers::vector<std::uint64_t, 4096> v(16 << 10);
     for (int i = 0; i < 10000; ++i) v.push_back(static_cast<std::uint64_t>(i));
     v.flush();
-    EXPECT_TRUE(flow::test::exists(disk_path));
+    EXPECT_FALSE(flow::test::exists(disk_path)); // unlinked as soon as it was opened
+    EXPECT_TRUE(dir.entries().empty());
     throw flow::io_error("flow: cannot read from 'x' (offset 0, 4096 bytes): Input/output error (errno 5)");
   });
   EXPECT_EQ(c.status, 1);

@@ -1,7 +1,10 @@
 // Binary user files of T: round trips for every element size and boundary count, size
 // checks, truncation, bad paths, full disks, abandoned writers.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -113,6 +116,57 @@ TEST(TypedFiles, AbandonedWriterRemovesItsPartialOutput) {
     for (std::uint64_t i = 0; i < 50000; ++i) w.push(i);
   }
   EXPECT_FALSE(test::exists(path));
+}
+
+TEST(TypedFiles, AbandonedWriterLeavesNothingInTheDirectoryAndTheOldTargetIntact) {
+  test::scratch_dir dir;
+  const std::string path = dir.file("kept.bin");
+  {
+    file_writer<std::uint64_t> w(path, 64 << 10);
+    w.push(42);
+    w.finish();
+  }
+  {
+    file_writer<std::uint64_t> w(path, 64 << 10);
+    for (std::uint64_t i = 0; i < 50000; ++i) w.push(i);
+    // The temporary has no name while it is written (O_TMPFILE): only the old target.
+    EXPECT_EQ(dir.entries().size(), 1u);
+  }
+  EXPECT_EQ(dir.entries().size(), 1u);
+  file_reader<std::uint64_t> r(path);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(*r, 42u);
+}
+
+TEST(TypedFiles, AFifoIsReadToItsEndOnceAndASecondReadIsAnError) {
+  test::scratch_dir dir;
+  const std::string fifo = dir.file("in.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    const int fd = ::open(fifo.c_str(), O_WRONLY);
+    for (std::uint64_t i = 0; i < 3000; ++i) ASSERT_EQ(::write(fd, &i, sizeof i), 8);
+    ::close(fd);
+  });
+  std::uint64_t n = 0, sum = 0;
+  try {
+    file_reader<std::uint64_t> r(fifo, 64 << 10);
+    EXPECT_TRUE(r.is_stream());
+    for (; !r.empty(); ++r, ++n) sum += *r;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+  }
+  writer.join();
+  EXPECT_EQ(n, 3000u);
+  EXPECT_EQ(sum, 2999u * 3000u / 2);
+  // Its elements are gone: a second read is an error at once (it would otherwise wait
+  // for a writer forever, or see nothing), never an empty input.
+  try {
+    file_reader<std::uint64_t> again(fifo, 64 << 10);
+    FAIL() << "a second read of the FIFO was allowed";
+  } catch (const io_error& e) {
+    EXPECT_NE(std::string(e.what()).find("in.fifo' is a pipe that this program has already read"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(TypedFiles, TooLittleMemoryIsRefusedWithTheNeededAmount) {

@@ -28,10 +28,12 @@
 //   }
 //
 // Exit status of run(): 0 done (or --help); 1 an error in the body or its setup (an
-// input file missing, a disk that cannot be created, an io_error, any std::exception),
-// printed as "NAME: error: <what>"; 2 a bad flag or value, printed as
-// "NAME: error: --flag: <what>". A fatal signal (SIGINT, SIGTERM, ...) kills the process
-// as usual after the temporary disk files are removed (io::temp_files).
+// input file missing, an output whose directory is missing, a disk that cannot be
+// created, an io_error, any std::exception), printed as "NAME: error: <what>"; 2 a bad
+// flag or value (a --memory no process can address, a --disk locked by another program
+// or too small for what the plan is sure to need), printed as "NAME: error: --flag:
+// <what>". A fatal signal (SIGINT, SIGTERM, ...) kills the process as usual; temporary
+// disk files and unfinished outputs have no name, so even SIGKILL leaves nothing.
 //
 // The flags (`NAME --help` lists them with the params):
 //   --NAME=VALUE, --NAME VALUE   a param (also --NA-ME for NA_ME); a bool param alone
@@ -39,7 +41,7 @@
 //   --memory SIZE                memory budget, overrides the script's (256MiB, 1GiB, ...)
 //   --block SIZE                 block size, a power of two >= 4 KiB
 //   --disk PATH[:SIZE][:keep]    a disk; repeatable (default: a temporary file in
-//                                $TMPDIR or /var/tmp, removed at exit)
+//                                $TMPDIR or /var/tmp, unlinked as soon as it is open)
 //   --direct on|off              O_DIRECT for disk files (default on)
 //   --threads N                  threads sorting may use (flow::threads())
 //   --seed N                     seed of rand() (default 1; see flow/program/rand.hpp)
@@ -142,12 +144,23 @@ public:
   /// A file the script writes (its path now, or from a param after the flags): an
   /// input_file that names the same file (the same name, or the same file on disk) is
   /// not checked at start, since the script may write it before reading it.
+  /// run() also checks, before any work, that each output can be written: its directory
+  /// exists and is writable (the output is written to a temporary there and renamed
+  /// over the target), and the target is not a directory; else it prints the error and
+  /// returns 1. `-` (standard output) is not checked.
   void output_file(std::function<std::string()> path);
+  void output_file(std::string path);
   /// The planner's estimate, called by run() after the flags are parsed and the input
   /// files checked (so it may use params and input_elements()). Generated programs make
   /// their memory plan here too; a usage_error it throws (memory_too_small) ends run()
   /// with exit status 2 before any work.
   void estimate(std::function<void(flow::estimate&)> fill);
+  /// From the estimate: phase `phase` (`label`) is sure to need at least `bytes` of
+  /// temporary disk at once (a sort's runs, whose count is exact: input files of known
+  /// size, generate and range counts, a read's `~ N`). If every --disk has a SIZE and
+  /// together they hold less than the largest such need, run() stops before any work
+  /// with exit status 2 and a message naming the phase and both sizes.
+  void disk_need(unsigned phase, std::string_view label, std::uint64_t bytes);
 
   // ---- running -----------------------------------------------------------------------
 
@@ -268,6 +281,11 @@ private:
   std::vector<param_info> params_;
   std::vector<input_info> inputs_;
   std::vector<std::function<std::string()>> outputs_;
+  struct disk_need_record {
+    unsigned phase = 0;
+    std::string label;
+    std::uint64_t bytes = 0;
+  } disk_need_; // the largest disk_need() of this run
   std::function<void(flow::estimate&)> estimate_fn_;
   std::uint64_t memory_default_ = 0;
   std::uint64_t block_default_ = 0;

@@ -4,10 +4,14 @@
 // the target only when it is complete and on disk. Until then the target keeps its old
 // contents: a statement may read the file it rewrites (`v` state files of a loop), and
 // an error, a full disk or a signal leaves the old file, never a partial one. The
-// temporary is registered with flow::io::temp_files, so a signal removes it too.
+// temporary has no name while it is written (O_TMPFILE; path() is its /proc/self/fd
+// link), so even SIGKILL leaves nothing behind; commit() links it as
+// ".result.bin.flow-PID-N" next to the target and renames that over it. Where the file
+// system has no O_TMPFILE the temporary is that named file from the start, registered
+// with flow::io::temp_files so that a signal removes it (SIGKILL cannot).
 //
 //   flow::io::atomic_output out("result.bin");
-//   write_everything_to(out.path());   // a temporary ".result.bin.flow-1234-0"
+//   write_everything_to(out.path());   // the temporary
 //   out.commit();                      // synced and renamed over result.bin
 //
 // A target that exists and is not a regular file (a device such as /dev/null, a FIFO)
@@ -40,10 +44,27 @@ public:
     const std::size_t slash = target_.rfind('/');
     const std::string dir = slash == std::string::npos ? "" : target_.substr(0, slash + 1);
     const std::string base = slash == std::string::npos ? target_ : target_.substr(slash + 1);
-    path_ = dir + "." + base + ".flow-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    name_ = dir + "." + base + ".flow-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
     // The target's permissions if it exists (a rewrite keeps them), else the usual 0666
     // less the umask.
     const mode_t mode = exists ? (st.st_mode & 07777) : 0666;
+    // First choice: a file with no name (O_TMPFILE) in the target's directory, named only
+    // by commit(). Until then no signal, not even SIGKILL, can leave it behind. path() is
+    // then its /proc/self/fd link, which opens that same file.
+    fd_ = ::open(dir.empty() ? "." : dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+    if (fd_ >= 0) {
+      if (exists) ::fchmod(fd_, mode);
+      path_ = "/proc/self/fd/" + std::to_string(fd_);
+      if (::access(path_.c_str(), F_OK) == 0) {
+        temporary_ = true;
+        return;
+      }
+      ::close(fd_); // no /proc: the file cannot be reopened by a path
+      fd_ = -1;
+    }
+    // Else (a file system without O_TMPFILE) a named temporary, removed by the
+    // destructor or a signal handler; only SIGKILL can leave it.
+    path_ = name_;
     const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     if (fd < 0) {
       const int e = errno;
@@ -53,10 +74,13 @@ public:
     if (exists) ::fchmod(fd, mode);
     ::close(fd);
     temp_files::add(path_);
+    named_ = true;
     temporary_ = true;
   }
   ~atomic_output() {
-    if (temporary_) temp_files::remove(path_); // not committed: the target is untouched
+    // Not committed: the target is untouched; the nameless file goes with its descriptor.
+    if (temporary_ && named_) temp_files::remove(path_);
+    if (fd_ >= 0) ::close(fd_);
   }
   atomic_output(const atomic_output&) = delete;
   atomic_output& operator=(const atomic_output&) = delete;
@@ -64,17 +88,35 @@ public:
   /// Where to write: the temporary (or the target itself, when it cannot be replaced).
   const std::string& path() const noexcept { return path_; }
   const std::string& target() const noexcept { return target_; }
+  /// The target is not a regular file (a device, a FIFO): written in place, path() is it.
+  bool in_place() const noexcept { return path_ == target_ && !temporary_; }
 
   /// The output is complete and closed: syncs it and renames it over the target.
   void commit() {
     if (!temporary_) return;
-    const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || ::fsync(fd) != 0) {
-      const int e = errno;
-      if (fd >= 0) ::close(fd);
-      fail("cannot sync the new contents of", e);
+    if (!named_) {
+      if (::fsync(fd_) != 0) fail("cannot sync the new contents of", errno);
+      // Give it a name next to the target (registered first: a signal in between must
+      // not leave it), then rename that over the target, which is atomic.
+      temp_files::add(name_);
+      if (::linkat(AT_FDCWD, path_.c_str(), AT_FDCWD, name_.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+        const int e = errno;
+        temp_files::forget(name_);
+        fail("cannot give a name to the new contents of", e);
+      }
+      named_ = true;
+      ::close(fd_);
+      fd_ = -1;
+      path_ = name_;
+    } else {
+      const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || ::fsync(fd) != 0) {
+        const int e = errno;
+        if (fd >= 0) ::close(fd);
+        fail("cannot sync the new contents of", e);
+      }
+      ::close(fd);
     }
-    ::close(fd);
     if (::rename(path_.c_str(), target_.c_str()) != 0) fail("cannot replace", errno);
     temp_files::forget(path_);
     temporary_ = false;
@@ -86,8 +128,11 @@ private:
   }
 
   std::string target_;
-  std::string path_;
-  bool temporary_ = false;
+  std::string path_;        // where to write (see path())
+  std::string name_;        // the temporary's name next to the target
+  int fd_ = -1;             // the nameless file, until commit() names it
+  bool named_ = false;      // the temporary has a name (registered with temp_files)
+  bool temporary_ = false;  // not yet renamed over the target
 };
 
 } // namespace flow::io

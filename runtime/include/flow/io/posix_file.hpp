@@ -27,10 +27,20 @@ inline constexpr std::size_t direct_alignment = 4096;
 
 class posix_file final : public file {
 public:
-  /// Opens `path`; throws open_error naming the path, errno text and what to do.
+  /// Opens `path`; throws open_error naming the path, errno text and what to do. A file
+  /// it creates gets mode 0600 (less the umask): only its owner may read the runtime's
+  /// files. Outputs the user keeps are created by atomic_output with their own mode.
+  /// `name`, if given, is what messages and statistics call the file instead of `path`
+  /// (an output's temporary is opened by its /proc/self/fd link but named as the target).
   posix_file(const std::string& path, unsigned mode,
-             std::shared_ptr<request_queue> queue = nullptr);
+             std::shared_ptr<request_queue> queue = nullptr, std::string name = {});
   ~posix_file() override;
+
+  /// Takes an exclusive write lock on the whole file (fcntl F_SETLK; released when the
+  /// file closes or the process ends, even by SIGKILL), so that a second program given
+  /// the same disk file fails instead of overwriting the first one's blocks. Throws
+  /// open_error naming the file and, when the kernel tells, the pid holding the lock.
+  void lock_for_writing();
 
   std::uint64_t size() override;
   void set_size(std::uint64_t bytes) override;

@@ -13,7 +13,10 @@
 //
 // The path `-` is standard input (reader) or standard output (writer), read and written
 // sequentially with plain read(2) and write(2) (flow/io/standard_streams.hpp): pipes and
-// redirections work, nothing is seeked, truncated or opened again.
+// redirections work, nothing is seeked, truncated or opened again. A path that names a
+// stream (a FIFO, /dev/stdin on a pipe, a character device) is read the same way; a
+// pipe or FIFO can be read once per program (a second read is an error, never an
+// empty input).
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
@@ -29,6 +32,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "flow/io/atomic_output.hpp"
@@ -47,6 +52,18 @@ struct chunking {
   std::size_t chunks;
 };
 chunking plan_chunks(std::size_t element_bytes, std::size_t memory_bytes, const std::string& path);
+
+/// A path that names a stream rather than a file of known size (a FIFO, a socket, a
+/// character device, /dev/stdin on a pipe): opens it for plain sequential reads and
+/// returns the descriptor; returns -1 for a regular file or a block device (read with
+/// posix_file). A FIFO's open waits for its writer, as `cat fifo` does.
+int open_stream_input(const std::string& path);
+
+/// Marks the stream on `fd` (a pipe, FIFO or socket) as read by this process; throws
+/// io_error naming `name` if it was read before: its data is gone, and a second read
+/// would give nothing (or wait forever for a writer), never the elements again.
+void claim_stream(int fd, const std::string& name);
+void claim_stream(const struct stat& st, const std::string& name); ///< the same, by its stat
 } // namespace detail
 
 /// Default memory of a typed file reader or writer.
@@ -66,7 +83,8 @@ public:
   using value_type = T;
   /// Opens `path`; throws open_error, or file_format_error when its size is not a
   /// multiple of sizeof(T). Uses at most `memory_bytes` of buffers (at least
-  /// lcm(sizeof(T), 4096)). Starts reading ahead at once. `-` reads standard input to
+  /// lcm(sizeof(T), 4096)). Starts reading ahead at once. `-` (or another stream, see
+  /// detail::open_stream_input) reads standard input to
   /// its end, one chunk at a time (no read-ahead, no O_DIRECT); input that ends inside
   /// an element is a file_format_error, whose message starts with `where` if given
   /// (e.g. the script line "x.flow:3:8").
@@ -76,8 +94,16 @@ public:
       : where_(std::move(where)) {
     const auto plan = detail::plan_chunks(sizeof(T), memory_bytes, path);
     chunk_bytes_ = plan.chunk_bytes;
-    if (is_standard_stream(path)) {
+    if (is_standard_stream(path) || (stream_fd_ = detail::open_stream_input(path)) >= 0) {
       stream_ = true;
+      if (is_standard_stream(path)) {
+        stream_fd_ = 0;
+        stream_name_ = "standard input";
+        detail::claim_stream(stream_fd_, stream_name_); // (open_stream_input claims the others)
+      } else {
+        owns_stream_fd_ = true;
+        stream_name_ = "'" + path + "'";
+      }
       current_ = aligned_buffer(chunk_bytes_);
       next_chunk();
       return;
@@ -104,6 +130,7 @@ public:
     next_chunk();
   }
   ~file_reader() {
+    if (owns_stream_fd_) ::close(stream_fd_);
     for (auto& f : in_flight_) {
       try {
         f.request->wait();
@@ -114,9 +141,9 @@ public:
   file_reader(const file_reader&) = delete;
   file_reader& operator=(const file_reader&) = delete;
 
-  /// Elements in the file; for standard input, the elements read so far.
+  /// Elements in the file; for standard input and other streams, those read so far.
   std::uint64_t size() const noexcept { return bytes_ / sizeof(T); }
-  /// Whether this reader reads standard input (`-`).
+  /// Whether this reader reads a stream: standard input (`-`), a FIFO, a device.
   bool is_stream() const noexcept { return stream_; }
   bool empty() const noexcept { return pos_ == end_; }
   const T& operator*() const noexcept { return *pos_; }
@@ -159,12 +186,12 @@ private:
   void next_stream_chunk() {
     pos_ = end_ = nullptr;
     if (stream_ended_) return;
-    const std::size_t got = read_fully(0, current_.data(), chunk_bytes_, "standard input");
+    const std::size_t got = read_fully(stream_fd_, current_.data(), chunk_bytes_, stream_name_);
     if (got < chunk_bytes_) stream_ended_ = true;
     bytes_ += got;
     if (got % sizeof(T) != 0) {
       const std::uint64_t whole = bytes_ / sizeof(T);
-      throw file_format_error((where_.empty() ? std::string() : where_ + ": ") + "standard input ended inside an element: " +
+      throw file_format_error((where_.empty() ? std::string() : where_ + ": ") + stream_name_ + " ended inside an element: " +
                                   std::to_string(bytes_) + " bytes are " + std::to_string(whole) +
                                   (whole == 1 ? " element" : " elements") + " of " + std::to_string(sizeof(T)) +
                                   " bytes and " + std::to_string(got % sizeof(T)) +
@@ -197,8 +224,11 @@ private:
   }
 
   std::string where_;
-  std::unique_ptr<posix_file> file_; // null for standard input
+  std::unique_ptr<posix_file> file_; // null for standard input and other streams
   bool stream_ = false;
+  int stream_fd_ = -1;          // a stream's descriptor: 0 for `-`, else opened here
+  bool owns_stream_fd_ = false; // closed by the destructor
+  std::string stream_name_;     // "standard input" or the quoted path, for messages
   bool stream_ended_ = false;
   std::uint64_t bytes_ = 0;
   std::size_t chunk_bytes_ = 0;
@@ -218,7 +248,8 @@ public:
   /// Writes `path` atomically (flow/io/atomic_output.hpp): into a temporary next to it,
   /// renamed over it by finish(), so `path` keeps its old contents until then (a program
   /// may read the file it rewrites) and is never left half-written. Throws if the
-  /// temporary cannot be created. `-`
+  /// temporary cannot be created. A FIFO or a device (/dev/null, /dev/full) is written
+  /// in place, in order, like standard output. `-`
   /// writes standard output (descriptor 1) sequentially, where it stands: nothing is
   /// truncated or seeked, so pipes and `>>` work; each chunk is written synchronously,
   /// after flushing C stdio's `stdout` (print's text keeps its place before the data).
@@ -229,16 +260,38 @@ public:
     buffers_ = plan.chunks;
     if (is_standard_stream(path)) {
       buffers_ = 1;
+      stream_fd_ = 1;
+      stream_name_ = "standard output";
       return;
     }
     output_ = std::make_unique<atomic_output>(path);
-    file_ = std::make_unique<posix_file>(output_->path(), open_mode::write | open_mode::create | open_mode::truncate |
-                                                              (direct ? open_mode::direct : 0u));
+    if (output_->in_place()) {
+      // A FIFO or a device (/dev/null, /dev/full): written in order with write(2) like
+      // standard output; it cannot be seeked, truncated or replaced. A FIFO's open waits
+      // for its reader.
+      buffers_ = 1;
+      int fd;
+      while ((fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC)) < 0 && errno == EINTR) {
+      }
+      if (fd < 0) {
+        const int e = errno;
+        throw open_error(describe_failure("cannot open", path, 0, 0, e, advice_for(e)), path, 0, 0, e);
+      }
+      stream_fd_ = fd;
+      stream_name_ = path;
+      return;
+    }
+    // Messages and --stats name the target, not the temporary it is written to first.
+    file_ = std::make_unique<posix_file>(output_->path(),
+                                         open_mode::write | open_mode::create | open_mode::truncate |
+                                             (direct ? open_mode::direct : 0u),
+                                         nullptr, path);
   }
   /// A writer destroyed without finish() (e.g. while an exception unwinds) removes its
   /// partial output; the target keeps what it had.
   ~file_writer() {
-    if (finished_ || !file_) return; // standard output: what was written stays written
+    if (stream_fd_ > 1) ::close(stream_fd_);
+    if (finished_ || !file_) return; // a stream: what was written stays written
     for (auto& f : in_flight_) {
       try {
         f.request->wait();
@@ -273,6 +326,23 @@ public:
   /// Writes what is buffered, waits for every write, cuts the file to its exact size and
   /// closes it. Throws io_error (e.g. disk_full_error) on failure. Call once.
   void finish() {
+    try {
+      finish_writing();
+    } catch (const disk_full_error& e) {
+      output_full(e);
+    }
+  }
+
+private:
+  /// A full file system under an output: the advice is about the output, not --disk.
+  [[noreturn]] static void output_full(const disk_full_error& e) {
+    throw disk_full_error(describe_failure("cannot write to", e.path(), e.offset(), e.bytes(), e.error_number(),
+                                           "The file system of this output is full: free space there, or give "
+                                           "the output another place."),
+                          e.path(), e.offset(), e.bytes(), e.error_number());
+  }
+
+  void finish_writing() {
     if (finished_) throw std::logic_error("flow: file_writer::finish called twice");
     if (current_.size()) {
       const std::size_t bytes =
@@ -295,8 +365,12 @@ public:
       if (file_->size() != written_) file_->set_size(written_);
       file_->close();
       output_->commit();
-    } else if (std::fflush(stdout) != 0) {
-      throw_system_error("cannot write to", "standard output", written_, 0, errno);
+    } else if (stream_fd_ == 1) {
+      if (std::fflush(stdout) != 0) throw_system_error("cannot write to", "standard output", written_, 0, errno);
+    } else {
+      const int fd = stream_fd_;
+      stream_fd_ = -1;
+      if (::close(fd) != 0 && errno != EINTR) throw_system_error("cannot write to", stream_name_, written_, 0, errno);
     }
     finished_ = true;
   }
@@ -308,9 +382,9 @@ private:
   };
 
   void submit(aligned_buffer buffer, std::size_t bytes) {
-    if (!file_) { // standard output: in order, now
-      std::fflush(stdout);
-      write_fully(1, buffer.data(), bytes, "standard output");
+    if (!file_) { // standard output, a FIFO or a device: in order, now
+      if (stream_fd_ == 1) std::fflush(stdout);
+      write_fully(stream_fd_, buffer.data(), bytes, stream_name_);
       offset_ += bytes;
       free_.push_back(std::move(buffer));
       return;
@@ -329,6 +403,14 @@ private:
   }
 
   void next_chunk() {
+    try {
+      next_chunk_unchecked();
+    } catch (const disk_full_error& e) {
+      output_full(e);
+    }
+  }
+
+  void next_chunk_unchecked() {
     if (current_.size()) {
       submit(std::move(current_), chunk_bytes_);
       written_ += chunk_bytes_;
@@ -347,7 +429,9 @@ private:
   }
 
   std::unique_ptr<atomic_output> output_; // the temporary the file is written to
-  std::unique_ptr<posix_file> file_;      // null for standard output
+  std::unique_ptr<posix_file> file_;      // null for standard output, a FIFO or a device
+  int stream_fd_ = -1;                    // their descriptor: 1, or opened here
+  std::string stream_name_;               // "standard output" or the path, for messages
   std::size_t chunk_bytes_ = 0;
   std::size_t buffers_ = 0;
   std::uint64_t offset_ = 0;  // where the next chunk goes

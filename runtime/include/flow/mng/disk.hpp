@@ -16,20 +16,23 @@ namespace flow::mng {
 class disk {
 public:
   /// Opens or creates the disk described by `spec` (see disk_spec for what a path
-  /// means). Throws open_error if it cannot.
+  /// means). A temporary disk file (mode 0600) is unlinked as soon as it is open, so
+  /// nothing is left behind even after SIGKILL; a named file that stays (the user's own,
+  /// or :keep) is locked (posix_file::lock_for_writing). Throws open_error if it cannot.
   disk(std::size_t index, const disk_spec& spec, bool direct);
-  /// Waits for the disk's pending I/O, closes it, removes it if it is temporary.
+  /// Waits for the disk's pending I/O and closes it (which frees a temporary disk).
   ~disk();
   disk(const disk&) = delete;
   disk& operator=(const disk&) = delete;
 
   std::size_t index() const noexcept { return index_; }
-  /// The file's path (for a directory spec: the temporary file created in it).
+  /// The file's path (for a directory spec: the temporary file created in it, already
+  /// unlinked).
   const std::string& path() const noexcept { return file_->path(); }
   io::file& file() noexcept { return *file_; }
   /// Configured capacity in bytes; 0 means no limit but the file system's.
   std::uint64_t capacity() const noexcept { return capacity_; }
-  /// True if the file is removed when the disk closes (and on fatal signals).
+  /// True if the file is temporary (unlinked at once, its space freed when it closes).
   bool temporary() const noexcept { return temporary_; }
 
   /// Allocates `bytes` (a multiple of 4096) first-fit; nullopt if the capacity would be
@@ -40,6 +43,9 @@ public:
   /// Bytes currently allocated, and the end of the used area (the file's needed size).
   std::uint64_t allocated_bytes() const;
   std::uint64_t used_extent() const;
+  /// The largest used_extent() so far: how large the disk's file grew (files are not
+  /// shrunk), what a --disk SIZE must hold.
+  std::uint64_t peak_extent() const;
 
 private:
   const std::size_t index_;
@@ -50,6 +56,7 @@ private:
   mutable std::mutex mutex_;
   std::map<std::uint64_t, std::uint64_t> free_extents_; // offset -> bytes, all below end_
   std::uint64_t end_ = 0;
+  std::uint64_t peak_end_ = 0;
   std::uint64_t allocated_ = 0;
 };
 

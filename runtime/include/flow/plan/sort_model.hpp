@@ -147,6 +147,11 @@ struct sort_cost {
   std::uint64_t runs_write = 0;  ///< bytes written by run formation (whole blocks)
   std::uint64_t merge_read = 0;  ///< bytes read by all merge passes
   std::uint64_t merge_write = 0; ///< bytes written by intermediate passes
+  /// Temporary disk in use at once, at least: the runs, and while an intermediate merge
+  /// writes its output run (allocated whole, flow::algo::detail::run_writer) its inputs
+  /// are still allocated, freed block by block as they are read. A disk's file may grow
+  /// further where free space is in pieces too small for a whole run.
+  std::uint64_t disk_peak = 0;
 
   std::uint64_t io_bytes() const noexcept { return sat_add(sat_add(runs_write, merge_read), merge_write); }
 };
@@ -202,6 +207,8 @@ inline sort_cost sort_estimate(const sort_setup& s, std::uint64_t n, std::uint64
   if (!c.last_run_in_memory) mp = merge(s, g, merge_memory, meta, blocks);
   c.fan_in = mp.fan_in;
   c.runs_write = sat_mul(c.last_run_in_memory ? blocks - blocks_of(last) : blocks, g.bytes);
+  std::uint64_t on_disk = c.runs_write; // allocated now
+  c.disk_peak = on_disk;
   // The intermediate passes: while more runs are left than the final merge takes, merge
   // the smallest ones — kk at a time, or as few as leave the final merge exactly its
   // fan-in k. Runs of the same size and pass level are one group with a count (all runs
@@ -227,6 +234,10 @@ inline sort_cost sort_estimate(const sort_setup& s, std::uint64_t n, std::uint64
       c.merge_read = sat_add(c.merge_read, bytes_of(m * kk, elements));
       const std::uint64_t merged = held(sat_mul(elements, kk));
       c.merge_write = sat_add(c.merge_write, bytes_of(m, merged));
+      // The first of the m merges peaks highest: each frees its inputs' blocks, at least
+      // as many as its output takes.
+      c.disk_peak = std::max(c.disk_peak, sat_add(on_disk, bytes_of(1, merged)));
+      on_disk = sat_add(on_disk - std::min(on_disk, bytes_of(m * kk, elements)), bytes_of(m, merged));
       if ((smallest->second -= m * kk) == 0) pending.erase(smallest);
       pending[{merged, level + 1}] += m;
       left -= m * (kk - 1);
@@ -234,12 +245,13 @@ inline sort_cost sort_estimate(const sort_setup& s, std::uint64_t n, std::uint64
       continue;
     }
     // One merge of the `take` smallest runs, across groups.
-    std::uint64_t merged = 0;
+    std::uint64_t merged = 0, read = 0;
     unsigned merged_level = 0;
     for (std::uint64_t need = take; need > 0;) {
       const auto it = pending.begin();
       const std::uint64_t t = std::min(need, it->second);
       c.merge_read = sat_add(c.merge_read, bytes_of(t, it->first.first));
+      read = sat_add(read, bytes_of(t, it->first.first));
       merged = sat_add(merged, sat_mul(t, it->first.first));
       merged_level = std::max(merged_level, it->first.second);
       need -= t;
@@ -247,6 +259,8 @@ inline sort_cost sort_estimate(const sort_setup& s, std::uint64_t n, std::uint64
     }
     merged = held(merged);
     c.merge_write = sat_add(c.merge_write, bytes_of(1, merged));
+    c.disk_peak = std::max(c.disk_peak, sat_add(on_disk, bytes_of(1, merged)));
+    on_disk = sat_add(on_disk - std::min(on_disk, read), bytes_of(1, merged));
     pending[{merged, merged_level + 1}] += 1;
     left -= take - 1;
     deepest = std::max(deepest, merged_level + 1);
