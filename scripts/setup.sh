@@ -19,6 +19,7 @@ apt_packages=(
   python3 python3-pip git
   vim                     # test/editors/vim.test checks editors/vim's syntax file with it
   gdb                     # test/compiler/driver/debug_lines.test stops at a script line
+  graphviz                # test/compiler/plan/formats.flow renders explain --format dot
 )
 missing=()
 for p in "${apt_packages[@]}"; do

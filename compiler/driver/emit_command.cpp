@@ -5,6 +5,8 @@
 #include "driver/installation.hpp"
 
 #include <cctype>
+#include <chrono>
+#include <iomanip>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -356,7 +358,17 @@ int runRun(const BuildOptions& options) {
     fs::path partial = exe.string() + ".partial." + std::to_string(getpid());
     BuildOptions withDependencies = options;
     withDependencies.cxxflags.insert(withDependencies.cxxflags.end(), {"-MMD", "-MF", partial.string() + ".d"});
-    if (int status = compile(withDependencies, cpp.string(), partial.string()); status != 0) return status;
+    // Compiling takes seconds: say so on a terminal, where the wait is seen.
+    const bool tell = isatty(STDERR_FILENO) || options.verbose;
+    if (tell) std::cerr << "flowc: compiling " << options.file << " (-O" << options.optimization << ")..." << std::flush;
+    const auto start = std::chrono::steady_clock::now();
+    const int status = compile(withDependencies, cpp.string(), partial.string());
+    if (tell && status == 0)
+      std::cerr << " " << std::fixed << std::setprecision(1)
+                << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s\n";
+    else if (tell)
+      std::cerr << '\n';
+    if (status != 0) return status;
     std::error_code ec;
     if (!writeNewFile(exe.string() + ".headers", headerList(partial.string() + ".d"), 0600)) return 1;
     fs::remove(partial.string() + ".d", ec);

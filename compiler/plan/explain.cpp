@@ -151,28 +151,100 @@ void printJson(const Plan& plan, std::ostream& out) {
       << ", \"write_bytes\": " << integer(plan.materialized.writeBytes) << "}\n}\n";
 }
 
+namespace {
+/// The vector a node fills (a declaration from a pipeline, `v = …`, pushes) or reads
+/// (a scan, `v[i]`), if any: the data that crosses phases through it.
+const sema::Symbol* vectorWritten(const Node& n) {
+  if (n.kind == Node::VectorBuild) return n.get<ast::VectorDecl>()->symbol;
+  if (n.kind == Node::VectorRefill) return n.get<ast::AssignStmt>()->vector;
+  if (n.kind == Node::VectorPush) return n.get<sema::Symbol>();
+  return nullptr;
+}
+const sema::Symbol* vectorRead(const Node& n) {
+  return n.kind == Node::ScanVector || n.kind == Node::VectorIndex ? n.get<sema::Symbol>() : nullptr;
+}
+} // namespace
+
 void printDot(const Plan& plan, std::ostream& out) {
-  out << "digraph flow {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n";
+  // Phases top to bottom in the order they run, each a cluster of its pipelined nodes;
+  // vectors and queues outside, with dashed edges from the nodes that fill them to those
+  // that read them, possibly phases later.
+  out << "digraph flow {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\"];\n"
+      << "  edge [fontname=\"Helvetica\", fontsize=10];\n";
+  auto label = [&](const Node& n) {
+    std::string text = n.name + "\\n" + cell(n, n.elements, false) + (n.kind == Node::Queue ? " pushes" : " elements");
+    if (n.memoryBytes > 0) text += "\\nmemory " + formatBytes(static_cast<double>(n.memoryBytes));
+    if (n.readBytes > 0 || n.writeBytes > 0)
+      text += "\\nread " + formatBytes(n.readBytes) + ", write " + formatBytes(n.writeBytes);
+    return dotString(text);
+  };
+  std::vector<int> firstOfPhase, lastOfPhase;
   for (const Phase& ph : plan.phases) {
     out << "  subgraph cluster_phase" << ph.id << " {\n    label=" << dotString("phase " + std::to_string(ph.id) + ": " + ph.label)
         << ";\n    style=rounded;\n";
+    int first = -1, last = -1;
     for (int id : ph.nodes) {
       const Node& n = plan.nodes[id];
-      if (n.kind == Node::Queue && n.phase != ph.id) continue; // a queue is drawn once
-      std::string io;
-      if (n.readBytes > 0 || n.writeBytes > 0)
-        io = "\\nread " + formatBytes(n.readBytes) + ", write " + formatBytes(n.writeBytes);
-      std::string shape = n.kind == Node::Queue || n.kind == Node::SortRuns || n.kind == Node::SortMerge ? "box3d"
-                          : n.kind == Node::ReadFile || n.kind == Node::WriteFile || n.kind == Node::VectorBuild
+      if (n.kind == Node::Queue) continue; // drawn once, outside the phases
+      std::string shape = n.kind == Node::SortRuns || n.kind == Node::SortMerge || n.kind == Node::ReduceRuns ||
+                                  n.kind == Node::ReduceMerge
+                              ? "box3d"
+                          : n.kind == Node::ReadFile || n.kind == Node::ReadText || n.kind == Node::WriteFile ||
+                                  n.kind == Node::WriteText
                               ? "cylinder"
                               : "box";
-      out << "    n" << n.id << " [label=" << dotString(n.name + "\\n" + cell(n, n.elements, false) + " elements" + io)
-          << ", shape=" << shape << "];\n";
+      out << "    n" << n.id << " [label=" << label(n) << ", shape=" << shape << "];\n";
+      if (first < 0) first = n.id;
+      last = n.id;
     }
     out << "  }\n";
+    firstOfPhase.push_back(first);
+    lastOfPhase.push_back(last);
   }
   for (const Node& n : plan.nodes)
     for (int i : n.inputs) out << "  n" << i << " -> n" << n.id << ";\n";
+  // Keeps each phase below the one before, also where no data edge joins them.
+  for (size_t k = 1; k < plan.phases.size(); ++k)
+    if (lastOfPhase[k - 1] >= 0 && firstOfPhase[k] >= 0)
+      out << "  n" << lastOfPhase[k - 1] << " -> n" << firstOfPhase[k] << " [style=invis];\n";
+
+  // Vectors: one node each, filled and read by the nodes that name them.
+  std::vector<const sema::Symbol*> vectors;
+  auto vectorId = [&](const sema::Symbol* v) {
+    for (size_t k = 0; k < vectors.size(); ++k)
+      if (vectors[k] == v) return k;
+    vectors.push_back(v);
+    out << "  v" << vectors.size() - 1 << " [label=" << dotString("vector " + v->name) << ", shape=cylinder, style=dashed];\n";
+    return vectors.size() - 1;
+  };
+  for (const Node& n : plan.nodes) {
+    if (const sema::Symbol* v = vectorWritten(n)) {
+      const size_t k = vectorId(v); // declares it first
+      out << "  n" << n.id << " -> v" << k << " [style=dashed];\n";
+    }
+    if (const sema::Symbol* v = vectorRead(n)) {
+      const size_t k = vectorId(v);
+      out << "  v" << k << " -> n" << n.id << " [style=dashed];\n";
+    }
+  }
+  // Queues: pushed and popped by the loops of the phases they live through.
+  for (const Node& q : plan.nodes) {
+    if (q.kind != Node::Queue) continue;
+    out << "  n" << q.id << " [label=" << label(q) << ", shape=box3d, style=dashed];\n";
+    for (int phase : q.livePhases)
+      for (const Node& m : plan.nodes)
+        if (m.phase == phase && (m.kind == Node::Loop || m.kind == Node::ForStage))
+          out << "  n" << m.id << " -> n" << q.id << " [style=dashed, dir=both, label=\"push / pop\"];\n";
+  }
+
+  out << "  subgraph cluster_legend {\n    label=\"legend\";\n    style=dotted;\n"
+         "    legend_stage [label=\"pipelined stage\", shape=box];\n"
+         "    legend_sort [label=\"sort or reduce:\\nruns, then merge\", shape=box3d];\n"
+         "    legend_file [label=\"file read or written\", shape=cylinder];\n"
+         "    legend_store [label=\"vector or queue\\n(across phases)\", shape=cylinder, style=dashed];\n"
+         "    legend_stage -> legend_sort [label=\"elements, pipelined\"];\n"
+         "    legend_sort -> legend_file;\n"
+         "    legend_file -> legend_store [style=dashed, label=\"stored, read later\"];\n  }\n";
   out << "}\n";
 }
 

@@ -16,7 +16,9 @@ for ch in text:
         assert depth >= 0, "unbalanced braces"
     prev = ch
 assert depth == 0 and not in_string, "unbalanced braces or quotes"
-declared = set(re.findall(r"^\s*(n\d+) \[", text, re.M))
-for a, b in re.findall(r"^\s*(n\d+) -> (n\d+);", text, re.M):
+declared = set(re.findall(r"^\s*(\w+) \[", text, re.M))
+edges = re.findall(r"^\s*(\w+) -> (\w+)(?: \[[^\n]*\])?;$", text, re.M)
+assert edges, "no edges"
+for a, b in edges:
     assert a in declared and b in declared, f"edge {a} -> {b} to an undeclared node"
 print("dot ok")
