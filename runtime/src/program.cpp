@@ -362,7 +362,9 @@ const program_options& program::parse(int argc, const char* const* argv) {
     try {
       if (name == "memory") {
         const std::uint64_t m = mng::parse_size(take_value("a size, e.g. 256MiB"));
-        if (m == 0) throw usage(flag, "--memory: the budget must be more than 0 bytes");
+        if (m < flow::min_memory_bytes) // the rule of a script's `memory` too
+          throw usage(flag, "--memory: a budget below 4 KiB leaves no room for even one block; " + std::to_string(m) +
+                                " bytes given");
         options_.memory = m;
       } else if (name == "block") {
         const std::string_view v = take_value("a size, e.g. 1MiB");
