@@ -701,6 +701,11 @@ void Generator::finishNode(const Node& n) {
   }
   case Node::WriteFile:
   case Node::WriteText: line(var(n, "out") + ".finish();"); break;
+  case Node::ReadFile:
+    // The plan gives a reader's buffers to the phases after its own; the reader object
+    // lives to the end of the statement.
+    line(var(n, "in") + ".close(); // its buffers go back as its phase ends");
+    break;
   case Node::Materialize: line(var(n, "mat") + ".flush();"); break;
   case Node::VectorBuild: line(name(n.get<VectorDecl>()->symbol) + ".flush();"); break;
   case Node::VectorRefill: line(var(n, "new") + ".flush(); // written within the phase"); break;
