@@ -707,7 +707,11 @@ void Generator::finishNode(const Node& n) {
     line(var(n, "in") + ".close(); // its buffers go back as its phase ends");
     break;
   case Node::Materialize: line(var(n, "mat") + ".flush();"); break;
-  case Node::VectorBuild: line(name(n.get<VectorDecl>()->symbol) + ".flush();"); break;
+  case Node::VectorBuild:
+    // Built: its cached blocks go back (the plan gives them to this phase only; a vector
+    // built in a loop body would hold them through the round's later phases).
+    line(name(n.get<VectorDecl>()->symbol) + ".release_cache(); // written, its buffers go back");
+    break;
   case Node::VectorRefill: line(var(n, "new") + ".flush(); // written within the phase"); break;
   case Node::Aggregate: {
     const ast::Builtin fn = *n.get<CallExpr>()->builtin;

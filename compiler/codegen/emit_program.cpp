@@ -508,6 +508,7 @@ std::string Generator::run() {
     if (n.kind == Node::Materialize)
       line("flow::containers::vector<" + type(n.get<Symbol>()->type) + ", " + blockBytes() + "> " + var(n, "mat") + "(" +
            memoryOf(n) + "); // stream " + n.get<Symbol>()->name + ", written once, read back later");
+  std::vector<const Symbol*> topVectors; // declared so far
   for (const StmtPtr& s : program_.ast->items) {
     // `v[i]` gets the block cache the planner sized for this statement, and the vector
     // its own budget back after it.
@@ -518,6 +519,10 @@ std::string Generator::run() {
       line(name(c->get<Symbol>()) + ".resize_cache(" + memoryOf(*c) + "); // " + c->name);
     emitStatement(*s);
     for (const Node* c : caches) line(name(c->get<Symbol>()) + ".restore_cache();");
+    // Top-level vectors give their cached blocks back after each statement: the plan
+    // counts a vector's buffers only in the phases that use it.
+    if (s->kind() == Stmt::Vector) topVectors.push_back(s->as<VectorDecl>()->symbol);
+    for (const Symbol* v : topVectors) line(name(v) + ".release_cache();");
     // A top-level queue gives its memory back after its last use: later phases are
     // planned without it.
     for (const Node& n : plan_.nodes)
