@@ -702,6 +702,8 @@ void Generator::finishNode(const Node& n) {
   case Node::WriteFile:
   case Node::WriteText: line(var(n, "out") + ".finish();"); break;
   case Node::ReadFile:
+  case Node::ScanVector:
+  case Node::Reread:
     // The plan gives a reader's buffers to the phases after its own; the reader object
     // lives to the end of the statement.
     line(var(n, "in") + ".close(); // its buffers go back as its phase ends");
