@@ -701,8 +701,19 @@ void Generator::finishNode(const Node& n) {
   }
   case Node::WriteFile:
   case Node::WriteText: line(var(n, "out") + ".finish();"); break;
+  case Node::ReadFile:
+  case Node::ScanVector:
+  case Node::Reread:
+    // The plan gives a reader's buffers to the phases after its own; the reader object
+    // lives to the end of the statement.
+    line(var(n, "in") + ".close(); // its buffers go back as its phase ends");
+    break;
   case Node::Materialize: line(var(n, "mat") + ".flush();"); break;
-  case Node::VectorBuild: line(name(n.get<VectorDecl>()->symbol) + ".flush();"); break;
+  case Node::VectorBuild:
+    // Built: its cached blocks go back (the plan gives them to this phase only; a vector
+    // built in a loop body would hold them through the round's later phases).
+    line(name(n.get<VectorDecl>()->symbol) + ".release_cache(); // written, its buffers go back");
+    break;
   case Node::VectorRefill: line(var(n, "new") + ".flush(); // written within the phase"); break;
   case Node::Aggregate: {
     const ast::Builtin fn = *n.get<CallExpr>()->builtin;

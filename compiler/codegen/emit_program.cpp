@@ -253,9 +253,11 @@ void Generator::emitTopLevel(const Stmt& s) {
     line("");
     line("// pq " + d.name + ": " + d.symbol->type->name() + ", smallest first by " + d.order.str() + "; " +
          plan::formatCount(static_cast<double>(items)) + " pushes estimated");
-    line("flow::containers::priority_queue<" + queueElement(d.symbol->type) + ", " + orderType(d.order.order) + ", " +
-         B + "> " +
-         name(d.symbol) + "(" + (planned ? memoryOf(*q) : std::to_string(16 * plan_.blockBytes) + "ULL") + ", " +
+    // Held in an optional so that the statement of its last use can free it (run()).
+    const std::string queueType = "flow::containers::priority_queue<" + queueElement(d.symbol->type) + ", " +
+                                  orderType(d.order.order) + ", " + B + ">";
+    line("std::optional<" + queueType + "> " + "fl_" + name(d.symbol) + "_storage;");
+    line("auto& " + name(d.symbol) + " = " + "fl_" + name(d.symbol) + "_storage.emplace(" + (planned ? memoryOf(*q) : std::to_string(16 * plan_.blockBytes) + "ULL") + ", " +
          (planned ? "static_cast<uint64_t>(fl_nodes[" + std::to_string(q->id) + "].elements)"
                   : std::to_string(items) + "ULL") +
          ");");
@@ -361,7 +363,7 @@ void Generator::emitMemoryPlan(const std::map<int, std::string>& scale) {
     for (int p : n.livePhases) live += (live.empty() ? "" : ", ") + std::to_string(p);
     line("// n" + std::to_string(n.id) + " " + n.name);
     line("fl_nodes[" + std::to_string(n.id) + "] = {flow::plan::memory_role::" + roles[static_cast<int>(role)] + ", " +
-         std::to_string(n.phase) + ", {" + live + "}, " + number(n.elements) + " * " + scale.at(n.id) + ", " +
+         std::to_string(n.phase) + ", {" + live + "}, " + number(n.startElements) + " * " + scale.at(n.id) + ", " +
          std::to_string(n.elementBytes) + ", " + (n.keyed ? "true" : "false") + ", " + std::to_string(n.partner) +
          "};");
   }
@@ -438,7 +440,8 @@ void Generator::emitEstimate() {
       break;
     case plan::Scaling::InputFile: {
       // Standard input, a pipe, or a file the script also writes: no size at start, so
-      // the planned count stands.
+      // the planned count stands; without `~ N` that is "unknown" (0): the sorts it
+      // feeds take what their phases leave (memory_planner's rule for uncounted runs).
       const std::string p = path(n.get<ReadSource>()->path);
       runtime = "(fl_program.input_size_known(" + p + ") ? static_cast<double>(fl_program.input_elements(" + p +
                 ")) : " + number(n.elements) + ")";
@@ -451,7 +454,8 @@ void Generator::emitEstimate() {
     case plan::Scaling::From: break;
     }
     std::string sc = "1.0";
-    if (!runtime.empty() && n.elements > 0) sc = "(" + runtime + " / " + number(n.elements) + ")";
+    // Relative to the count the program starts from (a read without `~ N`: nominal).
+    if (!runtime.empty() && n.startElements > 0) sc = "(" + runtime + " / " + number(n.startElements) + ")";
     for (size_t i = 0; i < n.scaling.from.size(); ++i) {
       const std::string& f = scale.at(n.scaling.from[i]);
       sc = i == 0 ? f : "std::max(" + sc + ", " + f + ")";
@@ -502,7 +506,7 @@ void Generator::emitEstimate() {
     case Node::SortMerge: break; // with its run formation
     case Node::Queue: {
       if (n.livePhases.empty()) break;
-      std::string items = "static_cast<uint64_t>(" + number(n.elements) + " * " + sv + ")";
+      std::string items = "static_cast<uint64_t>(" + number(n.startElements) + " * " + sv + ")";
       std::string pq = "fl_pq" + std::to_string(n.id);
       line("const double " + pq + " = flow::containers::plan_priority_queue(" + memoryOf(n) + ", " + items + ", " +
            std::to_string(n.elementBytes) + ", " + blockBytes() + ").io_bytes(" + items +
@@ -510,11 +514,23 @@ void Generator::emitEstimate() {
       line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", " + pq + ", " + pq + ");");
       break;
     }
-    default:
-      if (n.readBytes > 0 || n.writeBytes > 0)
-        line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", " + number(n.readBytes) + " * " +
-             sv + ", " + number(n.writeBytes) + " * " + sv + ");");
+    default: {
+      // Files, scans and sinks move their elements once: priced from the count the
+      // program starts from, so a read without `~ N` is estimated at its file's size.
+      double read = n.readBytes, write = n.writeBytes;
+      if (n.elements == 0 && n.startElements > 0 && n.kind != Node::VectorIndex) {
+        const double bytes = n.startElements * static_cast<double>(n.elementBytes);
+        const bool source = n.kind == Node::ReadFile || n.kind == Node::ScanVector || n.kind == Node::Reread;
+        const bool sink = n.kind == Node::WriteFile || n.kind == Node::VectorBuild || n.kind == Node::VectorRefill ||
+                          n.kind == Node::Materialize || n.kind == Node::VectorPush;
+        if (source) read = bytes;
+        if (sink) write = bytes;
+      }
+      if (read > 0 || write > 0)
+        line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", " + number(read) + " * " + sv +
+             ", " + number(write) + " * " + sv + ");");
       break;
+    }
     }
   }
   --indent_;
@@ -535,6 +551,7 @@ std::string Generator::run() {
     if (n.kind == Node::Materialize)
       line("flow::containers::vector<" + type(n.get<Symbol>()->type) + ", " + blockBytes() + "> " + var(n, "mat") + "(" +
            memoryOf(n) + "); // stream " + n.get<Symbol>()->name + ", written once, read back later");
+  std::vector<const Symbol*> topVectors; // declared so far
   for (const StmtPtr& s : program_.ast->items) {
     // `v[i]` gets the block cache the planner sized for this statement, and the vector
     // its own budget back after it.
@@ -545,6 +562,15 @@ std::string Generator::run() {
       line(name(c->get<Symbol>()) + ".resize_cache(" + memoryOf(*c) + "); // " + c->name);
     emitStatement(*s);
     for (const Node* c : caches) line(name(c->get<Symbol>()) + ".restore_cache();");
+    // Top-level vectors give their cached blocks back after each statement: the plan
+    // counts a vector's buffers only in the phases that use it.
+    if (s->kind() == Stmt::Vector) topVectors.push_back(s->as<VectorDecl>()->symbol);
+    for (const Symbol* v : topVectors) line(name(v) + ".release_cache();");
+    // A top-level queue gives its memory back after its last use: later phases are
+    // planned without it.
+    for (const Node& n : plan_.nodes)
+      if (n.kind == Node::Queue && n.lastUse == s.get())
+        line("fl_" + name(n.get<PqDecl>()->symbol) + "_storage.reset(); // " + n.name + ": last used above");
   }
   std::string body = out_.str();
   std::swap(out_, header);
@@ -581,6 +607,7 @@ std::string Generator::run() {
   line("#include <iostream>");
   line("#include <limits>");
   line("#include <memory>");
+  line("#include <optional>");
   line("#include <vector>");
   line("");
   // The script's hash tells which version of it a program was built from (--version).

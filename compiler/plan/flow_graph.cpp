@@ -172,6 +172,7 @@ void GraphBuilder::build() {
     const int first = nextPhase_;
     const size_t before = plan_.nodes.size();
     topLevel(*program_.ast->items[i]);
+    itemFirstPhase_.push_back({item_, first});
     // The cache of v[i] is sized for the statement's whole run (codegen gives it its
     // memory before the statement and takes it back after).
     for (size_t k = before; k < plan_.nodes.size(); ++k)
@@ -181,6 +182,8 @@ void GraphBuilder::build() {
       }
   }
   finishScopes();
+  std::vector<std::pair<const ast::Stmt*, int>> itemEnds; // top-level statement, its first phase
+  for (const auto& [item, first] : itemFirstPhase_) itemEnds.push_back({item, first});
   for (const Node& n : plan_.nodes)
     if (n.kind == Node::WriteFile || n.kind == Node::WriteText) {
       const PathRef& p = n.get<WriteStmt>()->path;
@@ -196,6 +199,14 @@ void GraphBuilder::build() {
       n.livePhases.clear();
       for (int p = first; p <= last; ++p) n.livePhases.push_back(p);
       n.phase = first;
+      // The statement whose phases hold its last: the one with the last first phase at
+      // or before it.
+      const Stmt* decl = n.get<PqDecl>();
+      const bool topLevel = std::any_of(program_.ast->items.begin(), program_.ast->items.end(),
+                                        [&](const StmtPtr& s) { return s.get() == decl; });
+      if (topLevel)
+        for (const auto& [item, start] : itemEnds)
+          if (start <= last) n.lastUse = item;
     }
 }
 
@@ -654,8 +665,12 @@ GraphBuilder::Flow GraphBuilder::named(const Symbol& s, int phase, double multip
     int b = add(Node::Branch, "branch " + s.name, useLoc, phase, src.elements, s.type, {built->second.flow.node}, &s);
     return {b, std::max(phase, built->second.flow.phase)};
   }
-  // A reader that runs later (another statement, another aggregate): the first run
-  // writes the stream out as it goes, and every later reader reads it back.
+  // A reader that runs later (another statement, another aggregate) of a stream that is
+  // a binary input file as it is: the file is read again (it holds the same elements),
+  // rather than copied to the temporary disk by the first reader.
+  if (!materialized_.count(&s) && readsUnchangedFile(*s.pipeline)) return pipeline(*s.pipeline, phase, multiplier);
+  // Any other: the first run writes the stream out as it goes, and every later reader
+  // reads it back.
   if (!materialized_.count(&s)) {
     const Owner current = owner_;
     owner_ = built->second.owner;
@@ -668,6 +683,16 @@ GraphBuilder::Flow GraphBuilder::named(const Symbol& s, int phase, double multip
   int r = add(Node::Reread, "reread " + s.name, useLoc, phase, written.elements * multiplier, s.type,
               {materialized_[&s]}, &s);
   return {r, phase};
+}
+
+bool GraphBuilder::readsUnchangedFile(const Pipeline& p) const {
+  // Only a named file (standard input and a path param could be read only once, or be
+  // a file the script writes under another name) that the script writes nowhere (the
+  // files it writes are known before the walk: makePlan's first pass).
+  if (!p.stages.empty() || p.source->kind() != Source::Read) return false;
+  const auto& r = *p.source->as<ReadSource>();
+  return !r.text && !r.path.isParam() && r.path.literal.text() != "-" && plan_.writtenPathParams.empty() &&
+         knownWrites_ && plan_.readsInput(r);
 }
 
 GraphBuilder::Flow GraphBuilder::pipeline(const Pipeline& p, int phase, double multiplier) {
@@ -696,7 +721,9 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
   case Source::Read:
   case Source::ReadText: {
     auto& r = *s.as<ReadSource>();
-    double n = r.estimate ? estimate(*r.estimate) : 0;
+    double n = r.estimate                                     ? estimate(*r.estimate)
+               : nominalInputs_ && !r.text && plan_.readsInput(r) ? kNominalInputElements
+                                                                   : 0;
     int id = add(r.text ? Node::ReadText : Node::ReadFile, (r.text ? "read_text " : "read ") + plan_.pathLabel(r.path),
                  s.loc, phase, n * multiplier, s.elementType, {}, &r);
     if (!r.estimate) unknown(id, "no element count: write read(…) as T ~ COUNT");

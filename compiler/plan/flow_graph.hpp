@@ -14,6 +14,18 @@ public:
   /// Param values: defaults, or --set values; false after reporting a bad --set.
   bool evaluateParams();
   void build();
+  /// Counts a read of an input file without `~ N` as kNominalInputElements instead of
+  /// unknown (0): the graph of Node::startElements (makePlan builds it second, with the
+  /// first plan's written files).
+  void nominalUncountedInputs() { nominalInputs_ = true; }
+  /// The files (and path params) the script writes, found by a build before this one:
+  /// a stream that is an input file read as it is, by several statements, then reads the
+  /// file again instead of copying it.
+  void knownWrites(const Plan& earlier) {
+    plan_.writtenFiles = earlier.writtenFiles;
+    plan_.writtenPathParams = earlier.writtenPathParams;
+    knownWrites_ = true;
+  }
 
 private:
   struct Flow {
@@ -85,6 +97,9 @@ private:
   std::map<const sema::Symbol*, int> queueOf_;
   std::map<std::pair<const sema::Symbol*, int>, int> pushNode_;
 
+  bool nominalInputs_ = false, knownWrites_ = false;
+  std::vector<std::pair<const ast::Stmt*, int>> itemFirstPhase_; // each top-level statement's first phase
+  bool readsUnchangedFile(const ast::Pipeline& p) const;
   int statement_ = 0;
   Owner owner_;
   int base_ = 0, maxPhase_ = 0, nextPhase_ = 1;

@@ -6,7 +6,9 @@
 #include "flow/defaults.hpp"
 #include "flow/format.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <cstdio>
 
 namespace flow::plan {
@@ -84,7 +86,39 @@ std::optional<Plan> makePlan(const sema::CheckedProgram& program, const PlanOpti
   unsigned before = diags.errorCount();
   GraphBuilder graph(program, plan, diags, options);
   if (!graph.evaluateParams()) return std::nullopt;
+  {
+    // The files the script writes, wherever it writes them, before the walk decides
+    // how a stream read by several statements is read again (GraphBuilder::knownWrites).
+    Plan writes;
+    writes.memoryBytes = plan.memoryBytes;
+    writes.blockBytes = plan.blockBytes;
+    GraphBuilder first(program, writes, diags, options);
+    if (first.evaluateParams()) {
+      first.build();
+      graph.knownWrites(writes);
+    }
+  }
   graph.build();
+  for (Node& n : plan.nodes) n.startElements = n.elements;
+  // A program plans a read of an input file without `~ N` for the file's size at start:
+  // it scales the counts of a second graph in which such a read counts
+  // kNominalInputElements (the files the script writes are known from the first).
+  const bool uncountedInputs = std::any_of(plan.nodes.begin(), plan.nodes.end(), [&](const Node& n) {
+    return n.kind == Node::ReadFile && !n.get<ast::ReadSource>()->estimate && plan.readsInput(*n.get<ast::ReadSource>());
+  });
+  if (uncountedInputs) {
+    Plan nominal;
+    nominal.memoryBytes = plan.memoryBytes;
+    nominal.blockBytes = plan.blockBytes;
+    GraphBuilder counted(program, nominal, diags, options);
+    counted.nominalUncountedInputs();
+    counted.knownWrites(plan);
+    if (counted.evaluateParams()) {
+      counted.build();
+      if (nominal.nodes.size() != plan.nodes.size()) throw std::logic_error("plan: the nominal graph has other nodes");
+      for (size_t i = 0; i < plan.nodes.size(); ++i) plan.nodes[i].startElements = nominal.nodes[i].elements;
+    }
+  }
   MemoryPlanner memory(plan, diags, program.ast->file);
   if (!memory.assign()) return std::nullopt;
   memory.computeIo();

@@ -34,6 +34,13 @@ using Payload = std::variant<std::monostate, const ast::GenerateSource*, const a
 /// of the nodes listed in `from` (its inputs; for a scan the vector's builders; for a
 /// queue or a push the loop that pushes), or 1 when there are none. Generated programs
 /// evaluate these at start, in Plan::scalingOrder, to plan memory and price estimates.
+/// The count a generated program's scaling starts from for a read of an input file
+/// without `~ N` (Node::startElements): at start the scale is "the file's elements /
+/// this", so every node downstream is planned for the file's size. A round number
+/// rather than 1 keeps such a read comparable with counted inputs where their scales
+/// meet (the larger scale wins: merge, join, concat).
+inline constexpr double kNominalInputElements = 1 << 20;
+
 struct Scaling {
   enum Kind { Planned, GenerateCount, RangeBounds, InputFile, From, ArrayLength } kind = Planned;
   std::vector<int> from;
@@ -67,6 +74,10 @@ struct Node {
   SourceLoc loc;
   int phase = 0;
   double elements = 0;          // elements put out (a queue: pushes; a loop: iterations)
+  // The count a generated program scales at start (Scaling): `elements`, except where
+  // it comes from a read of an input file without `~ N` — planned with no count, it is
+  // counted from kNominalInputElements there, which the file's size replaces at start.
+  double startElements = 0;
   bool counted = true;          // false when no count or estimate was available
   uint64_t elementBytes = 0;
   uint64_t memoryBytes = 0;     // buffers this node holds during its phase
@@ -89,6 +100,9 @@ struct Node {
   double accesses = 0, writes = 0;
   /// Whether the node holds memory over several phases (livePhases) rather than its own.
   bool spansPhases() const { return kind == Queue || kind == ArrayAlloc || kind == VectorIndex; }
+  // Queues declared at the top level: the top-level statement of their last use, after
+  // which the program frees them (the plan gives them no memory in later phases).
+  const ast::Stmt* lastUse = nullptr;
   // What made this node, for the code generator: the top-level statement, or the nested
   // loop, write or aggregate call (inside a loop body) whose pipeline it belongs to.
   Owner owner;

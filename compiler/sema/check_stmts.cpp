@@ -1,6 +1,8 @@
 // Statements and declarations, scopes, and the order in which a script is checked.
 #include "sema/checker.hpp"
 
+#include "flow/defaults.hpp"
+
 #include <algorithm>
 
 namespace flow::sema {
@@ -202,8 +204,8 @@ void Checker::checkSizeDecl(SizeDecl& d) {
                          std::to_string(d.bytes) + " bytes");
     return;
   }
-  if (!d.isBlock && d.bytes < (1u << 20)) {
-    error(d.sizeLoc, "a memory budget below 1 MiB leaves no room for even one block; " + std::to_string(d.bytes) +
+  if (!d.isBlock && d.bytes < flow::min_memory_bytes) {
+    error(d.sizeLoc, "a memory budget below 4 KiB leaves no room for even one block; " + std::to_string(d.bytes) +
                          " bytes given");
     return;
   }

@@ -417,7 +417,9 @@ const program_options& program::parse(int argc, const char* const* argv) {
       if (name == "memory") {
         const std::string_view text = take_value("a size, e.g. 256MiB");
         const std::uint64_t m = mng::parse_size(text);
-        if (m == 0) throw usage(flag, "--memory: the budget must be more than 0 bytes");
+        if (m < flow::min_memory_bytes) // the rule of a script's `memory` too
+          throw usage(flag, "--memory: a budget below 4 KiB leaves no room for even one block; " + std::to_string(m) +
+                                " bytes given");
         const std::uint64_t limit = addressable_memory();
         if (m > limit) {
           // Not a budget the planner can divide (its products would overflow) nor one a

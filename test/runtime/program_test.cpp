@@ -413,7 +413,12 @@ TEST(ProgramFlags, Memory) {
   std::string e = parse_error(p, {"--memory", "lots"}, &flag);
   EXPECT_EQ(flag, "--memory");
   EXPECT_TRUE(starts_with(e, "--memory: 'lots' is not a size")) << e;
-  EXPECT_TRUE(starts_with(parse_error(p, {"--memory=0"}), "--memory: the budget must be more than 0"));
+  // The least budget is the script's `memory` rule too (flow::min_memory_bytes).
+  EXPECT_EQ(parse_error(p, {"--memory=0"}),
+            "--memory: a budget below 4 KiB leaves no room for even one block; 0 bytes given");
+  EXPECT_EQ(parse_error(p, {"--memory=4095"}),
+            "--memory: a budget below 4 KiB leaves no room for even one block; 4095 bytes given");
+  EXPECT_EQ(*parse(p, {"--memory=256KiB"}).memory, 256ull << 10);
   EXPECT_EQ(parse_error(p, {"--memory"}), "--memory needs a value (a size, e.g. 256MiB)");
   EXPECT_EQ(parse_error(p, {"--memory", "--stats"}), "--memory needs a value (a size, e.g. 256MiB)");
   EXPECT_TRUE(starts_with(parse_error(p, {"--memory=-5MiB"}), "--memory: '-5MiB' is not a size"));

@@ -13,6 +13,11 @@ namespace flow {
 /// The memory budget of a script without a `memory` declaration (and no --memory).
 inline constexpr std::uint64_t default_memory_bytes = std::uint64_t{1} << 30;
 
+/// The least memory budget a script's `memory` or a program's --memory may give: one
+/// block of the smallest size (4 KiB). The one rule for both; whether a budget holds a
+/// given plan is the planner's question (it names the phase and what it needs).
+inline constexpr std::uint64_t min_memory_bytes = std::uint64_t{4} << 10;
+
 /// The block size for a budget when the script fixes none: the largest power of two b
 /// with 64 KiB <= b <= 4 MiB and b <= memory / 128 (so a merge can take 64 runs at
 /// once with room to spare), at least 64 KiB.

@@ -130,13 +130,25 @@ public:
     next_chunk();
   }
   ~file_reader() {
+    close();
     if (owns_stream_fd_) ::close(stream_fd_);
+  }
+  /// Stops reading: waits for the reads in flight and gives every buffer back. The
+  /// reader is empty afterwards. Generated code calls it where the reader's phase ends
+  /// (also after a `break` or `take`), since the plan gives its memory to later phases.
+  void close() noexcept {
     for (auto& f : in_flight_) {
       try {
         f.request->wait();
       } catch (...) {
       }
     }
+    in_flight_.clear();
+    free_.clear();
+    current_ = aligned_buffer();
+    pos_ = end_ = nullptr;
+    next_issue_ = chunk_count_;
+    stream_ended_ = true;
   }
   file_reader(const file_reader&) = delete;
   file_reader& operator=(const file_reader&) = delete;
@@ -201,7 +213,11 @@ private:
     }
     pos_ = reinterpret_cast<const T*>(current_.data());
     end_ = pos_ + got / sizeof(T);
-    if (pos_ == end_) stream_ended_ = true;
+    if (pos_ == end_) {
+      stream_ended_ = true;
+      current_ = aligned_buffer(); // the end: the buffer goes back
+      pos_ = end_ = nullptr;
+    }
   }
 
   void next_chunk() {
@@ -209,7 +225,10 @@ private:
     if (current_.size()) free_.push_back(std::move(current_));
     pos_ = end_ = nullptr;
     issue();
-    if (in_flight_.empty()) return;
+    if (in_flight_.empty()) { // the end: the buffers go back (the plan gives them to later phases)
+      free_.clear();
+      return;
+    }
     pending p = std::move(in_flight_.front());
     in_flight_.pop_front();
     try {

@@ -155,6 +155,14 @@ private:
     }
     return memory_;
   }
+  /// What a merge gets at least when its phase has room: its minimum and two more block
+  /// buffers. The minimum's fan-in of four leaves intermediate merges a fan-in of two
+  /// only for the metadata of four runs; a sort that gets more than its count (an
+  /// estimate) writes more runs, whose metadata took a buffer and stopped the program
+  /// ("too small for a second merge pass": the checker of suffix_array.flow at 64 MiB).
+  std::uint64_t spare_merge(const memory_node& merge) const {
+    return sat_add(minimum(merge), sat_mul(2, sat_add(block_, merge_buffer_overhead(threads_))));
+  }
   static std::uint64_t in_memory_bytes(double bytes) { // the data and its reserve
     const auto b = bytes < 0x1p64 ? static_cast<std::uint64_t>(std::max(0.0, bytes)) : saturated;
     return sat_add(b, std::max<std::uint64_t>(b / 16, 4096));
@@ -276,12 +284,17 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
       const run_formation_shape rf = run_formation(s, creator.memory);
       const std::uint64_t n = elements(creator);
       if (n <= rf.in_memory_elements()) {
+        // Still at least the merge's minimum (the phase holds it: step 1): a count is an
+        // estimate, and a sort that gets more than its run formation holds writes runs
+        // that its merge must take (DC3's deeper levels, planned small, did: a merge of
+        // 16 runs given 4,864 bytes stopped the program).
         merge.in_memory = creator.in_memory = true;
-        merge.memory = std::min(room, in_memory_bytes(creator.elements * static_cast<double>(creator.element_bytes)));
+        merge.memory = std::max(std::min(room, spare_merge(merge)),
+                                std::min(room, in_memory_bytes(creator.elements * static_cast<double>(creator.element_bytes))));
       } else {
         creator.runs = merge.runs = ceil_div(n, rf.run_elements);
         const std::uint64_t blocks = ceil_div(n, rf.geometry.elements) + creator.runs;
-        merge.memory = std::min(room, std::max(minimum(merge), merge_memory_for(s, rf.geometry, creator.runs, blocks)));
+        merge.memory = std::min(room, std::max(spare_merge(merge), merge_memory_for(s, rf.geometry, creator.runs, blocks)));
       }
       available -= merge.memory;
     }
