@@ -80,7 +80,8 @@ void printText(const Plan& plan, std::ostream& out) {
                                    : " x " + formatCount(ph.rounds) + " rounds";
     out << "\nphase " << ph.id << ": " << ph.label << rounds << "  (memory "
         << formatBytes(static_cast<double>(ph.memoryBytes)) << (ph.loops.empty() ? ", read " : ", per round: read ")
-        << formatBytes(ph.readBytes) << ", write " << formatBytes(ph.writeBytes) << ")\n";
+        << formatBytes(ph.readBytes) << ", write " << formatBytes(ph.writeBytes) << ", temporary disk "
+        << formatBytes(ph.tempDiskBytes) << ")\n";
     out << "  " << std::left << std::setw(5) << "id" << std::setw(34) << "node" << std::right << std::setw(10)
         << "elements" << std::setw(11) << "bytes" << std::setw(11) << "memory" << std::setw(7) << "passes"
         << std::setw(11) << "read" << std::setw(11) << "write" << "\n";
@@ -140,6 +141,7 @@ void printJson(const Plan& plan, std::ostream& out) {
     const Phase& ph = plan.phases[i];
     out << "    {\"id\": " << ph.id << ", \"label\": " << jsonString(ph.label) << ", \"memory_bytes\": " << ph.memoryBytes
         << ", \"read_bytes\": " << integer(ph.readBytes) << ", \"write_bytes\": " << integer(ph.writeBytes)
+        << ", \"temp_disk_bytes\": " << integer(ph.tempDiskBytes)
         << ", \"rounds\": " << ph.rounds << ", \"nodes\": [";
     for (size_t k = 0; k < ph.nodes.size(); ++k) out << (k ? ", " : "") << ph.nodes[k];
     out << "]}" << (i + 1 < plan.phases.size() ? "," : "") << "\n";

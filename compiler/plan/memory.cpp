@@ -124,6 +124,7 @@ void MemoryPlanner::computeIo() {
     case Node::VectorPush: n.writeBytes = bytes; break;
     case Node::SortRuns:
       n.writeBytes = static_cast<double>(planner().sort(nodes_[static_cast<size_t>(n.id)]).runs_write); // whole blocks
+      n.tempDiskBytes = n.writeBytes;
       break;
     case Node::SortMerge: {
       // The final merge reads the runs; intermediate passes merge the smallest runs,
@@ -134,6 +135,7 @@ void MemoryPlanner::computeIo() {
       n.passes = plan_.nodes[n.partner].passes = static_cast<int>(c.passes);
       n.readBytes = static_cast<double>(c.merge_read);
       n.writeBytes = static_cast<double>(c.merge_write);
+      n.tempDiskBytes = static_cast<double>(c.disk_peak); // the runs, and a second level while it is merged
       break;
     }
     case Node::ReduceRuns:
@@ -156,12 +158,13 @@ void MemoryPlanner::computeIo() {
                      ? "combines while forming runs and merging: the distinct keys are not known"
                      : "combines while forming runs and merging: " + keys + ", more than a hash table holds (" +
                            capacity + ")";
-        if (!n.hashed && !c.sort.in_memory) n.writeBytes = static_cast<double>(c.sort.runs_write);
+        if (!n.hashed && !c.sort.in_memory) n.tempDiskBytes = n.writeBytes = static_cast<double>(c.sort.runs_write);
       } else if (!runs.hashed && !c.sort.in_memory) {
         n.fanIn = c.sort.fan_in;
         n.passes = static_cast<int>(c.sort.passes);
         n.readBytes = static_cast<double>(c.sort.merge_read);
         n.writeBytes = static_cast<double>(c.sort.merge_write);
+        n.tempDiskBytes = static_cast<double>(c.sort.disk_peak);
       }
       break;
     }
@@ -186,10 +189,26 @@ void MemoryPlanner::computeIo() {
       double io = static_cast<double>(cfg.io_bytes(static_cast<uint64_t>(n.elements)));
       n.readBytes = n.writeBytes = io / 2;
       n.passes = static_cast<int>(cfg.external_levels);
+      n.tempDiskBytes = n.writeBytes; // an upper bound: what it writes out, never freed early
       break;
     }
     default: break;
     }
+  }
+  // Vectors and stored streams stay on the temporary disk until the last phase that
+  // reads them (a vector of the script lives longer, but is not read again).
+  for (Node& n : plan_.nodes) {
+    const sema::Symbol* stored = n.kind == Node::VectorBuild     ? n.get<ast::VectorDecl>()->symbol
+                                 : n.kind == Node::VectorRefill  ? n.get<ast::AssignStmt>()->vector
+                                 : n.kind == Node::VectorPush || n.kind == Node::Materialize ? n.get<sema::Symbol>()
+                                                                                             : nullptr;
+    n.tempDiskUntil = n.phase;
+    if (!stored) continue;
+    n.tempDiskBytes = n.writeBytes;
+    for (const Node& reader : plan_.nodes)
+      if ((reader.kind == Node::ScanVector || reader.kind == Node::VectorIndex || reader.kind == Node::Reread) &&
+          reader.get<sema::Symbol>() == stored)
+        n.tempDiskUntil = std::max(n.tempDiskUntil, reader.phase);
   }
   // As if every stream were materialized: each edge of the graph is a file, written once
   // by its producer (unless the producer is a file already) and read by each consumer
@@ -238,6 +257,7 @@ void MemoryPlanner::totals() {
     ph.nodes.clear();
     ph.memoryBytes = 0;
     ph.readBytes = ph.writeBytes = 0;
+    ph.tempDiskBytes = 0;
   }
   std::map<int, Phase*> phaseById;
   for (Phase& ph : plan_.phases) phaseById[ph.id] = &ph;
@@ -259,6 +279,15 @@ void MemoryPlanner::totals() {
     if (auto it = phaseById.find(n.phase); it != phaseById.end()) {
       it->second->readBytes += n.readBytes;
       it->second->writeBytes += n.writeBytes;
+    }
+    if (n.tempDiskBytes > 0) {
+      if (n.kind == Node::Queue) {
+        for (int p : n.livePhases)
+          if (auto it = phaseById.find(p); it != phaseById.end()) it->second->tempDiskBytes += n.tempDiskBytes;
+      } else {
+        for (Phase& ph : plan_.phases)
+          if (ph.id >= n.phase && ph.id <= std::max(n.phase, n.tempDiskUntil)) ph.tempDiskBytes += n.tempDiskBytes;
+      }
     }
   }
 }

@@ -84,6 +84,11 @@ struct Node {
   int passes = 0;               // sorts: merge passes over the data on disk (0: in memory)
   double readBytes = 0, writeBytes = 0;                 // pipelined, as planned
   double materializedRead = 0, materializedWrite = 0;   // if every stream were materialized
+  // What the node keeps on the temporary disk (sort runs and a merge's second level, a
+  // queue's external part, a vector's or a stored stream's blocks) from its phase to
+  // phase tempDiskUntil (a vector: the last phase reading it); a queue: its live phases.
+  double tempDiskBytes = 0;
+  int tempDiskUntil = 0;
   std::vector<int> inputs;
   Payload payload;
   std::string note;             // a caveat shown by explain (e.g. "count unknown: add ~ N")
@@ -126,6 +131,7 @@ struct Phase {
   std::vector<int> nodes;
   uint64_t memoryBytes = 0; // assigned in this phase
   double readBytes = 0, writeBytes = 0;
+  double tempDiskBytes = 0; // at most on the temporary disk during the phase (Node::tempDiskBytes)
 };
 
 struct Totals {
