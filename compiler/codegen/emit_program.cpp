@@ -641,10 +641,13 @@ std::string Generator::run() {
     // itself first: the planner knows the literals; a path param's file is compared with
     // the files written when the program starts (output_file).
     for (const Node& n : plan_.nodes)
-      if (n.kind == Node::ReadFile && plan_.readsInput(*n.get<ReadSource>())) {
+      if ((n.kind == Node::ReadFile || n.kind == Node::ReadText) && plan_.readsInput(*n.get<ReadSource>())) {
         const ast::PathRef& p = n.get<ReadSource>()->path;
+        // A text file is any number of bytes (its lines are checked as they are read).
+        const bool text = n.kind == Node::ReadText;
         line("fl_program.input_file(" + (p.isParam() ? "[&] { return " + name(p.symbol) + "; }" : quote(p.literal.text())) +
-             ", " + std::to_string(n.elementBytes) + ", " + quote(n.get<ReadSource>()->elementType->name()) + ");");
+             ", " + (text ? "1" : std::to_string(n.elementBytes)) + ", " +
+             quote(text ? "text" : n.get<ReadSource>()->elementType->name()) + ");");
       }
     for (const Node& n : plan_.nodes)
       if (n.kind == Node::WriteFile || n.kind == Node::WriteText) {

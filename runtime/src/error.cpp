@@ -65,6 +65,14 @@ std::string_view advice_for(int error_number) {
   }
 }
 
+void throw_output_error(const std::string& path, std::uint64_t offset, std::uint64_t bytes, int error_number) {
+  if (error_number == ENOSPC || error_number == EDQUOT || error_number == EFBIG) {
+    throw disk_full_error(describe_failure("cannot write to", path, offset, bytes, error_number, output_full_advice),
+                          path, offset, bytes, error_number);
+  }
+  throw_system_error("cannot write to", path, offset, bytes, error_number);
+}
+
 void throw_system_error(std::string_view action, const std::string& path, std::uint64_t offset,
                         std::uint64_t bytes, int error_number) {
   std::string message =

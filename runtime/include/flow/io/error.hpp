@@ -74,5 +74,14 @@ std::string describe_failure(std::string_view action, std::string_view path, std
 /// Advice for the user that fits an errno ("free space ...", "check the path ...").
 std::string_view advice_for(int error_number);
 
+/// The advice for a full file system under a program's output (not a --disk).
+inline constexpr std::string_view output_full_advice =
+    "The file system of this output is full: free space there, or give the output another place.";
+
+/// throw_system_error for a write to one of the program's outputs: a full file system is
+/// the output's, so the advice is about the output rather than --disk.
+[[noreturn]] void throw_output_error(const std::string& path, std::uint64_t offset, std::uint64_t bytes,
+                                     int error_number);
+
 } // namespace io
 } // namespace flow

@@ -355,10 +355,7 @@ public:
 private:
   /// A full file system under an output: the advice is about the output, not --disk.
   [[noreturn]] static void output_full(const disk_full_error& e) {
-    throw disk_full_error(describe_failure("cannot write to", e.path(), e.offset(), e.bytes(), e.error_number(),
-                                           "The file system of this output is full: free space there, or give "
-                                           "the output another place."),
-                          e.path(), e.offset(), e.bytes(), e.error_number());
+    throw_output_error(e.path(), e.offset(), e.bytes(), e.error_number());
   }
 
   void finish_writing() {

@@ -264,7 +264,7 @@ public:
       Fields::write(line_, x);
       line_ += '\n';
       if (std::fwrite(line_.data(), 1, line_.size(), stdout) != line_.size())
-        io::throw_system_error("cannot write to", name_, offset_, line_.size(), errno);
+        io::throw_output_error(name_, offset_, line_.size(), errno);
       counters_.add(true, line_.size());
       offset_ += line_.size();
       return;
@@ -277,13 +277,13 @@ public:
   void finish() {
     if (stdout_) {
       // What stdio still held is unknown: no offset or size in the message.
-      if (std::fflush(stdout) != 0) io::throw_system_error("cannot write to", name_, 0, 0, errno);
+      if (std::fflush(stdout) != 0) io::throw_output_error(name_, 0, 0, errno);
       return;
     }
     flush_buffer();
     const int fd = fd_;
     fd_ = -1;
-    if (::close(fd) != 0) io::throw_system_error("cannot write to", name_, offset_, 0, errno);
+    if (::close(fd) != 0) io::throw_output_error(name_, offset_, 0, errno);
     output_->commit();
   }
 
@@ -295,7 +295,7 @@ private:
       const ssize_t r = counters_.timed(true, [&] { return ::write(fd_, buffer_.data() + done, want); });
       if (r < 0) {
         if (errno == EINTR) continue;
-        io::throw_system_error("cannot write to", name_, offset_, want, errno);
+        io::throw_output_error(name_, offset_, want, errno);
       }
       done += static_cast<std::size_t>(r);
       offset_ += static_cast<std::uint64_t>(r);

@@ -1630,14 +1630,18 @@ class Script:
         self.gen_records()
         self.grouping = self.chance(0.35) and 'grouping' not in self.avoid
         for _ in range(self.r.randrange(6, 14)):
-            self.pick(self.items())()
-            # variables a for stage updated: readable (and printed) once its statement is done
-            for v, t in self.pending:
-                self.globals[v] = t
-                self.mutable.add(v)
-                self.emit_line(f'print "{v} {{{v}}}";')
-            self.pending = []
+            self.gen_item()
         return '\n'.join(self.lines) + '\n'
+
+    def gen_item(self):
+        """One top-level item of the script's body."""
+        self.pick(self.items())()
+        # variables a for stage updated: readable (and printed) once its statement is done
+        for v, t in self.pending:
+            self.globals[v] = t
+            self.mutable.add(v)
+            self.emit_line(f'print "{v} {{{v}}}";')
+        self.pending = []
 
 
 def generate_script(seed, avoid=KNOWN_BUGS):
