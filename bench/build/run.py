@@ -1,13 +1,12 @@
 #!/usr/bin/env python3
-"""How long a generated program takes to compile, before and after a change of the
-runtime's headers: every example's C++ (flowc emit) compiled with -O2 against the
-headers of BASE (a git revision) and of the work tree, alternately, ROUNDS times.
-Prints each example's medians and their ratio, the median ratio, and the load.
+"""How long a generated program takes to compile with and without a header that it
+once included: every example's C++ (flowc emit) compiled with -O2 against the work
+tree's runtime, and again with `-include HEADER` (default boost/thread/thread.hpp, which
+the runtime's request_queue.hpp included until the worker moved behind a pointer),
+alternately, ROUNDS times. Prints each example's medians and their ratio, the median
+ratio, and the load.
 
-    bench/build/run.py [--base REV] [--rounds N] [--flowc build/compiler/flowc]
-
-Only the compile of the generated C++ differs between the two (flowc itself is the
-work tree's); a run on a busy machine says so (its load is printed beside the numbers).
+    bench/build/run.py [--header boost/thread/thread.hpp] [--rounds N] [--flowc build/compiler/flowc]
 """
 import argparse
 import glob
@@ -30,16 +29,14 @@ def compile_seconds(cpp, include, extra):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--base', default='HEAD~1', help='the revision whose runtime headers are "before"')
+    ap.add_argument('--header', default='boost/thread/thread.hpp', help='the header "before" includes too')
     ap.add_argument('--rounds', type=int, default=3)
     ap.add_argument('--flowc', default=os.path.join(root, 'build', 'compiler', 'flowc'))
     ap.add_argument('--examples', default='*.flow', help='a glob in examples/')
     args = ap.parse_args()
+    include = os.path.join(root, 'runtime', 'include')
     with tempfile.TemporaryDirectory() as work:
-        subprocess.run(f'git -C {root} archive {args.base} runtime/include | tar -x -C {work}', shell=True, check=True)
-        before = os.path.join(work, 'runtime', 'include')
-        after = os.path.join(root, 'runtime', 'include')
-        print(f'load before: {os.getloadavg()[0]:.2f}; base {args.base}; {args.rounds} rounds, -O2')
+        print(f'load before: {os.getloadavg()[0]:.2f}; before: with -include {args.header}; {args.rounds} rounds, -O2')
         ratios = []
         print(f'{"example":<22} {"before s":>9} {"after s":>9} {"ratio":>6}')
         for script in sorted(glob.glob(os.path.join(root, 'examples', args.examples))):
@@ -49,8 +46,8 @@ def main():
             extra = ['-I' + os.path.dirname(script)]
             times = {'before': [], 'after': []}
             for _ in range(args.rounds):
-                times['before'].append(compile_seconds(cpp, before, extra))
-                times['after'].append(compile_seconds(cpp, after, extra))
+                times['before'].append(compile_seconds(cpp, include, extra + ['-include', args.header]))
+                times['after'].append(compile_seconds(cpp, include, extra))
             b, a = statistics.median(times['before']), statistics.median(times['after'])
             ratios.append(a / b)
             print(f'{name:<22} {b:9.2f} {a:9.2f} {a / b:6.2f}', flush=True)
