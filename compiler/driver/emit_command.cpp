@@ -5,18 +5,19 @@
 #include "driver/installation.hpp"
 
 #include <cctype>
-#include <chrono>
-#include <iomanip>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
-#include <sstream>
-#include <fcntl.h>
 #include <optional>
+#include <sstream>
+
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
