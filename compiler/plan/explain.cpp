@@ -153,19 +153,6 @@ void printJson(const Plan& plan, std::ostream& out) {
       << ", \"write_bytes\": " << integer(plan.materialized.writeBytes) << "}\n}\n";
 }
 
-namespace {
-/// The vector a node fills (a declaration from a pipeline, `v = …`, pushes) or reads
-/// (a scan, `v[i]`), if any: the data that crosses phases through it.
-const sema::Symbol* vectorWritten(const Node& n) {
-  if (n.kind == Node::VectorBuild) return n.get<ast::VectorDecl>()->symbol;
-  if (n.kind == Node::VectorRefill) return n.get<ast::AssignStmt>()->vector;
-  if (n.kind == Node::VectorPush) return n.get<sema::Symbol>();
-  return nullptr;
-}
-const sema::Symbol* vectorRead(const Node& n) {
-  return n.kind == Node::ScanVector || n.kind == Node::VectorIndex ? n.get<sema::Symbol>() : nullptr;
-}
-} // namespace
 
 void printDot(const Plan& plan, std::ostream& out) {
   // Phases top to bottom in the order they run, each a cluster of its pipelined nodes;
@@ -220,11 +207,11 @@ void printDot(const Plan& plan, std::ostream& out) {
     return vectors.size() - 1;
   };
   for (const Node& n : plan.nodes) {
-    if (const sema::Symbol* v = vectorWritten(n)) {
+    if (const sema::Symbol* v = n.kind == Node::Materialize ? nullptr : n.storeWritten()) {
       const size_t k = vectorId(v); // declares it first
       out << "  n" << n.id << " -> v" << k << " [style=dashed];\n";
     }
-    if (const sema::Symbol* v = vectorRead(n)) {
+    if (const sema::Symbol* v = n.kind == Node::Reread ? nullptr : n.storeRead()) {
       const size_t k = vectorId(v);
       out << "  v" << k << " -> n" << n.id << " [style=dashed];\n";
     }

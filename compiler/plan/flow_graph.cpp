@@ -232,9 +232,7 @@ void GraphBuilder::scaling() {
       r.kind = Scaling::From;
       const Symbol* v = n.get<Symbol>();
       for (const Node& m : plan_.nodes)
-        if (m.id < n.id && ((m.kind == Node::VectorBuild && m.get<VectorDecl>()->symbol == v) ||
-                            (m.kind == Node::VectorRefill && m.get<AssignStmt>()->vector == v) ||
-                            (m.kind == Node::VectorPush && m.get<Symbol>() == v)))
+        if (m.id < n.id && m.kind != Node::Materialize && m.storeWritten() == v)
           r.from = {m.id}; // the last builder before the scan
     } else if (n.kind == Node::Queue || n.kind == Node::VectorPush) {
       // Pushed once per element of the loop around them: the scale of that phase's loop.

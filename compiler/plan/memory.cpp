@@ -198,17 +198,12 @@ void MemoryPlanner::computeIo() {
   // Vectors and stored streams stay on the temporary disk until the last phase that
   // reads them (a vector of the script lives longer, but is not read again).
   for (Node& n : plan_.nodes) {
-    const sema::Symbol* stored = n.kind == Node::VectorBuild     ? n.get<ast::VectorDecl>()->symbol
-                                 : n.kind == Node::VectorRefill  ? n.get<ast::AssignStmt>()->vector
-                                 : n.kind == Node::VectorPush || n.kind == Node::Materialize ? n.get<sema::Symbol>()
-                                                                                             : nullptr;
+    const sema::Symbol* stored = n.storeWritten();
     n.tempDiskUntil = n.phase;
     if (!stored) continue;
     n.tempDiskBytes = n.writeBytes;
     for (const Node& reader : plan_.nodes)
-      if ((reader.kind == Node::ScanVector || reader.kind == Node::VectorIndex || reader.kind == Node::Reread) &&
-          reader.get<sema::Symbol>() == stored)
-        n.tempDiskUntil = std::max(n.tempDiskUntil, reader.phase);
+      if (reader.storeRead() == stored) n.tempDiskUntil = std::max(n.tempDiskUntil, reader.phase);
   }
   // As if every stream were materialized: each edge of the graph is a file, written once
   // by its producer (unless the producer is a file already) and read by each consumer

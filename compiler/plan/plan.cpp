@@ -13,6 +13,20 @@
 
 namespace flow::plan {
 
+const sema::Symbol* Node::storeWritten() const {
+  switch (kind) {
+  case VectorBuild: return get<ast::VectorDecl>()->symbol;
+  case VectorRefill: return get<ast::AssignStmt>()->vector;
+  case VectorPush:
+  case Materialize: return get<sema::Symbol>();
+  default: return nullptr;
+  }
+}
+
+const sema::Symbol* Node::storeRead() const {
+  return kind == ScanVector || kind == VectorIndex || kind == Reread ? get<sema::Symbol>() : nullptr;
+}
+
 const char* Node::kindName() const {
   switch (kind) {
   case Generate: return "generate";

@@ -116,6 +116,11 @@ struct Node {
   /// The payload as the type its kind holds (a wrong type is a bug: it throws).
   template <class T> const T* get() const { return std::get<const T*>(payload); }
   const char* kindName() const;
+  /// The vector or stored stream whose blocks this node writes (a vector built from a
+  /// pipeline, `v = …`, pushes, a stream materialized), or reads (a scan, `v[i]`, a
+  /// reread); null for other nodes.
+  const sema::Symbol* storeWritten() const;
+  const sema::Symbol* storeRead() const;
 };
 
 struct Phase {
