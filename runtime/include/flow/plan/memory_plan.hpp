@@ -104,8 +104,7 @@ public:
     switch (n.role) {
     case memory_role::buffer: return 2 * block_;
     case memory_role::join: return join_min_memory(block_);
-    case memory_role::sort_runs: // enough for one run, and for the metadata of all of them
-      return std::max(run_memory_for(setup(n), 0), run_memory_for_metadata(setup(n), elements(n)));
+    case memory_role::sort_runs: return run_memory_for(setup(n), 0);
     case memory_role::sort_merge: {
       const sort_setup s = setup(n);
       return merge_memory_for(s, sort_block(s, memory_), 4, 4);

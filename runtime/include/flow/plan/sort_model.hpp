@@ -295,24 +295,6 @@ inline std::uint64_t merge_memory_for(const sort_setup& s, const sort_geometry& 
       [&](std::uint64_t m) { return merge(s, g, m, meta, blocks).fan_in >= std::max<std::uint64_t>(runs, 2); }, g.bytes);
 }
 
-/// Whether run formation under `rf` keeps the runs' metadata of `elements` elements within
-/// its reserve: the check flow::algo::runs_creator makes as it adds each run (the first
-/// element of every block written, one more run's worth and 4 KiB for requests).
-inline bool run_metadata_fits(const sort_setup& s, const run_formation_shape& rf, std::uint64_t elements) {
-  if (rf.run_elements == 0) return false;
-  const std::uint64_t runs = ceil_div(elements, rf.run_elements);
-  const std::uint64_t blocks = ceil_div(elements, rf.geometry.elements) + runs;
-  const std::uint64_t run_blocks = rf.run_elements / rf.geometry.elements;
-  return sat_add(sat_mul(blocks, s.element_bytes), run_blocks * (s.element_bytes + 2 * run_write_overhead) + 4096) <=
-         rf.metadata_reserve;
-}
-
-/// The smallest run formation budget that sorts `elements` on disk with the runs'
-/// metadata within its reserve (a sort given less stops once its runs are many).
-inline std::uint64_t run_memory_for_metadata(const sort_setup& s, std::uint64_t elements) {
-  return smallest_budget([&](std::uint64_t m) { return run_metadata_fits(s, run_formation(s, m), elements); });
-}
-
 /// The smallest run formation budget that sorts `elements` in memory (at least 1: one run).
 inline std::uint64_t run_memory_for(const sort_setup& s, std::uint64_t elements) {
   return smallest_budget([&](std::uint64_t m) {
