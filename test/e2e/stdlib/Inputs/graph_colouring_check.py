@@ -12,11 +12,7 @@ import networkx
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import graph_data
 
-what, d = sys.argv[1], sys.argv[2]
-if what == 'gen':
-    graph_data.write_edges(os.path.join(d, 'edges.bin'), graph_data.task_graph())
-    sys.exit(0)
-g = graph_data.networkx_graph(graph_data.read_edges(os.path.join(d, 'edges.bin')))
+g = graph_data.networkx_graph(graph_data.test_edges(sys.argv[1], sys.argv[2], graph_data.task_graph))
 max_degree = max(k for _, k in g.degree())
 greedy = networkx.coloring.greedy_color(g, strategy=lambda graph, colours: sorted(graph))
 for path in sys.argv[3:]:

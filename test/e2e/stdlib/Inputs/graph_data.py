@@ -6,6 +6,7 @@ Node ids are spread over the whole u32 range (0 and 2^32 - 1 included), so no ro
 assume ids 0..n-1. The raw graph has duplicate edges, reversed copies and self-loops, and one
 hub node that takes part in about 2% of all edges."""
 import array
+import os
 import random
 import struct
 import sys
@@ -122,6 +123,16 @@ def read_u32(path):
     if sys.byteorder != 'little':
         words.byteswap()
     return words.tolist()
+
+
+def test_edges(what, directory, make):
+    """The edges of a checker's test: for `gen`, writes make() to DIRECTORY/edges.bin and
+    ends the script; else (`check`) returns the edges that file holds."""
+    path = os.path.join(directory, 'edges.bin')
+    if what == 'gen':
+        write_edges(path, make())
+        sys.exit(0)
+    return read_edges(path)
 
 
 def read_edges(path):

@@ -9,14 +9,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import graph_data
 
-what, d = sys.argv[1], sys.argv[2]
-if what == 'gen':
-    graph_data.write_edges(os.path.join(d, 'edges.bin'), graph_data.raw_edges())
-else:
-    raw = graph_data.read_edges(os.path.join(d, 'edges.bin'))
-    got = graph_data.read_edges(sys.argv[3])
-    expected = sorted({(s, t) for s, t in raw if s != t})
-    assert len(expected) < len(raw) - 1000, "the data should have many duplicates and self-loops"
-    assert got == expected, f"{len(got)} edges, expected {len(expected)}; first difference at " \
-        f"{next(i for i, (a, b) in enumerate(zip(got + [None] * len(expected), expected)) if a != b)}"
-    print(f"dedup ok: {len(raw)} edges -> {len(got)}")
+raw = graph_data.test_edges(sys.argv[1], sys.argv[2], graph_data.raw_edges)
+got = graph_data.read_edges(sys.argv[3])
+expected = sorted({(s, t) for s, t in raw if s != t})
+assert len(expected) < len(raw) - 1000, "the data should have many duplicates and self-loops"
+assert got == expected, f"{len(got)} edges, expected {len(expected)}; first difference at " \
+    f"{next(i for i, (a, b) in enumerate(zip(got + [None] * len(expected), expected)) if a != b)}"
+print(f"dedup ok: {len(raw)} edges -> {len(got)}")

@@ -13,11 +13,7 @@ import networkx
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import graph_data
 
-what, d = sys.argv[1], sys.argv[2]
-if what == 'gen':
-    graph_data.write_edges(os.path.join(d, 'edges.bin'), graph_data.task_graph())
-    sys.exit(0)
-g = graph_data.networkx_graph(graph_data.read_edges(os.path.join(d, 'edges.bin')))
+g = graph_data.networkx_graph(graph_data.test_edges(sys.argv[1], sys.argv[2], graph_data.task_graph))
 # Time-forward processing takes the nodes in ascending id: the greedy set in that order.
 expected, blocked = [], set()
 for v in sorted(g.nodes):

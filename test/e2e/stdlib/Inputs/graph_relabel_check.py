@@ -11,11 +11,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import graph_data
 
-what, d = sys.argv[1], sys.argv[2]
-if what == 'gen':
-    graph_data.write_edges(os.path.join(d, 'edges.bin'), graph_data.raw_edges())
-    sys.exit(0)
-raw = graph_data.read_edges(os.path.join(d, 'edges.bin'))
+raw = graph_data.test_edges(sys.argv[1], sys.argv[2], graph_data.raw_edges)
 rank = {v: i for i, v in enumerate(sorted({v for e in raw for v in e}))}
 expected = sorted(((rank[s], rank[t]) for s, t in raw), key=lambda e: (e[1], e[0]))
 for path in sys.argv[3:]:

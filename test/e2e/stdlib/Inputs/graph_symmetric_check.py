@@ -9,14 +9,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import graph_data
 
-what, d = sys.argv[1], sys.argv[2]
-if what == 'gen':
-    graph_data.write_edges(os.path.join(d, 'edges.bin'), graph_data.raw_edges())
-else:
-    raw = graph_data.read_edges(os.path.join(d, 'edges.bin'))
-    got = graph_data.read_edges(sys.argv[3])
-    expected = raw + [(t, s) for s, t in raw]
-    assert len(got) == len(expected), f"{len(got)} edges, expected {len(expected)}"
-    bad = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), None)
-    assert bad is None, f"edge {bad} is {got[bad]}, expected {expected[bad]}"
-    print(f"symmetric ok: {len(raw)} edges -> {len(got)}")
+raw = graph_data.test_edges(sys.argv[1], sys.argv[2], graph_data.raw_edges)
+got = graph_data.read_edges(sys.argv[3])
+expected = raw + [(t, s) for s, t in raw]
+assert len(got) == len(expected), f"{len(got)} edges, expected {len(expected)}"
+bad = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), None)
+assert bad is None, f"edge {bad} is {got[bad]}, expected {expected[bad]}"
+print(f"symmetric ok: {len(raw)} edges -> {len(got)}")
