@@ -5,7 +5,10 @@
 #include "plan/plan.hpp"
 #include "sema/symbols.hpp"
 
+#include <cstdint>
+#include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace flow::codegen {
 
@@ -18,6 +21,19 @@ struct CodegenOptions {
 /// The start of a string every generated program holds ("built by flowc VERSION from
 /// SCRIPT"): `flowc build -o FILE` replaces only a file that holds it.
 inline constexpr const char* kBuiltByMarker = "built by flowc ";
+
+/// FNV-1a of `data`, continuing from `hash`: the script's hash in a program's --version
+/// and `flowc run`'s cache key.
+inline uint64_t fnv1a(std::string_view data, uint64_t hash = 0xcbf29ce484222325ULL) {
+  for (unsigned char c : data) hash = (hash ^ c) * 0x100000001b3ULL;
+  return hash;
+}
+/// A hash as 16 hexadecimal digits.
+inline std::string hex64(uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
 
 /// The C++ for `program` under `plan`.
 std::string generateCpp(const sema::CheckedProgram& program, const plan::Plan& plan, const CodegenOptions& options);

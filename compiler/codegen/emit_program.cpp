@@ -611,15 +611,11 @@ std::string Generator::run() {
   line("#include <vector>");
   line("");
   // The script's hash tells which version of it a program was built from (--version).
-  uint64_t hash = 0xcbf29ce484222325ULL; // FNV-1a
-  for (unsigned char c : program_.ast->file ? program_.ast->file->text() : std::string_view())
-    hash = (hash ^ c) * 0x100000001b3ULL;
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  const std::string hash = hex64(fnv1a(program_.ast->file ? program_.ast->file->text() : std::string_view()));
   line("// Marks the executable as flowc's (flowc build -o replaces only a file that holds it)");
   line("// and is what --version prints.");
   line("[[gnu::used]] static const char fl_built_by[] = " +
-       quote(std::string(kBuiltByMarker) + FLOW_VERSION " from " + script + ", script hash " + hex) + ";");
+       quote(std::string(kBuiltByMarker) + FLOW_VERSION " from " + script + ", script hash " + hash) + ";");
   line("");
   line("namespace fl_script {");
   line("");

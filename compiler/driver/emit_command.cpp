@@ -28,6 +28,9 @@ namespace flow::driver {
 
 namespace {
 
+/// The program's name: the script's file name without .flow ("stdin" for `-`).
+std::string programName(const std::string& file) { return file == "-" ? "stdin" : fs::path(file).stem().string(); }
+
 /// Parses, checks, plans and generates; empty on errors (already reported). `inputs`
 /// gets the files the C++ was made from: the script, its modules, its imported headers.
 std::optional<std::string> generate(const BuildOptions& options, std::vector<std::string>* inputs = nullptr) {
@@ -40,7 +43,7 @@ std::optional<std::string> generate(const BuildOptions& options, std::vector<std
   diags.flush();
   if (!plan) return std::nullopt;
   codegen::CodegenOptions cg;
-  cg.programName = options.file == "-" ? "stdin" : fs::path(options.file).stem().string();
+  cg.programName = programName(options.file);
   cg.lineDirectives = options.debug;
   if (inputs) {
     inputs->push_back(options.file);
@@ -65,14 +68,6 @@ std::string makeRule(const std::string& target, const std::vector<std::string>& 
   std::string rule = escaped(target) + ":";
   for (const std::string& input : inputs) rule += " \\\n  " + escaped(input);
   return rule + "\n";
-}
-
-uint64_t fnv1a(const std::string& data, uint64_t h = 0xcbf29ce484222325ULL) {
-  for (unsigned char c : data) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
 }
 
 std::string readFile(const std::string& path) {
@@ -309,7 +304,7 @@ int runBuild(const BuildOptions& options) {
   }
   std::optional<std::string> code = generate(options);
   if (!code) return 1;
-  std::string exe = options.output.empty() ? fs::path(options.file).stem().string() : options.output;
+  std::string exe = options.output.empty() ? programName(options.file) : options.output;
   std::string cpp = exe + ".cpp";
   // Never over a file of the user's: both outputs are replaced only if flowc wrote them.
   for (const auto& [path, marker] : {std::pair{exe, std::string(codegen::kBuiltByMarker)},
@@ -339,19 +334,17 @@ int runRun(const BuildOptions& options) {
     for (size_t at = 0; !ec && (at = keyed.find(options.file, at)) != std::string::npos; at += absolute.size())
       keyed.replace(at, options.file.size(), absolute);
   }
-  uint64_t key = fnv1a(keyed);
-  key = fnv1a(readFile(runtimeLocation().library), key);
+  uint64_t key = codegen::fnv1a(keyed);
+  key = codegen::fnv1a(readFile(runtimeLocation().library), key);
   std::string command;
   for (const std::string& word : options.compiler) command += word + '\0';
   command += "-O" + options.optimization + '\0' + (options.debug ? "-g" : "") + '\0';
   for (const std::string& dir : options.includeDirs) command += "-I" + fs::absolute(dir).string() + '\0';
   for (const std::string& flag : options.cxxflags) command += flag + '\0';
-  key = fnv1a(command, key);
+  key = codegen::fnv1a(command, key);
   std::optional<fs::path> cache = cacheDirectory();
   if (!cache) return 1;
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key));
-  fs::path exe = *cache / ((options.file == "-" ? "stdin" : fs::path(options.file).stem().string()) + "-" + hex);
+  fs::path exe = *cache / (programName(options.file) + "-" + codegen::hex64(key));
   if (!upToDate(exe)) {
     fs::path cpp = exe.string() + ".cpp";
     if (!writeNewFile(cpp, *code, 0600)) return 1;
