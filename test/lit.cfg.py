@@ -25,6 +25,10 @@ config.substitutions.append(("%vscode-tmgrammar-test", os.path.join(
     config.flow_src_root, "build-tools", "node_modules", ".bin", "vscode-tmgrammar-test")))
 config.substitutions.append(("%vim", shutil.which("vim") or "vim"))
 
+# flowc's cache (the precompiled runtime every test's build shares; `flowc run`'s programs)
+# lives in the build tree, not in the home folder of whoever runs the tests.
+config.environment["FLOW_CACHE_DIR"] = os.path.join(config.flow_obj_root, "test", "flow-cache")
+
 # `lit --param flow_cxxflags=FLAGS`: every program that flowc builds gets FLAGS too (flowc
 # build and run read them from CXXFLAGS). ctest's lit-ubsan runs test/e2e so, with the
 # undefined behaviour sanitizer; its results go to a directory of their own, so that it can

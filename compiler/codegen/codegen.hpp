@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace flow::codegen {
 
@@ -34,6 +35,11 @@ inline std::string hex64(uint64_t value) {
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
   return text;
 }
+
+/// Every runtime header a generated program may include, in the order it includes them
+/// (a program includes all but those of nodes it lacks: join, zip and concat, reduce, sources). flowc precompiles
+/// them all once per compiler command (driver/precompiled_header.cpp).
+const std::vector<std::string>& runtimeHeaders();
 
 /// The C++ for `program` under `plan`.
 std::string generateCpp(const sema::CheckedProgram& program, const plan::Plan& plan, const CodegenOptions& options);

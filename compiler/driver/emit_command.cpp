@@ -3,6 +3,7 @@
 #include "codegen/codegen.hpp"
 #include "driver/frontend.hpp"
 #include "driver/installation.hpp"
+#include "driver/precompiled_header.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -120,16 +121,71 @@ CommandResult runCommand(const std::vector<std::string>& args, const std::string
   return result;
 }
 
-/// The C++ compiler's command line for `cpp` → `exe`.
-std::vector<std::string> compilerArgs(const BuildOptions& options, const std::string& cpp, const std::string& exe) {
+/// The folder of `flowc run`'s cache (and of the precompiled runtime `flowc build` uses
+/// too): $FLOW_CACHE_DIR, else $XDG_CACHE_HOME/flow, else ~/.cache/flow, else (no HOME)
+/// /tmp/flow-cache-UID. It holds executables that flowc runs, so it must be the user's alone: created with mode 0700 (one others may only read
+/// is made so), and refused when it is a symbolic link, not a folder, someone else's or
+/// writable by others — another user could have planted an executable in it (or a
+/// symbolic link for flowc to write through). `quiet`: no message when it cannot be used.
+std::optional<fs::path> cacheDirectory(bool quiet = false) {
+  const char* flowCache = std::getenv("FLOW_CACHE_DIR");
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  fs::path dir = flowCache && *flowCache ? fs::path(flowCache)
+                 : xdg && *xdg          ? fs::path(xdg) / "flow"
+                 : home && *home        ? fs::path(home) / ".cache" / "flow"
+                                        : fs::temp_directory_path() / ("flow-cache-" + std::to_string(geteuid()));
+  const std::string advice = "; set FLOW_CACHE_DIR to a folder of your own";
+  std::error_code ec;
+  if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec); // the parents: the usual modes
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    if (!quiet)
+      std::cerr << "flowc: error: cannot create the cache folder '" << dir.string() << "': " << std::strerror(errno)
+                << advice << "\n";
+    return std::nullopt;
+  }
+  struct stat st {};
+  std::string problem;
+  if (::lstat(dir.c_str(), &st) != 0) problem = std::strerror(errno);
+  else if (S_ISLNK(st.st_mode)) problem = "it is a symbolic link";
+  else if (!S_ISDIR(st.st_mode)) problem = "it is not a folder";
+  else if (st.st_uid != geteuid()) problem = "it belongs to user " + std::to_string(st.st_uid) + ", not to you";
+  else if (st.st_mode & 022) { // others may have planted files in it: nothing there is to be trusted
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    problem = std::string("others may write in it (mode ") + mode + "); empty it and chmod 700 it";
+  } else if ((st.st_mode & 077) && ::chmod(dir.c_str(), 0700) != 0) { // only readable: made private
+    problem = std::string("cannot make it private (chmod 700): ") + std::strerror(errno);
+  }
+  if (!problem.empty()) {
+    if (!quiet)
+      std::cerr << "flowc: error: refusing the cache folder '" << dir.string() << "': " << problem << advice << "\n";
+    return std::nullopt;
+  }
+  return dir;
+}
+
+/// The C++ compiler's command line for `cpp` → `exe`: the compiler, the options of the
+/// runtime (and its precompiled headers), the include folders, $CXXFLAGS and --cxxflag,
+/// `extra` (the dependency file of `flowc run`), the source, the runtime library.
+std::vector<std::string> compilerArgs(const BuildOptions& options, const std::string& cpp, const std::string& exe,
+                                      const std::vector<std::string>& extra) {
   std::vector<std::string> args = options.compiler;
   args.insert(args.end(), {"-std=c++20", "-O" + options.optimization, "-pthread",
                             "-I" + runtimeLocation().includeDir});
   if (options.debug) args.push_back("-g");
+  if (std::optional<fs::path> cache = cacheDirectory(/*quiet=*/!options.verbose)) {
+    // Everything that changes the code the compiler makes, as in the program's compile.
+    std::vector<std::string> flags = args;
+    flags.insert(flags.end(), options.cxxflags.begin(), options.cxxflags.end());
+    const std::vector<std::string> pch = precompiledRuntime(flags, *cache, runtimeLocation().includeDir, options.verbose);
+    args.insert(args.end(), pch.begin(), pch.end());
+  }
   fs::path scriptDir = fs::path(options.file).parent_path();
   args.push_back("-I" + (scriptDir.empty() ? std::string(".") : scriptDir.string()));
   for (const std::string& dir : options.includeDirs) args.push_back("-I" + dir);
   args.insert(args.end(), options.cxxflags.begin(), options.cxxflags.end());
+  args.insert(args.end(), extra.begin(), extra.end());
   args.insert(args.end(), {cpp, runtimeLocation().library, "-lboost_thread", "-o", exe});
   return args;
 }
@@ -137,8 +193,9 @@ std::vector<std::string> compilerArgs(const BuildOptions& options, const std::st
 /// Compiles `cpp` into `exe`; 0, or flowc's exit status. A compiler that cannot be run is
 /// the user's to fix (exit 1). A checked script must compile, so a compiler that runs and
 /// fails is reported as flowc's bug (exit 3), with the compiler's words.
-int compile(const BuildOptions& options, const std::string& cpp, const std::string& exe) {
-  const std::vector<std::string> args = compilerArgs(options, cpp, exe);
+int compile(const BuildOptions& options, const std::string& cpp, const std::string& exe,
+            const std::vector<std::string>& extra = {}) {
+  const std::vector<std::string> args = compilerArgs(options, cpp, exe, extra);
   if (options.verbose) {
     for (const std::string& a : args) std::cerr << a << ' ';
     std::cerr << '\n';
@@ -174,47 +231,6 @@ bool mayReplace(const fs::path& path, const std::string& marker) {
   return readFile(path.string()).find(marker) != std::string::npos;
 }
 
-/// The folder of `flowc run`'s cache: $FLOW_CACHE_DIR, else $XDG_CACHE_HOME/flow, else
-/// ~/.cache/flow, else (no HOME) /tmp/flow-cache-UID. It holds executables that flowc
-/// runs, so it must be the user's alone: created with mode 0700 (one others may only read
-/// is made so), and refused when it is a symbolic link, not a folder, someone else's or
-/// writable by others — another user could have planted an executable in it (or a
-/// symbolic link for flowc to write through).
-std::optional<fs::path> cacheDirectory() {
-  const char* flowCache = std::getenv("FLOW_CACHE_DIR");
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  fs::path dir = flowCache && *flowCache ? fs::path(flowCache)
-                 : xdg && *xdg          ? fs::path(xdg) / "flow"
-                 : home && *home        ? fs::path(home) / ".cache" / "flow"
-                                        : fs::temp_directory_path() / ("flow-cache-" + std::to_string(geteuid()));
-  const std::string advice = "; set FLOW_CACHE_DIR to a folder of your own";
-  std::error_code ec;
-  if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec); // the parents: the usual modes
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    std::cerr << "flowc: error: cannot create the cache folder '" << dir.string() << "': " << std::strerror(errno)
-              << advice << "\n";
-    return std::nullopt;
-  }
-  struct stat st {};
-  std::string problem;
-  if (::lstat(dir.c_str(), &st) != 0) problem = std::strerror(errno);
-  else if (S_ISLNK(st.st_mode)) problem = "it is a symbolic link";
-  else if (!S_ISDIR(st.st_mode)) problem = "it is not a folder";
-  else if (st.st_uid != geteuid()) problem = "it belongs to user " + std::to_string(st.st_uid) + ", not to you";
-  else if (st.st_mode & 022) { // others may have planted files in it: nothing there is to be trusted
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    problem = std::string("others may write in it (mode ") + mode + "); empty it and chmod 700 it";
-  } else if ((st.st_mode & 077) && ::chmod(dir.c_str(), 0700) != 0) { // only readable: made private
-    problem = std::string("cannot make it private (chmod 700): ") + std::strerror(errno);
-  }
-  if (!problem.empty()) {
-    std::cerr << "flowc: error: refusing the cache folder '" << dir.string() << "': " << problem << advice << "\n";
-    return std::nullopt;
-  }
-  return dir;
-}
 
 /// Writes `contents` to a new file `path` (replacing an older one) through a file of its
 /// own created with O_EXCL|O_NOFOLLOW and renamed into place: never through a symbolic
@@ -350,13 +366,11 @@ int runRun(const BuildOptions& options) {
     if (!writeNewFile(cpp, *code, 0600)) return 1;
     // Built under a temporary name and renamed, so a parallel run never sees half a file.
     fs::path partial = exe.string() + ".partial." + std::to_string(getpid());
-    BuildOptions withDependencies = options;
-    withDependencies.cxxflags.insert(withDependencies.cxxflags.end(), {"-MMD", "-MF", partial.string() + ".d"});
     // Compiling takes seconds: say so on a terminal, where the wait is seen.
     const bool tell = isatty(STDERR_FILENO) || options.verbose;
     if (tell) std::cerr << "flowc: compiling " << options.file << " (-O" << options.optimization << ")..." << std::flush;
     const auto start = std::chrono::steady_clock::now();
-    const int status = compile(withDependencies, cpp.string(), partial.string());
+    const int status = compile(options, cpp.string(), partial.string(), {"-MMD", "-MF", partial.string() + ".d"});
     if (tell && status == 0)
       std::cerr << " " << std::fixed << std::setprecision(1)
                 << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s\n";

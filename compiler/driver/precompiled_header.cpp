@@ -1,0 +1,117 @@
+#include "driver/precompiled_header.hpp"
+
+#include "codegen/codegen.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace flow::driver {
+
+namespace {
+
+/// The text of the header that is precompiled: every header a generated program may
+/// include. A program includes them again itself; their include guards make that free.
+std::string headerText() {
+  std::string text = "// Precompiled by flowc: the runtime headers generated programs include.\n";
+  for (const std::string& h : codegen::runtimeHeaders()) text += "#include \"" + h + "\"\n";
+  return text;
+}
+
+/// The key of a precompiled header: the compile flags, the header's text and every file of
+/// the runtime's include folder (a changed header is a new key, never a stale header).
+std::uint64_t key(const std::vector<std::string>& flags, const std::string& includeDir) {
+  std::uint64_t hash = codegen::fnv1a(headerText());
+  for (const std::string& flag : flags) hash = codegen::fnv1a(flag + '\0', hash);
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(includeDir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec)) files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
+    hash = codegen::fnv1a(file.string() + '\0' + content.str(), hash);
+  }
+  return hash;
+}
+
+/// Runs `args` with its output discarded; whether it exited with 0.
+bool quietly(const std::vector<std::string>& args) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int error = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) return false;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+} // namespace
+
+std::vector<std::string> precompiledRuntime(const std::vector<std::string>& flags, const fs::path& cache,
+                                            const std::string& runtimeIncludeDir, bool verbose) {
+  const fs::path dir = cache / ("runtime-" + codegen::hex64(key(flags, runtimeIncludeDir)));
+  const fs::path header = dir / "flow_runtime.hpp";
+  const fs::path precompiled = dir / "flow_runtime.hpp.gch";
+  const fs::path failed = dir / "failed"; // this compiler cannot: not tried again
+  auto without = [&](const std::string& why) {
+    if (verbose) std::cerr << "flowc: not using a precompiled runtime: " << why << "\n";
+    return std::vector<std::string>{};
+  };
+  std::error_code ec;
+  if (fs::exists(precompiled, ec)) return {"-include", header.string()};
+  if (fs::exists(failed, ec)) return without("the compiler could not make one (" + failed.string() + ")");
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return without(dir.string() + ": " + std::strerror(errno));
+  // One flowc builds it while the others wait (parallel builds, a test suite).
+  const int lock = ::open((dir / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (lock < 0) return without((dir / "lock").string() + ": " + std::strerror(errno));
+  while (::flock(lock, LOCK_EX) != 0 && errno == EINTR) {
+  }
+  std::vector<std::string> result;
+  if (fs::exists(precompiled, ec)) {
+    result = {"-include", header.string()};
+  } else if (!fs::exists(failed, ec)) {
+    std::ofstream(header) << headerText();
+    const std::string partial = precompiled.string() + ".partial." + std::to_string(getpid());
+    std::vector<std::string> args = flags;
+    args.insert(args.end(), {"-x", "c++-header", header.string(), "-o", partial});
+    if (verbose) {
+      for (const std::string& a : args) std::cerr << a << ' ';
+      std::cerr << '\n';
+    }
+    if (quietly(args) && ::rename(partial.c_str(), precompiled.c_str()) == 0) {
+      result = {"-include", header.string()};
+    } else {
+      fs::remove(partial, ec);
+      std::ofstream(failed) << "the compile of " << header.string() << " failed\n";
+    }
+  }
+  ::close(lock); // releases the lock
+  return result.empty() ? without("the compiler could not make one") : result;
+}
+
+} // namespace flow::driver
