@@ -16,7 +16,7 @@ apt_packages=(
   libboost-thread-dev
   libgtest-dev
   libstxxl-dev            # only for bench/ comparisons, never linked into the product
-  python3 python3-pip git
+  python3 python3-pip python3-venv git
   vim                     # test/editors/vim.test checks editors/vim's syntax file with it
   gdb                     # test/compiler/driver/debug_lines.test stops at a script line
   graphviz                # test/compiler/plan/formats.flow renders explain --format dot
@@ -76,6 +76,15 @@ if [ ! -x "$tools_dir/node_modules/.bin/vscode-tmgrammar-test" ] \
   mkdir -p "$tools_dir"
   cp "$here/editors/tools/package.json" "$here/editors/tools/package-lock.json" "$tools_dir/"
   (cd "$tools_dir" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# --- DuckDB and numpy for bench/run's group row (and its smoke test, ctest bench_quick) ----
+# In a venv under build-tools/ (ignored by git), never into the system's Python.
+bench_venv="$here/build-tools/bench-venv"
+if ! "$bench_venv/bin/python" -c 'import duckdb, numpy' 2>/dev/null; then
+  echo "setup: installing duckdb and numpy from PyPI into build-tools/bench-venv"
+  python3 -m venv "$bench_venv"
+  "$bench_venv/bin/pip" install -q --disable-pip-version-check duckdb numpy
 fi
 
 echo "setup: all dependencies present"

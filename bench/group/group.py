@@ -1,6 +1,6 @@
-"""Helpers of bench/group/run.sh: the input data, the reference answers, DuckDB's side and
-the reading of Flow's --stats=json. Needs numpy and duckdb (run.sh installs them into a
-venv). Every command prints at most one 'RESULT k=v ...' line on stdout.
+"""Helpers of bench/run's group row: the input data, the reference answers, DuckDB's side
+and the reading of Flow's --stats=json. Needs numpy and duckdb (bench/run installs them
+into a venv). Every command prints at most one 'RESULT k=v ...' line on stdout.
 
   group.py gen DIR keys LOG_N LOG_DISTINCT        keys.bin (u64) + ref_counts.npy
   group.py gen DIR join LOG_ORDERS LOG_CUSTOMERS  orders.bin, customers.bin + ref_nations.npy

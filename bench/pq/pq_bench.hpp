@@ -8,17 +8,22 @@
 
 namespace bench {
 
-/// push-rand-pop / push-asc-pop: n pushes, then n pops; true if they came out in order.
-template <class PQ> bool push_pop(PQ& pq, std::uint64_t n, bool random_keys) {
-  for (std::uint64_t i = 0; i < n; ++i) pq.push(random_keys ? rnd() : i);
+/// push-rand-pop / push-asc-pop: n pushes (rnd_at(i) or i), then n pops; true if they
+/// came out in order. *checksum (if given) is the sum of (p + 1) * (p-th item popped),
+/// as bench/pq/pq.flow sums it, for bench/run's check of both sides.
+template <class PQ>
+bool push_pop(PQ& pq, std::uint64_t n, bool random_keys, std::uint64_t* checksum = nullptr) {
+  for (std::uint64_t i = 0; i < n; ++i) pq.push(random_keys ? rnd_at(i) : i);
   bool ok = true;
-  std::uint64_t prev = 0;
+  std::uint64_t prev = 0, sum = 0;
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint64_t v = pq.top();
     ok &= v >= prev;
     prev = v;
+    sum += (i + 1) * v;
     pq.pop();
   }
+  if (checksum) *checksum = sum;
   return ok && pq.empty();
 }
 

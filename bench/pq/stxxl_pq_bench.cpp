@@ -4,7 +4,7 @@
 // for the prefetch pool and the write pool. Prints one "RESULT" line per benchmark.
 //
 //   stxxl_pq_bench BENCH LOG2_N     (BENCH: push-rand-pop | push-asc-pop | bulk-rewrite)
-// The disk comes from $STXXLCFG (run.sh writes one with syscall I/O and O_DIRECT).
+// The disk comes from $STXXLCFG (bench/run writes one with syscall I/O and O_DIRECT).
 #include <stxxl.h>
 
 #include <cstdint>
@@ -41,12 +41,13 @@ int main(int argc, char** argv) {
   stxxl::stats* st = stxxl::stats::get_instance();
   pq_type pq(pool_mem, pool_mem);
   bool ok = true;
+  u64 checksum = 0;
   double t0 = 0, t1 = 0;
   stxxl::stats_data s0;
   if (bench == "push-rand-pop" || bench == "push-asc-pop") {
     s0 = stxxl::stats_data(*st);
     t0 = now();
-    ok = bench::push_pop(pq, n, bench == "push-rand-pop");
+    ok = bench::push_pop(pq, n, bench == "push-rand-pop", &checksum);
     t1 = now();
   } else if (bench == "bulk-rewrite") {
     for (u64 i = 0; i < n; ++i) pq.push(i); // ascending fill: not measured
@@ -62,9 +63,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   stxxl::stats_data d = stxxl::stats_data(*st) - s0;
-  std::printf("RESULT lib=stxxl bench=%s n=%llu seconds=%.3f read_bytes=%llu write_bytes=%llu ok=%d\n",
-              bench.c_str(), (unsigned long long)n, t1 - t0,
-              (unsigned long long)d.get_read_volume(), (unsigned long long)d.get_written_volume(),
+  std::printf("RESULT lib=stxxl bench=%s n=%llu seconds=%.3f read_bytes=%llu write_bytes=%llu io_wait_s=%.3f "
+              "checksum=%llu ok=%d\n",
+              bench.c_str(), (unsigned long long)n, t1 - t0, (unsigned long long)d.get_read_volume(),
+              (unsigned long long)d.get_written_volume(), d.get_io_wait_time(), (unsigned long long)checksum,
               ok ? 1 : 0);
   return ok ? 0 : 1;
 }

@@ -1,7 +1,10 @@
-// STXXL 1.4.1's side of the sort benchmarks (see flow_sort_bench.cpp; run.sh runs both):
-// the same records from the same generator into stxxl::stream::sort (runs_creator +
+// STXXL 1.4.1's side of bench/run's sort rows (Flow's: bench/sort/edges.flow, rec100.flow):
+// the same records (bench/records.hpp) into stxxl::stream::sort (runs_creator +
 // runs_merger, 2 MiB blocks, parallel mode via OpenMP as Debian builds it), then
-// stream::unique + count, or a sortedness/checksum scan. The disk comes from $STXXLCFG.
+// stream::unique + count + checksum, or a sortedness/checksum scan. The disk comes from
+// $STXXLCFG.
+//
+//   stxxl_sort_bench edges LOG2_N MEM_MIB | rec100 DATA_MIB MEM_MIB
 #include <stxxl.h>
 
 #include <cstdint>
@@ -10,7 +13,7 @@
 #include <cstring>
 #include <string>
 
-#include "records.hpp"
+#include "../records.hpp"
 
 using bench::edge;
 using bench::now;
@@ -24,16 +27,20 @@ struct edge_cmp {
   edge max_value() const { return {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX}; }
 };
 
+struct edge_equal {
+  bool operator()(const edge& x, const edge& y) const { return x.src == y.src && x.dst == y.dst; }
+};
+
 struct record_cmp {
   bool operator()(const record& x, const record& y) const { return bench::record_less(x, y); }
   record min_value() const {
     record r;
-    std::memset(r.b, 0, 100);
+    std::memset(&r, 0, sizeof r);
     return r;
   }
   record max_value() const {
     record r;
-    std::memset(r.b, 0xff, 100);
+    std::memset(&r, 0xff, sizeof r);
     return r;
   }
 };
@@ -41,33 +48,33 @@ struct record_cmp {
 class edge_stream {
 public:
   typedef edge value_type;
-  edge_stream(std::uint64_t n) : left_(n), nodes_(n / 4) {
-    if (left_) cur_ = bench::random_edge(nodes_);
+  edge_stream(std::uint64_t n) : n_(n), nodes_(n / 4) {
+    if (n_) cur_ = bench::edge_at(0, nodes_);
   }
-  bool empty() const { return left_ == 0; }
+  bool empty() const { return i_ == n_; }
   const edge& operator*() const { return cur_; }
   const edge* operator->() const { return &cur_; }
   edge_stream& operator++() {
-    if (--left_) cur_ = bench::random_edge(nodes_);
+    if (++i_ < n_) cur_ = bench::edge_at(i_, nodes_);
     return *this;
   }
 
 private:
-  std::uint64_t left_, nodes_;
-  edge cur_;
+  std::uint64_t n_, nodes_, i_ = 0;
+  edge cur_{};
 };
 
 class record_stream {
 public:
   typedef record value_type;
   record_stream(std::uint64_t n) : n_(n) {
-    if (n_) cur_ = bench::random_record(0);
+    if (n_) cur_ = bench::record_at(0);
   }
   bool empty() const { return i_ == n_; }
   const record& operator*() const { return cur_; }
   const record* operator->() const { return &cur_; }
   record_stream& operator++() {
-    if (++i_ < n_) cur_ = bench::random_record(i_);
+    if (++i_ < n_) cur_ = bench::record_at(i_);
     return *this;
   }
 
@@ -95,8 +102,11 @@ int main(int argc, char** argv) {
     typedef stxxl::stream::sort<edge_stream, edge_cmp> sorter_type;
     sorter_type sorted(gen, edge_cmp(), memory);
     t1 = now();
-    stxxl::stream::unique<sorter_type> uniq(sorted);
-    for (; !uniq.empty(); ++uniq) ++count;
+    stxxl::stream::unique<sorter_type, edge_equal> uniq(sorted, edge_equal());
+    for (; !uniq.empty(); ++uniq) {
+      ++count;
+      checksum += bench::edge_checksum(*uniq);
+    }
     t2 = now();
   } else if (bench == "rec100") {
     n = (std::uint64_t(std::atoll(argv[2])) << 20) / sizeof(record);
@@ -109,7 +119,7 @@ int main(int argc, char** argv) {
     t2 = now();
     count = scan.count;
     checksum = scan.checksum;
-    ok = scan.ok && count == n;
+    ok = scan.sorted && count == n;
   } else {
     return 2;
   }
