@@ -655,6 +655,16 @@ std::string Generator::run() {
     line("std::vector<flow::plan::memory_node> fl_nodes(" + std::to_string(plan_.nodes.size()) +
          "); // what each node of the plan needs and gets");
     emitEstimate();
+    if (!counted_.empty()) {
+      // One counter per node: what it hands on (a queue: pushes and peak size), for
+      // --stats=json and flowc explain --calibrate.
+      line("flow::node_counts fl_counts = {");
+      for (const Node& n : plan_.nodes)
+        line("    {" + std::to_string(n.id) + ", " + quote(n.name) + ", " + (counted_.count(n.id) ? "true" : "false") +
+             ", " + (n.kind == Node::Queue ? "true" : "false") + "},");
+      line("};");
+      line("fl_program.count_nodes(fl_counts);");
+    }
     line("return fl_program.run(argc, argv, [&] {");
     out_ << body;
     line("});");
