@@ -221,7 +221,7 @@ void MemoryPlanner::computeIo() {
         n.note = "calibrated: " + formatCount(n.elements) + " pushes, at most " + formatCount(items) +
                  " items at once (" + share + " in the calibration run)";
       }
-      n.passes = static_cast<int>(cfg.external_levels);
+      n.passes = fitsInside ? 0 : static_cast<int>(cfg.external_levels);
       n.tempDiskBytes = n.writeBytes; // an upper bound: what it writes out, never freed early
       break;
     }

@@ -299,9 +299,12 @@ std::string to_text(const run_report& r) {
                   100.0 * r.io_wait_seconds / r.wall_seconds, 100.0 * r.io_busy_seconds / r.wall_seconds);
     o << buf;
   }
-  // A queue's I/O depends on the items it holds at once, which no estimate knows.
+  // A queue's I/O depends on the most items it held at once, which the static estimate
+  // takes to be all its pushes (flowc explain --calibrate uses the measured peak).
   for (const node_count& q : r.nodes)
-    if (q.queue) o << "  " << q.name << ": " << count_text(q.elements) << " pushes, at most " << count_text(q.peak) << " at once\n";
+    if (q.queue)
+      o << "  " << q.name << ": " << flow::format_count(static_cast<double>(q.elements)) << " pushes, at most "
+        << flow::format_count(static_cast<double>(q.peak)) << " at once\n";
   for (const auto& d : r.disks) {
     o << "  disk " << d.path << ": read " << flow::format_bytes(d.read_bytes) << ", written "
       << flow::format_bytes(d.write_bytes) << "\n";
