@@ -657,8 +657,9 @@ std::string Generator::run() {
     emitEstimate();
     if (!counted_.empty()) {
       // One counter per node: what it hands on (a queue: pushes and peak size), for
-      // --stats=json and flowc explain --calibrate.
-      line("flow::node_counts fl_counts = {");
+      // --stats=json and flowc explain --calibrate. Static: a fixed address, so that an
+      // increment is one instruction.
+      line("static flow::node_count fl_counts[] = {");
       for (const Node& n : plan_.nodes)
         line("    {" + std::to_string(n.id) + ", " + quote(n.name) + ", " + (counted_.count(n.id) ? "true" : "false") +
              ", " + (n.kind == Node::Queue ? "true" : "false") + "},");

@@ -220,6 +220,15 @@ std::optional<Calibration> calibrate(const ExplainOptions& options, const sema::
     std::cerr << "flowc: error: explain --calibrate: " << why << "\n";
     return std::nullopt;
   };
+  // The run's standard input is flowc's: a script that reads it would take the user's.
+  for (const Node& n : full.nodes) {
+    if (n.kind != Node::ReadFile && n.kind != Node::ReadText) continue;
+    const ast::PathRef& p = n.get<ast::ReadSource>()->path;
+    auto value = p.isParam() ? full.pathValues.find(p.symbol) : full.pathValues.end();
+    if ((p.isParam() ? value != full.pathValues.end() ? value->second : "" : p.literal.text()) == "-")
+      return fail("the script reads standard input (line " + std::to_string(n.loc.line) +
+                  "), which a calibration run cannot have; give it a file (--set for a path param) to calibrate");
+  }
   if (small->nodes.size() != full.nodes.size())
     return fail("the plan at the small scale has other nodes than at the params asked for; calibrate at a scale "
                 "closer to them (--set)");
@@ -250,11 +259,14 @@ std::optional<Calibration> calibrate(const ExplainOptions& options, const sema::
     fs::create_directories((folder.path / path).parent_path(), ec);
     fs::create_symlink(fs::absolute(path), folder.path / path, ec);
   }
+  // Every param as the small plan has it (a path as given, not as JSON shows it).
+  std::map<std::string, std::string> paths;
+  for (const auto& [symbol, value] : small->pathValues) paths[symbol->name] = value;
   for (const auto& [name, value] : small->params) {
     auto input = inputParams.find(name);
-    std::string text = input != inputParams.end() ? input->second : value;
-    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
-    args.push_back("--" + name + "=" + text);
+    auto path = paths.find(name);
+    args.push_back("--" + name + "=" +
+                   (input != inputParams.end() ? input->second : path != paths.end() ? path->second : value));
   }
   args.push_back("--memory=" + std::to_string(full.memoryBytes));
   const fs::path stats = folder.path / "stats.json", log = folder.path / "output.log";

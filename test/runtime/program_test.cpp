@@ -1172,7 +1172,8 @@ TEST(ProgramReport, JsonStringEscapes) {
 TEST(ProgramReport, NodeCountsInJsonAndText) {
   // What the generated code counts per node (flow::node_counts): counted ones only,
   // a queue also under "queues" with its peak; the text shows the queues.
-  flow::node_counts counts = {{0, "pq depend", true, true}, {1, "generate", true, false}, {2, "sort", false, false}};
+  std::vector<flow::node_count> counts = {
+      {0, "pq depend", true, true}, {1, "generate", true, false}, {2, "sort", false, false}};
   std::vector<int> pushed;
   flow::counted_push_back(pushed, 5, counts[1]);
   flow::program p("prog");

@@ -163,7 +163,7 @@ public:
   void disk_need(unsigned phase, std::string_view label, std::uint64_t bytes);
   /// The per-node counters the generated code increments (flow/program/node_counts.hpp):
   /// the report (--stats) lists the counted ones. They must outlive run().
-  void count_nodes(const node_counts& counts) { node_counts_ = &counts; }
+  void count_nodes(node_counts counts) { node_counts_ = counts; }
 
   // ---- running -----------------------------------------------------------------------
 
@@ -290,7 +290,7 @@ private:
     std::uint64_t bytes = 0;
   } disk_need_; // the largest disk_need() of this run
   std::function<void(flow::estimate&)> estimate_fn_;
-  const node_counts* node_counts_ = nullptr;
+  node_counts node_counts_;
   std::uint64_t memory_default_ = 0;
   std::uint64_t block_default_ = 0;
   bool block_from_memory_ = false;

@@ -6,6 +6,7 @@
 // them into selectivities and queue peaks for its estimate (docs/estimates.md).
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,12 +22,15 @@ struct node_count {
   std::uint64_t peak = 0;     ///< a queue: the most items it held at once (after a push)
 };
 
-/// One counter per node of the plan, indexed by node id.
-using node_counts = std::vector<node_count>;
+/// One counter per node of the plan, indexed by node id. Generated code keeps them in
+/// a static array: an increment is then one instruction at a fixed address.
+using node_counts = std::span<const node_count>;
 
 /// `q.push(v)` on a counted queue: the push, its count and the queue's peak size.
+/// Inlined always, as the push is where it is not counted (a call costs more than the
+/// count).
 template <class Queue, class T>
-void counted_push(Queue& q, T&& v, node_count& c) {
+[[gnu::always_inline]] inline void counted_push(Queue& q, T&& v, node_count& c) {
   q.push(std::forward<T>(v));
   ++c.elements;
   c.peak = std::max<std::uint64_t>(c.peak, static_cast<std::uint64_t>(q.size()));
@@ -34,7 +38,7 @@ void counted_push(Queue& q, T&& v, node_count& c) {
 
 /// `v.push_back(x)` on a vector whose pushes are counted.
 template <class Vector, class T>
-void counted_push_back(Vector& v, T&& x, node_count& c) {
+[[gnu::always_inline]] inline void counted_push_back(Vector& v, T&& x, node_count& c) {
   v.push_back(std::forward<T>(x));
   ++c.elements;
 }
