@@ -661,8 +661,9 @@ std::string Generator::run() {
       // increment is one instruction.
       line("static flow::node_count fl_counts[] = {");
       for (const Node& n : plan_.nodes)
-        line("    {" + std::to_string(n.id) + ", " + quote(n.name) + ", " + (counted_.count(n.id) ? "true" : "false") +
-             ", " + (n.kind == Node::Queue ? "true" : "false") + "},");
+        line("    {.id = " + std::to_string(n.id) + ", .name = " + quote(n.name) +
+             ", .counted = " + (counted_.count(n.id) ? "true" : "false") + (n.kind == Node::Queue ? ", .queue = true" : "") +
+             "},");
       line("};");
       line("fl_program.count_nodes(fl_counts);");
     }
