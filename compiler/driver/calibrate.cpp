@@ -15,6 +15,8 @@
 #include <map>
 #include <sstream>
 
+#include <unistd.h>
+
 namespace fs = std::filesystem;
 
 namespace flow::driver {
@@ -185,6 +187,13 @@ void selectivities(const plan::Plan& small, const Measured& m, Calibration& c) {
   }
 }
 
+/// The rounds a phase is planned to run (a phase in a top-level while loop: its `~ N`).
+double roundsOf(const plan::Plan& p, int phase) {
+  for (const plan::Phase& ph : p.phases)
+    if (ph.id == phase) return ph.rounds;
+  return 1;
+}
+
 /// Queues and vector pushes: the fraction of the pushes planned (with the selectivities
 /// in place) that ran, and a queue's peak as a fraction of its pushes.
 void pushes(const plan::Plan& small, const Measured& m, Calibration& c) {
@@ -198,11 +207,12 @@ void pushes(const plan::Plan& small, const Measured& m, Calibration& c) {
                        .elements = count->second,
                        .peakFraction = count->second > 0 ? peak / count->second : 0};
     } else if (n.kind == Node::VectorPush) {
-      // Counted on the vector's first push node, for all of them (codegen's pushCounter).
+      // Counted on the vector's first push node, for all of them (codegen's pushCounter);
+      // a push node in a while loop's phase is planned per round, the counter counts all.
       double planned = 0;
       for (const Node& other : small.nodes)
         if (other.kind == Node::VectorPush && other.get<sema::Symbol>() == n.get<sema::Symbol>())
-          planned += other.elements;
+          planned += other.elements * roundsOf(small, other.phase);
       if (planned > 0) c.nodes[n.id] = {.fraction = count->second / planned, .elements = count->second};
     }
   }
@@ -272,13 +282,16 @@ std::optional<Calibration> calibrate(const ExplainOptions& options, const sema::
   const fs::path stats = folder.path / "stats.json", log = folder.path / "output.log";
   args.push_back("--stats=json:" + stats.string());
 
+  std::string command; // the run, as a person would type it
+  for (size_t i = 1; i < args.size(); ++i) command += " " + args[i];
+  // The run takes seconds: say so on a terminal, where the wait is seen.
+  if (isatty(STDERR_FILENO))
+    std::cerr << "flowc: calibrating: " << fs::path(args[0]).filename().string() << command << "\n";
   const auto start = std::chrono::steady_clock::now();
   const int status = runLogged(args, log.string(), folder.path.string());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (status < 0) return std::nullopt;
   if (status != 0) {
-    std::string command;
-    for (size_t i = 1; i < args.size(); ++i) command += " " + args[i];
     return fail("the calibration run (" + fs::path(args[0]).filename().string() + command + ") ended with exit status " +
                 std::to_string(status) + "; it said:\n" + tail(log));
   }
