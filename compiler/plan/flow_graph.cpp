@@ -778,12 +778,13 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
     // Without `~ N`: one output per element of the larger input (a key joined with at
     // most one partner on the other side, as with a foreign key), and every left element
     // for a left join.
-    double n = j.estimate ? estimate(*j.estimate) * multiplier : std::max(a.elements, b.elements);
+    const double larger = std::max(a.elements, b.elements); // a and b move as nodes are added
+    double n = j.estimate ? estimate(*j.estimate) * multiplier : larger;
     int id = add(Node::Join, std::string(j.left ? "left_join" : "join") + " by " + j.keys[0].resolved->name, s.loc, out,
                  n, s.elementType, inputs, &j);
     if (!j.estimate)
       plan_.nodes[id].note = "assumed one output per element of the larger input (add ~ COUNT)";
-    calibrateCount(id, std::max(a.elements, b.elements)); // outputs per element of the larger input
+    calibrateCount(id, larger); // outputs per element of the larger input
     return {id, out};
   }
   case Source::Zip: {
