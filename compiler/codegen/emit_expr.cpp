@@ -279,8 +279,14 @@ std::string Generator::call(const CallExpr& e) {
 std::string Generator::method(const MethodCallExpr& e) {
   std::string object = name(e.container);
   switch (*e.methodId) {
-  case ast::Method::Push:
-    return object + (e.container->kind == Symbol::Queue ? ".push(" : ".push_back(") + expr(*e.args[0]) + ")";
+  case ast::Method::Push: {
+    // Counted (--stats=json): a queue's pushes and peak size, a vector's pushes.
+    const std::string c = pushCounter(*e.container);
+    const bool queue = e.container->kind == Symbol::Queue;
+    if (c.empty()) return object + (queue ? ".push(" : ".push_back(") + expr(*e.args[0]) + ")";
+    return std::string(queue ? "flow::counted_push(" : "flow::counted_push_back(") + object + ", " + expr(*e.args[0]) +
+           ", " + c + ")";
+  }
   case ast::Method::Top:
     return e.type->kind == Type::Bool ? "static_cast<bool>(" + object + ".top())" : object + ".top()";
   case ast::Method::Pop: return object + ".pop()";

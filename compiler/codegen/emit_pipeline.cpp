@@ -24,6 +24,23 @@ std::string Generator::var(const Node& n, const char* role) const {
   return std::string("fl_") + role + std::to_string(n.id);
 }
 
+std::string Generator::counter(const Node& n) {
+  counted_.insert(n.id);
+  return "fl_counts[" + std::to_string(n.id) + "]";
+}
+
+std::string Generator::pushCounter(const Symbol& container) {
+  // A queue's node is its declaration's; a vector's pushes count on its first push node
+  // (the planner puts one per phase that pushes; explain --calibrate scales them all).
+  for (const Node& n : plan_.nodes) {
+    if (container.kind == Symbol::Queue && n.kind == Node::Queue && n.get<ast::PqDecl>()->symbol == &container)
+      return counter(n);
+    if (container.kind == Symbol::Vector && n.kind == Node::VectorPush && n.get<Symbol>() == &container)
+      return counter(n);
+  }
+  return "";
+}
+
 std::string Generator::aggregateVar(const Node& n) const {
   return var(n, ast::info(*n.get<CallExpr>()->builtin).name);
 }
@@ -554,6 +571,7 @@ void Generator::declareNode(const Node& n) {
 }
 
 void Generator::consume(const Node& from, const std::string& v, const std::set<int>& inSegment) {
+  line("++" + counter(from) + ".elements;");
   for (int c : consumers_[from.id])
     if (inSegment.count(c)) emitNode(plan_.nodes[c], v, inSegment);
 }

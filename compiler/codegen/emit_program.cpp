@@ -659,6 +659,18 @@ std::string Generator::run() {
     line("std::vector<flow::plan::memory_node> fl_nodes(" + std::to_string(plan_.nodes.size()) +
          "); // what each node of the plan needs and gets");
     emitEstimate();
+    if (!counted_.empty()) {
+      // One counter per node: what it hands on (a queue: pushes and peak size), for
+      // --stats=json and flowc explain --calibrate. Static: a fixed address, so that an
+      // increment is one instruction.
+      line("static flow::node_count fl_counts[] = {");
+      for (const Node& n : plan_.nodes)
+        line("    {.id = " + std::to_string(n.id) + ", .name = " + quote(n.name) +
+             ", .counted = " + (counted_.count(n.id) ? "true" : "false") + (n.kind == Node::Queue ? ", .queue = true" : "") +
+             "},");
+      line("};");
+      line("fl_program.count_nodes(fl_counts);");
+    }
     line("return fl_program.run(argc, argv, [&] {");
     out_ << body;
     line("});");

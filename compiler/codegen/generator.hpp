@@ -106,6 +106,12 @@ private:
   std::string memoryOf(const plan::Node& n) const;
   std::string aggregateVar(const plan::Node& n) const; // the variable an aggregate's result is in
   std::string var(const plan::Node& n, const char* role) const;
+  /// The counter of node `n` (flow::node_count, reported by --stats=json), marked as
+  /// counted: the generated code increments it where `n` hands an element on.
+  std::string counter(const plan::Node& n);
+  /// The counter of the pushes on a queue or vector, or "" when the plan has no node for
+  /// it (a queue declared in a loop body).
+  std::string pushCounter(const sema::Symbol& container);
 
   // ---- statements (emit_program.cpp)
   void emitStatements(const std::vector<ast::StmtPtr>& body);
@@ -150,6 +156,7 @@ private:
   std::map<const ast::CallExpr*, std::string> aggregateVars_; // the variable holding its result
   std::vector<std::vector<int>> consumers_;
   std::set<int> pulled_; // the current segment's nodes that a merge, join or zip pulls from
+  std::set<int> counted_; // the nodes whose counter the generated code increments
 
   // Inside a lambda (the downstream of a for stage): `continue` and `break` of the
   // enclosing loop become `return` and a stop flag.

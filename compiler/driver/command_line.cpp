@@ -152,7 +152,8 @@ struct Table {
   const Commands everyCommandAndNone{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub,
                                       &*cl::TopLevelSubCommand}};
   const Commands planning{{&explain.sub, &emit.sub, &build.sub, &run.sub}};
-  const Commands compiling{{&build.sub, &run.sub}};
+  // explain builds and runs the program for --calibrate
+  const Commands compiling{{&explain.sub, &build.sub, &run.sub}};
 
   // The scripts: every argument that is not an option, and all after `--` (but `run`
   // gives what follows `--` to the program).
@@ -194,6 +195,12 @@ struct Table {
       cl::values(clEnumValN(ExplainOptions::Text, "text", ""), clEnumValN(ExplainOptions::Json, "json", ""),
                  clEnumValN(ExplainOptions::Dot, "dot", "")),
       cl::init(ExplainOptions::Text), Commands{{&explain.sub}}};
+  cl::opt<bool> calibrate{"calibrate",
+                          cl::desc("build the program (as run does), run it at a small scale of its\n"
+                                   "count params (about 2^20 elements at the largest node), and plan\n"
+                                   "with the selectivities and queue peaks it measured instead of\n"
+                                   "the planner's assumptions (docs/estimates.md)"),
+                          Commands{{&explain.sub}}};
 
   // emit and build
   cl::opt<std::string> output{"o", cl::Prefix, cl::value_desc("FILE"),
@@ -520,6 +527,15 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.explain.plan = plan;
     out.explain.includeDirs = includeDirs;
     out.explain.color = color;
+    out.explain.calibrate = table.calibrate;
+    out.explain.build.file = table.files.front();
+    out.explain.build.compiler = compilerCommand(table.cxx);
+    out.explain.build.optimization = table.optimization;
+    out.explain.build.cxxflags = compilerFlags(table.cxxflags);
+    out.explain.build.verbose = table.verbose;
+    out.explain.build.plan = plan;
+    out.explain.build.includeDirs = includeDirs;
+    out.explain.build.color = color;
     break;
   case Invocation::Emit:
   case Invocation::Build:

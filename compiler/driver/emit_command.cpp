@@ -86,7 +86,8 @@ struct CommandResult {
 
 /// Runs a command (argv form) with its output going to `log`. An exec that fails is told
 /// apart from a command that fails through a close-on-exec pipe that carries its errno.
-CommandResult runCommand(const std::vector<std::string>& args, const std::string& log) {
+CommandResult runCommand(const std::vector<std::string>& args, const std::string& log,
+                         const std::string& directory = "") {
   int pipeFds[2];
   if (::pipe2(pipeFds, O_CLOEXEC) != 0) return {-1, errno};
   pid_t pid = fork();
@@ -97,6 +98,11 @@ CommandResult runCommand(const std::vector<std::string>& args, const std::string
     if (fd >= 0) {
       dup2(fd, STDOUT_FILENO);
       dup2(fd, STDERR_FILENO);
+    }
+    if (!directory.empty() && ::chdir(directory.c_str()) != 0) {
+      const int e = errno;
+      (void)!::write(pipeFds[1], &e, sizeof e);
+      _exit(127);
     }
     std::vector<char*> argv;
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -335,7 +341,15 @@ int runBuild(const BuildOptions& options) {
   return compile(options, cpp, exe);
 }
 
-int runRun(const BuildOptions& options) {
+int runLogged(const std::vector<std::string>& args, const std::string& log, const std::string& directory) {
+  const CommandResult result = runCommand(args, log, directory);
+  if (result.execError == 0) return result.status;
+  std::cerr << "flowc: error: cannot run '" << args[0] << "' in '" << directory
+            << "': " << std::strerror(result.execError) << "\n";
+  return -1;
+}
+
+std::variant<std::string, int> cachedProgram(const BuildOptions& options) {
   std::optional<std::string> code = generate(options);
   if (!code) return 1;
   // Built once per content: the generated C++ (with the script's path as spelled made
@@ -382,14 +396,21 @@ int runRun(const BuildOptions& options) {
     fs::remove(partial.string() + ".d", ec);
     fs::rename(partial, exe, ec);
   }
-  std::vector<std::string> args = {exe.string()};
+  return exe.string();
+}
+
+int runRun(const BuildOptions& options) {
+  std::variant<std::string, int> program = cachedProgram(options);
+  if (const int* status = std::get_if<int>(&program)) return *status;
+  const std::string exe = std::get<std::string>(program);
+  std::vector<std::string> args = {exe};
   args.insert(args.end(), options.runArgs.begin(), options.runArgs.end());
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   std::cout.flush();
   execv(argv[0], argv.data());
-  std::cerr << "flowc: error: cannot run '" << exe.string() << "'\n";
+  std::cerr << "flowc: error: cannot run '" << exe << "'\n";
   return 1;
 }
 

@@ -5,6 +5,7 @@
 #include "plan/plan.hpp"
 
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace flow::driver {
@@ -27,5 +28,12 @@ struct BuildOptions {
 int runEmit(const BuildOptions& options);
 int runBuild(const BuildOptions& options);
 int runRun(const BuildOptions& options);
+
+/// `flowc run`'s program for `options`, built into the cache unless it is up to date
+/// there: the executable's path, or (after reporting why) the exit status for flowc.
+std::variant<std::string, int> cachedProgram(const BuildOptions& options);
+/// Runs `args` in `directory` with standard output and error going to the file `log`:
+/// the exit status (128 + signal if killed), or -1 after reporting that it could not run.
+int runLogged(const std::vector<std::string>& args, const std::string& log, const std::string& directory);
 
 } // namespace flow::driver

@@ -1,6 +1,7 @@
 #pragma once
 // `flowc explain`: the plan of a script — phases, memory, element counts and I/O volume
 // of every node, pipelined and fully materialized — before anything runs.
+#include "driver/emit_command.hpp"
 #include "plan/plan.hpp"
 
 #include <string>
@@ -14,6 +15,10 @@ struct ExplainOptions {
   std::vector<std::string> includeDirs;
   bool color = false;
   std::string file;
+  /// --calibrate: build the program with `build` (the compiler options of run), run it
+  /// at a small scale and plan with what it measured.
+  bool calibrate = false;
+  BuildOptions build;
 };
 
 int runExplain(const ExplainOptions& options);

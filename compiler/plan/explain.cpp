@@ -1,6 +1,7 @@
 // `flowc explain` output: a table for people, JSON for tools, DOT for drawings.
 #include "plan/plan.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <ostream>
@@ -14,6 +15,18 @@ std::string cell(const Node& n, double v, bool bytes) {
   if (!n.counted && v == 0) return "?";
   return bytes ? formatBytes(v) : formatCount(v);
 }
+
+/// A queue's I/O without a calibrated peak is the bound for holding every push at once.
+bool upperBound(const Node& n) { return n.kind == Node::Queue && !(n.calibrated && n.calibrated->peakFraction > 0); }
+
+/// A read or write cell: "≤ X" for an upper bound.
+std::string ioCell(const Node& n, double v) {
+  std::string c = cell(n, v, true);
+  return upperBound(n) && v > 0 ? "\u2264 " + c : c;
+}
+
+/// The column width of a read or write cell: "≤" is three bytes of UTF-8 in one column.
+int width(const Node& n, double v) { return upperBound(n) && v > 0 ? 13 : 11; }
 
 std::string saving(const Totals& pipelined, const Totals& materialized) {
   double p = pipelined.readBytes + pipelined.writeBytes;
@@ -32,6 +45,13 @@ std::string saving(const Totals& pipelined, const Totals& materialized) {
 std::string integer(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+/// A fraction or a time for JSON: enough digits to read it back.
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
 
@@ -72,6 +92,17 @@ void printText(const Plan& plan, std::ostream& out) {
       out << (i ? ", " : " ") << plan.params[i].first << " = " << plan.params[i].second;
     out << "\n";
   }
+  if (plan.calibration) {
+    const Calibration& c = *plan.calibration;
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f s", c.seconds);
+    out << "  calibrated by a run (" << seconds << ") with";
+    for (size_t i = 0; i < c.params.size(); ++i) out << (i ? ", " : " ") << c.params[i].first << " = " << c.params[i].second;
+    if (c.params.empty()) out << " the same params";
+    out << "; " << (c.scaled.empty() ? "no param scaled down" : "scaled down:");
+    for (size_t i = 0; i < c.scaled.size(); ++i) out << (i ? ", " : " ") << c.scaled[i];
+    out << "\n  nodes marked * count what that run measured, extrapolated linearly\n";
+  }
   for (const Phase& ph : plan.phases) {
     // A phase in a while loop shows one round; the totals count every round.
     const std::string rounds = ph.loops.empty() ? ""
@@ -90,18 +121,21 @@ void printText(const Plan& plan, std::ostream& out) {
       std::string name = n.name;
       if (name.size() > 33) name = name.substr(0, 30) + "...";
       bool here = n.phase == ph.id; // a queue shows its I/O in its first phase
-      out << "  " << std::left << std::setw(5) << ("n" + std::to_string(n.id)) << std::setw(34) << name << std::right
+      const std::string nodeId = "n" + std::to_string(n.id) + (n.calibrated ? "*" : "");
+      out << "  " << std::left << std::setw(5) << nodeId << std::setw(34) << name << std::right
           << std::setw(10) << cell(n, n.elements, false) << std::setw(11) << cell(n, n.elements * n.elementBytes, true)
           << std::setw(11) << (n.memoryBytes ? formatBytes(static_cast<double>(n.memoryBytes)) : "-") << std::setw(7)
           << ((n.kind == Node::SortRuns || n.kind == Node::SortMerge || n.kind == Node::Queue) && here
                   ? (n.inMemory ? std::string("mem") : std::to_string(n.passes))
                   : std::string("-"))
-          << std::setw(11) << (here ? cell(n, n.readBytes, true) : "") << std::setw(11)
-          << (here ? cell(n, n.writeBytes, true) : "") << "\n";
+          << std::setw(width(n, n.readBytes)) << (here ? ioCell(n, n.readBytes) : "")
+          << std::setw(width(n, n.writeBytes)) << (here ? ioCell(n, n.writeBytes) : "") << "\n";
       if (!n.note.empty() && here) out << "       note: " << n.note << "\n";
     }
   }
-  out << "\ntotal:        read " << formatBytes(plan.total.readBytes) << ", write " << formatBytes(plan.total.writeBytes)
+  const bool bounded = std::any_of(plan.nodes.begin(), plan.nodes.end(),
+                                   [](const Node& n) { return upperBound(n) && n.readBytes + n.writeBytes > 0; });
+  out << "\ntotal:        read " << (bounded ? "\u2264 " : "") << formatBytes(plan.total.readBytes) << ", write " << (bounded ? "\u2264 " : "") << formatBytes(plan.total.writeBytes)
       << " (" << integer(plan.total.readBytes + plan.total.writeBytes) << " bytes, "
       << integer((plan.total.readBytes + plan.total.writeBytes) / static_cast<double>(plan.blockBytes)) << " blocks)\n";
   out << "materialized: read " << formatBytes(plan.materialized.readBytes) << ", write "
@@ -133,6 +167,13 @@ void printJson(const Plan& plan, std::ostream& out) {
       for (size_t k = 0; k < n.livePhases.size(); ++k) out << (k ? ", " : "") << n.livePhases[k];
       out << "]";
     }
+    if (upperBound(n)) out << ", \"upper_bound\": true";
+    if (n.calibrated) {
+      out << ", \"calibrated\": {\"elements\": " << integer(n.calibrated->elements)
+          << ", \"fraction\": " << number(n.calibrated->fraction);
+      if (n.kind == Node::Queue) out << ", \"peak_fraction\": " << number(n.calibrated->peakFraction);
+      out << "}";
+    }
     if (!n.note.empty()) out << ", \"note\": " << jsonString(n.note);
     out << "}" << (i + 1 < plan.nodes.size() ? "," : "") << "\n";
   }
@@ -147,8 +188,22 @@ void printJson(const Plan& plan, std::ostream& out) {
     out << "]}" << (i + 1 < plan.phases.size() ? "," : "") << "\n";
   }
   out << "  ],\n";
+  if (plan.calibration) {
+    const Calibration& c = *plan.calibration;
+    out << "  \"calibration\": {\"params\": {";
+    for (size_t i = 0; i < c.params.size(); ++i)
+      out << (i ? ", " : "") << jsonString(c.params[i].first) << ": " << c.params[i].second;
+    out << "}, \"scaled\": [";
+    for (size_t i = 0; i < c.scaled.size(); ++i) out << (i ? ", " : "") << jsonString(c.scaled[i]);
+    out << "], \"seconds\": " << number(c.seconds) << "},\n";
+  }
   out << "  \"total\": {\"read_bytes\": " << integer(plan.total.readBytes)
-      << ", \"write_bytes\": " << integer(plan.total.writeBytes) << "},\n";
+      << ", \"write_bytes\": " << integer(plan.total.writeBytes)
+      << (std::any_of(plan.nodes.begin(), plan.nodes.end(),
+                      [](const Node& n) { return upperBound(n) && n.readBytes + n.writeBytes > 0; })
+              ? ", \"upper_bound\": true"
+              : "")
+      << "},\n";
   out << "  \"materialized_total\": {\"read_bytes\": " << integer(plan.materialized.readBytes)
       << ", \"write_bytes\": " << integer(plan.materialized.writeBytes) << "}\n}\n";
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <iostream>
 
@@ -142,6 +143,25 @@ std::optional<double> GraphBuilder::count(const Expr& e) const {
 }
 
 // -------------------------------------------------------------------------------- nodes
+
+const Calibration::Measured* GraphBuilder::calibrated(int id) const {
+  if (!options_.calibration) return nullptr;
+  auto it = options_.calibration->nodes.find(id);
+  return it == options_.calibration->nodes.end() ? nullptr : &it->second;
+}
+
+void GraphBuilder::calibrateCount(int id, double input) {
+  const Calibration::Measured* c = calibrated(id);
+  if (!c) return;
+  Node& n = plan_.nodes[id];
+  n.elements = input * c->fraction;
+  n.calibrated = *c;
+  char fraction[32];
+  std::snprintf(fraction, sizeof fraction, "%.4g", c->fraction);
+  // in place of the assumption's note
+  n.note = std::string("calibrated: ") + fraction + " of its input's elements (" + formatCount(c->elements) +
+           " in the calibration run)";
+}
 
 int GraphBuilder::add(Node::Kind kind, std::string name, SourceLoc loc, int phase, double elements,
                       const sema::Type* type, std::vector<int> inputs, Payload payload) {
@@ -542,7 +562,10 @@ void GraphBuilder::methodCall(const MethodCallExpr& m, int phase, double executi
     if (where < 0) where = ownPhase(s->name + ".push at " + at(m.loc), m.loc);
     if (s->kind == Symbol::Queue && queueOf_.count(s)) {
       Node& q = plan_.nodes[queueOf_[s]];
-      q.elements += executions;
+      // Calibrated: the fraction of the planned pushes that ran (a push under an `if`).
+      const Calibration::Measured* c = calibrated(q.id);
+      if (c) q.calibrated = *c;
+      q.elements += executions * (c ? c->fraction : 1.0);
       q.livePhases.push_back(where);
     } else if (s->kind == Symbol::Vector) {
       auto key = std::make_pair(s, where);
@@ -551,8 +574,16 @@ void GraphBuilder::methodCall(const MethodCallExpr& m, int phase, double executi
         int id = add(Node::VectorPush, s->name + ".push", m.loc, where, 0, s->type, {}, s);
         it = pushNode_.emplace(key, id).first;
       }
-      plan_.nodes[it->second].elements += executions;
-      vectorSize_[s].first += executions;
+      // A vector's pushes are counted on its first push node (codegen's pushCounter): the
+      // fraction measured there holds for all of them.
+      int first = it->second;
+      for (const auto& [k, id] : pushNode_)
+        if (k.first == s) first = std::min(first, id);
+      const Calibration::Measured* c = calibrated(first);
+      if (c) plan_.nodes[it->second].calibrated = *c;
+      const double pushes = executions * (c ? c->fraction : 1.0);
+      plan_.nodes[it->second].elements += pushes;
+      vectorSize_[s].first += pushes;
     }
   } else if (s->kind == Symbol::Queue && queueOf_.count(s)) {
     plan_.nodes[queueOf_[s]].livePhases.push_back(
@@ -747,11 +778,13 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
     // Without `~ N`: one output per element of the larger input (a key joined with at
     // most one partner on the other side, as with a foreign key), and every left element
     // for a left join.
-    double n = j.estimate ? estimate(*j.estimate) * multiplier : std::max(a.elements, b.elements);
+    const double larger = std::max(a.elements, b.elements); // a and b move as nodes are added
+    double n = j.estimate ? estimate(*j.estimate) * multiplier : larger;
     int id = add(Node::Join, std::string(j.left ? "left_join" : "join") + " by " + j.keys[0].resolved->name, s.loc, out,
                  n, s.elementType, inputs, &j);
     if (!j.estimate)
       plan_.nodes[id].note = "assumed one output per element of the larger input (add ~ COUNT)";
+    calibrateCount(id, larger); // outputs per element of the larger input
     return {id, out};
   }
   case Source::Zip: {
@@ -789,14 +822,16 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
     double sel = f.estimate ? estimate(*f.estimate) : 1.0;
     int id = add(Node::Filter, "filter " + f.var, s.loc, in.phase, n * sel, s.elementType, {in.node}, &f);
     if (!f.estimate) plan_.nodes[id].note = "assumed to pass every element (add ~ FRACTION)";
+    calibrateCount(id, n);
     return {id, in.phase};
   }
   case Stage::Unique: {
     auto& u = *s.as<UniqueStage>();
     double sel = u.estimate ? estimate(*u.estimate) : 1.0;
-    return {add(Node::Unique, u.keys.empty() ? "unique" : "unique by keys", s.loc, in.phase, n * sel, s.elementType,
-                {in.node}, &u),
-            in.phase};
+    int id = add(Node::Unique, u.keys.empty() ? "unique" : "unique by keys", s.loc, in.phase, n * sel, s.elementType,
+                 {in.node}, &u);
+    calibrateCount(id, n);
+    return {id, in.phase};
   }
   case Stage::Take: {
     auto& t = *s.as<TakeStage>();
@@ -822,6 +857,7 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
     for (const StmtPtr& b : f.end) atEnd.walk(*b);
     int id = add(Node::ForStage, "for " + f.var, s.loc, in.phase, n * emits + atEnd.emits, s.elementType, {in.node},
                  &f);
+    calibrateCount(id, n); // its emits per element, measured
     for (const StmtPtr& b : f.body) statements(*b, in.phase, n);
     for (const StmtPtr& b : f.end) statements(*b, in.phase, 1.0);
     return {id, in.phase};
@@ -835,14 +871,23 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
     if (r.inputSorted) {
       int id = add(Node::Fold, name + " (streaming)", s.loc, in.phase, out, s.elementType, {in.node}, &r);
       plan_.nodes[id].note = "a streaming fold: the input is already in key order" + (r.estimate ? "" : "; " + assumed);
+      if (calibrated(id)) {
+        calibrateCount(id, n);
+        plan_.nodes[id].note = "a streaming fold: the input is already in key order";
+      }
       return {id, in.phase};
     }
+    // Calibrated, the output's measured fraction of the input (the merge's count) is also
+    // what the hash table and the runs' combining are planned for.
+    const Calibration::Measured* c = calibrated(nextId() + 1);
     int runs = add(Node::ReduceRuns, name + " (runs)", s.loc, in.phase, n, s.elementType, {in.node}, &r);
-    int merge = add(Node::ReduceMerge, name + " (merge)", s.loc, in.phase + 1, out, s.elementType, {runs}, &r);
+    int merge = add(Node::ReduceMerge, name + " (merge)", s.loc, in.phase + 1, c ? n * c->fraction : out,
+                    s.elementType, {runs}, &r);
     plan_.nodes[runs].partner = merge;
     plan_.nodes[merge].partner = runs;
     plan_.nodes[runs].keyed = plan_.nodes[merge].keyed = r.keyOrder->hasRadixKey();
     if (!r.estimate) plan_.nodes[merge].note = assumed;
+    calibrateCount(merge, n);
     return {merge, in.phase + 1};
   }
   case Stage::Sort: {

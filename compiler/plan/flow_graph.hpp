@@ -38,6 +38,13 @@ private:
   std::optional<double> count(const ast::Expr& e) const;
   double estimate(const ast::Estimate& e) const; // a `~` annotation's value
 
+  /// What explain --calibrate measured for node `id` (nextId() for the node about to be
+  /// added), or null: the planner's assumption stands.
+  const Calibration::Measured* calibrated(int id) const;
+  int nextId() const { return static_cast<int>(plan_.nodes.size()); }
+  /// Node `id`'s count from its input's (`input` elements) and the measured fraction;
+  /// without one, the assumption `assumed`. Marks the node calibrated.
+  void calibrateCount(int id, double input);
   int add(Node::Kind kind, std::string name, SourceLoc loc, int phase, double elements, const sema::Type* type,
           std::vector<int> inputs, Payload payload);
   void unknown(int node, const std::string& why);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <thread>
 
 namespace flow::plan {
@@ -64,6 +65,19 @@ bool MemoryPlanner::assign() {
     n.runs = nodes_[i].runs;
   }
   return true;
+}
+
+void MemoryPlanner::adopt(const Plan& program) {
+  if (program.nodes.size() != plan_.nodes.size()) throw std::logic_error("plan: adopt() from a plan of other nodes");
+  program_ = &program;
+  for (size_t i = 0; i < nodes_.size(); ++i) nodes_[i].memory = plan_.nodes[i].memoryBytes = program.nodes[i].memoryBytes;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    Node& n = plan_.nodes[i];
+    if (n.kind != Node::SortRuns && n.kind != Node::SortMerge) continue;
+    const sort_cost c = planner().sort(nodes_[i]); // the runtime decides in memory or not by the real count
+    n.inMemory = nodes_[i].in_memory = c.in_memory;
+    n.runs = nodes_[i].runs = c.runs;
+  }
 }
 
 bool MemoryPlanner::countsFit() {
@@ -150,7 +164,8 @@ void MemoryPlanner::computeIo() {
       const reduce_cost c = reduce_estimate(planner().setup(rn), memory_planner::elements(rn),
                                             memory_planner::elements(mn), rn.memory, mn.memory);
       if (n.kind == Node::ReduceRuns) {
-        n.hashed = merge.counted && c.hash_in_memory;
+        // The code generator chose the hash table by the static plan (adopt).
+        n.hashed = program_ ? program_->nodes[static_cast<size_t>(n.id)].hashed : merge.counted && c.hash_in_memory;
         const std::string keys = formatCount(merge.elements) + " distinct keys expected";
         const std::string capacity = formatCount(static_cast<double>(c.hash_capacity));
         n.note = n.hashed ? "a hash table: the " + keys + " fit in it (it holds " + capacity + ")"
@@ -184,11 +199,29 @@ void MemoryPlanner::computeIo() {
                  (n.livePhases.size() > 1 ? " to " + std::to_string(n.livePhases.back()) : std::string());
       break;
     case Node::Queue: {
-      auto cfg = containers::plan_priority_queue(n.memoryBytes, static_cast<uint64_t>(n.elements), n.elementBytes,
+      // The queue is configured for the pushes the program plans with (adopt: the static
+      // plan's); its I/O bound is for the items it holds at once: all its pushes, unless
+      // a calibration measured its peak.
+      const double planned = program_ ? program_->nodes[static_cast<size_t>(n.id)].elements : n.elements;
+      auto cfg = containers::plan_priority_queue(n.memoryBytes, static_cast<uint64_t>(planned), n.elementBytes,
                                                  plan_.blockBytes);
-      double io = static_cast<double>(cfg.io_bytes(static_cast<uint64_t>(n.elements)));
+      const bool peak = n.calibrated && n.calibrated->peakFraction > 0;
+      const double items = peak ? std::max(1.0, std::ceil(n.elements * n.calibrated->peakFraction)) : n.elements;
+      // A queue that never holds more than its internal arrays take (flush_items) never
+      // writes: the bound's premise, applied to the measured peak.
+      const bool fitsInside = peak && items <= static_cast<double>(cfg.flush_items);
+      double io = fitsInside ? 0.0 : static_cast<double>(cfg.io_bytes(static_cast<uint64_t>(items)));
       n.readBytes = n.writeBytes = io / 2;
-      n.passes = static_cast<int>(cfg.external_levels);
+      if (!peak)
+        n.note = "an upper bound: as if all " + formatCount(n.elements) +
+                 " pushes were held at once (flowc explain --calibrate measures the peak)";
+      else {
+        char share[64];
+        std::snprintf(share, sizeof share, "%.4g%% of its pushes", n.calibrated->peakFraction * 100);
+        n.note = "calibrated: " + formatCount(n.elements) + " pushes, at most " + formatCount(items) +
+                 " items at once (" + share + " in the calibration run)";
+      }
+      n.passes = fitsInside ? 0 : static_cast<int>(cfg.external_levels);
       n.tempDiskBytes = n.writeBytes; // an upper bound: what it writes out, never freed early
       break;
     }

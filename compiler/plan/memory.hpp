@@ -16,6 +16,10 @@ public:
   MemoryPlanner(Plan& plan, DiagnosticEngine& diags, const SourceFile* file);
   /// Splits the budget; false after reporting a phase that cannot fit.
   bool assign();
+  /// explain --calibrate: takes the memory split (and a reduce's choice of a hash table)
+  /// of `program`, the static plan of the same script and params, which is what the
+  /// program, built without calibration, makes at start. Before computeIo.
+  void adopt(const Plan& program);
   void computeIo();
   void totals();
 
@@ -29,6 +33,7 @@ private:
   DiagnosticEngine& diags_;
   const SourceFile* file_;
   std::vector<memory_node> nodes_; // plan_.nodes' demands, in the same order
+  const Plan* program_ = nullptr;  // adopt()'s plan
 };
 
 } // namespace flow::plan

@@ -135,9 +135,11 @@ std::optional<Plan> makePlan(const sema::CheckedProgram& program, const PlanOpti
   }
   MemoryPlanner memory(plan, diags, program.ast->file);
   if (!memory.assign()) return std::nullopt;
+  if (options.programPlan) memory.adopt(*options.programPlan);
   memory.computeIo();
   memory.totals();
   if (diags.errorCount() != before) return std::nullopt;
+  if (options.calibration) plan.calibration = *options.calibration;
   return plan;
 }
 

@@ -49,6 +49,22 @@ struct Scaling {
 /// The statement, or the aggregate call inside an expression, whose code runs a node.
 using Owner = std::variant<std::monostate, const ast::Stmt*, const ast::CallExpr*>;
 
+/// What a run of the script's program at a small scale measured, for `flowc explain
+/// --calibrate`: per node id, the fraction that replaces the planner's assumption.
+struct Calibration {
+  struct Measured {
+    /// Filter, unique, reduce (its merge or fold), for stage, join: elements put out /
+    /// elements of its input. Queue and vector pushes: pushes / pushes planned.
+    double fraction = 1;
+    double elements = 0;     // the node's elements (a queue: pushes) in the small run
+    double peakFraction = 0; // a queue: the most items at once / its pushes
+  };
+  std::map<int, Measured> nodes;
+  std::vector<std::pair<std::string, std::string>> params; // the small run's params
+  std::vector<std::string> scaled;                         // the params scaled down
+  double seconds = 0;                                      // of the small run
+};
+
 struct Node {
   // The payload of each kind: Generate, Range, ReadFile/ReadText, Merge, Map, Filter,
   // Unique, Take, ForStage, SortRuns/SortMerge, WriteFile/WriteText, VectorBuild, Queue,
@@ -92,6 +108,9 @@ struct Node {
   std::vector<int> inputs;
   Payload payload;
   std::string note;             // a caveat shown by explain (e.g. "count unknown: add ~ N")
+  /// What a calibration run measured for this node (explain --calibrate), if anything:
+  /// its count (or a queue's I/O) is then from the measurement, not an assumption.
+  std::optional<Calibration::Measured> calibrated;
   // Sorts: the run formation and the merge of one sort point at each other.
   int partner = -1;
   uint64_t runs = 0;
@@ -168,6 +187,7 @@ struct Plan {
   std::string pathLabel(const ast::PathRef& path) const;
   std::vector<Phase> phases;
   Totals total, materialized;
+  std::optional<Calibration> calibration; // explain --calibrate: the run the plan is calibrated by
   /// The nodes of vector and queue declarations, and of aggregate calls.
   std::map<const ast::Stmt*, int> declarationNode;
   std::map<const ast::CallExpr*, int> aggregateNode;
@@ -179,6 +199,13 @@ struct PlanOptions {
   std::map<std::string, std::string> setParams; // --set name=value
   std::optional<uint64_t> memoryBytes;          // --memory
   std::optional<uint64_t> blockBytes;           // --block
+  /// explain --calibrate: measured fractions in place of the planner's assumptions
+  /// (filters pass everything, every key distinct, every push runs, a queue holds all
+  /// its pushes at once).
+  const Calibration* calibration = nullptr;
+  /// With a calibration: the static plan of the same script and params, whose memory
+  /// split the program (built without calibration) makes (MemoryPlanner::adopt).
+  const Plan* programPlan = nullptr;
 };
 
 /// Plans a checked program. Reports problems (a --set value that does not parse, a plan

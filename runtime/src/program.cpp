@@ -866,6 +866,8 @@ int program::run_checked(const std::function<void()>& body) {
     }
   }
   for (const auto& p : params_) report_.params.emplace_back(p.name, p.json());
+  for (const node_count& n : node_counts_)
+    if (n.counted) report_.nodes.push_back(n);
   std::sort(report_.phases.begin(), report_.phases.end(),
             [](const phase_record& a, const phase_record& b) { return a.id < b.id; });
 

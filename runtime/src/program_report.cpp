@@ -210,6 +210,21 @@ std::string to_json(const run_report& r) {
     }
     o << "}";
   }
+  o << "],\"nodes\":[";
+  first = true;
+  for (const node_count& n : r.nodes) {
+    o << (first ? "" : ",") << "{\"id\":" << n.id << ",\"name\":" << json_string(n.name)
+      << ",\"elements\":" << n.elements << "}";
+    first = false;
+  }
+  o << "],\"queues\":[";
+  first = true;
+  for (const node_count& n : r.nodes) {
+    if (!n.queue) continue;
+    o << (first ? "" : ",") << "{\"id\":" << n.id << ",\"name\":" << json_string(n.name)
+      << ",\"pushes\":" << n.elements << ",\"peak\":" << n.peak << "}";
+    first = false;
+  }
   o << "]}";
   return o.str();
 }
@@ -284,6 +299,12 @@ std::string to_text(const run_report& r) {
                   100.0 * r.io_wait_seconds / r.wall_seconds, 100.0 * r.io_busy_seconds / r.wall_seconds);
     o << buf;
   }
+  // A queue's I/O depends on the most items it held at once, which the static estimate
+  // takes to be all its pushes (flowc explain --calibrate uses the measured peak).
+  for (const node_count& q : r.nodes)
+    if (q.queue)
+      o << "  " << q.name << ": " << flow::format_count(static_cast<double>(q.elements)) << " pushes, at most "
+        << flow::format_count(static_cast<double>(q.peak)) << " at once\n";
   for (const auto& d : r.disks) {
     o << "  disk " << d.path << ": read " << flow::format_bytes(d.read_bytes) << ", written "
       << flow::format_bytes(d.write_bytes) << "\n";

@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <queue>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -1166,6 +1167,34 @@ TEST(ProgramReport, JsonStringEscapes) {
   EXPECT_EQ(j["program"].text, "x\"y");
   EXPECT_EQ(j["phases"].items[0]["label"].text, "tab\there");
   EXPECT_EQ(j["phases"].items[0]["estimate"].kind, json::null_v);
+}
+
+TEST(ProgramReport, NodeCountsInJsonAndText) {
+  // What the generated code counts per node (flow::node_counts): counted ones only,
+  // a queue also under "queues" with its peak; the text shows the queues.
+  std::vector<flow::node_count> counts = {
+      {0, "pq depend", true, true}, {1, "generate", true, false}, {2, "sort", false, false}};
+  std::vector<int> pushed;
+  flow::counted_push_back(pushed, 5, counts[1]);
+  flow::program p("prog");
+  p.count_nodes(counts);
+  std::priority_queue<int> q; // any queue with push and size
+  const captured c = run_captured(p, {"--disk=:memory:", "--stats=json"}, [&] {
+    for (int i = 0; i < 5; ++i) flow::counted_push(q, i, counts[0]);
+    q.pop();
+    flow::counted_push(q, 9, counts[0]);
+  });
+  json j;
+  ASSERT_NO_THROW(j = parse_json(c.err)) << c.err;
+  ASSERT_EQ(j["nodes"].items.size(), 2u); // the sort is not counted
+  EXPECT_EQ(j["nodes"].items[0]["name"].text, "pq depend");
+  EXPECT_EQ(j["nodes"].items[0]["elements"].number, 6);
+  EXPECT_EQ(j["nodes"].items[1]["id"].number, 1);
+  EXPECT_EQ(j["nodes"].items[1]["elements"].number, 1);
+  ASSERT_EQ(j["queues"].items.size(), 1u);
+  EXPECT_EQ(j["queues"].items[0]["pushes"].number, 6);
+  EXPECT_EQ(j["queues"].items[0]["peak"].number, 5);
+  EXPECT_TRUE(contains(flow::to_text(p.report()), "  pq depend: 6 pushes, at most 5 at once\n")) << flow::to_text(p.report());
 }
 
 // ======================================================================================

@@ -161,6 +161,9 @@ public:
   /// together they hold less than the largest such need, run() stops before any work
   /// with exit status 2 and a message naming the phase and both sizes.
   void disk_need(unsigned phase, std::string_view label, std::uint64_t bytes);
+  /// The per-node counters the generated code increments (flow/program/node_counts.hpp):
+  /// the report (--stats) lists the counted ones. They must outlive run().
+  void count_nodes(node_counts counts) { node_counts_ = counts; }
 
   // ---- running -----------------------------------------------------------------------
 
@@ -287,6 +290,7 @@ private:
     std::uint64_t bytes = 0;
   } disk_need_; // the largest disk_need() of this run
   std::function<void(flow::estimate&)> estimate_fn_;
+  node_counts node_counts_;
   std::uint64_t memory_default_ = 0;
   std::uint64_t block_default_ = 0;
   bool block_from_memory_ = false;

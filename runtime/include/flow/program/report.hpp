@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "flow/program/node_counts.hpp"
+
 namespace flow {
 
 /// The planner's I/O estimate: one entry per phase, filled by the callback a program
@@ -80,6 +82,8 @@ struct run_report {
   std::vector<std::pair<std::string, std::string>> params;
   std::vector<phase_record> phases;
   flow::estimate estimate;
+  /// The counted nodes of the plan (flow::node_counts), in id order.
+  std::vector<node_count> nodes;
 };
 
 /// The report as one JSON object (no newline at the end): program, status ("ok" or
@@ -88,9 +92,11 @@ struct run_report {
 /// (null if unknown), buffer_peak_bytes, threads, seed, params {name: value},
 /// disks [{path, read_bytes, write_bytes}], estimate {read_bytes, write_bytes},
 /// phases [{id, label, runs, elements, wall_seconds, read_bytes, write_bytes,
-/// io_wait_seconds, estimate {read_bytes, write_bytes} or null}]. Phases are ordered by
-/// id; a phase that was estimated but never ran appears with runs 0. Estimated bytes are
-/// rounded to whole numbers.
+/// io_wait_seconds, estimate {read_bytes, write_bytes} or null}], nodes [{id, name,
+/// elements}] (the counted nodes of the plan; a queue's elements are its pushes),
+/// queues [{id, name, pushes, peak}]. Phases are ordered by id; a phase that was
+/// estimated but never ran appears with runs 0. Estimated bytes are rounded to whole
+/// numbers.
 std::string to_json(const run_report& r);
 
 /// The report as an aligned text table (ends with a newline).
