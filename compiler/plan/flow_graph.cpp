@@ -273,7 +273,7 @@ void GraphBuilder::labelPhases() {
       // "sort by k (merge)" reads "sort by k: merge" in a chain
       for (const char* part : {" (merge)", " (runs)"})
         if (name.size() > std::strlen(part) && name.compare(name.size() - std::strlen(part), std::string::npos, part) == 0)
-          name = name.substr(0, name.size() - std::strlen(part)) + ": " + (part + 2);
+          name = name.substr(0, name.size() - std::strlen(part)) + ": " + std::string(part + 2, std::strlen(part) - 3);
       if (names.empty() || names.back() != name) names.push_back(name);
     }
     if (names.empty()) continue;

@@ -945,6 +945,7 @@ void program::begin_phase(unsigned id, std::string_view label, std::uint64_t exp
   phase_expected_ = expected_elements;
   count_ = 0;
   merged_earlier_ = merged_ = merge_total_ = 0;
+  merge_open_ = false;
   phase_io_start_ = io::stats::instance().snapshot();
   phase_start_ = last_tick_ = std::chrono::steady_clock::now();
   if (trace_) sample_trace(phase_start_);
@@ -1028,11 +1029,12 @@ void program::on_intermediate_merge(void* self, std::uint64_t done, std::uint64_
   if (done == 0) { // a merge's first pass: the passes of earlier merges stay in the phase's work
     p.merged_earlier_ += p.merged_;
     p.merge_start_ = now;
+    p.merge_open_ = true;
   }
   p.merged_ = done;
   p.merge_total_ = total;
   try {
-    if (p.trace_ && done == total)
+    if (p.trace_ && done == total && p.merge_open_)
       p.trace_->span("merge", "intermediate merge passes",
                      std::chrono::duration<double, std::micro>(p.merge_start_ - p.run_start_).count(),
                      std::chrono::duration<double, std::micro>(now - p.merge_start_).count(),
@@ -1041,6 +1043,7 @@ void program::on_intermediate_merge(void* self, std::uint64_t done, std::uint64_
     if (p.trace_ && now - p.last_sample_ >= 100ms) p.sample_trace(now);
   } catch (...) {
   }
+  if (done == total) p.merge_open_ = false;
 }
 
 void program::sample_trace(std::chrono::steady_clock::time_point now) {

@@ -325,6 +325,7 @@ private:
   // intermediate merge passes in the open phase: those of earlier merges, and the current one's
   std::uint64_t merged_earlier_ = 0, merged_ = 0, merge_total_ = 0;
   std::chrono::steady_clock::time_point merge_start_{};
+  bool merge_open_ = false; // its passes have begun and not yet ended (one trace span)
 
   // --trace: the timeline, with times since the run started
   std::unique_ptr<trace_recorder> trace_;
