@@ -267,7 +267,7 @@ void GraphBuilder::labelPhases() {
     std::vector<std::string> names;
     for (const Node& n : plan_.nodes) {
       if (n.phase != ph.id || n.kind == Node::Queue || n.kind == Node::ArrayAlloc || n.kind == Node::VectorIndex ||
-          n.kind == Node::Aggregate || n.kind == Node::Branch)
+          n.kind == Node::Branch)
         continue;
       std::string name = n.name;
       // "sort by k (merge)" reads "sort by k: merge" in a chain
