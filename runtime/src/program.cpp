@@ -1054,6 +1054,13 @@ void program::sample_trace(std::chrono::steady_clock::time_point now) {
                    io.wait_seconds());
 }
 
+void program::redraw_progress() noexcept {
+  try {
+    draw_progress(false);
+  } catch (...) { // a progress line that cannot be drawn is no reason to stop the work
+  }
+}
+
 void program::draw_progress(bool finished) {
   const auto now = std::chrono::steady_clock::now();
   last_draw_ = now;

@@ -234,7 +234,9 @@ public:
   /// for counts known only once its nodes exist (a merge's, a file reader's) or its loop
   /// starts (a generate's). Generated code calls it right after begin_phase.
   void expect(std::uint64_t elements) noexcept {
-    if (phase_open_) phase_expected_ += elements;
+    if (!phase_open_) return;
+    phase_expected_ += elements;
+    if (progress_) redraw_progress(); // the bar drawn at begin_phase had no total yet
   }
   /// Ends the open phase (no-op if none).
   void end_phase();
@@ -288,6 +290,7 @@ private:
   void write_stdout(const std::string& text);
   void clear_progress_line() noexcept;
   void draw_progress(bool finished);
+  void redraw_progress() noexcept;
   int run_checked(const std::function<void()>& body);
   int fail(int status, const std::string& message);
 
