@@ -1333,6 +1333,15 @@ TEST(ProgramProcess, TraceIsAChromeTimeline) {
   // 300000 u64 of the vector written in 4 KiB blocks: 2.4 MB, all counted by the end
   EXPECT_GE(last_written, 300000.0 * 8);
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"run.trace.json"}); // replaced whole
+
+  // A trace that cannot be written is a bad flag, before any work.
+  child bad = start_child("ok", {"--disk", dir.path(), "--trace", dir.path() + "/missing/t.json"});
+  const child_result b = finish_child(bad);
+  ASSERT_TRUE(WIFEXITED(b.status));
+  EXPECT_EQ(WEXITSTATUS(b.status), 2);
+  EXPECT_EQ(b.err, "progchild: error: --trace: cannot write '" + dir.path() +
+                       "/missing/t.json': No such file or directory (errno 2)\n");
+  EXPECT_EQ(b.out, "");
 }
 
 class ProgramSignal : public ::testing::TestWithParam<int> {};
