@@ -257,9 +257,10 @@ void GraphBuilder::scaling() {
 }
 
 void GraphBuilder::labelPhases() {
-  // "sort by src_dst: merge → unique → for e (mis.flow:26)": the nodes the phase runs, in
-  // the order the elements flow, then the statement. The same label is in flowc explain,
-  // the generated program's progress bar, --stats and --trace, so a user can match them.
+  // "sort by src_dst: merge → unique by keys → for e loop → mis.push (mis.flow:26)": the
+  // nodes the phase runs, in the order the elements flow, then where its statement is. The
+  // same label is in flowc explain, the generated program's progress bar, --stats and
+  // --trace, so a user can match them.
   // Phases without pipeline nodes (a queue's push, an array) keep the statement's label.
   std::string script = program_.ast->file ? program_.ast->file->path() : std::string("script");
   if (const size_t slash = script.rfind('/'); slash != std::string::npos) script.erase(0, slash + 1);
