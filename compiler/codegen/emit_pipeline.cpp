@@ -147,25 +147,41 @@ void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
       line("// phase " + std::to_string(first.phase) + ": " + label + " (estimated read " +
            plan::formatBytes(phase ? phase->readBytes : 0) + ", write " + plan::formatBytes(phase ? phase->writeBytes : 0) +
            ", memory " + plan::formatBytes(phase ? static_cast<double>(phase->memoryBytes) : 0) + ")");
-      // The elements its sources are expected to put out, for the progress bar.
-      double expected = 0;
-      for (int id : inSeg) {
-        const Node& n = plan_.nodes[id];
-        bool source = true;
-        for (int in : n.inputs) source = source && !segmentOf.count(in);
-        if (source && n.kind != Node::SortRuns) expected += n.elements;
-      }
-      line("fl_program.begin_phase(" + std::to_string(first.phase) + ", " + quote(label) + ", " +
-           std::to_string(static_cast<uint64_t>(expected)) + ");");
+      // Its element count comes from the run (emitSegment): the planner's is for the
+      // default params.
+      line("fl_program.begin_phase(" + std::to_string(first.phase) + ", " + quote(label) + ");");
     }
-    emitSegment(inSeg);
+    emitSegment(inSeg, topLevel);
     if (topLevel) line("fl_program.end_phase();");
   }
   --indent_;
   line("}");
 }
 
-void Generator::emitSegment(const std::vector<int>& nodes) {
+std::string Generator::runtimeCount(const Node& n) {
+  const auto sum = [&](const char* op) {
+    std::string all;
+    for (int in : n.inputs) {
+      const std::string c = runtimeCount(plan_.nodes[in]);
+      if (c.empty()) return std::string();
+      all += (all.empty() ? "" : op) + c;
+    }
+    return all;
+  };
+  switch (n.kind) {
+  case Node::Generate: return pulled_.count(n.id) ? var(n, "in") + ".remaining()" : "";
+  case Node::ReadFile: return var(n, "in") + ".size()"; // 0 for standard input or a pipe: unknown
+  case Node::ScanVector: return name(n.get<Symbol>()) + ".size()";
+  case Node::Reread: return var(plan_.nodes[n.inputs[0]], "mat") + ".size()";
+  case Node::SortMerge: return var(n, "merge") + ".size()"; // the elements sorted
+  case Node::Map: return runtimeCount(plan_.nodes[n.inputs[0]]);
+  case Node::Merge:
+  case Node::Concat: return sum(" + ");
+  default: return ""; // filters, joins, reduces: known when they are done
+  }
+}
+
+void Generator::emitSegment(const std::vector<int>& nodes, bool phase) {
   std::set<int> inSegment(nodes.begin(), nodes.end());
   // The nodes a merge, join or zip pulls from: its inputs, and through the stages that
   // can be pulled (map, filter, …) back to where each input starts. The node functions
@@ -198,6 +214,21 @@ void Generator::emitSegment(const std::vector<int>& nodes) {
       stops.push_back(var(plan_.nodes[id], "stop"));
       line("bool " + stops.back() + " = false;");
     }
+  // The phase's elements for the progress bar: what its loops over pulled sources will
+  // count (advance), now that the merges and readers exist; a generate or range loop adds
+  // its count when it starts.
+  if (phase) {
+    std::string expected;
+    for (int id : nodes) {
+      const Node& n = plan_.nodes[id];
+      bool root = !pulled.count(id);
+      for (int in : n.inputs) root = root && (!inSegment.count(in) || pullsInputs(n.kind));
+      if (!root || n.kind == Node::Generate || n.kind == Node::Range || !startsPull(n.kind)) continue;
+      const std::string c = runtimeCount(n);
+      if (!c.empty()) expected += (expected.empty() ? "" : " + ") + c;
+    }
+    if (!expected.empty()) line("fl_program.expect(" + expected + ");");
+  }
   // 2. The downstream of each for stage, concat and fold as a lambda they call; later
   //    ones first, since an earlier one's lambda calls the later ones.
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
@@ -227,6 +258,7 @@ void Generator::emitSegment(const std::vector<int>& nodes) {
       auto& g = *n.get<GenerateSource>();
       std::string i = name(g.indexSymbol);
       line("const uint64_t " + var(n, "n") + " = " + expr(*g.count) + ";");
+      if (phase) line("fl_program.expect(" + var(n, "n") + ");");
       line("for (uint64_t " + i + " = 0; " + i + " < " + var(n, "n") + "; ++" + i + ") {");
       {
         Indent in(*this);
@@ -240,8 +272,12 @@ void Generator::emitSegment(const std::vector<int>& nodes) {
     case Node::Range: {
       auto& r = *n.get<RangeSource>();
       std::string T2 = type(r.elementType);
+      line("const " + T2 + " " + var(n, "begin") + " = " + expr(*r.begin) + ";");
       line("const " + T2 + " " + var(n, "end") + " = " + expr(*r.end) + ";");
-      line("for (" + T2 + " " + v + " = " + expr(*r.begin) + "; " + v + " < " + var(n, "end") + "; ++" + v + ") {");
+      if (phase)
+        line("fl_program.expect(" + var(n, "begin") + " < " + var(n, "end") + " ? static_cast<uint64_t>(" + var(n, "end") +
+             ") - static_cast<uint64_t>(" + var(n, "begin") + ") : 0);");
+      line("for (" + T2 + " " + v + " = " + var(n, "begin") + "; " + v + " < " + var(n, "end") + "; ++" + v + ") {");
       {
         Indent in(*this);
         stopChecks(stops);

@@ -75,7 +75,12 @@ private:
 
   // ---- pipelines (emit_pipeline.cpp)
   void emitOwner(const plan::Owner& owner, bool topLevel);
-  void emitSegment(const std::vector<int>& nodes);
+  /// `phase`: the segment is a phase of its own (begin_phase before it), whose element
+  /// count it tells the program once its nodes exist (fl_program.expect).
+  void emitSegment(const std::vector<int>& nodes, bool phase = false);
+  /// The elements pull node `n` will put out, as C++ evaluated after the segment's nodes
+  /// are declared (a merge's count, a file's size, a vector's length); "" if not known.
+  std::string runtimeCount(const plan::Node& n);
   void declareNode(const plan::Node& n);
   /// A node a merge, join or zip pulls from, as the runtime's pull node; false for the
   /// nodes declared the same way whether pulled or not (files, sort outputs).

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <iostream>
 
@@ -211,6 +212,7 @@ void GraphBuilder::build() {
       else if (p.literal.text() != "-") plan_.writtenFiles.insert(p.literal.text());
     }
   scaling();
+  labelPhases();
   // Queues live from their first to their last use.
   for (Node& n : plan_.nodes)
     if (n.kind == Node::Queue && !n.livePhases.empty()) {
@@ -272,6 +274,41 @@ void GraphBuilder::scaling() {
     plan_.scalingOrder.push_back(id);
   };
   for (const Node& n : plan_.nodes) visit(n.id);
+}
+
+void GraphBuilder::labelPhases() {
+  // "sort by src_dst: merge → unique by keys → for e loop → mis.push (mis.flow:26)": the
+  // nodes the phase runs, in the order the elements flow, then where its statement is. The
+  // same label is in flowc explain, the generated program's progress bar, --stats and
+  // --trace, so a user can match them.
+  // Phases without pipeline nodes (a queue's push, an array) keep the statement's label.
+  std::string script = program_.ast->file ? program_.ast->file->path() : std::string("script");
+  if (const size_t slash = script.rfind('/'); slash != std::string::npos) script.erase(0, slash + 1);
+  for (Phase& ph : plan_.phases) {
+    std::vector<std::string> names;
+    for (const Node& n : plan_.nodes) {
+      if (n.phase != ph.id || n.kind == Node::Queue || n.kind == Node::ArrayAlloc || n.kind == Node::VectorIndex ||
+          n.kind == Node::Branch)
+        continue;
+      std::string name = n.name;
+      // "sort by k (merge)" reads "sort by k: merge" in a chain
+      for (const char* part : {" (merge)", " (runs)"})
+        if (name.size() > std::strlen(part) && name.compare(name.size() - std::strlen(part), std::string::npos, part) == 0)
+          name = name.substr(0, name.size() - std::strlen(part)) + ": " + std::string(part + 2, std::strlen(part) - 3);
+      if (names.empty() || names.back() != name) names.push_back(name);
+    }
+    if (names.empty()) continue;
+    constexpr size_t most = 6; // a long chain keeps its first and last nodes
+    if (names.size() > most) {
+      names.erase(names.begin() + most - 2, names.end() - 1);
+      names.insert(names.end() - 1, "…");
+    }
+    std::string chain;
+    for (const std::string& n : names) chain += (chain.empty() ? "" : " → ") + n;
+    const std::string where =
+        ph.loc.origin == 0 && ph.loc.valid() ? script + ":" + std::to_string(ph.loc.line) : describe(ph.loc);
+    ph.label = chain + " (" + where + ")";
+  }
 }
 
 void GraphBuilder::beginPhase(const std::string& label, SourceLoc loc) {

@@ -82,6 +82,7 @@ private:
   Flow named(const sema::Symbol& s, int phase, double multiplier, SourceLoc useLoc);
 
   void scaling(); // each node's Scaling, and the order to evaluate them in
+  void labelPhases(); // each phase named by its nodes and where its statement is
   void beginPhase(const std::string& label, SourceLoc loc);
   void endPhase();
   int ownPhase(const std::string& label, SourceLoc loc);

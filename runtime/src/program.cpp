@@ -29,6 +29,7 @@
 #include "flow/io/error.hpp"
 #include "flow/mng/block_manager.hpp"
 #include "flow/plan/memory_plan.hpp"
+#include "flow/progress.hpp"
 
 namespace flow {
 
@@ -110,6 +111,7 @@ constexpr option_doc builtin_options[] = {
     {"seed", "--seed N", true},
     {"stats", "--stats[=FORMAT]", false},
     {"progress", "--progress", false},
+    {"trace", "--trace PATH", true},
     {"help", "--help, -h", false},
     {"version", "--version", false},
 };
@@ -163,6 +165,50 @@ std::string output_problem(const std::string& path) {
   }
   return "";
 }
+
+// A file the program writes at the end (--stats=FORMAT:PATH, --trace PATH): opened
+// before any work, so that a bad path fails now rather than after it, and written like the
+// script's outputs (io::atomic_output): a file from an earlier run stays until this run's
+// is complete.
+class report_output {
+public:
+  /// Throws usage_error naming `flag` when `path` cannot be written.
+  report_output(std::string flag, std::string path) : flag_(std::move(flag)), path_(std::move(path)) {
+    try {
+      output_ = std::make_unique<io::atomic_output>(path_);
+    } catch (const io_error& e) {
+      throw usage_error(flag_, flag_ + ": cannot write '" + path_ + "': " + errno_text(e.error_number()));
+    }
+    file_ = std::fopen(output_->path().c_str(), "w");
+    if (!file_) throw usage_error(flag_, flag_ + ": cannot write '" + path_ + "': " + errno_text(errno));
+  }
+  ~report_output() {
+    if (file_) std::fclose(file_);
+  }
+  report_output(const report_output&) = delete;
+  report_output& operator=(const report_output&) = delete;
+
+  /// Writes `text` as the whole file and puts it in place; returns the error, or "".
+  std::string write(const std::string& text, const std::string& what) {
+    std::fwrite(text.data(), 1, text.size(), file_);
+    const bool bad = std::fflush(file_) != 0 || std::ferror(file_);
+    const int e = errno;
+    std::fclose(file_);
+    file_ = nullptr;
+    if (bad) return "cannot write " + what + " to '" + path_ + "': " + errno_text(e);
+    try {
+      output_->commit();
+    } catch (const io_error& err) {
+      return err.what();
+    }
+    return "";
+  }
+
+private:
+  std::string flag_, path_;
+  std::unique_ptr<io::atomic_output> output_; // declared first: the file closes first
+  std::FILE* file_ = nullptr;
+};
 
 unsigned terminal_width() {
   struct winsize ws;
@@ -474,6 +520,9 @@ const program_options& program::parse(int argc, const char* const* argv) {
       } else if (name == "progress") {
         no_value();
         options_.progress = true;
+      } else if (name == "trace") {
+        options_.trace_path = std::string(take_value("a file for the timeline, e.g. run.trace.json"));
+        if (options_.trace_path.empty()) throw usage(flag, "--trace: the path is empty");
       } else {
         param_info* p = nullptr;
         for (auto& q : params_)
@@ -573,6 +622,8 @@ std::string program::help() const {
                 "at the end, time, I/O and I/O wait per phase beside the estimate: FORMAT text "
                 "(default) or json, to stderr, or text:PATH / json:PATH to a file"});
   os.push_back({"--progress", "a progress bar per phase on stderr (only when it is a terminal)"});
+  os.push_back({"--trace PATH", "the run's timeline (phases, bytes read and written, I/O wait) as Chrome "
+                                "trace-event JSON, for chrome://tracing or ui.perfetto.dev"});
   os.push_back({"--help, -h", "this help"});
   os.push_back({"--version", "where the program comes from (flowc, script) and the runtime's version"});
 
@@ -704,27 +755,14 @@ int program::run_checked(const std::function<void()>& body) {
       return fail(1, "cannot write output file '" + out + "': " + problem);
   }
 
-  // 2. The stats file, so that a bad path fails now rather than after the work. It is an
-  // output like the script's (io::atomic_output): a stats file from an earlier run stays
-  // until this run's report is complete.
-  std::unique_ptr<io::atomic_output> stats_output; // declared first: the file closes first
-  std::FILE* stats_file = nullptr;
-  struct file_closer {
-    std::FILE*& f;
-    ~file_closer() {
-      if (f) std::fclose(f);
-    }
-  } closer{stats_file};
-  if (options_.stats != stats_format::none && !options_.stats_path.empty()) {
-    try {
-      stats_output = std::make_unique<io::atomic_output>(options_.stats_path);
-    } catch (const io_error& e) {
-      return fail(2, "--stats: cannot write '" + options_.stats_path + "': " + errno_text(e.error_number()));
-    }
-    stats_file = std::fopen(stats_output->path().c_str(), "w");
-    if (!stats_file) {
-      return fail(2, "--stats: cannot write '" + options_.stats_path + "': " + errno_text(errno));
-    }
+  // 2. The stats and trace files, so that a bad path fails now rather than after the work.
+  std::unique_ptr<report_output> stats_file, trace_file;
+  try {
+    if (options_.stats != stats_format::none && !options_.stats_path.empty())
+      stats_file = std::make_unique<report_output>("--stats", options_.stats_path);
+    if (!options_.trace_path.empty()) trace_file = std::make_unique<report_output>("--trace", options_.trace_path);
+  } catch (const usage_error& e) {
+    return fail(2, e.what());
   }
 
   // 3. Program-wide settings.
@@ -792,6 +830,11 @@ int program::run_checked(const std::function<void()>& body) {
 
   // 6. Run.
   progress_ = options_.progress && ::isatty(2);
+  trace_ = trace_file ? std::make_unique<trace_recorder>(name_) : nullptr;
+  progress::listen(&program::on_intermediate_merge, this);
+  struct stop_listening {
+    ~stop_listening() { progress::listen(nullptr, nullptr); }
+  } listening;
   stdout_tty_ = ::isatty(1);
   line_shown_ = false;
   phase_open_ = false;
@@ -800,6 +843,9 @@ int program::run_checked(const std::function<void()>& body) {
   io::buffer_memory::reset_peak();
   const io::stats_snapshot io_start = io::stats::instance().snapshot();
   const auto start = clock::now();
+  run_io_start_ = io_start;
+  run_start_ = start;
+  if (trace_) sample_trace(start);
   bool ok = true;
   std::string error;
   try {
@@ -874,24 +920,19 @@ int program::run_checked(const std::function<void()>& body) {
   if (options_.stats != stats_format::none) {
     const std::string text =
         options_.stats == stats_format::json ? to_json(report_) + "\n" : to_text(report_);
-    std::FILE* out = stats_file ? stats_file : stderr;
-    std::fwrite(text.data(), 1, text.size(), out);
-    if (stats_file) {
-      const bool bad = std::fflush(stats_file) != 0 || std::ferror(stats_file);
-      const int e = errno;
-      std::fclose(stats_file);
-      stats_file = nullptr;
-      if (bad) {
-        fail(1, "cannot write the stats to '" + options_.stats_path + "': " + errno_text(e));
-        return 1;
-      }
-      try {
-        stats_output->commit();
-      } catch (const io_error& err) {
-        fail(1, err.what());
-        return 1;
-      }
-    }
+    if (!stats_file) std::fwrite(text.data(), 1, text.size(), stderr);
+    else if (std::string problem = stats_file->write(text, "the stats"); !problem.empty()) return fail(1, problem);
+  }
+  if (trace_) {
+    // The whole run as the outer span (its end: the disks closed, their last writes counted).
+    const auto end = clock::now();
+    sample_trace(end);
+    trace_->span("run", name_, 0, std::chrono::duration<double, std::micro>(end - start).count(),
+                 {{"status", ok ? "\"ok\"" : "\"error\""}, {"read_bytes", std::to_string(report_.read_bytes)},
+                  {"write_bytes", std::to_string(report_.write_bytes)}});
+    const std::string text = trace_->json();
+    trace_.reset();
+    if (std::string problem = trace_file->write(text, "the trace"); !problem.empty()) return fail(1, problem);
   }
   return ok ? 0 : 1;
 }
@@ -905,12 +946,15 @@ void program::begin_phase(unsigned id, std::string_view label, std::uint64_t exp
   phase_label_ = std::string(label);
   phase_expected_ = expected_elements;
   count_ = 0;
+  merged_earlier_ = merged_ = merge_total_ = 0;
+  merge_open_ = false;
   phase_io_start_ = io::stats::instance().snapshot();
   phase_start_ = last_tick_ = std::chrono::steady_clock::now();
-  if (progress_) {
+  if (trace_) sample_trace(phase_start_);
+  if (progress_ || trace_) {
     tick_interval_ = 1024;
     next_tick_ = tick_interval_;
-    draw_progress(false);
+    if (progress_) draw_progress(false);
   } else {
     next_tick_ = std::numeric_limits<std::uint64_t>::max();
   }
@@ -932,11 +976,23 @@ void program::end_phase() {
   ++r->runs;
   r->elements += count_;
   r->expected = phase_expected_;
-  r->wall_seconds += std::chrono::duration<double>(now - phase_start_).count();
+  const double seconds = std::chrono::duration<double>(now - phase_start_).count();
+  r->wall_seconds += seconds;
   const io::disk_snapshot t = io.total();
   r->read_bytes += t.read_bytes;
   r->write_bytes += t.write_bytes;
   r->io_wait_seconds += io.wait_seconds();
+  if (trace_) {
+    const auto since_start = [&](std::chrono::steady_clock::time_point tp) {
+      return std::chrono::duration<double, std::micro>(tp - run_start_).count();
+    };
+    trace_->span("phase", phase_label_, since_start(phase_start_), seconds * 1e6,
+                 {{"phase", std::to_string(phase_id_)}, {"nodes", json_string(phase_label_)},
+                  {"elements", std::to_string(count_)}, {"expected_elements", std::to_string(phase_expected_)},
+                  {"read_bytes", std::to_string(t.read_bytes)}, {"write_bytes", std::to_string(t.write_bytes)},
+                  {"io_wait_seconds", std::to_string(io.wait_seconds())}});
+    sample_trace(now);
+  }
   if (progress_) {
     draw_progress(true);
     std::fputc('\n', stderr);
@@ -948,7 +1004,7 @@ void program::end_phase() {
 }
 
 void program::tick() noexcept {
-  if (!progress_ || !phase_open_) {
+  if (!(progress_ || trace_) || !phase_open_) {
     next_tick_ = std::numeric_limits<std::uint64_t>::max();
     return;
   }
@@ -960,23 +1016,69 @@ void program::tick() noexcept {
   if (since < 25ms) tick_interval_ = std::min<std::uint64_t>(tick_interval_ * 2, std::uint64_t{1} << 26);
   else if (since > 100ms) tick_interval_ = std::max<std::uint64_t>(tick_interval_ / 2, 1);
   next_tick_ = count_ + tick_interval_;
-  if (now - last_draw_ >= 100ms) {
-    try {
-      draw_progress(false);
-    } catch (...) {
-    }
+  try {
+    if (progress_ && now - last_draw_ >= 100ms) draw_progress(false);
+    if (trace_ && now - last_sample_ >= 100ms) sample_trace(now);
+  } catch (...) {
+  }
+}
+
+void program::on_intermediate_merge(void* self, std::uint64_t done, std::uint64_t total) noexcept {
+  auto& p = *static_cast<program*>(self);
+  if (!p.phase_open_) return;
+  using namespace std::chrono_literals;
+  const auto now = std::chrono::steady_clock::now();
+  if (done == 0) { // a merge's first pass: the passes of earlier merges stay in the phase's work
+    p.merged_earlier_ += p.merged_;
+    p.merge_start_ = now;
+    p.merge_open_ = true;
+  }
+  p.merged_ = done;
+  p.merge_total_ = total;
+  try {
+    if (p.trace_ && done == total && p.merge_open_)
+      p.trace_->span("merge", "intermediate merge passes",
+                     std::chrono::duration<double, std::micro>(p.merge_start_ - p.run_start_).count(),
+                     std::chrono::duration<double, std::micro>(now - p.merge_start_).count(),
+                     {{"phase", std::to_string(p.phase_id_)}, {"elements", std::to_string(total)}});
+    if (p.progress_ && now - p.last_draw_ >= 100ms) p.draw_progress(false);
+    if (p.trace_ && now - p.last_sample_ >= 100ms) p.sample_trace(now);
+  } catch (...) {
+  }
+  if (done == total) p.merge_open_ = false;
+}
+
+void program::sample_trace(std::chrono::steady_clock::time_point now) {
+  last_sample_ = now;
+  const io::stats_snapshot io = io::stats::instance().snapshot() - run_io_start_;
+  const io::disk_snapshot t = io.total();
+  trace_->counters(std::chrono::duration<double, std::micro>(now - run_start_).count(), t.read_bytes, t.write_bytes,
+                   io.wait_seconds());
+}
+
+void program::redraw_progress() noexcept {
+  try {
+    draw_progress(false);
+  } catch (...) { // a progress line that cannot be drawn is no reason to stop the work
   }
 }
 
 void program::draw_progress(bool finished) {
   const auto now = std::chrono::steady_clock::now();
   last_draw_ = now;
-  const double secs = std::chrono::duration<double>(now - phase_start_).count();
-  const auto phases = static_cast<unsigned>(report_.estimate.phases().size());
-  std::string line = "\r" +
-                     progress_line(phase_id_, phases, phase_label_, count_, phase_expected_, secs,
-                                   terminal_width() - 1, finished) +
-                     "\x1b[K";
+  const io::disk_snapshot io = (io::stats::instance().snapshot() - phase_io_start_).total();
+  progress_state s;
+  s.id = phase_id_;
+  s.phases = static_cast<unsigned>(report_.estimate.phases().size());
+  s.label = phase_label_;
+  s.done = count_;
+  s.expected = phase_expected_;
+  s.merged = merged_earlier_ + merged_;
+  s.merge_total = merged_earlier_ + merge_total_;
+  s.seconds = std::chrono::duration<double>(now - phase_start_).count();
+  s.io_bytes = io.read_bytes + io.write_bytes;
+  s.finished = finished;
+  std::string line = "\r" + progress_line(s, terminal_width() - 1) + "\x1b[K";
   std::fwrite(line.data(), 1, line.size(), stderr);
   line_shown_ = true;
 }
@@ -990,6 +1092,9 @@ void program::clear_progress_line() noexcept {
 void program::write_stdout(const std::string& text) {
   if (line_shown_ && stdout_tty_) clear_progress_line();
   std::fwrite(text.data(), 1, text.size(), stdout);
+  // --stats counts every byte the program writes: print's lines too, beside write_text's
+  // and binary writes' to `-`.
+  io::standard_stream_counters("standard output").add(true, text.size());
   if (progress_) std::fflush(stdout);
 }
 

@@ -247,19 +247,19 @@ std::string to_text(const run_report& r) {
     o << "\n";
   }
 
-  // Table: phase | wall | read (est.) | written (est.) | I/O wait | elements
+  // Table: phase | wall | read (est.) | written (est.) | I/O wait | elements | label. The
+  // label comes last, whole: it names the phase's nodes as flowc explain, the progress bar
+  // and --trace do, and is as long as they are.
   struct row {
-    std::string phase, wall, read, write, wait, elements;
+    std::string phase, wall, read, write, wait, elements, label;
   };
   std::vector<row> rows;
-  rows.push_back({"phase", "wall", "read (estimate)", "written (estimate)", "I/O wait", "elements"});
+  rows.push_back({"phase", "wall", "read (estimate)", "written (estimate)", "I/O wait", "elements", ""});
   const auto io_pair = [](std::uint64_t measured, const double* est) {
     return size_text(static_cast<double>(measured)) + " (" + (est ? size_text(*est) : "-") + ")";
   };
   double total_read = 0, total_write = 0; // the estimate for the rounds each phase ran
   for (const auto& p : merge_phases(r)) {
-    std::string label = std::to_string(p.id) + " " + *p.label;
-    if (label.size() > 40) label = label.substr(0, 37) + "...";
     const double n = rounds_of(p);
     const double est_read = p.estimated ? p.estimated->read_bytes * n : 0;
     const double est_write = p.estimated ? p.estimated->write_bytes * n : 0;
@@ -269,18 +269,18 @@ std::string to_text(const run_report& r) {
     const double* ew = p.estimated ? &est_write : nullptr;
     if (p.measured) {
       const auto& m = *p.measured;
-      rows.push_back({label + (m.runs > 1 ? " (x" + std::to_string(m.runs) + ")" : ""),
+      rows.push_back({std::to_string(p.id) + (m.runs > 1 ? " (x" + std::to_string(m.runs) + ")" : ""),
                       secs_text(m.wall_seconds), io_pair(m.read_bytes, er), io_pair(m.write_bytes, ew),
-                      secs_text(m.io_wait_seconds), std::to_string(m.elements)});
+                      secs_text(m.io_wait_seconds), std::to_string(m.elements), *p.label});
     } else {
-      rows.push_back({label + " (not run)", "-", io_pair(0, er), io_pair(0, ew), "-", "-"});
+      rows.push_back({std::to_string(p.id) + " (not run)", "-", io_pair(0, er), io_pair(0, ew), "-", "-", *p.label});
     }
   }
   const double er = total_read, ew = total_write;
   rows.push_back({"total", secs_text(r.wall_seconds),
                   io_pair(r.read_bytes, r.estimate.phases().empty() ? nullptr : &er),
                   io_pair(r.write_bytes, r.estimate.phases().empty() ? nullptr : &ew),
-                  secs_text(r.io_wait_seconds), ""});
+                  secs_text(r.io_wait_seconds), "", ""});
   std::size_t w[6] = {};
   for (const auto& x : rows) {
     const std::string* f[6] = {&x.phase, &x.wall, &x.read, &x.write, &x.wait, &x.elements};
@@ -289,7 +289,7 @@ std::string to_text(const run_report& r) {
   for (const auto& x : rows) {
     std::string line = "  " + pad(x.phase, w[0]) + "  " + pad(x.wall, w[1], true) + "  " +
                        pad(x.read, w[2], true) + "  " + pad(x.write, w[3], true) + "  " +
-                       pad(x.wait, w[4], true) + "  " + pad(x.elements, w[5], true);
+                       pad(x.wait, w[4], true) + "  " + pad(x.elements, w[5], true) + "  " + x.label;
     while (!line.empty() && line.back() == ' ') line.pop_back();
     o << line << "\n";
   }
@@ -312,37 +312,72 @@ std::string to_text(const run_report& r) {
   return o.str();
 }
 
-std::string progress_line(unsigned id, unsigned phases, std::string_view label, std::uint64_t done,
-                          std::uint64_t expected, double seconds, unsigned width, bool finished) {
+namespace {
+// Characters of UTF-8 text, as a terminal shows them (labels hold "→").
+std::size_t columns(std::string_view s) {
+  std::size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// The first `n` characters of UTF-8 text (never half of one).
+std::string first_columns(std::string_view s, std::size_t n) {
+  std::size_t i = 0;
+  for (std::size_t seen = 0; i < s.size(); ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && seen++ == n) break;
+  return std::string(s.substr(0, i));
+}
+} // namespace
+
+std::string progress_line(const progress_state& s, unsigned width) {
   // A finished phase shows its time to the millisecond when it was short.
-  const std::string time_text = finished && seconds < 60 ? secs_text(seconds) : duration_text(seconds);
-  std::string head = "[" + std::to_string(id) + (phases ? "/" + std::to_string(phases) : "") + "] ";
-  std::string tail;
-  std::string bar;
-  if (expected > 0) {
-    const double frac = std::min(1.0, static_cast<double>(done) / static_cast<double>(expected));
+  const std::string time_text = s.finished && s.seconds < 60 ? secs_text(s.seconds) : duration_text(s.seconds);
+  const std::string head = "[" + std::to_string(s.id) + (s.phases ? "/" + std::to_string(s.phases) : "") + "] ";
+  const bool merging = s.merge_total > 0 && s.merged < s.merge_total && s.done == 0 && !s.finished;
+  const std::uint64_t work_done = s.merged + s.done;
+  const std::uint64_t work_total = s.expected > 0 || merging ? s.merge_total + s.expected : 0;
+  std::string bar, counts;
+  double frac = 0;
+  if (work_total > 0) {
+    frac = std::min(1.0, static_cast<double>(work_done) / static_cast<double>(work_total));
+    if (s.finished) frac = 1.0;
     const int cells = 20;
     const int full = static_cast<int>(frac * cells);
     bar = "[";
-    for (int i = 0; i < cells; ++i) bar += i < full ? '=' : (i == full && !finished ? '>' : ' ');
+    for (int i = 0; i < cells; ++i) bar += i < full ? '=' : (i == full && !s.finished ? '>' : ' ');
     bar += "] ";
     char buf[16];
     std::snprintf(buf, sizeof buf, "%3d%%", static_cast<int>(frac * 100));
     bar += buf;
-    tail = "  " + count_text(done) + "/" + count_text(expected) + "  " + time_text;
-    if (!finished && frac > 0.01 && frac < 1.0) tail += " ETA " + duration_text(seconds * (1 - frac) / frac);
-  } else {
-    tail = "  " + count_text(done) + "  " + time_text;
   }
-  if (finished) tail += " done";
-  // The label gets what is left of the width, at least 8 columns.
-  const std::size_t fixed = head.size() + (bar.empty() ? 0 : 2 + bar.size()) + tail.size();
-  std::size_t room = width > fixed + 8 ? width - fixed : 8;
-  std::string l(label);
-  if (l.size() > room) l = l.substr(0, room - 3) + "...";
-  std::string line = head + l + (bar.empty() ? "" : "  " + bar) + tail;
-  if (line.size() > width && width > 0) line.resize(width);
-  return line;
+  if (merging) counts = "merging runs " + count_text(s.merged) + "/" + count_text(s.merge_total);
+  else if (s.expected > 0) counts = count_text(s.done) + "/" + count_text(s.expected);
+  else counts = count_text(s.done);
+  std::string element_rate, byte_rate;
+  if (s.seconds > 0) {
+    element_rate = count_text(static_cast<std::uint64_t>(static_cast<double>(work_done) / s.seconds)) + "/s";
+    byte_rate = flow::format_bytes(static_cast<double>(s.io_bytes) / s.seconds) + "/s";
+  }
+  std::string when = time_text;
+  if (work_total > 0 && !s.finished && frac > 0.01 && frac < 1.0)
+    when += " ETA " + duration_text(s.seconds * (1 - frac) / frac);
+  if (s.finished) when += " done";
+  // The label gets what is left of the width, at least 8 columns; the rates go first.
+  for (int rates = 2; rates >= 0; --rates) {
+    std::string tail = "  " + counts;
+    if (rates >= 1 && !element_rate.empty()) tail += "  " + element_rate;
+    if (rates >= 2 && !byte_rate.empty()) tail += "  " + byte_rate;
+    tail += "  " + when;
+    const std::size_t fixed = head.size() + (bar.empty() ? 0 : 2 + bar.size()) + tail.size();
+    if (rates > 0 && fixed + std::min<std::size_t>(columns(s.label), 20) > width) continue;
+    const std::size_t room = width > fixed + 8 ? width - fixed : 8;
+    std::string l(s.label);
+    if (columns(l) > room) l = first_columns(l, room - 3) + "...";
+    std::string line = head + l + (bar.empty() ? "" : "  " + bar) + tail;
+    if (columns(line) > width && width > 0) line = first_columns(line, width);
+    return line;
+  }
+  return head; // not reached: rates 0 always returns
 }
 
 } // namespace flow

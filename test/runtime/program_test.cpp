@@ -1098,7 +1098,9 @@ TEST(ProgramRun, StatsTextAndJsonOnStderrAfterStdout) {
   EXPECT_EQ(c.status, 0);
   EXPECT_EQ(c.out, "done\n");
   EXPECT_TRUE(starts_with(c.err, "prog: stats\n")) << c.err;
-  EXPECT_TRUE(contains(c.err, "1 loop at 3:1")) << c.err;
+  EXPECT_TRUE(contains(c.err, "\n  1  ")) << c.err;              // the row: the phase's id first,
+  EXPECT_TRUE(contains(c.err, " 5  loop at 3:1\n")) << c.err;   // its elements and label last
+  EXPECT_TRUE(contains(c.err, "disk standard output: read 0 B, written 5 B")) << c.err; // print's "done\n"
   EXPECT_TRUE(contains(c.err, "(100 B)")) << c.err;
   EXPECT_TRUE(contains(c.err, "(200 B)")) << c.err;
   EXPECT_TRUE(contains(c.err, "total")) << c.err;
@@ -1142,16 +1144,89 @@ TEST(ProgramReport, PrintFormats) {
 }
 
 TEST(ProgramReport, ProgressLine) {
-  EXPECT_EQ(flow::progress_line(1, 3, "sort", 500, 1000, 10, 80, false),
-            "[1/3] sort  [==========>         ]  50%  500/1000  0:10 ETA 0:10");
-  EXPECT_EQ(flow::progress_line(2, 0, "loop", 12345678, 0, 75, 80, false), "[2] loop  12.35 M  1:15");
-  EXPECT_EQ(flow::progress_line(1, 3, "sort", 1000, 1000, 3725, 80, true),
-            "[1/3] sort  [====================] 100%  1000/1000  1:02:05 done");
-  EXPECT_EQ(flow::progress_line(3, 3, "scan", 20000, 0, 0.25, 80, true), "[3/3] scan  20.0 k  0.250 s done");
-  const std::string narrow =
-      flow::progress_line(1, 3, "a very long label of a phase that goes on and on", 500, 1000, 10, 60, false);
-  EXPECT_LE(narrow.size(), 60u);
-  EXPECT_TRUE(contains(narrow, "...")) << narrow;
+  const auto line = [](unsigned id, unsigned phases, std::string_view label, std::uint64_t done,
+                       std::uint64_t expected, double seconds, std::uint64_t io_bytes, unsigned width,
+                       bool finished) {
+    flow::progress_state s;
+    s.id = id;
+    s.phases = phases;
+    s.label = label;
+    s.done = done;
+    s.expected = expected;
+    s.seconds = seconds;
+    s.io_bytes = io_bytes;
+    s.finished = finished;
+    return flow::progress_line(s, width);
+  };
+  // elements per second and I/O bytes per second over the phase so far
+  EXPECT_EQ(line(1, 3, "sort", 500, 1000, 10, 20 << 20, 100, false),
+            "[1/3] sort  [==========>         ]  50%  500/1000  50/s  2.00 MiB/s  0:10 ETA 0:10");
+  EXPECT_EQ(line(2, 0, "loop", 12345678, 0, 75, 0, 80, false), "[2] loop  12.35 M  164.6 k/s  0 B/s  1:15");
+  EXPECT_EQ(line(1, 3, "sort", 1000, 1000, 3725, 0, 120, true),
+            "[1/3] sort  [====================] 100%  1000/1000  0/s  0 B/s  1:02:05 done");
+  EXPECT_EQ(line(3, 3, "scan", 20000, 0, 0.25, 0, 80, true), "[3/3] scan  20.0 k  80.0 k/s  0 B/s  0.250 s done");
+  // Too narrow: the rates go first, then the label is shortened (at a character, not a
+  // byte: labels hold "→").
+  const std::string narrow = line(1, 3, "sort by key: merge → unique → for (a.flow:12) and on and on", 500, 1000, 10,
+                                  1 << 20, 72, false);
+  EXPECT_EQ(narrow, "[1/3] sort by k...  [==========>         ]  50%  500/1000  0:10 ETA 0:10");
+  EXPECT_EQ(line(1, 3, "sort by key: merge → unique", 500, 1000, 0, 0, 87, false),
+            "[1/3] sort by key: merge → unique  [==========>         ]  50%  500/1000  0:00 ETA 0:00");
+  EXPECT_EQ(line(1, 3, "sort by key: merge → unique", 500, 1000, 0, 0, 86, false),
+            "[1/3] sort by key: merge → un...  [==========>         ]  50%  500/1000  0:00 ETA 0:00");
+}
+
+TEST(ProgramReport, ProgressLineCountsIntermediateMergePasses) {
+  // A merge phase of 1000 elements whose sort first merges 3000 elements in
+  // intermediate passes: 4000 units of work; the bar moves during the passes.
+  flow::progress_state s;
+  s.id = 2;
+  s.phases = 2;
+  s.label = "sort: merge";
+  s.expected = 1000;
+  s.merged = 1000;
+  s.merge_total = 3000;
+  s.seconds = 10;
+  EXPECT_EQ(flow::progress_line(s, 100),
+            "[2/2] sort: merge  [=====>              ]  25%  merging runs 1000/3000  100/s  0 B/s  0:10 ETA 0:30");
+  s.merged = 3000; // the passes are done: the final merge's elements count on
+  s.done = 500;
+  s.seconds = 35;
+  EXPECT_EQ(flow::progress_line(s, 100),
+            "[2/2] sort: merge  [=================>  ]  87%  500/1000  100/s  0 B/s  0:35 ETA 0:05");
+  // With no element count known, the passes still show their share.
+  s.expected = 0;
+  s.done = 0;
+  s.merged = 1500;
+  EXPECT_EQ(flow::progress_line(s, 100),
+            "[2/2] sort: merge  [==========>         ]  50%  merging runs 1500/3000  42/s  0 B/s  0:35 ETA 0:35");
+}
+
+TEST(ProgramReport, TraceRecorderFormat) {
+  flow::trace_recorder t("prog\"x");
+  t.span("phase", "sort: runs", 10, 1500.25, {{"phase", "1"}, {"nodes", flow::json_string("sort → write")}});
+  t.counters(0, 0, 0, 0);
+  t.counters(1510, 100, 4096, 0.5);
+  t.counters(1400, 999, 999, 9); // earlier than the last sample: dropped
+  t.counters(1600, 50, 5000, 0.25); // never below the last values
+  json j;
+  ASSERT_NO_THROW(j = parse_json(t.json())) << t.json();
+  EXPECT_EQ(j["displayTimeUnit"].text, "ms");
+  const auto& ev = j["traceEvents"].items;
+  ASSERT_EQ(ev.size(), 2u + 1u + 3u * 2u);
+  EXPECT_EQ(ev[0]["args"]["name"].text, "prog\"x");
+  EXPECT_EQ(ev[2]["ph"].text, "X");
+  EXPECT_EQ(ev[2]["name"].text, "sort: runs");
+  EXPECT_EQ(ev[2]["ts"].number, 10);
+  EXPECT_EQ(ev[2]["dur"].number, 1500.25);
+  EXPECT_EQ(ev[2]["args"]["nodes"].text, "sort → write");
+  EXPECT_EQ(ev[5]["ph"].text, "C");
+  EXPECT_EQ(ev[5]["name"].text, "bytes");
+  EXPECT_EQ(ev[5]["args"]["written"].number, 4096);
+  EXPECT_EQ(ev[7]["ts"].number, 1600);
+  EXPECT_EQ(ev[7]["args"]["read"].number, 100);
+  EXPECT_EQ(ev[7]["args"]["written"].number, 5000);
+  EXPECT_EQ(ev[8]["args"]["seconds"].number, 0.5);
 }
 
 TEST(ProgramReport, JsonStringEscapes) {
@@ -1209,7 +1284,8 @@ TEST(ProgramProcess, NormalExitPrintsAndRemovesTheDisk) {
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
   EXPECT_TRUE(contains(r.out, "sum of nothing: 0\n")) << r.out;
   EXPECT_TRUE(starts_with(r.err, "progchild: stats\n")) << r.err;
-  EXPECT_TRUE(contains(r.err, "1 write")) << r.err;
+  EXPECT_TRUE(contains(r.err, "\n  1 ")) << r.err; // the phase's row: its id first ...
+  EXPECT_TRUE(contains(r.err, "20000  write\n")) << r.err; // ... its elements and label last
   EXPECT_TRUE(dir.entries().empty());
 }
 
@@ -1246,6 +1322,55 @@ TEST(ProgramProcess, ProgressBarOnATerminal) {
   EXPECT_TRUE(contains(r.err, " done\x1b[K")) << r.err;
   EXPECT_TRUE(contains(r.out, "sum of nothing: 0\n")) << r.out;
   EXPECT_TRUE(dir.entries().empty());
+}
+
+TEST(ProgramProcess, TraceIsAChromeTimeline) {
+  flow::test::scratch_dir dir;
+  const std::string path = dir.path() + "/run.trace.json";
+  {
+    std::ofstream old(path);
+    old << "an earlier run's trace\n";
+  }
+  child c = start_child("ok", {"--disk", dir.path(), "--trace", path, "--n=300000"});
+  const child_result r = finish_child(c);
+  ASSERT_TRUE(WIFEXITED(r.status));
+  ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  json j;
+  ASSERT_NO_THROW(j = parse_json(text)) << text;
+  const json* run = nullptr;
+  const json* phase = nullptr;
+  double last_ts = -1, last_written = -1;
+  for (const json& e : j["traceEvents"].items) {
+    if (e["ph"].text == "X" && e["cat"].text == "run") run = &e;
+    if (e["ph"].text == "X" && e["cat"].text == "phase") phase = &e;
+    if (e["ph"].text == "C" && e["name"].text == "bytes") {
+      EXPECT_GE(e["ts"].number, last_ts);
+      EXPECT_GE(e["args"]["written"].number, last_written);
+      last_ts = e["ts"].number;
+      last_written = e["args"]["written"].number;
+    }
+  }
+  ASSERT_TRUE(run && phase) << text;
+  EXPECT_EQ((*run)["name"].text, "progchild");
+  EXPECT_EQ((*phase)["name"].text, "write");
+  EXPECT_EQ((*phase)["args"]["elements"].number, 300000);
+  EXPECT_EQ((*phase)["args"]["expected_elements"].number, 300000);
+  EXPECT_GE((*phase)["ts"].number, (*run)["ts"].number);
+  EXPECT_LE((*phase)["ts"].number + (*phase)["dur"].number, (*run)["ts"].number + (*run)["dur"].number);
+  // 300000 u64 of the vector written in 4 KiB blocks: 2.4 MB, all counted by the end
+  EXPECT_GE(last_written, 300000.0 * 8);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"run.trace.json"}); // replaced whole
+
+  // A trace that cannot be written is a bad flag, before any work.
+  child bad = start_child("ok", {"--disk", dir.path(), "--trace", dir.path() + "/missing/t.json"});
+  const child_result b = finish_child(bad);
+  ASSERT_TRUE(WIFEXITED(b.status));
+  EXPECT_EQ(WEXITSTATUS(b.status), 2);
+  EXPECT_EQ(b.err, "progchild: error: --trace: cannot write '" + dir.path() +
+                       "/missing/t.json': No such file or directory (errno 2)\n");
+  EXPECT_EQ(b.out, "");
 }
 
 class ProgramSignal : public ::testing::TestWithParam<int> {};

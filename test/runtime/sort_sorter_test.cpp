@@ -23,6 +23,7 @@
 #include "flow/io/error.hpp"
 #include "flow/io/stats.hpp"
 #include "flow/mng/block_manager.hpp"
+#include "flow/progress.hpp"
 #include "test_support.hpp"
 
 // ---- a heap allocation counter for the whole test binary (counts, never changes behaviour)
@@ -474,6 +475,60 @@ TEST(SortSorterPhases, RunsCreatorAndMergerAsSeparateObjects) {
   expect_sorted_permutation<edge, edge_order>(in, out, "split");
   EXPECT_EQ(m.merge_passes(), 1u);
   EXPECT_EQ(bm.allocated_bytes(), 0u);
+}
+
+// What a progress bar hears of the intermediate merge passes (flow/progress.hpp): from 0
+// to a total that is the elements those passes write, as the I/O counters see them.
+struct pass_reports {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> seen; // (done, total)
+  flow::io::stats_snapshot first, last;                    // at the first and the last report
+  static void hear(void* self, std::uint64_t done, std::uint64_t total) noexcept {
+    auto& r = *static_cast<pass_reports*>(self);
+    if (r.seen.empty()) r.first = flow::io::stats::instance().snapshot();
+    r.seen.push_back({done, total});
+    r.last = flow::io::stats::instance().snapshot();
+  }
+};
+
+TEST(SortSorterPhases, IntermediatePassesReportTheirProgress) {
+  flow::mng::block_manager bm(flow::test::memory_config());
+  flow::algo::sort_options opt;
+  opt.block_manager = &bm;
+  opt.block_bytes = 8192;
+  const auto in = make_input<edge, edge_order>(200000, dist::random, 5);
+  flow::algo::sorted_runs<edge> runs;
+  {
+    flow::algo::runs_creator<edge, edge_order> rc(256 << 10, edge_order(), opt);
+    rc.push(std::span<const edge>(in));
+    runs = rc.result();
+  }
+  pass_reports r;
+  flow::progress::listen(&pass_reports::hear, &r);
+  struct stop {
+    ~stop() { flow::progress::listen(nullptr, nullptr); }
+  } stop_listening;
+  flow::algo::runs_merger<edge, edge_order> m(std::move(runs), 96 << 10, edge_order(), opt);
+  ASSERT_GE(m.merge_passes(), 2u);
+  const std::size_t reports = r.seen.size();
+  std::vector<edge> out;
+  for (; !m.empty(); ++m) out.push_back(*m);
+  expect_sorted_permutation<edge, edge_order>(in, out, "intermediate passes");
+  EXPECT_EQ(r.seen.size(), reports) << "the final merge is the phase's own elements, not reported";
+  ASSERT_GT(r.seen.size(), 2u);
+  EXPECT_EQ(r.seen.front().first, 0u);
+  for (std::size_t i = 1; i < r.seen.size(); ++i) {
+    EXPECT_GE(r.seen[i].first, r.seen[i - 1].first) << i;
+    EXPECT_LE(r.seen[i].first, r.seen[i].second) << i;
+  }
+  const std::uint64_t total = r.seen.back().second;
+  EXPECT_EQ(r.seen.back().first, total);
+  // the passes merge more than a share of the input, and less than all of it per pass
+  EXPECT_GT(total, in.size() / 4);
+  EXPECT_LE(total, in.size() * (m.merge_passes() - 1));
+  // what they wrote: every element merged, in whole blocks
+  const std::uint64_t written = (r.last - r.first).total().write_bytes;
+  EXPECT_GE(written, total * sizeof(edge));
+  EXPECT_LE(written, total * sizeof(edge) + r.seen.size() * 8192);
 }
 
 TEST(SortSorterPhases, LastRunKeptInMemoryIsMergedFromThereOrWrittenFirst) {

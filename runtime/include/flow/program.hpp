@@ -21,6 +21,7 @@
 //     });
 //     return p.run(argc, argv, [&] {
 //       p.begin_phase(1, "generate at 9:5", edges); // expected elements, for progress
+//                                                   // (or p.expect(n) once n is known)
 //       for (std::uint64_t i = 0; i < edges; ++i) { ...; p.advance(); }
 //       p.end_phase();
 //       p.print("independent set: ", n, " nodes");  // stdout
@@ -47,6 +48,8 @@
 //   --seed N                     seed of rand() (default 1; see flow/program/rand.hpp)
 //   --stats[=text|json][:PATH]   the report at the end, to stderr or to PATH
 //   --progress                   a progress bar per phase on stderr if it is a terminal
+//   --trace PATH                 the run's timeline as Chrome trace-event JSON (phases,
+//                                I/O counters; flow/program/trace.hpp), written at the end
 //   --help, -h                   the flags and params, exit 0
 //
 // Threads: a program and its flags are used from the thread that calls run();
@@ -70,6 +73,7 @@
 #include "flow/program/flags.hpp"
 #include "flow/program/rand.hpp"
 #include "flow/program/report.hpp"
+#include "flow/program/trace.hpp"
 
 namespace flow {
 
@@ -216,14 +220,26 @@ public:
   // ---- phases, progress, output (inside the body) ----------------------------------
 
   /// Starts measuring phase `id` (ends an open one first). `expected_elements` (0 if
-  /// unknown) is what advance() counts towards, for the progress bar.
+  /// unknown) is what advance() counts towards, for the progress bar: the run's own
+  /// counts (params as given, input file sizes, a sort's element count for its merge).
+  /// A sort's intermediate merge passes in the phase add their elements to its work
+  /// (flow/progress.hpp), so the bar moves while they run.
   void begin_phase(unsigned id, std::string_view label, std::uint64_t expected_elements = 0);
   /// One (or n) elements done in the current phase: an add and a compare. With a
-  /// progress bar, the clock is read every 25-100 ms (the call interval adapts) and the
-  /// bar redrawn at most 10 times a second; without one, nothing else ever happens.
+  /// progress bar or a --trace, the clock is read every 25-100 ms (the call interval
+  /// adapts), the bar redrawn and the trace's counters sampled at most 10 times a
+  /// second; without them, nothing else ever happens.
   void advance(std::uint64_t n = 1) noexcept {
     count_ += n;
     if (count_ >= next_tick_) tick();
+  }
+  /// Adds `elements` to what the open phase is expected to put through (no-op if none):
+  /// for counts known only once its nodes exist (a merge's, a file reader's) or its loop
+  /// starts (a generate's). Generated code calls it right after begin_phase.
+  void expect(std::uint64_t elements) noexcept {
+    if (!phase_open_) return;
+    phase_expected_ += elements;
+    if (progress_) redraw_progress(); // the bar drawn at begin_phase had no total yet
   }
   /// Ends the open phase (no-op if none).
   void end_phase();
@@ -272,9 +288,12 @@ private:
                                     std::function<void()> apply_default);
   void add_param_info(param_info info);
   void tick() noexcept;
+  static void on_intermediate_merge(void* self, std::uint64_t done, std::uint64_t total) noexcept;
+  void sample_trace(std::chrono::steady_clock::time_point now);
   void write_stdout(const std::string& text);
   void clear_progress_line() noexcept;
   void draw_progress(bool finished);
+  void redraw_progress() noexcept;
   int run_checked(const std::function<void()>& body);
   int fail(int status, const std::string& message);
 
@@ -310,6 +329,15 @@ private:
   std::uint64_t phase_expected_ = 0;
   std::chrono::steady_clock::time_point phase_start_{}, last_tick_{}, last_draw_{};
   io::stats_snapshot phase_io_start_;
+  // intermediate merge passes in the open phase: those of earlier merges, and the current one's
+  std::uint64_t merged_earlier_ = 0, merged_ = 0, merge_total_ = 0;
+  std::chrono::steady_clock::time_point merge_start_{};
+  bool merge_open_ = false; // its passes have begun and not yet ended (one trace span)
+
+  // --trace: the timeline, with times since the run started
+  std::unique_ptr<trace_recorder> trace_;
+  std::chrono::steady_clock::time_point run_start_{}, last_sample_{};
+  io::stats_snapshot run_io_start_;
 };
 
 // ---- templates ------------------------------------------------------------------------

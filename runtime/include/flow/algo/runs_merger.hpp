@@ -12,7 +12,8 @@
 //    threads of a team at once (exact multiway splitting, then a loser tree per thread).
 // A run's disk block is freed as soon as it has been read. When the fan-in that fits in
 // the budget is smaller than the number of runs, the smallest runs are merged into longer
-// runs first (only as many as needed, so only part of the data takes a second pass).
+// runs first (only as many as needed, so only part of the data takes a second pass);
+// those passes report their progress to flow::progress (flow/progress.hpp).
 //
 //   flow::algo::runs_merger<Edge, edge_order> m(std::move(runs), 256 << 20);
 //   for (; !m.empty(); ++m) use(*m);
@@ -46,6 +47,7 @@
 #include "flow/algo/sort_traits.hpp"
 #include "flow/io/buffer.hpp"
 #include "flow/io/request.hpp"
+#include "flow/progress.hpp"
 
 namespace flow::algo {
 
@@ -346,6 +348,25 @@ public:
     levels_.assign(runs.size(), 0);
     const std::size_t fan_in = std::max<std::size_t>(plan_.fan_in, 1);
     const auto t_inter = std::chrono::steady_clock::now();
+    // Progress of the intermediate passes (flow/progress.hpp): the elements they will
+    // merge, planned again after each pass from the runs' real sizes (a combining pass
+    // writes shorter runs than it reads).
+    std::uint64_t merged_before = 0;
+    const auto intermediate_total = [&] {
+      std::vector<std::uint64_t> sizes;
+      for (const auto& r : runs) sizes.push_back(r.size);
+      std::uint64_t total = merged_before;
+      while (sizes.size() > fan_in && plan_.intermediate_fan_in >= 2) {
+        const std::size_t g_in = std::min(plan_.intermediate_fan_in, sizes.size() - fan_in + 1);
+        std::stable_sort(sizes.begin(), sizes.end());
+        const std::uint64_t merged = std::accumulate(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(g_in),
+                                                     std::uint64_t{0});
+        sizes.erase(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(g_in));
+        sizes.push_back(merged);
+        total += merged;
+      }
+      return total;
+    };
     while (runs.size() > fan_in) {
       if (plan_.intermediate_fan_in < 2) {
         throw std::invalid_argument("flow: the memory budget is too small for a second merge pass");
@@ -367,6 +388,8 @@ public:
       {
         std::uint64_t elements = 0;
         for (const auto* r : pick) elements += r->size;
+        const std::uint64_t planned = intermediate_total();
+        progress::intermediate_merge(merged_before, planned);
         io::aligned_buffer out((plan_.output_elements + (combining ? 1 : 0)) * sizeof(T));
         T* o = reinterpret_cast<T*>(out.data());
         detail::run_writer<T> writer(elements, g, 2, bm, strategy, counter++);
@@ -379,15 +402,19 @@ public:
             const std::size_t n = detail::next_folded(o, plan_.output_elements, c, same, combine_, next);
             if (n == 0) break;
             writer.push(std::span<const T>(o, n));
+            progress::intermediate_merge(merged_before + elements - engine.remaining(), planned);
           }
         } else {
           for (;;) {
             const std::size_t n = engine.next(o, plan_.output_elements);
             if (n == 0) break;
             writer.push(std::span<const T>(o, n));
+            progress::intermediate_merge(merged_before + elements - engine.remaining(), planned);
           }
         }
         merged = writer.finish();
+        merged_before += elements;
+        if (runs.size() - order.size() + 1 <= fan_in) progress::intermediate_merge(merged_before, merged_before);
         timings_.read_wait += engine.timings().read_wait;
         timings_.merge += engine.timings().merge;
       }

@@ -105,11 +105,28 @@ std::string to_text(const run_report& r);
 /// JSON string literal of `s`, with quotes.
 std::string json_string(std::string_view s);
 
-/// One progress line (no '\r', no newline) that fits `width` columns:
-/// "[1/3] label [=====>    ]  45%  1.20 M/2.62 M  0:12 ETA 0:15" (the bar, percentage
-/// and ETA only when `expected` > 0).
-std::string progress_line(unsigned id, unsigned phases, std::string_view label,
-                          std::uint64_t done, std::uint64_t expected, double seconds,
-                          unsigned width, bool finished);
+/// What one progress line shows: the phase, its elements, the intermediate merge passes
+/// of its sorts (work before the first element comes out) and its I/O so far.
+struct progress_state {
+  unsigned id = 0;
+  unsigned phases = 0;            ///< phases in the plan (0: unknown)
+  std::string_view label;
+  std::uint64_t done = 0;         ///< elements the phase's loops put through (advance)
+  std::uint64_t expected = 0;     ///< elements they will put through (0: unknown)
+  std::uint64_t merged = 0;       ///< elements of intermediate merge passes done ...
+  std::uint64_t merge_total = 0;  ///< ... of those planned (0: none)
+  double seconds = 0;             ///< since the phase began
+  std::uint64_t io_bytes = 0;     ///< read and written since the phase began
+  bool finished = false;
+};
+
+/// One progress line (no '\r', no newline) that fits `width` columns (counted in UTF-8
+/// characters): "[1/3] label  [=====>    ]  45%  1.20 M/2.62 M  1.10 M/s  17.2 MiB/s
+/// 0:12 ETA 0:15". The work is the intermediate merge passes plus the elements, one unit
+/// per element merged or put through; the bar, percentage and ETA show when the expected
+/// work is known (`expected` > 0, or merge passes still running, shown as "merging runs
+/// DONE/TOTAL"). The rates (elements and I/O bytes per second, over the phase so far)
+/// are left out first when the line does not fit, then the label is shortened.
+std::string progress_line(const progress_state& state, unsigned width);
 
 } // namespace flow
