@@ -60,9 +60,28 @@ struct key_greater { // for std::priority_queue (a max-heap): top = smallest key
   template <class T> bool operator()(const T& a, const T& b) const { return a.key > b.key; }
 };
 
+// Orders with a radix key, as flowc generates them (algo/sort_traits.hpp): the queue
+// then sorts its insertion heap by radix. key_prefix_less's key is the top 4 bits only
+// (not total: items with equal keys are put in order by the comparator).
+template <class T> struct key_total_less : key_less {
+  using key_type = u64;
+  static key_type key(const T& v) { return v.key; }
+  static constexpr bool key_is_total = true;
+  static T min_value() { return make_item<sizeof(T)>(0, 0); }
+  static T max_value() { return make_item<sizeof(T)>(~0ull, 0); }
+};
+template <class T> struct key_prefix_less : key_total_less<T> {
+  using key_type = std::uint8_t;
+  static key_type key(const T& v) { return static_cast<key_type>(v.key >> 60); }
+  static constexpr bool key_is_total = false;
+};
+static_assert(flow::containers::pq::radix_sortable<item<24>, key_total_less<item<24>>>);
+static_assert(flow::containers::pq::radix_sortable<item<16>, key_prefix_less<item<16>>>);
+static_assert(!flow::containers::pq::radix_sortable<item<16>, key_less>);
+
 constexpr std::size_t small_block = 4096;
 
-template <std::size_t N> using small_pq = priority_queue<item<N>, key_less, small_block>;
+template <std::size_t N, class Order = key_less> using small_pq = priority_queue<item<N>, Order, small_block>;
 
 /// Pops one item from both queues and checks the keys agree; remembers the ids.
 template <class Q, class R, class T>
@@ -80,11 +99,11 @@ void pop_both(Q& q, R& ref, std::vector<u64>& got, std::vector<u64>& want, T*) {
 /// Runs `ops` random operations: push with probability push_percent, else pop.
 /// Keys are drawn from [0, key_range). Checks every top against the reference and that
 /// the multiset of popped ids is the same (no item lost or duplicated).
-template <std::size_t N>
+template <std::size_t N, class Order = key_less>
 void random_run(flow::mng::block_manager& bm, u64 budget, u64 prefill, u64 ops, int push_percent,
                 u64 key_range, u64 seed, bool check_external = true) {
   using T = item<N>;
-  small_pq<N> q(budget, 0, bm);
+  small_pq<N, Order> q(budget, 0, bm);
   std::priority_queue<T, std::vector<T>, key_greater> ref;
   std::mt19937_64 rng(seed);
   u64 next_id = 1;
@@ -208,6 +227,13 @@ TEST_F(PqTest, ManyEqualKeysAcrossExternalLevels) {
   // runs of equal keys; every item (by id) must come out exactly once.
   random_run<16>(bm, 512u << 10, 200000, 100000, 40, 4, 8);
   random_run<24>(bm, 512u << 10, 100000, 0, 0, 1, 9); // all keys equal
+}
+
+TEST_F(PqTest, OrdersWithARadixKeyAcrossExternalLevels) {
+  // The insertion heap is radix sorted by the order's key: a total key (with equal keys)
+  // and a 4-bit prefix key whose ties the comparator decides.
+  random_run<24, key_total_less<item<24>>>(bm, 512u << 10, 100000, 100000, 40, 1000, 10);
+  random_run<16, key_prefix_less<item<16>>>(bm, 512u << 10, 150000, 100000, 40, ~0ull, 11);
 }
 
 TEST_F(PqTest, ExternalLevelMergesAndBothCores) {
