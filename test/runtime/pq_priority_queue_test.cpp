@@ -2,13 +2,15 @@
 // random interleavings (including the thesis' 1/3 push, 2/3 pop mix), monotone
 // time-forward use, many equal keys, items of 8, 16 and 24 bytes, sizes that cross the
 // internal and the external levels (tiny budgets, 4 KiB blocks), memory and O_DIRECT
-// disks, the byte budget, the bulk and limit interfaces, and the planner.
+// disks, the byte budget, the bulk and limit interfaces, the planner, and the loser tree
+// on its own.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <queue>
 #include <random>
+#include <span>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -146,6 +148,60 @@ protected:
 };
 
 // --- planner ------------------------------------------------------------------------------
+
+// --- the loser tree ------------------------------------------------------------------------
+
+TEST(PqLoserTree, MergesSegmentedSourcesInPiecesAsTheyRunDry) {
+  // 1..13 sources (not powers of two too), some empty, of random lengths, each cut into
+  // segments of random size (as chunks and blocks arrive); the merge is taken in pieces
+  // of random size. Output: the sorted union (std::sort as the reference); after each
+  // piece, every source's cursor: the items it gave so far.
+  std::mt19937_64 rng(12);
+  for (int round = 0; round < 300; ++round) {
+    const std::size_t sources = 1 + rng() % 13;
+    std::vector<std::vector<u64>> data(sources);
+    std::vector<std::vector<std::size_t>> cuts(sources); // segment ends
+    std::vector<u64> all;
+    for (std::size_t i = 0; i < sources; ++i) {
+      data[i].resize(rng() % 4 == 0 ? 0 : rng() % 200);
+      for (u64& x : data[i]) x = rng() % 50; // many equal keys
+      std::sort(data[i].begin(), data[i].end());
+      for (std::size_t e = 0; e < data[i].size();) cuts[i].push_back(e = std::min(data[i].size(), e + 1 + rng() % 40));
+      all.insert(all.end(), data[i].begin(), data[i].end());
+    }
+    std::sort(all.begin(), all.end());
+    std::vector<std::size_t> seg(sources, 0); // index of each source's current segment
+    auto segment_of = [&](std::size_t i, std::size_t c) {
+      const std::size_t b = c == 0 ? 0 : cuts[i][c - 1];
+      return flow::containers::pq::segment<u64>{data[i].data() + b, data[i].data() + cuts[i][c]};
+    };
+    auto next = [&](std::size_t i, flow::containers::pq::segment<u64>& s) {
+      if (seg[i] + 1 >= cuts[i].size()) return false;
+      s = segment_of(i, ++seg[i]);
+      return true;
+    };
+    std::vector<flow::containers::pq::segment<u64>> first(sources);
+    for (std::size_t i = 0; i < sources; ++i) {
+      if (!cuts[i].empty()) first[i] = segment_of(i, 0);
+    }
+    flow::containers::pq::loser_tree<u64, std::less<u64>> tree;
+    tree.start(std::span<const flow::containers::pq::segment<u64>>(first), next);
+    std::vector<u64> out(all.size());
+    for (std::size_t done = 0; done < all.size();) {
+      const std::size_t m = std::min<std::size_t>(all.size() - done, rng() % 64);
+      tree.merge(out.data() + done, m, next);
+      done += m;
+      std::size_t given = 0; // items the sources say they gave
+      for (std::size_t i = 0; i < sources; ++i) {
+        const auto& c = tree.cursor(i);
+        given += c.cur == nullptr ? data[i].size() : static_cast<std::size_t>(c.cur - data[i].data());
+      }
+      ASSERT_EQ(given, done) << "round " << round;
+    }
+    EXPECT_TRUE(tree.done());
+    ASSERT_EQ(out, all) << "round " << round;
+  }
+}
 
 TEST(PqPlan, IsConstexprAndFitsTheBudget) {
   constexpr pq_config c = plan_priority_queue(256ull << 20, 1ull << 27, 8, 1u << 20);
