@@ -289,6 +289,7 @@ TEST_F(PqTest, OrdersWithARadixKeyAcrossExternalLevels) {
   // The insertion heap is radix sorted by the order's key: a total key (with equal keys)
   // and a 4-bit prefix key whose ties the comparator decides.
   random_run<24, key_total_less<item<24>>>(bm, 512u << 10, 100000, 100000, 40, 1000, 10);
+  random_run<24, key_total_less<item<24>>>(bm, 512u << 10, 60000, 0, 0, ~0ull, 12); // every digit
   random_run<16, key_prefix_less<item<16>>>(bm, 512u << 10, 150000, 100000, 40, ~0ull, 11);
 }
 
