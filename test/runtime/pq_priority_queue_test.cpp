@@ -2,13 +2,15 @@
 // random interleavings (including the thesis' 1/3 push, 2/3 pop mix), monotone
 // time-forward use, many equal keys, items of 8, 16 and 24 bytes, sizes that cross the
 // internal and the external levels (tiny budgets, 4 KiB blocks), memory and O_DIRECT
-// disks, the byte budget, the bulk and limit interfaces, and the planner.
+// disks, the byte budget, the bulk and limit interfaces, the planner, and the loser tree
+// on its own.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <queue>
 #include <random>
+#include <span>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -60,9 +62,28 @@ struct key_greater { // for std::priority_queue (a max-heap): top = smallest key
   template <class T> bool operator()(const T& a, const T& b) const { return a.key > b.key; }
 };
 
+// Orders with a radix key, as flowc generates them (algo/sort_traits.hpp): the queue
+// then sorts its insertion heap by radix. key_prefix_less's key is the top 4 bits only
+// (not total: items with equal keys are put in order by the comparator).
+template <class T> struct key_total_less : key_less {
+  using key_type = u64;
+  static key_type key(const T& v) { return v.key; }
+  static constexpr bool key_is_total = true;
+  static T min_value() { return make_item<sizeof(T)>(0, 0); }
+  static T max_value() { return make_item<sizeof(T)>(~0ull, 0); }
+};
+template <class T> struct key_prefix_less : key_total_less<T> {
+  using key_type = std::uint8_t;
+  static key_type key(const T& v) { return static_cast<key_type>(v.key >> 60); }
+  static constexpr bool key_is_total = false;
+};
+static_assert(flow::containers::pq::radix_sortable<item<24>, key_total_less<item<24>>>);
+static_assert(flow::containers::pq::radix_sortable<item<16>, key_prefix_less<item<16>>>);
+static_assert(!flow::containers::pq::radix_sortable<item<16>, key_less>);
+
 constexpr std::size_t small_block = 4096;
 
-template <std::size_t N> using small_pq = priority_queue<item<N>, key_less, small_block>;
+template <std::size_t N, class Order = key_less> using small_pq = priority_queue<item<N>, Order, small_block>;
 
 /// Pops one item from both queues and checks the keys agree; remembers the ids.
 template <class Q, class R, class T>
@@ -80,11 +101,11 @@ void pop_both(Q& q, R& ref, std::vector<u64>& got, std::vector<u64>& want, T*) {
 /// Runs `ops` random operations: push with probability push_percent, else pop.
 /// Keys are drawn from [0, key_range). Checks every top against the reference and that
 /// the multiset of popped ids is the same (no item lost or duplicated).
-template <std::size_t N>
+template <std::size_t N, class Order = key_less>
 void random_run(flow::mng::block_manager& bm, u64 budget, u64 prefill, u64 ops, int push_percent,
                 u64 key_range, u64 seed, bool check_external = true) {
   using T = item<N>;
-  small_pq<N> q(budget, 0, bm);
+  small_pq<N, Order> q(budget, 0, bm);
   std::priority_queue<T, std::vector<T>, key_greater> ref;
   std::mt19937_64 rng(seed);
   u64 next_id = 1;
@@ -127,6 +148,60 @@ protected:
 };
 
 // --- planner ------------------------------------------------------------------------------
+
+// --- the loser tree ------------------------------------------------------------------------
+
+TEST(PqLoserTree, MergesSegmentedSourcesInPiecesAsTheyRunDry) {
+  // 1..13 sources (not powers of two too), some empty, of random lengths, each cut into
+  // segments of random size (as chunks and blocks arrive); the merge is taken in pieces
+  // of random size. Output: the sorted union (std::sort as the reference); after each
+  // piece, every source's cursor: the items it gave so far.
+  std::mt19937_64 rng(12);
+  for (int round = 0; round < 300; ++round) {
+    const std::size_t sources = 1 + rng() % 13;
+    std::vector<std::vector<u64>> data(sources);
+    std::vector<std::vector<std::size_t>> cuts(sources); // segment ends
+    std::vector<u64> all;
+    for (std::size_t i = 0; i < sources; ++i) {
+      data[i].resize(rng() % 4 == 0 ? 0 : rng() % 200);
+      for (u64& x : data[i]) x = rng() % 50; // many equal keys
+      std::sort(data[i].begin(), data[i].end());
+      for (std::size_t e = 0; e < data[i].size();) cuts[i].push_back(e = std::min(data[i].size(), e + 1 + rng() % 40));
+      all.insert(all.end(), data[i].begin(), data[i].end());
+    }
+    std::sort(all.begin(), all.end());
+    std::vector<std::size_t> seg(sources, 0); // index of each source's current segment
+    auto segment_of = [&](std::size_t i, std::size_t c) {
+      const std::size_t b = c == 0 ? 0 : cuts[i][c - 1];
+      return flow::containers::pq::segment<u64>{data[i].data() + b, data[i].data() + cuts[i][c]};
+    };
+    auto next = [&](std::size_t i, flow::containers::pq::segment<u64>& s) {
+      if (seg[i] + 1 >= cuts[i].size()) return false;
+      s = segment_of(i, ++seg[i]);
+      return true;
+    };
+    std::vector<flow::containers::pq::segment<u64>> first(sources);
+    for (std::size_t i = 0; i < sources; ++i) {
+      if (!cuts[i].empty()) first[i] = segment_of(i, 0);
+    }
+    flow::containers::pq::loser_tree<u64, std::less<u64>> tree;
+    tree.start(std::span<const flow::containers::pq::segment<u64>>(first), next);
+    std::vector<u64> out(all.size());
+    for (std::size_t done = 0; done < all.size();) {
+      const std::size_t m = std::min<std::size_t>(all.size() - done, rng() % 64);
+      tree.merge(out.data() + done, m, next);
+      done += m;
+      std::size_t given = 0; // items the sources say they gave
+      for (std::size_t i = 0; i < sources; ++i) {
+        const auto& c = tree.cursor(i);
+        given += c.cur == nullptr ? data[i].size() : static_cast<std::size_t>(c.cur - data[i].data());
+      }
+      ASSERT_EQ(given, done) << "round " << round;
+    }
+    EXPECT_TRUE(tree.done());
+    ASSERT_EQ(out, all) << "round " << round;
+  }
+}
 
 TEST(PqPlan, IsConstexprAndFitsTheBudget) {
   constexpr pq_config c = plan_priority_queue(256ull << 20, 1ull << 27, 8, 1u << 20);
@@ -208,6 +283,14 @@ TEST_F(PqTest, ManyEqualKeysAcrossExternalLevels) {
   // runs of equal keys; every item (by id) must come out exactly once.
   random_run<16>(bm, 512u << 10, 200000, 100000, 40, 4, 8);
   random_run<24>(bm, 512u << 10, 100000, 0, 0, 1, 9); // all keys equal
+}
+
+TEST_F(PqTest, OrdersWithARadixKeyAcrossExternalLevels) {
+  // The insertion heap is radix sorted by the order's key: a total key (with equal keys)
+  // and a 4-bit prefix key whose ties the comparator decides.
+  random_run<24, key_total_less<item<24>>>(bm, 512u << 10, 100000, 100000, 40, 1000, 10);
+  random_run<24, key_total_less<item<24>>>(bm, 512u << 10, 60000, 0, 0, ~0ull, 12); // every digit
+  random_run<16, key_prefix_less<item<16>>>(bm, 512u << 10, 150000, 100000, 40, ~0ull, 11);
 }
 
 TEST_F(PqTest, ExternalLevelMergesAndBothCores) {

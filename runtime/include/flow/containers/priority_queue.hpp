@@ -3,9 +3,11 @@
 // the way the bulk-parallel paper does (sorted arrays labelled with levels instead of
 // rigid groups), within a byte budget that it never exceeds.
 //
-//   insertion heap H   a binary heap of planned capacity (<= 256 KiB, cache resident);
-//                      push is a sift-up. When full it is sorted (two halves, one per
-//                      core) into sorted runs.
+//   insertion heap H   planned capacity (<= 1 MiB, cache resident). Pushes append and
+//                      keep the index of the smallest item; only when a pop takes an
+//                      item of H is it made a binary heap (pushes then sift up), until
+//                      it is full: then it is sorted (two halves, one per core) into
+//                      sorted runs, and pushes append again.
 //   internal arrays    sorted runs in memory, in fixed-size chunks from a counted pool,
 //                      labelled with a level; when a level holds internal_arity arrays
 //                      they are merged (loser tree, split between both cores) into one
@@ -118,7 +120,12 @@ public:
       return;
     }
     if (heap_size_ == heap_cap_) flush_heap();
-    sift_up(v);
+    if (heap_ordered_) {
+      sift_up(v);
+    } else { // append; a new smallest item is rare unless pushes descend (predictable)
+      if (heap_size_ == 0 || cmp_(v, heap_[heap_min_])) heap_min_ = heap_size_;
+      heap_[heap_size_++] = v;
+    }
     ++size_;
   }
 
@@ -126,8 +133,8 @@ public:
   const T& top() {
     if (bulk_) bulk_push_end();
     if (del_pos_ == del_end_) refill();
-    if (del_pos_ == del_end_) return heap_[0];
-    if (heap_size_ && cmp_(heap_[0], del_[del_pos_])) return heap_[0];
+    if (del_pos_ == del_end_) return heap_min();
+    if (heap_size_ && cmp_(heap_min(), del_[del_pos_])) return heap_min();
     return del_[del_pos_];
   }
 
@@ -135,7 +142,7 @@ public:
   void pop() {
     if (bulk_) bulk_push_end();
     if (del_pos_ == del_end_) refill();
-    if (del_pos_ != del_end_ && !(heap_size_ && cmp_(heap_[0], del_[del_pos_]))) {
+    if (del_pos_ != del_end_ && !(heap_size_ && cmp_(heap_min(), del_[del_pos_]))) {
       ++del_pos_;
     } else {
       if (heap_size_ == 0) throw std::out_of_range("flow: pop on an empty priority queue");
@@ -174,6 +181,7 @@ public:
       flush_heap(); // a big bulk: sorting beats heapifying
     } else {
       std::make_heap(heap_, heap_ + heap_size_, heap_less{cmp_});
+      heap_ordered_ = true;
     }
   }
 
@@ -310,7 +318,17 @@ private:
     }
     heap_[i] = v;
   }
+  /// H's smallest item (H must not be empty).
+  const T& heap_min() const { return heap_ordered_ ? heap_[0] : heap_[heap_min_]; }
+  /// Removes heap_min() (the very item top() showed, not just one with an equal key).
   void pop_heap_top() {
+    if (!heap_ordered_) { // the first pop from H since it was emptied: O(size) once
+      heap_[heap_min_] = heap_[heap_size_ - 1];
+      --heap_size_;
+      std::make_heap(heap_, heap_ + heap_size_, heap_less{cmp_});
+      heap_ordered_ = true;
+      return;
+    }
     std::pop_heap(heap_, heap_ + heap_size_, heap_less{cmp_});
     --heap_size_;
   }
@@ -368,6 +386,7 @@ private:
       cascade_internal();
     }
     heap_size_ = 0;
+    heap_ordered_ = false;
   }
 
   /// Sorts heap_[0, n): two halves on two cores when worth it.
@@ -1116,6 +1135,8 @@ private:
   T* scratch_ = nullptr;
   T* heap_ptr_ = nullptr; // chunk table of one entry for runs over the heap buffer
   std::size_t heap_size_ = 0, heap_cap_ = 0;
+  bool heap_ordered_ = false; // H is a binary heap; else unordered, its smallest at heap_min_
+  std::size_t heap_min_ = 0;
   std::size_t heap_runs_ = 1, heap_split_ = 0;
   T* del_ = nullptr;
   T* del_ptr_ = nullptr;

@@ -6,16 +6,22 @@
 // any time (no sentinel values: a user's item may equal any sentinel), a merge that
 // stops after exactly n outputs and resumes later (a block or chunk of output at a time,
 // a deletion buffer's worth, a bulk), and the cursor of every source afterwards (what
-// was consumed). An exhausted source plays as +infinity, flagged in the node, so the
-// comparator is never asked about a value that is not an item.
+// was consumed). The comparator is never asked about a value that is not an item.
+//
+// Only sources with elements are leaves of the tree: the k leaves of k live sources sit
+// at positions k..2k-1 of a heap-shaped tree (Knuth's layout, any k), so a match is
+// one comparison of two keys, with no flag for "exhausted". When a source runs dry
+// (once per source and merge) the tree is built again over the sources left, O(k).
 //
 // Per output element: one copy out, one ++ on the winner's cursor, one end-of-segment
-// test, and log2(S) matches on the way up. Nodes keep a copy of their key (no pointer
-// chasing); the match is written as selects so small keys compile to conditional moves.
+// test, and about log2(k) matches on the way up. Nodes keep a copy of their key (no
+// pointer chasing); the match is written as selects so small keys compile to
+// conditional moves.
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -52,111 +58,120 @@ public:
   /// segment and returns true, or returns false when source i has no more elements.
   template <class Next> void start(std::span<const segment<T>> sources, Next& next) {
     const std::size_t s = sources.size();
-    k_ = 1;
-    while (k_ < s) k_ <<= 1;
     cursor_.assign(sources.begin(), sources.end());
-    cursor_.resize(k_);
-    keys_.resize(k_);
-    srcs_.resize(k_);
-    for (std::size_t i = 0; i < k_; ++i) {
-      if (i < s && cursor_[i].cur == cursor_[i].end && !next(i, cursor_[i])) cursor_[i] = {};
-    }
-    // Build bottom-up: winners_[] is scratch for the winners of each subtree.
-    std::vector<T> wkey(2 * k_);
-    std::vector<std::uint32_t> wsrc(2 * k_);
-    for (std::size_t i = 0; i < k_; ++i) {
-      const bool live = i < s && cursor_[i].cur != cursor_[i].end;
-      if (live) wkey[k_ + i] = *cursor_[i].cur;
-      wsrc[k_ + i] = static_cast<std::uint32_t>(i) | (live ? 0u : inf_bit);
-    }
-    for (std::size_t n = k_ - 1; n >= 1; --n) {
-      const std::size_t a = 2 * n, b = 2 * n + 1;
-      if (beats(wkey[b], wsrc[b], wkey[a], wsrc[a])) { // b wins, a loses
-        keys_[n] = wkey[a];
-        srcs_[n] = wsrc[a];
-        wkey[n] = wkey[b];
-        wsrc[n] = wsrc[b];
-      } else {
-        keys_[n] = wkey[b];
-        srcs_[n] = wsrc[b];
-        wkey[n] = wkey[a];
-        wsrc[n] = wsrc[a];
+    leaf_.clear();
+    src_.clear();
+    for (std::size_t i = 0; i < s; ++i) {
+      if (cursor_[i].cur == cursor_[i].end && !next(i, cursor_[i])) {
+        cursor_[i] = {};
+        continue;
       }
+      leaf_.push_back(cursor_[i]);
+      src_.push_back(static_cast<std::uint32_t>(i));
     }
-    win_key_ = wkey[1];
-    win_src_ = wsrc[1];
-    if (k_ == 1) { // a single source: the winner is the leaf itself
-      win_key_ = wkey[1];
-      win_src_ = wsrc[1];
-    }
+    build();
   }
 
   /// True when every source is exhausted.
-  bool done() const noexcept { return (win_src_ & inf_bit) != 0; }
+  bool done() const noexcept { return leaf_.empty(); }
 
   /// Writes the next n elements in order to out (there must be at least n left).
   template <class Next> void merge(T* out, std::size_t n, Next& next) {
-    T wk = win_key_;
-    std::uint32_t ws = win_src_;
-    const std::size_t k = k_;
-    T* keys = keys_.data();
-    std::uint32_t* srcs = srcs_.data();
-    for (std::size_t i = 0; i < n; ++i) {
-      out[i] = wk;
-      segment<T>& c = cursor_[ws];
-      if (++c.cur == c.end && !next(ws, c)) {
-        c = {};
-        ws |= inf_bit;
-      } else {
+    std::size_t i = 0;
+    while (i < n) {
+      if (leaf_.empty()) throw std::logic_error("flow: priority queue merge asked for more items than it has");
+      // Between two exhaustions the tree is fixed: matches of keys only.
+      T wk = win_key_;
+      std::uint32_t wl = win_leaf_;
+      const std::size_t k = leaf_.size();
+      T* keys = keys_.data();
+      std::uint32_t* leaves = losers_.data();
+      segment<T>* cursors = leaf_.data();
+      bool dry = false;
+      for (; i < n; ++i) {
+        out[i] = wk;
+        segment<T>& c = cursors[wl];
+        if (++c.cur == c.end && !next(src_[wl], c)) {
+          dry = true;
+          ++i;
+          break;
+        }
         wk = *c.cur;
-      }
-      for (std::size_t node = (k + (ws & ~inf_bit)) >> 1; node > 0; node >>= 1) {
-        const T nk = keys[node];
-        const std::uint32_t ns = srcs[node];
-        const bool swap = beats(nk, ns, wk, ws);
-        if constexpr (select_friendly) {
-          keys[node] = detail::select(swap, wk, nk);
-          srcs[node] = detail::select(swap, ws, ns);
-          wk = detail::select(swap, nk, wk);
-          ws = detail::select(swap, ns, ws);
-        } else if (swap) {
-          keys[node] = wk;
-          srcs[node] = ws;
-          wk = nk;
-          ws = ns;
+        for (std::size_t node = (k + wl) >> 1; node > 0; node >>= 1) {
+          const T nk = keys[node];
+          const std::uint32_t nl = leaves[node];
+          const bool swap = cmp_(nk, wk);
+          if constexpr (select_friendly) {
+            keys[node] = detail::select(swap, wk, nk);
+            leaves[node] = detail::select(swap, wl, nl);
+            wk = detail::select(swap, nk, wk);
+            wl = detail::select(swap, nl, wl);
+          } else if (swap) {
+            keys[node] = wk;
+            leaves[node] = wl;
+            wk = nk;
+            wl = nl;
+          }
         }
       }
+      if (!dry) {
+        win_key_ = wk;
+        win_leaf_ = wl;
+        break;
+      }
+      // Leaf wl has no more elements: write its cursor back as exhausted and build the
+      // tree again over the others.
+      cursor_[src_[wl]] = {};
+      leaf_.erase(leaf_.begin() + wl);
+      src_.erase(src_.begin() + wl);
+      build();
     }
-    win_key_ = wk;
-    win_src_ = ws;
+    for (std::size_t l = 0; l < leaf_.size(); ++l) cursor_[src_[l]] = leaf_[l];
   }
 
   /// Source i's cursor: the next element it would contribute (end of its data if none).
   const segment<T>& cursor(std::size_t i) const noexcept { return cursor_[i]; }
 
 private:
-  static constexpr std::uint32_t inf_bit = 0x80000000u;
   static constexpr bool select_friendly =
       std::is_scalar_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
 
-  /// Does (ak, as) win the match against (bk, bs)? An exhausted source never wins.
-  bool beats(const T& ak, std::uint32_t as, const T& bk, std::uint32_t bs) const {
-    const bool a_inf = (as & inf_bit) != 0;
-    const bool b_inf = (bs & inf_bit) != 0;
-    if constexpr (select_friendly) {
-      return static_cast<bool>((!a_inf) & (b_inf | static_cast<bool>(cmp_(ak, bk)))); // no branches
-    } else {
-      return !a_inf && (b_inf || cmp_(ak, bk));
+  /// The tree over leaf_ (every one non-empty), bottom-up: node n's winner comes from
+  /// its children 2n and 2n+1 (a leaf l sits at k + l), the loser stays in n.
+  void build() {
+    const std::size_t k = leaf_.size();
+    if (k == 0) return;
+    keys_.resize(k);
+    losers_.resize(k);
+    wkey_.resize(2 * k);
+    wleaf_.resize(2 * k);
+    for (std::size_t l = 0; l < k; ++l) {
+      wkey_[k + l] = *leaf_[l].cur;
+      wleaf_[k + l] = static_cast<std::uint32_t>(l);
     }
+    for (std::size_t n = k - 1; n >= 1; --n) {
+      const std::size_t a = 2 * n, b = 2 * n + 1;
+      const bool b_wins = cmp_(wkey_[b], wkey_[a]);
+      const std::size_t w = b_wins ? b : a, l = b_wins ? a : b;
+      keys_[n] = wkey_[l];
+      losers_[n] = wleaf_[l];
+      wkey_[n] = wkey_[w];
+      wleaf_[n] = wleaf_[w];
+    }
+    win_key_ = wkey_[1]; // k == 1: the leaf itself, at position 1
+    win_leaf_ = wleaf_[1];
   }
 
   Cmp cmp_;
-  std::size_t k_ = 1;
-  std::vector<segment<T>> cursor_;
+  std::vector<segment<T>> cursor_;  // per source (exhausted: empty)
+  std::vector<segment<T>> leaf_;    // per leaf: the cursor of a live source
+  std::vector<std::uint32_t> src_;  // per leaf: its source
   std::vector<T> keys_;             // losers of the internal nodes 1..k-1
-  std::vector<std::uint32_t> srcs_; // their sources (| inf_bit when exhausted)
+  std::vector<std::uint32_t> losers_; // their leaves
+  std::vector<T> wkey_;             // build's scratch: winners of each subtree
+  std::vector<std::uint32_t> wleaf_;
   T win_key_{};
-  std::uint32_t win_src_ = inf_bit;
+  std::uint32_t win_leaf_ = 0;
 };
 
 } // namespace flow::containers::pq
