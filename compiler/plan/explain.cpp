@@ -99,6 +99,7 @@ void printText(const Plan& plan, std::ostream& out) {
           << std::setw(11) << (here ? cell(n, n.readBytes, true) : "") << std::setw(11)
           << (here ? cell(n, n.writeBytes, true) : "") << "\n";
       if (!n.note.empty() && here) out << "       note: " << n.note << "\n";
+      if (!n.queue.empty() && here) out << "       queue: " << n.queue << "\n";
     }
   }
   out << "\ntotal:        read " << formatBytes(plan.total.readBytes) << ", write " << formatBytes(plan.total.writeBytes)
@@ -133,6 +134,7 @@ void printJson(const Plan& plan, std::ostream& out) {
       for (size_t k = 0; k < n.livePhases.size(); ++k) out << (k ? ", " : "") << n.livePhases[k];
       out << "]";
     }
+    if (n.kind == Node::Queue) out << ", \"queue\": " << jsonString(n.queue);
     if (!n.note.empty()) out << ", \"note\": " << jsonString(n.note);
     out << "}" << (i + 1 < plan.nodes.size() ? "," : "") << "\n";
   }

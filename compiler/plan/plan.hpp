@@ -92,6 +92,7 @@ struct Node {
   std::vector<int> inputs;
   Payload payload;
   std::string note;             // a caveat shown by explain (e.g. "count unknown: add ~ N")
+  std::string queue;            // a queue's configuration (flow::containers::describe)
   // Sorts: the run formation and the merge of one sort point at each other.
   int partner = -1;
   uint64_t runs = 0;

@@ -295,6 +295,32 @@ inline std::uint64_t merge_memory_for(const sort_setup& s, const sort_geometry& 
       [&](std::uint64_t m) { return merge(s, g, m, meta, blocks).fan_in >= std::max<std::uint64_t>(runs, 2); }, g.bytes);
 }
 
+/// Whether run formation under `rf` keeps the runs' metadata within its reserve for
+/// `elements` pushed: the check flow::algo::runs_creator (and the hash table of a
+/// reduce, flow/stream/reduce.hpp) makes as it adds each run — the first element of
+/// every block written, one more run's worth and 4 KiB for requests. A combining sort
+/// (a reduce) of `distinct` keys writes runs of at most min(R, distinct) elements, so
+/// its metadata follows its distinct keys, not its input.
+inline bool run_metadata_fits(const sort_setup& s, const run_formation_shape& rf, std::uint64_t elements,
+                              std::uint64_t distinct = max_elements) {
+  if (rf.run_elements == 0) return false;
+  const std::uint64_t runs = ceil_div(elements, rf.run_elements);
+  const std::uint64_t blocks =
+      distinct >= rf.run_elements ? sat_add(ceil_div(elements, rf.geometry.elements), runs)
+                                  : sat_mul(runs, ceil_div(std::max<std::uint64_t>(distinct, 1), rf.geometry.elements));
+  const std::uint64_t run_blocks = rf.run_elements / rf.geometry.elements;
+  return sat_add(sat_mul(blocks, s.element_bytes), run_blocks * (s.element_bytes + 2 * run_write_overhead) + 4096) <=
+         rf.metadata_reserve;
+}
+
+/// The smallest run formation budget under which `elements` pushed (of `distinct` keys,
+/// for a reduce) keep the runs' metadata within its reserve: below it a sort stops once
+/// its runs are many.
+inline std::uint64_t run_memory_for_metadata(const sort_setup& s, std::uint64_t elements,
+                                             std::uint64_t distinct = max_elements) {
+  return smallest_budget([&](std::uint64_t m) { return run_metadata_fits(s, run_formation(s, m), elements, distinct); });
+}
+
 /// The smallest run formation budget that sorts `elements` in memory (at least 1: one run).
 inline std::uint64_t run_memory_for(const sort_setup& s, std::uint64_t elements) {
   return smallest_budget([&](std::uint64_t m) {

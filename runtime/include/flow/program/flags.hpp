@@ -43,6 +43,7 @@ struct program_options {
   stats_format stats = stats_format::none; ///< --stats[=text|json][:PATH]
   std::string stats_path;               ///< --stats=FORMAT:PATH ("" = stderr)
   bool progress = false;                ///< --progress
+  stats_format plan = stats_format::none; ///< --plan[=text|json]: print the plan, run nothing
   bool help = false;                    ///< --help or -h
   bool version = false;                 ///< --version
   std::vector<std::string> params_given; ///< names of the params set on the command line
