@@ -303,9 +303,14 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
         merge.memory = std::max(std::min(room, spare_merge(merge)),
                                 std::min(room, in_memory_bytes(creator.elements * static_cast<double>(creator.element_bytes))));
       } else {
-        creator.runs = merge.runs = ceil_div(n, rf.run_elements);
-        const std::uint64_t blocks = ceil_div(n, rf.geometry.elements) + creator.runs;
-        merge.memory = std::min(room, std::max(spare_merge(merge), merge_memory_for(s, rf.geometry, creator.runs, blocks)));
+        const runs_written w = written_by(rf, n, distinct(creator));
+        creator.runs = merge.runs = w.runs;
+        // A merge left less than it needs to merge the runs its sort writes to the end
+        // (the metadata of all of them and a fan-in of four) would stop mid-run: the
+        // phase does not hold the plan.
+        const std::uint64_t finish = merge_memory_to_finish(s, rf.geometry, w.runs, w.blocks);
+        if (finish > room) return memory_shortfall{p, sat_add(M - room, finish)};
+        merge.memory = std::min(room, std::max(spare_merge(merge), merge_memory_for(s, rf.geometry, w.runs, w.blocks)));
       }
       available -= merge.memory;
     }
