@@ -77,7 +77,7 @@ public:
                   mng::block_manager& bm = mng::block_manager::global(),
                   mng::allocation_strategy strategy = mng::allocation_strategy::striping())
       : bm_(bm), strategy_(std::move(strategy)), block_bytes_(block_bytes),
-        block_elements_(block_bytes / sizeof(T)), budget_(memory_bytes) {
+        block_elements_(block_bytes / sizeof(T)), block_shift_(shift_of(block_elements_)), budget_(memory_bytes) {
     if (block_bytes == 0 || block_bytes % io::buffer_alignment != 0 || block_elements_ == 0) {
       throw std::invalid_argument("flow: an external vector of " + std::to_string(sizeof(T)) + "-byte elements in blocks of " +
                                   std::to_string(block_bytes) + " bytes (a block is a positive multiple of 4096 bytes "
@@ -286,8 +286,20 @@ private:
   T* element(std::uint64_t i) {
     const std::uint64_t offset = i - last_first_; // wraps to large when i < last_first_
     if (offset < last_count_) return last_data_ + offset;
-    touch(i / block_elements_);
+    touch(block_of(i));
     return last_data_ + (i - last_first_);
+  }
+  // The block of element i: a shift when the elements per block are a power of two
+  // (elements of 1, 2, 4, 8, ... bytes), as the compiler made of a division by a
+  // compile-time size; else a division.
+  std::uint64_t block_of(std::uint64_t i) const noexcept {
+    return block_shift_ != no_shift ? i >> block_shift_ : i / block_elements_;
+  }
+  static unsigned shift_of(std::size_t elements) noexcept {
+    if (elements == 0 || (elements & (elements - 1)) != 0) return no_shift;
+    unsigned k = 0;
+    while ((std::size_t{1} << k) < elements) ++k;
+    return k;
   }
   // Makes block b the cached "last" block (reading it on a miss). Once per block change.
   void touch(std::uint64_t b) {
@@ -334,7 +346,7 @@ private:
   // The tail block is full, not cached, or this is the first push: (re)establish it.
   void start_tail() {
     mutable_check("push_back");
-    const std::uint64_t b = size_ / block_elements_;
+    const std::uint64_t b = block_of(size_);
     std::size_t k;
     if (b == blocks_.size()) {
       // Write behind: the previous block is complete, start its write now.
@@ -360,6 +372,8 @@ private:
   mng::allocation_strategy strategy_;
   std::size_t block_bytes_;
   std::size_t block_elements_; // elements per block
+  static constexpr unsigned no_shift = 64;
+  unsigned block_shift_;        // log2(block_elements_) if a power of two, else no_shift
   std::vector<slot> slots_;
   std::vector<mng::block_id> blocks_;
   std::vector<int> slot_of_; // block index -> slot, -1 when not cached
