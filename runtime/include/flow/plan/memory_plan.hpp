@@ -281,14 +281,32 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
       if (node(id).role == memory_role::sort_merge) merges.push_back(id);
       if (node(id).role == memory_role::sort_runs) runs.push_back(id);
     }
-    std::uint64_t run_minimums = 0, merge_minimums = 0;
+    // What each merge needs to merge the runs its sort writes to the end (the metadata
+    // of all of them and a fan-in of four; its minimum if the sort stays in memory): a
+    // merge given less stops mid-run, so a phase that cannot hold these does not hold
+    // the plan. Each merge is served keeping the others' needs.
+    std::uint64_t run_minimums = 0, merge_needs = 0;
     for (int id : runs) run_minimums += minimum(node(id));
-    for (int id : merges) merge_minimums += minimum(node(id));
+    std::map<int, std::uint64_t> need;
+    for (int id : merges) {
+      const memory_node& creator = node(node(id).partner);
+      const sort_setup s = setup(creator);
+      const run_formation_shape rf = run_formation(s, creator.memory);
+      const std::uint64_t n = elements(creator);
+      need[id] = minimum(node(id));
+      if (n > rf.in_memory_elements()) {
+        const runs_written w = written_by(rf, n, distinct(creator));
+        need[id] = std::max(need[id], merge_memory_to_finish(s, rf.geometry, w.runs, w.blocks));
+      }
+      merge_needs = sat_add(merge_needs, need[id]);
+    }
+    if (sat_add(run_minimums, merge_needs) > available)
+      return memory_shortfall{p, sat_add(fixed[p], sat_add(run_minimums, merge_needs))};
     for (int id : merges) {
       memory_node& merge = node(id);
       memory_node& creator = node(merge.partner);
-      merge_minimums -= minimum(merge);
-      const std::uint64_t room = available - run_minimums - merge_minimums;
+      merge_needs -= need[id];
+      const std::uint64_t room = available - run_minimums - merge_needs;
       // The runtime sorts in memory whenever run formation held everything; the merge
       // phase then keeps the data.
       const sort_setup s = setup(creator);
@@ -305,11 +323,6 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
       } else {
         const runs_written w = written_by(rf, n, distinct(creator));
         creator.runs = merge.runs = w.runs;
-        // A merge left less than it needs to merge the runs its sort writes to the end
-        // (the metadata of all of them and a fan-in of four) would stop mid-run: the
-        // phase does not hold the plan.
-        const std::uint64_t finish = merge_memory_to_finish(s, rf.geometry, w.runs, w.blocks);
-        if (finish > room) return memory_shortfall{p, sat_add(M - room, finish)};
         merge.memory = std::min(room, std::max(spare_merge(merge), merge_memory_for(s, rf.geometry, w.runs, w.blocks)));
       }
       available -= merge.memory;
