@@ -796,7 +796,7 @@ TEST(ProgramHelp, ListsEveryParamAndFlag) {
     EXPECT_TRUE(contains(h, f)) << f << "\n" << h;
   }
   EXPECT_TRUE(contains(flat, "(default 256 MiB, the script's)")) << h;
-  EXPECT_TRUE(contains(flat, "(default 1.00 MiB, the planner's)")) << h;
+  EXPECT_TRUE(contains(flat, "(default 1.00 MiB, the script's)")) << h;
   EXPECT_TRUE(contains(flat, "text:PATH / json:PATH to a file")) << h;
   EXPECT_TRUE(contains(flat, "(default " + std::to_string(flow::hardware_threads()) + ", the CPUs available)")) << h;
   EXPECT_TRUE(contains(h, "Exit status: 0 done, 1 error while running, 2 bad flag or value.")) << h;
