@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   constexpr u64 budget = 256ull << 20;
   constexpr auto plan = flow::containers::plan_priority_queue(budget, 1ull << 28, 8, 1u << 20);
   static_assert(plan.feasible);
-  flow::containers::priority_queue<u64, std::less<u64>, plan.block_bytes> pq(plan, bm);
+  flow::containers::priority_queue<u64> pq(plan, bm);
   bool ok = true;
   double t0 = 0, t1 = 0;
   flow::io::scoped_stats phase;

@@ -27,13 +27,15 @@ const std::vector<std::string>& runtimeHeaders() {
   static const std::vector<std::string> headers = {
       "flow/algo/runs_creator.hpp", "flow/algo/runs_merger.hpp",   "flow/containers/priority_queue.hpp",
       "flow/containers/vector.hpp", "flow/io/typed_file.hpp",      "flow/plan/memory_plan.hpp",
-      "flow/stream/merge.hpp",      "flow/stream/transform.hpp",   "flow/stream/combine.hpp",
-      "flow/stream/join.hpp",       "flow/stream/reduce.hpp",      "flow/stream/sources.hpp",
-      "flow/program.hpp",           "flow/script.hpp"};
+      "flow/stream/merge.hpp",      "flow/stream/transform.hpp",   "flow/plan/reduce_model.hpp",
+      "flow/stream/combine.hpp",    "flow/stream/join.hpp",        "flow/stream/reduce.hpp",
+      "flow/stream/sources.hpp",    "flow/program.hpp",            "flow/script.hpp"};
   return headers;
 }
 
-std::string Generator::blockBytes() const { return std::to_string(plan_.blockBytes); }
+// The block size of the run (program::block(): --block, the script's `block`, else the
+// size for the run's --memory), never the compiler's: containers take it at construction.
+std::string Generator::blockBytes() const { return "fl_program.block()"; }
 
 // ------------------------------------------------------------------------- statements
 
@@ -221,8 +223,8 @@ void Generator::emitRefill(const AssignStmt& a) {
   line("{ // " + a.vector->name + " = … (" + describe(a.loc) + ")");
   {
     Indent in(*this);
-    line("flow::containers::vector<" + type(a.vector->type) + ", " + blockBytes() + "> " + var(*refill, "new") + "(" +
-         memoryOf(*refill) + ");");
+    line("flow::containers::vector<" + type(a.vector->type) + "> " + var(*refill, "new") + "(" + memoryOf(*refill) + ", " +
+         blockBytes() + ");");
     emitOwner(&a, atTopLevel());
     line(name(a.vector) + ".take_elements(" + var(*refill, "new") + ");");
   }
@@ -240,7 +242,6 @@ void Generator::emitArray(const ArrayDecl& d) {
 }
 
 void Generator::emitTopLevel(const Stmt& s) {
-  const std::string B = blockBytes();
   switch (s.kind()) {
   case Stmt::Stream:
     line("// stream " + s.as<StreamDecl>()->name + ": runs where it is read");
@@ -250,8 +251,8 @@ void Generator::emitTopLevel(const Stmt& s) {
     const Node* built = plan_.forDeclaration(&d); // else filled by pushes: two blocks of buffer
     line("");
     line("// vector " + d.name + ": " + d.symbol->type->name());
-    line("flow::containers::vector<" + type(d.symbol->type) + ", " + B + "> " + name(d.symbol) + "(" +
-         (built ? memoryOf(*built) : std::to_string(2 * plan_.blockBytes) + "ULL") + ");");
+    line("flow::containers::vector<" + type(d.symbol->type) + "> " + name(d.symbol) + "(" +
+         (built ? memoryOf(*built) : "2 * " + blockBytes()) + ", " + blockBytes() + ");");
     if (d.pipeline) emitOwner(&d, atTopLevel());
     return;
   }
@@ -265,12 +266,12 @@ void Generator::emitTopLevel(const Stmt& s) {
          plan::formatCount(static_cast<double>(items)) + " pushes estimated");
     // Held in an optional so that the statement of its last use can free it (run()).
     const std::string queueType = "flow::containers::priority_queue<" + queueElement(d.symbol->type) + ", " +
-                                  orderType(d.order.order) + ", " + B + ">";
+                                  orderType(d.order.order) + ">";
     line("std::optional<" + queueType + "> " + "fl_" + name(d.symbol) + "_storage;");
-    line("auto& " + name(d.symbol) + " = " + "fl_" + name(d.symbol) + "_storage.emplace(" + (planned ? memoryOf(*q) : std::to_string(16 * plan_.blockBytes) + "ULL") + ", " +
+    line("auto& " + name(d.symbol) + " = " + "fl_" + name(d.symbol) + "_storage.emplace(" + (planned ? memoryOf(*q) : "16 * " + blockBytes()) + ", " +
          (planned ? "static_cast<uint64_t>(fl_nodes[" + std::to_string(q->id) + "].elements)"
                   : std::to_string(items) + "ULL") +
-         ");");
+         ", " + blockBytes() + ");");
     return;
   }
   default: return; // imports, records, orders, params, memory and block are compile-time
@@ -364,7 +365,7 @@ void Generator::emitMemoryPlan(const std::map<int, std::string>& scale) {
   // (the same algorithm, flow/plan/memory_plan.hpp): sorts and queues get the memory
   // the data they will really see calls for.
   line("// the memory plan for this run's params and --memory: {role, phase, phases (queues), elements,");
-  line("// element bytes, keyed order (sorts), other half (sorts)}");
+  line("// element bytes, keyed order (sorts), other half (sorts), combines (reduces)}");
   for (const Node& n : plan_.nodes) {
     const plan::memory_role role = plan::memoryRole(n.kind);
     if (role == plan::memory_role::none) continue;
@@ -375,7 +376,7 @@ void Generator::emitMemoryPlan(const std::map<int, std::string>& scale) {
     line("fl_nodes[" + std::to_string(n.id) + "] = {flow::plan::memory_role::" + roles[static_cast<int>(role)] + ", " +
          std::to_string(n.phase) + ", {" + live + "}, " + number(n.startElements) + " * " + scale.at(n.id) + ", " +
          std::to_string(n.elementBytes) + ", " + (n.keyed ? "true" : "false") + ", " + std::to_string(n.partner) +
-         "};");
+         (n.kind == Node::ReduceRuns ? ", true" : "") + "};");
   }
   // A phase that cannot hold its arrays names them with their sizes for this run.
   std::vector<std::string> arrays;
@@ -387,12 +388,12 @@ void Generator::emitMemoryPlan(const std::map<int, std::string>& scale) {
                        "]), " + std::to_string(n.elementBytes) + ")});");
   if (arrays.empty()) {
     line("if (const auto fl_short = fl_memory.assign())");
-    line("  fl_program.memory_too_small(fl_short->phase, fl_short->needed);");
+    line("  fl_program.memory_too_small(*fl_short, fl_nodes);");
   } else {
     line("if (const auto fl_short = fl_memory.assign()) {");
     line("  std::vector<std::pair<std::string, std::uint64_t>> fl_arrays;");
     for (const std::string& a : arrays) line("  " + a);
-    line("  fl_program.memory_too_small(fl_short->phase, fl_short->needed, fl_arrays);");
+    line("  fl_program.memory_too_small(*fl_short, fl_nodes, fl_arrays);");
     line("}");
   }
 }
@@ -489,17 +490,27 @@ void Generator::emitEstimate() {
       if (w->rounds) rounds += (rounds.empty() ? "" : " * ") + std::string("static_cast<double>(") + expr(*w->rounds->expr) + ")";
     line("fl_e.rounds(" + std::to_string(p.id) + ", " + phaseLabel(p.id) + ", " + (rounds.empty() ? "1.0" : rounds) + ");");
   }
+  // Each node's share and I/O for this run, as `flowc explain` lists them (--plan prints
+  // them); its I/O adds to its phase's estimate.
+  auto node = [&](const Node& n, const std::string& read, const std::string& write, const std::string& queue = "") {
+    std::string phases;
+    for (int p : n.spansPhases() ? n.livePhases : std::vector<int>{n.phase})
+      phases += (phases.empty() ? "" : ", ") + std::to_string(p);
+    const bool planned = plan::memoryRole(n.kind) != plan::memory_role::none;
+    line("fl_e.node({" + std::to_string(n.id) + ", " + quote(n.name) + ", " + std::to_string(n.phase) + ", {" + phases +
+         "}, " + (planned ? memoryOf(n) : std::string("0")) + ", " + read + ", " + write + (queue.empty() ? "" : ", " + queue) +
+         "}, " + phaseLabel(n.phase) + ");");
+  };
   for (const Node* np : order) {
     const Node& n = *np;
     const std::string& sv = scale[n.id];
     switch (n.kind) {
     case Node::SortRuns: {
       const Node& merge = plan_.nodes[n.partner];
-      line("const auto fl_sort" + std::to_string(n.id) + " = fl_memory.sort(fl_nodes[" + std::to_string(n.id) + "]);");
-      line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", 0, fl_sort" + std::to_string(n.id) +
-           ".runs_write);");
-      line("fl_e.phase(" + std::to_string(merge.phase) + ", " + phaseLabel(merge.phase) + ", fl_sort" +
-           std::to_string(n.id) + ".merge_read, fl_sort" + std::to_string(n.id) + ".merge_write);");
+      const std::string sort = "fl_sort" + std::to_string(n.id);
+      line("const auto " + sort + " = fl_memory.sort(fl_nodes[" + std::to_string(n.id) + "]);");
+      node(n, "0", sort + ".runs_write");
+      node(merge, sort + ".merge_read", sort + ".merge_write");
       // The runs are all on disk when run formation ends, and an intermediate merge adds
       // its output (sort_cost::disk_peak): a --disk SIZE below that is an error before
       // any work (flow::program::disk_need), when the count is exact and the
@@ -510,25 +521,50 @@ void Generator::emitEstimate() {
         for (const auto& item : program_.ast->items) topLevel = topLevel || item.get() == *owner;
       if (const std::string exact = exactCount(n.inputs[0]); topLevel && exact != "false")
         line("if (" + exact + ") fl_program.disk_need(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) +
-             ", fl_sort" + std::to_string(n.id) + ".disk_peak);");
+             ", " + sort + ".disk_peak);");
       break;
     }
     case Node::SortMerge: break; // with its run formation
+    case Node::ReduceRuns: {
+      // Priced again for this run's budget (reduce_model.hpp), as the planner does: a
+      // hash table holds the distinct keys it expects and writes nothing, else equal keys
+      // combine as runs form and merge.
+      const Node& merge = plan_.nodes[n.partner];
+      const std::string reduce = "fl_reduce" + std::to_string(n.id), runs = "fl_nodes[" + std::to_string(n.id) + "]",
+                        merged = "fl_nodes[" + std::to_string(merge.id) + "]";
+      line("const auto " + reduce + " = flow::plan::reduce_estimate(fl_memory.setup(" + runs +
+           "), flow::plan::memory_planner::elements(" + runs + "), flow::plan::memory_planner::elements(" + merged +
+           "), " + runs + ".memory, " + merged + ".memory);");
+      const std::string spills = "!" + reduce + ".sort.in_memory" + (merge.counted ? " && !" + reduce + ".hash_in_memory" : "");
+      line("const bool " + reduce + "_spills = " + spills + ";");
+      node(n, "0", reduce + "_spills ? static_cast<double>(" + reduce + ".sort.runs_write) : 0.0");
+      node(merge, reduce + "_spills ? static_cast<double>(" + reduce + ".sort.merge_read) : 0.0",
+           reduce + "_spills ? static_cast<double>(" + reduce + ".sort.merge_write) : 0.0");
+      break;
+    }
+    case Node::ReduceMerge: break; // with its run formation
     case Node::Queue: {
       if (n.livePhases.empty()) break;
       std::string items = "static_cast<uint64_t>(" + number(n.startElements) + " * " + sv + ")";
-      std::string pq = "fl_pq" + std::to_string(n.id);
-      line("const double " + pq + " = flow::containers::plan_priority_queue(" + memoryOf(n) + ", " + items + ", " +
-           std::to_string(n.elementBytes) + ", " + blockBytes() + ").io_bytes(" + items +
-           ") / 2.0; // the bound, half read and half written");
-      line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", " + pq + ", " + pq + ");");
+      const std::string pq = "fl_pq" + std::to_string(n.id);
+      line("const auto " + pq + " = flow::containers::plan_priority_queue(" + memoryOf(n) + ", " + items + ", " +
+           std::to_string(n.elementBytes) + ", " + blockBytes() + ");");
+      line("const double " + pq + "_io = " + pq + ".io_bytes(" + items + ") / 2.0; // the bound, half read and half written");
+      node(n, pq + "_io", pq + "_io", "flow::containers::describe(" + pq + ")");
+      break;
+    }
+    case Node::VectorIndex: {
+      // An upper bound: a block read per access, a block written per write, in this
+      // run's blocks.
+      const std::string block = "static_cast<double>(" + blockBytes() + ")";
+      node(n, number(n.accesses) + " * " + sv + " * " + block, number(n.writes) + " * " + sv + " * " + block);
       break;
     }
     default: {
       // Files, scans and sinks move their elements once: priced from the count the
       // program starts from, so a read without `~ N` is estimated at its file's size.
       double read = n.readBytes, write = n.writeBytes;
-      if (n.elements == 0 && n.startElements > 0 && n.kind != Node::VectorIndex) {
+      if (n.elements == 0 && n.startElements > 0) {
         const double bytes = n.startElements * static_cast<double>(n.elementBytes);
         const bool source = n.kind == Node::ReadFile || n.kind == Node::ScanVector || n.kind == Node::Reread;
         const bool sink = n.kind == Node::WriteFile || n.kind == Node::VectorBuild || n.kind == Node::VectorRefill ||
@@ -536,9 +572,8 @@ void Generator::emitEstimate() {
         if (source) read = bytes;
         if (sink) write = bytes;
       }
-      if (read > 0 || write > 0)
-        line("fl_e.phase(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) + ", " + number(read) + " * " + sv +
-             ", " + number(write) + " * " + sv + ");");
+      if (read > 0 || write > 0 || plan::memoryRole(n.kind) != plan::memory_role::none)
+        node(n, number(read) + " * " + sv, number(write) + " * " + sv);
       break;
     }
     }
@@ -559,8 +594,8 @@ std::string Generator::run() {
   // read them back may be anywhere after it, in other blocks.
   for (const Node& n : plan_.nodes)
     if (n.kind == Node::Materialize)
-      line("flow::containers::vector<" + type(n.get<Symbol>()->type) + ", " + blockBytes() + "> " + var(n, "mat") + "(" +
-           memoryOf(n) + "); // stream " + n.get<Symbol>()->name + ", written once, read back later");
+      line("flow::containers::vector<" + type(n.get<Symbol>()->type) + "> " + var(n, "mat") + "(" + memoryOf(n) + ", " +
+           blockBytes() + "); // stream " + n.get<Symbol>()->name + ", written once, read back later");
   std::vector<const Symbol*> topVectors; // declared so far
   for (const StmtPtr& s : program_.ast->items) {
     // `v[i]` gets the block cache the planner sized for this statement, and the vector
@@ -593,13 +628,14 @@ std::string Generator::run() {
   emitPlanComment();
   // Every program includes all but the headers of the nodes only some scripts use.
   std::set<std::string> used(runtimeHeaders().begin(), runtimeHeaders().end());
-  for (const char* optional : {"flow/stream/join.hpp", "flow/stream/combine.hpp", "flow/stream/reduce.hpp",
-                               "flow/stream/sources.hpp"})
+  for (const char* optional : {"flow/plan/reduce_model.hpp", "flow/stream/join.hpp", "flow/stream/combine.hpp",
+                               "flow/stream/reduce.hpp", "flow/stream/sources.hpp"})
     used.erase(optional);
   for (const Node& n : plan_.nodes) {
     if (n.kind == Node::Join) used.insert("flow/stream/join.hpp");
     if (n.kind == Node::Zip || n.kind == Node::Concat) used.insert("flow/stream/combine.hpp");
     if (n.kind == Node::ReduceRuns || n.kind == Node::Fold) used.insert("flow/stream/reduce.hpp");
+    if (n.kind == Node::ReduceRuns) used.insert("flow/plan/reduce_model.hpp"); // its estimate
     if (n.kind == Node::Generate || n.kind == Node::Range) used.insert("flow/stream/sources.hpp");
   }
   for (const std::string& h : runtimeHeaders())
@@ -636,7 +672,9 @@ std::string Generator::run() {
     line("fl_program.origin(fl_built_by);");
     emitParams();
     line("fl_program.memory_default(" + std::to_string(plan_.memoryBytes) + "ULL);");
-    line("fl_program.block_default(" + std::to_string(plan_.blockBytes) + "ULL);");
+    // The script's `block` (or flowc's --block); without one the program sizes blocks
+    // for the budget it runs with, as the planner does (flow::block_size).
+    if (!plan_.blockDefaulted) line("fl_program.block_default(" + std::to_string(plan_.blockBytes) + "ULL);");
     // Files the script reads are checked before any work, unless the script writes them
     // itself first: the planner knows the literals; a path param's file is compared with
     // the files written when the program starts (output_file).

@@ -131,6 +131,7 @@ void printText(const Plan& plan, std::ostream& out) {
           << std::setw(width(n, n.readBytes)) << (here ? ioCell(n, n.readBytes) : "")
           << std::setw(width(n, n.writeBytes)) << (here ? ioCell(n, n.writeBytes) : "") << "\n";
       if (!n.note.empty() && here) out << "       note: " << n.note << "\n";
+      if (!n.queue.empty() && here) out << "       queue: " << n.queue << "\n";
     }
   }
   const bool bounded = std::any_of(plan.nodes.begin(), plan.nodes.end(),
@@ -174,6 +175,7 @@ void printJson(const Plan& plan, std::ostream& out) {
       if (n.kind == Node::Queue) out << ", \"peak_fraction\": " << number(n.calibrated->peakFraction);
       out << "}";
     }
+    if (n.kind == Node::Queue) out << ", \"queue\": " << jsonString(n.queue);
     if (!n.note.empty()) out << ", \"note\": " << jsonString(n.note);
     out << "}" << (i + 1 < plan.nodes.size() ? "," : "") << "\n";
   }

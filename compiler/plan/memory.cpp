@@ -4,12 +4,14 @@
 #include "plan/memory.hpp"
 
 #include "flow/defaults.hpp"
+#include "flow/format.hpp"
 #include "flow/plan/reduce_model.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <optional>
 #include <thread>
 
 namespace flow::plan {
@@ -45,7 +47,7 @@ MemoryPlanner::MemoryPlanner(Plan& plan, DiagnosticEngine& diags, const SourceFi
   for (const Node& n : plan_.nodes)
     nodes_.push_back({.role = memoryRole(n.kind), .phase = n.phase, .live_phases = n.livePhases,
                       .elements = n.elements, .element_bytes = n.elementBytes, .keyed = n.keyed,
-                      .partner = n.partner});
+                      .partner = n.partner, .combines = n.kind == Node::ReduceRuns});
 }
 
 flow::plan::memory_planner MemoryPlanner::planner() {
@@ -101,6 +103,16 @@ bool MemoryPlanner::countsFit() {
   return true;
 }
 
+std::string MemoryPlanner::leastBudget() const {
+  // The rule programs follow at start (flow::plan::least_budget): the budget named runs.
+  const std::optional<uint64_t> fixedBlock = plan_.blockDefaulted ? std::nullopt : std::optional<uint64_t>(plan_.blockBytes);
+  const uint64_t least = flow::plan::least_budget(nodes_, plan_.memoryBytes, fixedBlock, planningThreads());
+  if (!least) return " (no budget holds this plan)";
+  return " (the least budget that holds this plan is " + flow::format_bytes(static_cast<double>(least), true) + ", " +
+         std::to_string(least) + " bytes" +
+         (fixedBlock ? "" : ", with blocks of " + formatBytes(static_cast<double>(flow::block_for_memory(least)))) + ")";
+}
+
 void MemoryPlanner::reportTooSmall(int phase, uint64_t needed) {
   std::string parts;
   for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -119,7 +131,7 @@ void MemoryPlanner::reportTooSmall(int phase, uint64_t needed) {
                    (ph ? " (" + ph->label + ")" : "") + " needs at least " + formatBytes(static_cast<double>(needed)) +
                    " (" + parts + ") with blocks of " + formatBytes(static_cast<double>(plan_.blockBytes)) +
                    ", but the budget is " + formatBytes(static_cast<double>(plan_.memoryBytes)) +
-                   "; raise 'memory' (or --memory) or lower 'block'");
+                   "; raise 'memory' (or --memory) or lower 'block'" + leastBudget());
 }
 
 void MemoryPlanner::computeIo() {
@@ -222,6 +234,7 @@ void MemoryPlanner::computeIo() {
                  " items at once (" + share + " in the calibration run)";
       }
       n.passes = fitsInside ? 0 : static_cast<int>(cfg.external_levels);
+      n.queue = containers::describe(cfg);
       n.tempDiskBytes = n.writeBytes; // an upper bound: what it writes out, never freed early
       break;
     }

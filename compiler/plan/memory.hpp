@@ -28,6 +28,9 @@ private:
   /// False after reporting a count past flow::plan::max_elements (2^63).
   bool countsFit();
   void reportTooSmall(int phase, uint64_t needed);
+  /// " (the least budget that holds this plan is ...)": flow::plan::least_budget for the
+  /// script's block rule, as a program reports it at start.
+  std::string leastBudget() const;
 
   Plan& plan_;
   DiagnosticEngine& diags_;

@@ -95,7 +95,7 @@ std::optional<Plan> makePlan(const sema::CheckedProgram& program, const PlanOpti
   plan.script = program.ast->file ? program.ast->file->path() : "";
   plan.memoryBytes = options.memoryBytes.value_or(program.memoryBytes.value_or(flow::default_memory_bytes));
   plan.memoryDefaulted = !options.memoryBytes && !program.memoryBytes;
-  plan.blockBytes = options.blockBytes.value_or(program.blockBytes.value_or(flow::block_for_memory(plan.memoryBytes)));
+  plan.blockBytes = flow::block_size(options.blockBytes, program.blockBytes, plan.memoryBytes);
   plan.blockDefaulted = !options.blockBytes && !program.blockBytes;
   unsigned before = diags.errorCount();
   GraphBuilder graph(program, plan, diags, options);

@@ -111,6 +111,7 @@ struct Node {
   /// What a calibration run measured for this node (explain --calibrate), if anything:
   /// its count (or a queue's I/O) is then from the measurement, not an assumption.
   std::optional<Calibration::Measured> calibrated;
+  std::string queue;            // a queue's configuration (flow::containers::describe)
   // Sorts: the run formation and the merge of one sort point at each other.
   int partner = -1;
   uint64_t runs = 0;

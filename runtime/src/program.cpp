@@ -30,6 +30,7 @@
 #include "flow/mng/block_manager.hpp"
 #include "flow/plan/memory_plan.hpp"
 #include "flow/progress.hpp"
+#include "flow/program/run_plan.hpp"
 
 namespace flow {
 
@@ -112,6 +113,7 @@ constexpr option_doc builtin_options[] = {
     {"stats", "--stats[=FORMAT]", false},
     {"progress", "--progress", false},
     {"trace", "--trace PATH", true},
+    {"plan", "--plan[=FORMAT]", false},
     {"help", "--help, -h", false},
     {"version", "--version", false},
 };
@@ -272,13 +274,12 @@ void program::memory_default(std::uint64_t bytes) {
   memory_default_ = bytes;
 }
 
-void program::block_default(std::uint64_t bytes, bool from_memory) {
+void program::block_default(std::uint64_t bytes) {
   if (bytes == 0 || bytes % 4096 != 0) {
     throw std::logic_error("flow::program::block_default: " + std::to_string(bytes) +
                            " bytes is not a positive multiple of 4096");
   }
   block_default_ = bytes;
-  block_from_memory_ = from_memory;
 }
 
 void program::input_file(std::string path, std::size_t element_bytes, std::string type_name) {
@@ -344,30 +345,30 @@ std::uint64_t program::memory() const noexcept {
   return options_.memory.value_or(memory_default_ ? memory_default_ : fallback_memory);
 }
 
-void program::memory_too_small(int phase, std::uint64_t needed) const {
-  throw usage_error("--memory", "--memory: phase " + std::to_string(phase) + " needs at least " +
-                                    flow::format_bytes(needed, true) + " with blocks of " + flow::format_bytes(block()) +
-                                    ", but the budget is " + flow::format_bytes(memory()) +
-                                    "; give a larger --memory or a smaller --block");
-}
-
-void program::memory_too_small(int phase, std::uint64_t needed,
+void program::memory_too_small(const plan::memory_shortfall& shortfall, const std::vector<plan::memory_node>& nodes,
                                const std::vector<std::pair<std::string, std::uint64_t>>& arrays) const {
   std::string held;
   for (const auto& [name, bytes] : arrays)
     held += (held.empty() ? "" : ", ") + name + " (" + flow::format_bytes(bytes, true) + ")";
-  throw usage_error("--memory", "--memory: phase " + std::to_string(phase) + " needs at least " +
-                                    flow::format_bytes(needed, true) + " with blocks of " + flow::format_bytes(block()) +
-                                    (held.empty() ? "" : ", holding " + held) + ", but the budget is " +
-                                    flow::format_bytes(memory()) + "; give a larger --memory or a smaller --block");
+  const std::optional<std::uint64_t> fixed_block =
+      options_.block ? options_.block : block_default_ ? std::optional<std::uint64_t>(block_default_) : std::nullopt;
+  const std::uint64_t least = plan::least_budget(nodes, memory(), fixed_block, threads());
+  // The least budget exactly: rounded up it could reach the next block size, which may
+  // not hold the plan.
+  const std::string advice =
+      least ? "; the least budget that holds this run's plan is " + flow::format_bytes(least, true) +
+                  (fixed_block ? "" : " (blocks of " + flow::format_bytes(block_for_memory(least)) + ")") +
+                  ": give --memory " + std::to_string(least) + ", or a smaller --block"
+            : "; no budget holds this run's plan: give smaller params or a smaller --block";
+  throw usage_error("--memory", "--memory: phase " + std::to_string(shortfall.phase) + " needs " +
+                                    flow::format_bytes(shortfall.needed, true) + " with blocks of " +
+                                    flow::format_bytes(block()) + (held.empty() ? "" : ", holding " + held) +
+                                    ", but the budget is " + flow::format_bytes(memory()) + advice);
 }
 
 std::uint64_t program::block() const noexcept {
-  if (options_.block) return *options_.block;
-  if (block_default_ == 0) return 0;
-  const std::uint64_t planned_total = memory_default_ ? memory_default_ : fallback_memory;
-  if (block_from_memory_ && memory() != planned_total) return block_for_memory(memory());
-  return block_default_;
+  return block_size(options_.block, block_default_ ? std::optional<std::uint64_t>(block_default_) : std::nullopt,
+                    memory());
 }
 
 unsigned program::threads() const noexcept {
@@ -523,6 +524,12 @@ const program_options& program::parse(int argc, const char* const* argv) {
       } else if (name == "trace") {
         options_.trace_path = std::string(take_value("a file for the timeline, e.g. run.trace.json"));
         if (options_.trace_path.empty()) throw usage(flag, "--trace: the path is empty");
+      } else if (name == "plan") {
+        options_.plan = stats_format::text;
+        if (inline_value) {
+          if (value == "json") options_.plan = stats_format::json;
+          else if (value != "text") throw usage(flag, "--plan: '" + excerpt(value) + "' is not text or json");
+        }
       } else {
         param_info* p = nullptr;
         for (auto& q : params_)
@@ -606,8 +613,10 @@ std::string program::help() const {
                                      "); every sort and queue gets its planned share of it"});
   os.push_back({"--block SIZE",
                 "block size of external memory, a power of two of at least 4KiB (default " +
-                    (block_default_ ? flow::format_bytes(block_default_) + ", the planner's"
-                                    : std::string("chosen by each node")) + ")"});
+                    (block_default_ ? flow::format_bytes(block_default_) + ", the script's"
+                                    : "the size for the budget: " + flow::format_bytes(block_for_memory(md)) +
+                                          " for " + flow::format_bytes(md) + ", 64KiB to 4MiB as --memory goes") +
+                    ")"});
   os.push_back({"--disk PATH[:SIZE]",
                 "disk for external memory, repeatable: a directory (a temporary file inside, "
                 "unlinked at once so nothing is left), a file or device (used as is and locked; "
@@ -624,6 +633,10 @@ std::string program::help() const {
   os.push_back({"--progress", "a progress bar per phase on stderr (only when it is a terminal)"});
   os.push_back({"--trace PATH", "the run's timeline (phases, bytes read and written, I/O wait) as Chrome "
                                 "trace-event JSON, for chrome://tracing or ui.perfetto.dev"});
+  os.push_back({"--plan[=FORMAT]",
+                "print the plan this run would use and exit without running: the block size, each phase's "
+                "and node's memory and estimated I/O, the queues' configuration; FORMAT text (default) or json "
+                "(the fields of flowc explain --format json)"});
   os.push_back({"--help, -h", "this help"});
   os.push_back({"--version", "where the program comes from (flowc, script) and the runtime's version"});
 
@@ -776,23 +789,8 @@ int program::run_checked(const std::function<void()>& body) {
     }
   }
 
-  // 4. Disks: the global block manager for the program's life; temporary disk files go
-  // with it (and with io::temp_files on fatal signals).
-  mng::disk_config cfg = options_.disks.empty() ? mng::disk_config::defaults() : mng::disk_config{};
-  if (!options_.disks.empty()) cfg.disks = options_.disks;
-  cfg.direct = options_.direct;
-  std::unique_ptr<mng::block_manager> bm;
-  try {
-    bm = std::make_unique<mng::block_manager>(cfg);
-  } catch (const io_error& e) {
-    return fail(options_.disks.empty() ? 1 : 2, (options_.disks.empty() ? "" : "--disk: ") + clean_message(e.what()));
-  }
-  struct uninstall {
-    ~uninstall() { mng::block_manager::set_global(nullptr); }
-  } uninstaller;
-  mng::block_manager::set_global(bm.get());
-
-  // 5. The estimate, for the params actually used.
+  // 4. The estimate and the memory plan, for the params actually used, before any disk
+  // is made: a budget too small is an error now, and --plan prints the plan and stops.
   report_ = run_report{};
   report_.program = name_;
   disk_need_ = {};
@@ -808,6 +806,30 @@ int program::run_checked(const std::function<void()>& body) {
     return fail(2, std::string(e.what()) + "; " +
                        (params.empty() ? "the input files are too large" : "lower the params (" + params + ")"));
   }
+
+  if (options_.plan != stats_format::none) {
+    run_plan plan{name_, memory(), block(), threads(), {}, report_.estimate};
+    for (const auto& p : params_) plan.params.emplace_back(p.name, p.json());
+    write_stdout(options_.plan == stats_format::json ? plan_to_json(plan) : plan_to_text(plan));
+    std::fflush(stdout);
+    return 0;
+  }
+
+  // 5. Disks: the global block manager for the program's life; temporary disk files go
+  // with it (and with io::temp_files on fatal signals).
+  mng::disk_config cfg = options_.disks.empty() ? mng::disk_config::defaults() : mng::disk_config{};
+  if (!options_.disks.empty()) cfg.disks = options_.disks;
+  cfg.direct = options_.direct;
+  std::unique_ptr<mng::block_manager> bm;
+  try {
+    bm = std::make_unique<mng::block_manager>(cfg);
+  } catch (const io_error& e) {
+    return fail(options_.disks.empty() ? 1 : 2, (options_.disks.empty() ? "" : "--disk: ") + clean_message(e.what()));
+  }
+  struct uninstall {
+    ~uninstall() { mng::block_manager::set_global(nullptr); }
+  } uninstaller;
+  mng::block_manager::set_global(bm.get());
 
   // 5b. Disks too small for what the plan is sure to put on them: an error now, rather
   // than a full disk after run formation has done most of the work. Only when every disk

@@ -33,6 +33,11 @@ void estimate::rounds(unsigned id, std::string_view label, double rounds) {
   phases_.push_back({id, std::string(label), 0, 0, rounds});
 }
 
+void estimate::node(node_estimate n, std::string_view label) {
+  phase(n.phase, label, n.read_bytes, n.write_bytes);
+  nodes_.push_back(std::move(n));
+}
+
 const estimate::phase_estimate* estimate::find(unsigned id) const noexcept {
   for (const auto& p : phases_)
     if (p.id == id) return &p;

@@ -90,7 +90,7 @@ TEST(BuffersGivenBack, AFileReaderFreesItsBuffersAtItsEndAndOnClose) {
 TEST(BuffersGivenBack, AVectorReleasesItsCacheAndKeepsItsElements) {
   mng::block_manager bm(test::memory_config());
   constexpr std::size_t block = 4096, per_block = block / sizeof(std::uint64_t);
-  containers::vector<std::uint64_t, block> v(8 * block, bm);
+  containers::vector<std::uint64_t> v(8 * block, block, bm);
   const std::uint64_t counted = io::buffer_memory::current();
   for (std::uint64_t i = 0; i < 10 * per_block + 3; ++i) v.push_back(i);
   v.set(5, 555); // a changed cached block: written before it is freed

@@ -51,7 +51,7 @@ TYPED_TEST(Containers, VectorPushScanGetSetAcrossBoundaries) {
   on_each_disk(budget, [&](mng::block_manager& bm) {
     for (std::uint64_t n : test::boundary_counts(TestFixture::B)) {
       SCOPED_TRACE("count " + std::to_string(n));
-      containers::vector<T, block_bytes> v(budget, bm);
+      containers::vector<T> v(budget, block_bytes, bm);
       for (std::uint64_t i = 0; i < n; ++i) v.push_back(value_of<T>(i));
       ASSERT_EQ(v.size(), n);
       EXPECT_EQ(v.empty(), n == 0);
@@ -151,7 +151,7 @@ TYPED_TEST(Containers, QueueMatchesStdDequeUnderRandomOperations) {
 TEST(Containers, BudgetsBelowTheMinimumAreRefusedWithTheNumbers) {
   mng::block_manager bm(test::memory_config());
   try {
-    containers::vector<int, 4096> v(4096, bm);
+    containers::vector<int> v(4096, 4096, bm);
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("8192"), std::string::npos) << e.what();
@@ -163,7 +163,7 @@ TEST(Containers, BudgetsBelowTheMinimumAreRefusedWithTheNumbers) {
 TEST(Containers, VectorScansMayOverlap) {
   // merge(v, v) in a script reads one vector twice at once.
   mng::block_manager bm(test::memory_config());
-  containers::vector<int, 4096> v(2 * 4096, bm);
+  containers::vector<int> v(2 * 4096, 4096, bm);
   for (int i = 0; i < 5000; ++i) v.push_back(i);
   auto a = v.scan();
   auto b = v.scan();
@@ -184,7 +184,7 @@ TEST(Containers, VectorScansMayOverlap) {
 
 TEST(Containers, VectorIsReadOnlyWhileScanned) {
   mng::block_manager bm(test::memory_config());
-  containers::vector<int, 4096> v(2 * 4096, bm);
+  containers::vector<int> v(2 * 4096, 4096, bm);
   for (int i = 0; i < 5000; ++i) v.push_back(i);
   {
     auto r = v.scan();
@@ -200,7 +200,7 @@ TEST(Containers, VectorIsReadOnlyWhileScanned) {
 TEST(Containers, VectorRandomAccessAgainstStdVector) {
   const std::size_t budget = 4 * 4096;
   on_each_disk(budget, [&](mng::block_manager& bm) {
-    containers::vector<std::uint64_t, 4096> v(budget, bm);
+    containers::vector<std::uint64_t> v(budget, 4096, bm);
     std::vector<std::uint64_t> ref;
     std::mt19937_64 rng(3);
     for (int i = 0; i < 20000; ++i) {

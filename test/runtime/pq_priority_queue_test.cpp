@@ -83,7 +83,7 @@ static_assert(!flow::containers::pq::radix_sortable<item<16>, key_less>);
 
 constexpr std::size_t small_block = 4096;
 
-template <std::size_t N, class Order = key_less> using small_pq = priority_queue<item<N>, Order, small_block>;
+template <std::size_t N, class Order = key_less> using small_pq = priority_queue<item<N>, Order>;
 
 /// Pops one item from both queues and checks the keys agree; remembers the ids.
 template <class Q, class R, class T>
@@ -105,7 +105,7 @@ template <std::size_t N, class Order = key_less>
 void random_run(flow::mng::block_manager& bm, u64 budget, u64 prefill, u64 ops, int push_percent,
                 u64 key_range, u64 seed, bool check_external = true) {
   using T = item<N>;
-  small_pq<N, Order> q(budget, 0, bm);
+  small_pq<N, Order> q(budget, 0, small_block, bm);
   std::priority_queue<T, std::vector<T>, key_greater> ref;
   std::mt19937_64 rng(seed);
   u64 next_id = 1;
@@ -234,7 +234,7 @@ TEST(PqPlan, TooSmallBudgetIsReportedNotThrown) {
   static_assert(!c.feasible);
   EXPECT_STRNE(c.problem, "");
   flow::mng::block_manager bm(flow::test::memory_config());
-  EXPECT_THROW((priority_queue<u64, std::less<u64>, (1u << 20)>(c, bm)), std::invalid_argument);
+  EXPECT_THROW((priority_queue<u64>(c, bm)), std::invalid_argument);
   const pq_config bad_block = plan_priority_queue(64u << 20, 0, 8, 1000);
   EXPECT_FALSE(bad_block.feasible);
 }
@@ -242,7 +242,7 @@ TEST(PqPlan, TooSmallBudgetIsReportedNotThrown) {
 // --- classic interface --------------------------------------------------------------------
 
 TEST_F(PqTest, SmallQueueInMemoryMatchesStd) {
-  priority_queue<u64, std::less<u64>, small_block> q(1u << 20, 0, bm);
+  priority_queue<u64> q(1u << 20, 0, small_block, bm);
   std::priority_queue<u64, std::vector<u64>, std::greater<u64>> ref;
   std::mt19937_64 rng(1);
   for (int i = 0; i < 20000; ++i) {
@@ -336,7 +336,7 @@ TEST_F(PqTest, LargerBudgetSplitsFlushesAndRefillsBetweenCores) {
 
 TEST_F(PqTest, DescendingOrderOfSmallScalars) {
   // std::greater on u32: the radix sort's descending path, top = largest.
-  priority_queue<std::uint32_t, std::greater<std::uint32_t>, small_block> q(512u << 10, 0, bm);
+  priority_queue<std::uint32_t, std::greater<std::uint32_t>> q(512u << 10, 0, small_block, bm);
   std::priority_queue<std::uint32_t> ref;
   std::mt19937 rng(19);
   for (int i = 0; i < 300000; ++i) {
@@ -360,7 +360,7 @@ TEST_F(PqTest, DescendingOrderOfSmallScalars) {
 TEST_F(PqTest, MonotoneTimeForwardUse) {
   // Time-forward processing: each pop may push items with keys >= the popped key.
   using T = item<16>;
-  small_pq<16> q(512u << 10, 0, bm);
+  small_pq<16> q(512u << 10, 0, small_block, bm);
   std::priority_queue<T, std::vector<T>, key_greater> ref;
   std::mt19937_64 rng(10);
   u64 id = 1;
@@ -390,7 +390,7 @@ TEST_F(PqTest, MonotoneTimeForwardUse) {
 }
 
 TEST_F(PqTest, AscendingAndDescendingPushes) {
-  small_pq<8> q(512u << 10, 0, bm);
+  small_pq<8> q(512u << 10, 0, small_block, bm);
   const u64 n = 200000;
   for (u64 i = 0; i < n; ++i) q.push(make_item<8>(i, 0));
   for (u64 i = 0; i < n / 2; ++i) {
@@ -412,7 +412,7 @@ TEST_F(PqTest, NeverExceedsItsBudget) {
   const u64 base = flow::io::buffer_memory::current();
   flow::io::buffer_memory::reset_peak();
   {
-    small_pq<8> q(budget, 0, bm);
+    small_pq<8> q(budget, 0, small_block, bm);
     std::mt19937_64 rng(11);
     for (int i = 0; i < 400000; ++i) q.push(make_item<8>(rng(), 0));
     EXPECT_LE(q.buffer_bytes(), budget);
@@ -460,7 +460,7 @@ TEST(PqDirect, RandomRunOnODirectFile) {
 
 TEST_F(PqTest, BulkPushAndBulkPopMatchStd) {
   using T = item<16>;
-  small_pq<16> q(512u << 10, 0, bm);
+  small_pq<16> q(512u << 10, 0, small_block, bm);
   std::priority_queue<T, std::vector<T>, key_greater> ref;
   std::mt19937_64 rng(15);
   u64 id = 1;
@@ -506,7 +506,7 @@ TEST_F(PqTest, BulkPushAndBulkPopMatchStd) {
 }
 
 TEST_F(PqTest, BulkPopLimitStopsBelowTheLimit) {
-  priority_queue<u64, std::less<u64>, small_block> q(512u << 10, 0, bm);
+  priority_queue<u64> q(512u << 10, 0, small_block, bm);
   std::mt19937_64 rng(16);
   std::multiset<u64> ref;
   for (int i = 0; i < 200000; ++i) {
@@ -533,7 +533,7 @@ TEST_F(PqTest, BulkPopLimitStopsBelowTheLimit) {
 TEST_F(PqTest, LimitItemLoop) {
   // Bulk-parallel time forward processing: every item popped below the limit pushes a
   // successor at or above the limit.
-  priority_queue<u64, std::less<u64>, small_block> q(512u << 10, 0, bm);
+  priority_queue<u64> q(512u << 10, 0, small_block, bm);
   std::multiset<u64> ref;
   std::mt19937_64 rng(17);
   for (int i = 0; i < 100000; ++i) {
@@ -567,7 +567,7 @@ TEST_F(PqTest, LimitItemLoop) {
 }
 
 TEST_F(PqTest, LimitEndPutsUnpoppedItemsBack) {
-  priority_queue<u64, std::less<u64>, small_block> q(512u << 10, 0, bm);
+  priority_queue<u64> q(512u << 10, 0, small_block, bm);
   for (u64 i = 0; i < 10000; ++i) q.push(10000 - i);
   q.limit_begin(5000, 100);
   for (int i = 0; i < 50; ++i) q.limit_pop();

@@ -263,7 +263,7 @@ int child_main(const std::string& mode) {
   p.estimate([](flow::estimate& e) { e.phase(1, "write", 0, 8.0 * static_cast<double>(n)); });
   return p.run(static_cast<int>(args.size()), ptrs.data(), [&] {
     p.begin_phase(1, "write", n);
-    flow::containers::vector<std::uint64_t, 4096> v(16 << 10);
+    flow::containers::vector<std::uint64_t> v(16 << 10, 4096);
     for (std::uint64_t i = 0; i < n; ++i) {
       v.push_back(i);
       p.advance();
@@ -396,7 +396,7 @@ TEST(ProgramFlags, Defaults) {
   EXPECT_FALSE(o.progress);
   EXPECT_FALSE(o.help);
   EXPECT_EQ(p.memory(), program::fallback_memory);
-  EXPECT_EQ(p.block(), 0u);
+  EXPECT_EQ(p.block(), flow::block_for_memory(program::fallback_memory));
   EXPECT_EQ(p.threads(), flow::hardware_threads());
 }
 
@@ -488,10 +488,9 @@ TEST(ProgramFlags, Block) {
   EXPECT_TRUE(starts_with(parse_error(p, {"--block=big"}), "--block: 'big' is not a size"));
   EXPECT_THROW(p.block_default(5000), std::logic_error);
 
-  // A block the planner derived from the budget is derived again from --memory.
+  // Without the script's block, the block follows the budget (flow::block_size).
   program q("prog");
   q.memory_default(256ull << 20);
-  q.block_default(flow::block_for_memory(256ull << 20), true);
   parse(q, {});
   EXPECT_EQ(q.block(), 2u << 20);
   parse(q, {"--memory=16MiB"});
@@ -798,7 +797,7 @@ TEST(ProgramHelp, ListsEveryParamAndFlag) {
     EXPECT_TRUE(contains(h, f)) << f << "\n" << h;
   }
   EXPECT_TRUE(contains(flat, "(default 256 MiB, the script's)")) << h;
-  EXPECT_TRUE(contains(flat, "(default 1.00 MiB, the planner's)")) << h;
+  EXPECT_TRUE(contains(flat, "(default 1.00 MiB, the script's)")) << h;
   EXPECT_TRUE(contains(flat, "text:PATH / json:PATH to a file")) << h;
   EXPECT_TRUE(contains(flat, "(default " + std::to_string(flow::hardware_threads()) + ", the CPUs available)")) << h;
   EXPECT_TRUE(contains(h, "Exit status: 0 done, 1 error while running, 2 bad flag or value.")) << h;
@@ -957,7 +956,7 @@ TEST(ProgramRun, ErrorsInTheBodyExitOneAndRemoveTheDisk) {
   captured c = run_captured(p, {"--disk", dir.path()}, [&] {
     auto& bm = flow::mng::block_manager::global();
     disk_path = bm.disk_at(0).path();
-    flow::containers::vector<std::uint64_t, 4096> v(16 << 10);
+    flow::containers::vector<std::uint64_t> v(16 << 10, 4096);
     for (int i = 0; i < 10000; ++i) v.push_back(static_cast<std::uint64_t>(i));
     v.flush();
     EXPECT_FALSE(flow::test::exists(disk_path)); // unlinked as soon as it was opened
@@ -1020,7 +1019,7 @@ TEST(ProgramRun, StatsJsonHasEveryField) {
   });
   const std::string json_path = dir.file("stats.json");
   const captured c = run_captured(p, {"--n=20000", "--disk", dir.path(), "--stats=json:" + json_path, "--memory=2MiB"}, [&] {
-    flow::containers::vector<std::uint64_t, 4096> v(64 << 10);
+    flow::containers::vector<std::uint64_t> v(64 << 10, 4096);
     p.begin_phase(1, "write \"v\"", n);
     for (std::uint64_t i = 0; i < n; ++i) {
       v.push_back(i);
@@ -1115,7 +1114,7 @@ TEST(ProgramRun, StatsTextAndJsonOnStderrAfterStdout) {
   EXPECT_EQ(j["status"].text, "error");
   EXPECT_EQ(j["error"].text, "boom");
   EXPECT_EQ(j["phases"].items.size(), 1u);
-  EXPECT_EQ(j["block_bytes"].kind, json::null_v);
+  EXPECT_EQ(j["block_bytes"].number, static_cast<double>(flow::block_for_memory(program::fallback_memory)));
 }
 
 TEST(ProgramRun, PhasesInALoopAddUp) {

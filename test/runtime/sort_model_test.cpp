@@ -222,8 +222,8 @@ TEST(SortModel, HugeCountsPlanInClosedForm) {
             flow::plan::saturated);
 }
 
-// The memory split, as programs run it at start: 10^18 elements plan at once, more than
-// 2^63 is an error naming the phase.
+// The memory split, as programs run it at start: 10^18 elements are refused at once by a
+// budget too small for their runs' metadata, more than 2^63 is an error naming the phase.
 TEST(MemoryPlan, HugeCountsPlanOrAreRejected) {
   using flow::plan::memory_node;
   using flow::plan::memory_role;
@@ -236,13 +236,16 @@ TEST(MemoryPlan, HugeCountsPlanOrAreRejected) {
         {.role = memory_role::queue, .phase = 2, .live_phases = {2}, .elements = elements, .element_bytes = 16,
          .keyed = false, .partner = -1, .memory = 0, .in_memory = false, .runs = 0},
     };
+    // 1 GiB cannot hold the first element of every block of their runs: refused at once.
     flow::plan::memory_planner planner(nodes, 1ull << 30, 1ull << 20, 2);
-    EXPECT_FALSE(planner.assign().has_value());
-    return planner.sort(nodes[0]);
+    const auto shortfall = planner.assign();
+    EXPECT_TRUE(shortfall.has_value());
+    EXPECT_GT(shortfall ? shortfall->needed : 0, 1ull << 30);
+    return shortfall;
   };
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_GE(plan(1e18).passes, 2u);
-  EXPECT_GE(plan(9223372036854775808.0).passes, 2u);
+  plan(1e18);
+  plan(9223372036854775808.0);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
   try {
     plan(1e19);

@@ -117,7 +117,7 @@ TEST(StreamNodes, TeeBranchForEachAndMaterializeTargets) {
   EXPECT_EQ(pulled, copy);
   EXPECT_EQ(sum, 4950u);
 
-  flow::containers::vector<std::uint64_t, 4096> ev(4 * 4096, bm);
+  flow::containers::vector<std::uint64_t> ev(4 * 4096, 4096, bm);
   std::vector<std::uint64_t> v2;
   EXPECT_EQ(fs::branch(fs::range<std::uint64_t>(0, 5000), ev, v2), 5000u);
   EXPECT_EQ(ev.size(), 5000u);

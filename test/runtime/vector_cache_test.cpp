@@ -33,7 +33,7 @@ TEST(VectorCache, RandomReadsAndWritesMatchAReference) {
     for (std::size_t slots : {2u, 3u, 8u}) {
       SCOPED_TRACE("cache of " + std::to_string(slots) + " blocks");
       const std::uint64_t n = 20 * per_block + 17; // a partial last block
-      containers::vector<std::uint64_t, block_bytes> v(2 * block_bytes, bm);
+      containers::vector<std::uint64_t> v(2 * block_bytes, block_bytes, bm);
       std::vector<std::uint64_t> ref;
       for (std::uint64_t i = 0; i < n; ++i) {
         v.push_back(i * 3);
@@ -76,7 +76,7 @@ TEST(VectorCache, RandomReadsAndWritesMatchAReference) {
 
 TEST(VectorCache, DirtyBlocksSurviveEviction) {
   on_each_disk([](mng::block_manager& bm) {
-    containers::vector<std::uint64_t, block_bytes> v(2 * block_bytes, bm);
+    containers::vector<std::uint64_t> v(2 * block_bytes, block_bytes, bm);
     const std::uint64_t blocks = 10, n = blocks * per_block;
     for (std::uint64_t i = 0; i < n; ++i) v.push_back(0);
     // Change one element in every block, in an order that evicts each changed block
@@ -96,7 +96,7 @@ TEST(VectorCache, DirtyBlocksSurviveEviction) {
 TEST(VectorCache, ResizedCacheStaysWithinItsMemory) {
   test::scratch_dir dir;
   mng::block_manager bm(test::memory_config());
-  containers::vector<std::uint64_t, block_bytes> v(2 * block_bytes, bm);
+  containers::vector<std::uint64_t> v(2 * block_bytes, block_bytes, bm);
   for (std::uint64_t i = 0; i < 64 * per_block; ++i) v.push_back(i);
   const auto base = io::buffer_memory::current();
   io::buffer_memory::reset_peak();
@@ -113,7 +113,7 @@ TEST(VectorCache, ResizedCacheStaysWithinItsMemory) {
 
 TEST(VectorCache, ScriptIndexErrorsNameTheLine) {
   mng::block_manager bm(test::memory_config());
-  containers::vector<std::uint64_t, block_bytes> v(2 * block_bytes, bm);
+  containers::vector<std::uint64_t> v(2 * block_bytes, block_bytes, bm);
   v.push_back(1);
   EXPECT_EQ(script::vector_get(v, 0, "s.flow:3:5"), 1u);
   script::vector_ref(v, 0, "s.flow:3:5") = 9;

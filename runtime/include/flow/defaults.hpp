@@ -4,6 +4,7 @@
 // compiler's planner, generated programs and the runtime's own defaults all read these.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <thread>
 
 #include <sched.h>
@@ -25,6 +26,17 @@ constexpr std::uint64_t block_for_memory(std::uint64_t memory_bytes) noexcept {
   std::uint64_t b = std::uint64_t{64} << 10;
   while (b * 2 <= memory_bytes / 128 && b < (std::uint64_t{4} << 20)) b *= 2;
   return b;
+}
+
+/// The block size a run uses: `flag` (a program's or flowc's --block) if given, else
+/// `script` (the script's `block`) if it sets one, else block_for_memory(memory_bytes).
+/// The one rule of flowc's planner and of a program at start (program::block()), so a
+/// program run with another --memory plans what `flowc explain --memory` shows.
+constexpr std::uint64_t block_size(std::optional<std::uint64_t> flag, std::optional<std::uint64_t> script,
+                                   std::uint64_t memory_bytes) noexcept {
+  if (flag) return *flag;
+  if (script) return *script;
+  return block_for_memory(memory_bytes);
 }
 
 /// The block size of a program with the default budget (and the default block of the

@@ -14,7 +14,7 @@
 //     p.param("nodes", nodes, "u64", "edges / 4", "number of nodes",
 //             [] { return edges / 4; });            // a default that depends on params
 //     p.memory_default(256ull << 20);               // the script's `memory`
-//     p.block_default(1 << 20);                     // the planner's block size
+//     p.block_default(1 << 20);                     // the script's `block`, if any
 //     p.input_file("edges.bin", 16, "Edge");        // checked before any work
 //     p.estimate([&](flow::estimate& e) {           // after the flags: sees real params
 //       e.phase(1, "generate at 9:5", 0, 16.0 * edges);
@@ -77,6 +77,10 @@
 
 namespace flow {
 
+namespace plan {
+struct memory_node;
+struct memory_shortfall;
+} // namespace plan
 
 namespace detail {
 /// Appends a print() argument: integers in decimal (also i8/u8), bool as true/false,
@@ -131,9 +135,9 @@ public:
 
   /// The script's memory budget in bytes (--memory overrides it).
   void memory_default(std::uint64_t bytes);
-  /// The planner's block size (a multiple of 4096). `from_memory`: the planner derived
-  /// it from the budget (block_for_memory), so a --memory override derives it anew.
-  void block_default(std::uint64_t bytes, bool from_memory = false);
+  /// The script's block size (its `block`; a multiple of 4096). Without it the block
+  /// size follows the budget (see block()).
+  void block_default(std::uint64_t bytes);
   /// A file the script reads as elements of `element_bytes` bytes: run() checks, before
   /// any work, that it exists, is readable and that its size is a multiple of
   /// `element_bytes` (`type_name`, e.g. "Edge", makes the message clearer); else it prints
@@ -193,14 +197,17 @@ public:
   std::uint64_t memory_default() const noexcept {
     return memory_default_ ? memory_default_ : fallback_memory;
   }
-  /// Called by the generated memory plan when `phase` cannot hold the minimum of its
-  /// nodes (`needed` bytes) within memory(): throws usage_error naming --memory.
-  [[noreturn]] void memory_too_small(int phase, std::uint64_t needed) const;
-  /// The same, naming the in-memory arrays (name, bytes) that live in the phase.
-  [[noreturn]] void memory_too_small(int phase, std::uint64_t needed,
-                                     const std::vector<std::pair<std::string, std::uint64_t>>& arrays) const;
-  /// The block size: --block, else the planner's (re-derived from memory() if it was
-  /// derived from the budget), else 0 (unknown: let each node choose).
+  /// Called by the generated memory plan when a phase cannot hold the minimums of its
+  /// nodes within memory() (`shortfall`): throws usage_error naming --memory, the phase,
+  /// what it needs, the in-memory arrays (name, bytes) that live in it, and the least
+  /// budget whose plan of `nodes` fits (plan::least_budget, with the blocks each budget
+  /// gets): that budget runs, and one a little below it names the same.
+  [[noreturn]] void memory_too_small(const plan::memory_shortfall& shortfall,
+                                     const std::vector<plan::memory_node>& nodes,
+                                     const std::vector<std::pair<std::string, std::uint64_t>>& arrays = {}) const;
+  /// The block size: --block, else block_default, else block_for_memory(memory()) —
+  /// flow::block_size, the rule flowc's planner follows, so the program's plan is the
+  /// one `flowc explain --memory ... --block ...` shows.
   std::uint64_t block() const noexcept;
   unsigned threads() const noexcept;
   std::uint64_t seed() const noexcept { return options_.seed; }
@@ -311,8 +318,7 @@ private:
   std::function<void(flow::estimate&)> estimate_fn_;
   node_counts node_counts_;
   std::uint64_t memory_default_ = 0;
-  std::uint64_t block_default_ = 0;
-  bool block_from_memory_ = false;
+  std::uint64_t block_default_ = 0; // 0: the script sets none
   program_options options_;
   run_report report_;
 

@@ -8,7 +8,7 @@ Not part of the test suite (it builds every script: minutes). For each script th
 Inputs/gen_scripts.py generates: `flowc build -O 0` (two builds at once), then the
 program runs twice, each in its own fresh working directory: with a budget that keeps
 every sort and queue in memory (--memory 256MiB), and with a small one (from --memory
-16KiB up to what the program says its largest phase needs, when it stops with status 2;
+16KiB up to what the program names as the least budget that holds its plan, when it stops with status 2;
 the scripts declare blocks of 4 to 64 KiB) under which sorts and queues go to disk. Standard output and every file the
 program writes must be the same byte for byte, and the small run of a script that
 sorts must have written to disk (--stats=json: bytes written to disks other than its output
@@ -114,10 +114,10 @@ class Job:
         while True:
             flags = ['--memory', mem] + (['--block', self.args.small_block] if self.args.small_block else [])
             st, out_small, err, wd_small, stats = self.run_in(prefix + 'small', flags, exe)
-            m = re.search(rb'needs at least ([\d.]+) (KiB|MiB)', err)
-            if st == 2 and m and parse_size(mem) < 64 << 20:
-                need = float(m.group(1)) * (1024 if m.group(2) == b'KiB' else 1 << 20)
-                mem = f'{max(int(need) // 1024 + 1, parse_size(mem) // 1024 + 1)}KiB'
+            # The least budget that holds the plan, which the program names exactly.
+            m = re.search(rb'give --memory (\d+)', err)
+            if st == 2 and m and parse_size(mem) < 64 << 20 and int(m.group(1)) > parse_size(mem):
+                mem = m.group(1).decode()
                 continue
             # A budget the program accepted at start may still be too small for an
             # intermediate merge when it runs (its merge minimum ignores the metadata of

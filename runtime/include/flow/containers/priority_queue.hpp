@@ -53,7 +53,7 @@
 #include "flow/mng/block_manager.hpp"
 #include "flow/mng/buffered_writer.hpp"
 #include "flow/mng/prefetcher.hpp"
-#include "flow/mng/typed_block.hpp"
+#include "flow/mng/sized_block.hpp"
 
 namespace flow::containers {
 
@@ -69,19 +69,17 @@ struct pq_stats {
 
 /// An external priority queue of T; top() is the smallest item under Cmp (Cmp(a, b)
 /// means a comes out before b). T must be trivially copyable.
-template <class T, class Cmp = std::less<T>, std::size_t BlockBytes = (std::size_t{1} << 20)>
+template <class T, class Cmp = std::less<T>>
 class priority_queue {
   static_assert(std::is_trivially_copyable_v<T>, "queue items move as raw bytes");
 
 public:
   using value_type = T;
   using compare_type = Cmp;
-  using block_type = mng::typed_block<BlockBytes, T>;
-  static constexpr std::size_t block_bytes = BlockBytes;
-  static constexpr std::size_t block_items = block_type::size;
+  using block_type = mng::sized_block<T>; // of cfg.block_bytes, chosen at run time
 
   /// A queue planned by plan_priority_queue (cfg.item_bytes == sizeof(T) and
-  /// cfg.block_bytes == BlockBytes). Throws std::invalid_argument if it is not feasible.
+  /// its blocks of cfg.block_bytes). Throws std::invalid_argument if it is not feasible.
   explicit priority_queue(const pq_config& cfg,
                           mng::block_manager& bm = mng::block_manager::global(), Cmp cmp = Cmp())
       : cfg_(checked(cfg)), cmp_(cmp), bm_(bm), ci_(cfg_.chunk_bytes / sizeof(T)),
@@ -95,11 +93,11 @@ public:
     heap_cap_ = cfg_.insertion_items;
     del_cap_ = cfg_.deletion_items;
   }
-  /// Plans for `memory_bytes` and at most `expected_max_items` items (0: unknown).
-  explicit priority_queue(std::uint64_t memory_bytes, std::uint64_t expected_max_items = 0,
+  /// Plans for `memory_bytes`, at most `expected_max_items` items (0: unknown) and
+  /// blocks of `block_bytes`.
+  explicit priority_queue(std::uint64_t memory_bytes, std::uint64_t expected_max_items, std::size_t block_bytes,
                           mng::block_manager& bm = mng::block_manager::global(), Cmp cmp = Cmp())
-      : priority_queue(plan_priority_queue(memory_bytes, expected_max_items, sizeof(T), BlockBytes),
-                       bm, cmp) {}
+      : priority_queue(plan_priority_queue(memory_bytes, expected_max_items, sizeof(T), block_bytes), bm, cmp) {}
 
   ~priority_queue() {
     writer_.reset(); // wait for writes in flight
@@ -263,7 +261,7 @@ public:
   /// Buffer bytes the queue holds now (never more than config().memory_bytes).
   std::uint64_t buffer_bytes() const {
     return heap_buf_.size() + del_buf_.size() + sort_buf_.size() + pool_.held_bytes() +
-           (writer_ ? (writer_->buffers() + writer2_->buffers()) * BlockBytes : 0) + ext_read_bytes_;
+           (writer_ ? (writer_->buffers() + writer2_->buffers()) * cfg_.block_bytes : 0) + ext_read_bytes_;
   }
 
 private:
@@ -297,11 +295,12 @@ private:
       throw std::invalid_argument(std::string("flow: priority queue: ") + cfg.problem + " (budget " +
                                   std::to_string(cfg.memory_bytes) + " bytes)");
     }
-    if (cfg.item_bytes != sizeof(T) || cfg.block_bytes != BlockBytes) {
-      throw std::invalid_argument("flow: priority queue planned for other item or block size");
+    if (cfg.item_bytes != sizeof(T)) {
+      throw std::invalid_argument("flow: priority queue planned for another item size");
     }
     return cfg;
   }
+  std::size_t block_items() const noexcept { return cfg_.block_bytes / sizeof(T); }
   static std::size_t round_up(std::size_t bytes) {
     return (bytes + io::buffer_alignment - 1) / io::buffer_alignment * io::buffer_alignment;
   }
@@ -718,8 +717,9 @@ private:
   mng::buffered_writer<block_type>& writer(int which = 0) {
     if (!writer_) {
       const std::size_t a = std::max<std::size_t>(1, cfg_.write_blocks / 2);
-      writer_ = std::make_unique<mng::buffered_writer<block_type>>(a);
-      writer2_ = std::make_unique<mng::buffered_writer<block_type>>(std::max<std::size_t>(1, cfg_.write_blocks - a));
+      writer_ = std::make_unique<mng::buffered_writer<block_type>>(a, cfg_.block_bytes);
+      writer2_ = std::make_unique<mng::buffered_writer<block_type>>(std::max<std::size_t>(1, cfg_.write_blocks - a),
+                                                                    cfg_.block_bytes);
     }
     return which ? *writer2_ : *writer_;
   }
@@ -733,14 +733,14 @@ private:
     mng::allocation_strategy strategy = strategy_; // a copy per merging thread
     for (std::uint64_t done = 0; done < n;) {
       block_type* blk = w.get_free_block();
-      const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(block_items, n - done));
+      const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(blk->elements(), n - done));
       fill(blk->data(), m);
-      if (m < block_items) {
-        std::memset(static_cast<void*>(blk->data() + m), 0, (block_items - m) * sizeof(T));
+      if (m < blk->elements()) {
+        std::memset(static_cast<void*>(blk->data() + m), 0, (blk->elements() - m) * sizeof(T));
       }
       mng::block_id id;
       try {
-        id = bm_.allocate(BlockBytes, strategy, index++);
+        id = bm_.allocate(cfg_.block_bytes, strategy, index++);
       } catch (...) {
         w.release(blk);
         throw;
@@ -787,7 +787,7 @@ private:
       e->remaining = n;
       // Two halves on two cores; the first ends on a block boundary, so only the last
       // block of the array is partial.
-      const std::uint64_t h = n / 2 / block_items * block_items;
+      const std::uint64_t h = n / 2 / block_items() * block_items();
       std::vector<std::size_t> order = disjoint_order(runs);
       if (!order.empty()) {
         concat_reader rd = make_concat(runs, owners, std::move(order));
@@ -815,7 +815,7 @@ private:
               w.free_passed_chunks(owners, pool_, false, true);
               auto segs = w.first_segments();
               tree2_.start(std::span<const pq::segment<T>>(segs), w);
-              write_blocks(second, n - h, *writer2_, index + h / block_items,
+              write_blocks(second, n - h, *writer2_, index + h / block_items(),
                            [&](T* d, std::size_t m) { tree2_.merge(d, m, w); });
             });
         e->ids.insert(e->ids.end(), second.ids.begin(), second.ids.end());
@@ -841,7 +841,7 @@ private:
   }
 
   void add_external(std::unique_ptr<ext_array> e) {
-    e->read_bytes = std::min<std::size_t>(cfg_.read_blocks_per_array, e->ids.size()) * BlockBytes;
+    e->read_bytes = std::min<std::size_t>(cfg_.read_blocks_per_array, e->ids.size()) * cfg_.block_bytes;
     ext_read_bytes_ += e->read_bytes;
     update_pool_limit();
     exts_.push_back(std::move(e));
@@ -874,7 +874,7 @@ private:
   void open_external(ext_array& e) {
     if (e.pf) return;
     e.pf = std::make_unique<mng::block_prefetcher<block_type>>(
-        e.ids, std::min<std::size_t>(cfg_.read_blocks_per_array, e.ids.size()));
+        e.ids, std::min<std::size_t>(cfg_.read_blocks_per_array, e.ids.size()), cfg_.block_bytes);
   }
   /// Moves e to its next block; false when it has none.
   bool advance_block(ext_array& e) {
@@ -938,7 +938,7 @@ private:
       if (exts_[i]->level == level) remove_external(i);
     }
     ++stats_.external_merges;
-    out->read_bytes = std::min<std::size_t>(cfg_.read_blocks_per_array, out->ids.size()) * BlockBytes;
+    out->read_bytes = std::min<std::size_t>(cfg_.read_blocks_per_array, out->ids.size()) * cfg_.block_bytes;
     ext_read_bytes_ += out->read_bytes;
     update_pool_limit();
     exts_.push_back(std::move(out));

@@ -3,10 +3,15 @@
 // of blocks in memory. push_back writes behind (a filled block starts its write at once,
 // so by the time the cache evicts it the write is done); get/set go through the cache
 // (one read per miss); scan() reads sequentially with prefetching. Its buffers never
-// exceed the memory budget given at construction: the cache holds memory / BlockBytes
+// exceed the memory budget given at construction: the cache holds memory / block bytes
 // blocks, and a scan borrows that same memory (the cache is emptied for the scan).
+// The block size is a run-time value (a program's block() follows its --memory); get,
+// set and modify on the block they used last compare the index with that block's range
+// and divide only when the block changes, so v[i] costs what it did with the size fixed
+// at compile time.
 //
-//   flow::containers::vector<u64> v(64 << 20);          // 64 MiB budget
+//   flow::containers::vector<u64> v(64 << 20);          // 64 MiB budget, default blocks
+//   flow::containers::vector<u64> w(64 << 20, 1 << 20); // blocks of 1 MiB
 //   for (u64 i = 0; i < n; ++i) v.push_back(i);
 //   for (auto r = v.scan(); !r.empty(); ++r) use(*r);
 #include "flow/defaults.hpp"
@@ -23,16 +28,15 @@
 #include "flow/mng/allocation.hpp"
 #include "flow/mng/block_istream.hpp"
 #include "flow/mng/block_manager.hpp"
-#include "flow/mng/typed_block.hpp"
+#include "flow/mng/sized_block.hpp"
 
 namespace flow::containers {
 
 
-template <class T, std::size_t BlockBytes = flow::default_block_bytes> class vector {
+template <class T> class vector {
 public:
   using value_type = T;
-  using block_type = mng::typed_block<BlockBytes, T>;
-  static constexpr std::size_t block_elements = block_type::size;
+  using block_type = mng::sized_block<T>;
 
   /// A sequential reader that borrows the vector's memory for prefetch buffers. The
   /// vector cannot be changed or randomly accessed while a reader exists.
@@ -60,23 +64,32 @@ public:
   private:
     friend class vector;
     reader(vector& owner, std::size_t buffers)
-        : owner_(owner), in_(std::in_place, mng::block_sequence{owner.blocks_, owner.size_}, buffers) {}
+        : owner_(owner),
+          in_(std::in_place, mng::block_sequence{owner.blocks_, owner.size_}, buffers, nullptr, owner.block_bytes_) {}
     vector& owner_;
     std::optional<mng::block_istream<block_type>> in_;
   };
 
   /// `memory_bytes` >= 2 blocks: the cache (and the buffers of a scan). A slot gets its
   /// block on first use, so a cache larger than the vector holds only the vector.
-  explicit vector(std::size_t memory_bytes,
+  /// `block_bytes`: a positive multiple of 4096 that holds at least one T.
+  explicit vector(std::size_t memory_bytes, std::size_t block_bytes = flow::default_block_bytes,
                   mng::block_manager& bm = mng::block_manager::global(),
                   mng::allocation_strategy strategy = mng::allocation_strategy::striping())
-      : bm_(bm), strategy_(std::move(strategy)), slots_(memory_bytes / BlockBytes), budget_(memory_bytes) {
-    if (slots_.size() < 2) {
-      throw std::invalid_argument("flow: an external vector of " + std::to_string(BlockBytes) +
+      : bm_(bm), strategy_(std::move(strategy)), block_bytes_(block_bytes),
+        block_elements_(block_bytes / sizeof(T)), block_shift_(shift_of(block_elements_)), budget_(memory_bytes) {
+    if (block_bytes == 0 || block_bytes % io::buffer_alignment != 0 || block_elements_ == 0) {
+      throw std::invalid_argument("flow: an external vector of " + std::to_string(sizeof(T)) + "-byte elements in blocks of " +
+                                  std::to_string(block_bytes) + " bytes (a block is a positive multiple of 4096 bytes "
+                                  "holding at least one element)");
+    }
+    if (memory_bytes / block_bytes < 2) {
+      throw std::invalid_argument("flow: an external vector of " + std::to_string(block_bytes) +
                                   "-byte blocks needs a memory budget of at least 2 blocks (" +
-                                  std::to_string(2 * BlockBytes) + " bytes), got " +
+                                  std::to_string(2 * block_bytes) + " bytes), got " +
                                   std::to_string(memory_bytes));
     }
+    slots_.resize(memory_bytes / block_bytes);
   }
   ~vector() {
     for (auto& s : slots_) {
@@ -94,7 +107,9 @@ public:
 
   std::uint64_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
-  std::size_t memory() const noexcept { return slots_.size() * BlockBytes; }
+  std::size_t memory() const noexcept { return slots_.size() * block_bytes_; }
+  std::size_t block_bytes() const noexcept { return block_bytes_; }
+  std::size_t block_elements() const noexcept { return block_elements_; }
   const std::vector<mng::block_id>& blocks() const noexcept { return blocks_; }
 
   void push_back(const T& v) {
@@ -105,9 +120,7 @@ public:
 
   T get(std::uint64_t i) {
     check_index(i);
-    const std::uint64_t b = i / block_elements;
-    if (b != last_block_) touch(b);
-    return (*slots_[last_slot_].block)[i % block_elements];
+    return *element(i);
   }
   T operator[](std::uint64_t i) { return get(i); }
   T back() {
@@ -117,22 +130,18 @@ public:
 
   void set(std::uint64_t i, const T& v) {
     check_index(i);
-    const std::uint64_t b = i / block_elements;
-    if (b != last_block_) touch(b);
-    slot& s = slots_[last_slot_];
-    prepare_to_modify(s);
-    (*s.block)[i % block_elements] = v;
+    T* e = element(i);
+    prepare_to_modify(slots_[last_slot_]);
+    *e = v;
   }
 
   /// Element i for changing it in place: the block is marked changed (written back when
   /// evicted or flushed). The reference is valid until the vector's next operation.
   T& modify(std::uint64_t i) {
     check_index(i);
-    const std::uint64_t b = i / block_elements;
-    if (b != last_block_) touch(b);
-    slot& s = slots_[last_slot_];
-    prepare_to_modify(s);
-    return (*s.block)[i % block_elements];
+    T* e = element(i);
+    prepare_to_modify(slots_[last_slot_]);
+    return *e;
   }
 
   /// Gives the block cache (get, set, modify, push_back) `memory_bytes` (at least two
@@ -140,7 +149,7 @@ public:
   /// memory the planner sized for it, and the vector's own budget back after.
   void resize_cache(std::size_t memory_bytes) {
     mutable_check("resize_cache");
-    const std::size_t slots = std::max<std::size_t>(2, memory_bytes / BlockBytes);
+    const std::size_t slots = std::max<std::size_t>(2, memory_bytes / block_bytes_);
     if (slots == slots_.size()) return;
     flush();
     drop_cache();
@@ -268,17 +277,44 @@ private:
       s.index = none;
       s.dirty = false;
     }
-    last_block_ = none;
+    forget_last();
     tail_pos_ = tail_end_ = nullptr;
   }
 
+  // Element i (< size_): in the block used last, a subtraction and a compare (the fast
+  // path of v[i]); else the block is found or read (a division, once per block change).
+  T* element(std::uint64_t i) {
+    const std::uint64_t offset = i - last_first_; // wraps to large when i < last_first_
+    if (offset < last_count_) return last_data_ + offset;
+    touch(block_of(i));
+    return last_data_ + (i - last_first_);
+  }
+  // The block of element i: a shift when the elements per block are a power of two
+  // (elements of 1, 2, 4, 8, ... bytes), as the compiler made of a division by a
+  // compile-time size; else a division.
+  std::uint64_t block_of(std::uint64_t i) const noexcept {
+    return block_shift_ != no_shift ? i >> block_shift_ : i / block_elements_;
+  }
+  static unsigned shift_of(std::size_t elements) noexcept {
+    if (elements == 0 || (elements & (elements - 1)) != 0) return no_shift;
+    unsigned k = 0;
+    while ((std::size_t{1} << k) < elements) ++k;
+    return k;
+  }
   // Makes block b the cached "last" block (reading it on a miss). Once per block change.
   void touch(std::uint64_t b) {
     int found = slot_of_[b];
     if (found < 0) found = static_cast<int>(load(b, true));
-    last_block_ = b;
     last_slot_ = static_cast<std::size_t>(found);
+    last_first_ = b * block_elements_;
+    last_count_ = block_elements_;
+    last_data_ = slots_[last_slot_].block->data();
     slots_[last_slot_].last_use = ++clock_;
+  }
+  void forget_last() noexcept {
+    last_first_ = 0;
+    last_count_ = 0; // no index hits
+    last_data_ = nullptr;
   }
 
   // Picks a slot for block b (evicting the least recently used one) and reads b into it
@@ -295,9 +331,9 @@ private:
       wait_pending(s);
       slot_of_[s.index] = -1;
       if (victim == tail_slot_) tail_pos_ = tail_end_ = nullptr;
-      if (victim == last_slot_) last_block_ = none;
+      if (victim == last_slot_) forget_last();
     }
-    if (!s.block) s.block.reset(new block_type);
+    if (!s.block) s.block.reset(new block_type(block_bytes_));
     s.index = none;
     if (read) s.block->read(blocks_[b])->wait();
     s.index = b;
@@ -310,7 +346,7 @@ private:
   // The tail block is full, not cached, or this is the first push: (re)establish it.
   void start_tail() {
     mutable_check("push_back");
-    const std::uint64_t b = size_ / block_elements;
+    const std::uint64_t b = block_of(size_);
     std::size_t k;
     if (b == blocks_.size()) {
       // Write behind: the previous block is complete, start its write now.
@@ -318,7 +354,7 @@ private:
         slot& prev = slots_[static_cast<std::size_t>(slot_of_[b - 1])];
         if (prev.dirty) write_slot(prev);
       }
-      blocks_.push_back(bm_.allocate(BlockBytes, strategy_, b));
+      blocks_.push_back(bm_.allocate(block_bytes_, strategy_, b));
       slot_of_.push_back(-1);
       k = load(b, false);
     } else {
@@ -328,18 +364,26 @@ private:
     prepare_to_modify(s);
     s.last_use = ++clock_;
     tail_slot_ = k;
-    tail_pos_ = s.block->begin() + size_ % block_elements;
+    tail_pos_ = s.block->begin() + size_ % block_elements_;
     tail_end_ = s.block->end();
   }
 
   mng::block_manager& bm_;
   mng::allocation_strategy strategy_;
+  std::size_t block_bytes_;
+  std::size_t block_elements_; // elements per block
+  static constexpr unsigned no_shift = 64;
+  unsigned block_shift_;        // log2(block_elements_) if a power of two, else no_shift
   std::vector<slot> slots_;
   std::vector<mng::block_id> blocks_;
   std::vector<int> slot_of_; // block index -> slot, -1 when not cached
   std::uint64_t size_ = 0;
   std::uint64_t clock_ = 0;
-  std::uint64_t last_block_ = none; // get/set fast path
+  // get/set fast path: the block used last holds elements [last_first_, last_first_ +
+  // last_count_) at last_data_ (count 0: none).
+  std::uint64_t last_first_ = 0;
+  std::uint64_t last_count_ = 0;
+  T* last_data_ = nullptr;
   std::size_t last_slot_ = 0;
   std::size_t tail_slot_ = none;
   T* tail_pos_ = nullptr; // push_back fast path: the free part of the tail block

@@ -21,9 +21,11 @@ public:
   /// Reads `seq` with `buffers` (>= 1; 2 or more overlap reading with computing)
   /// buffers. If `free_to` is given, each block is returned to that block manager as
   /// soon as it has been read (consuming a run frees its space). Blocks until the first
-  /// block is in memory.
-  block_istream(const block_sequence& seq, std::size_t buffers, block_manager* free_to = nullptr)
-      : prefetcher_(seq.blocks, buffers), remaining_(seq.size), free_to_(free_to),
+  /// block is in memory. `block_bytes`: the size of a sized_block (a typed_block has
+  /// its own).
+  block_istream(const block_sequence& seq, std::size_t buffers, block_manager* free_to = nullptr,
+                std::size_t block_bytes = 0)
+      : prefetcher_(seq.blocks, buffers, block_bytes), remaining_(seq.size), free_to_(free_to),
         blocks_(seq.blocks) {
     if (!free_to_) blocks_.clear(); // only kept to free them
     next_block();
@@ -69,8 +71,7 @@ private:
     pos_ = end_ = nullptr;
     if (remaining_ == 0 || prefetcher_.empty()) return;
     current_ = prefetcher_.pull();
-    const std::size_t n =
-        remaining_ < Block::size ? static_cast<std::size_t>(remaining_) : Block::size;
+    const std::size_t n = remaining_ < current_->elements() ? static_cast<std::size_t>(remaining_) : current_->elements();
     remaining_ -= n;
     pos_ = current_->begin();
     end_ = pos_ + n;

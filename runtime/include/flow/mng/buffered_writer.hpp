@@ -9,17 +9,19 @@
 
 #include "flow/io/request.hpp"
 #include "flow/mng/block_id.hpp"
+#include "flow/mng/sized_block.hpp"
 
 namespace flow::mng {
 
 template <class Block> class buffered_writer {
 public:
-  /// Allocates `buffers` (>= 1) blocks: the writer's whole memory, buffers * Block::raw_size.
-  explicit buffered_writer(std::size_t buffers) {
+  /// Allocates `buffers` (>= 1) blocks of `block_bytes` (a sized_block's size; a
+  /// typed_block has its own): the writer's whole memory.
+  explicit buffered_writer(std::size_t buffers, std::size_t block_bytes = 0) {
     if (buffers == 0) throw std::invalid_argument("flow: a buffered writer needs >= 1 buffer");
     owned_.reserve(buffers);
     for (std::size_t i = 0; i < buffers; ++i) {
-      owned_.emplace_back(new Block);
+      owned_.emplace_back(new_block<Block>(block_bytes));
       free_.push_back(owned_.back().get());
     }
   }

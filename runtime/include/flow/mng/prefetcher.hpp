@@ -19,20 +19,22 @@
 
 #include "flow/io/request.hpp"
 #include "flow/mng/block_id.hpp"
+#include "flow/mng/sized_block.hpp"
 
 namespace flow::mng {
 
 template <class Block> class block_prefetcher {
 public:
   /// Starts reading the first `buffers` (>= 1) blocks of `sequence` at once. Memory:
-  /// min(buffers, sequence length) * Block::raw_size.
-  block_prefetcher(std::vector<block_id> sequence, std::size_t buffers)
+  /// min(buffers, sequence length) blocks of `block_bytes` (a sized_block's size; a
+  /// typed_block has its own).
+  block_prefetcher(std::vector<block_id> sequence, std::size_t buffers, std::size_t block_bytes = 0)
       : sequence_(std::move(sequence)) {
     if (buffers == 0) throw std::invalid_argument("flow: a prefetcher needs >= 1 buffer");
     const std::size_t n = std::min(buffers, sequence_.size()); // none for nothing to read
     owned_.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
-      owned_.emplace_back(new Block);
+      owned_.emplace_back(new_block<Block>(block_bytes));
       free_.push_back(owned_.back().get());
     }
     issue();

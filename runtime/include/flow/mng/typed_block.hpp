@@ -26,6 +26,9 @@ public:
   static constexpr std::size_t raw_size = RawSize;
   /// Elements per block.
   static constexpr std::size_t size = RawSize / sizeof(T);
+  /// The same as sized_block's (code that serves both blocks uses these).
+  static constexpr std::size_t bytes() noexcept { return RawSize; }
+  static constexpr std::size_t elements() noexcept { return size; }
 
   typed_block() noexcept {} // user-provided: `new typed_block()` must not zero RawSize bytes
   typed_block(const typed_block&) = delete;

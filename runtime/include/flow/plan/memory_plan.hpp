@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "flow/containers/pq/plan.hpp"
+#include "flow/defaults.hpp"
 #include "flow/plan/join_model.hpp"
 #include "flow/plan/sort_model.hpp"
 
@@ -42,6 +43,7 @@ struct memory_node {
   std::uint64_t element_bytes = 0;
   bool keyed = false;           ///< sorts: the order has a radix key
   int partner = -1;             ///< sorts: index of the other half
+  bool combines = false;        ///< reduces: equal keys fold as runs form; the merge's count is the distinct keys
   // results
   std::uint64_t memory = 0;
   bool in_memory = false; ///< sorts: done in memory, nothing written
@@ -90,6 +92,13 @@ public:
     if (n.elements >= static_cast<double>(max_elements)) return max_elements;
     return static_cast<std::uint64_t>(std::llround(n.elements));
   }
+  /// The keys a run formation's runs hold at most: a reduce's distinct keys (its merge's
+  /// count, if it has one), else every element.
+  std::uint64_t distinct(const memory_node& runs) const {
+    if (!runs.combines) return max_elements;
+    const std::uint64_t d = elements(nodes_[static_cast<std::size_t>(runs.partner)]);
+    return d > 0 ? d : max_elements;
+  }
   /// The first node with more than max_elements elements (or a count that is no number).
   static const memory_node* too_many(const std::vector<memory_node>& nodes) {
     for (const memory_node& n : nodes)
@@ -97,14 +106,16 @@ public:
     return nullptr;
   }
 
-  /// The least a node can work with: two blocks per buffer, three one-block runs and the
-  /// reserve per run formation, a fan-in of four per merge (intermediate merges take
-  /// two), the queue's smallest feasible budget.
+  /// The least a node can work with: two blocks per buffer, three one-block runs and a
+  /// metadata reserve that holds the runs its count writes (a reduce's: of its distinct
+  /// keys) per run formation, a fan-in of four per merge (intermediate merges take two),
+  /// the queue's smallest feasible budget.
   std::uint64_t minimum(const memory_node& n) const {
     switch (n.role) {
     case memory_role::buffer: return 2 * block_;
     case memory_role::join: return join_min_memory(block_);
-    case memory_role::sort_runs: return run_memory_for(setup(n), 0);
+    case memory_role::sort_runs: // one run, and the metadata of the runs its count writes
+      return std::max(run_memory_for(setup(n), 0), run_memory_for_metadata(setup(n), elements(n), distinct(n)));
     case memory_role::sort_merge: {
       const sort_setup s = setup(n);
       return merge_memory_for(s, sort_block(s, memory_), 4, 4);
@@ -270,14 +281,32 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
       if (node(id).role == memory_role::sort_merge) merges.push_back(id);
       if (node(id).role == memory_role::sort_runs) runs.push_back(id);
     }
-    std::uint64_t run_minimums = 0, merge_minimums = 0;
+    // What each merge needs to merge the runs its sort writes to the end (the metadata
+    // of all of them and a fan-in of four; its minimum if the sort stays in memory): a
+    // merge given less stops mid-run, so a phase that cannot hold these does not hold
+    // the plan. Each merge is served keeping the others' needs.
+    std::uint64_t run_minimums = 0, merge_needs = 0;
     for (int id : runs) run_minimums += minimum(node(id));
-    for (int id : merges) merge_minimums += minimum(node(id));
+    std::map<int, std::uint64_t> need;
+    for (int id : merges) {
+      const memory_node& creator = node(node(id).partner);
+      const sort_setup s = setup(creator);
+      const run_formation_shape rf = run_formation(s, creator.memory);
+      const std::uint64_t n = elements(creator);
+      need[id] = minimum(node(id));
+      if (n > rf.in_memory_elements()) {
+        const runs_written w = written_by(rf, n, distinct(creator));
+        need[id] = std::max(need[id], merge_memory_to_finish(s, rf.geometry, w.runs, w.blocks));
+      }
+      merge_needs = sat_add(merge_needs, need[id]);
+    }
+    if (sat_add(run_minimums, merge_needs) > available)
+      return memory_shortfall{p, sat_add(fixed[p], sat_add(run_minimums, merge_needs))};
     for (int id : merges) {
       memory_node& merge = node(id);
       memory_node& creator = node(merge.partner);
-      merge_minimums -= minimum(merge);
-      const std::uint64_t room = available - run_minimums - merge_minimums;
+      merge_needs -= need[id];
+      const std::uint64_t room = available - run_minimums - merge_needs;
       // The runtime sorts in memory whenever run formation held everything; the merge
       // phase then keeps the data.
       const sort_setup s = setup(creator);
@@ -292,9 +321,9 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
         merge.memory = std::max(std::min(room, spare_merge(merge)),
                                 std::min(room, in_memory_bytes(creator.elements * static_cast<double>(creator.element_bytes))));
       } else {
-        creator.runs = merge.runs = ceil_div(n, rf.run_elements);
-        const std::uint64_t blocks = ceil_div(n, rf.geometry.elements) + creator.runs;
-        merge.memory = std::min(room, std::max(spare_merge(merge), merge_memory_for(s, rf.geometry, creator.runs, blocks)));
+        const runs_written w = written_by(rf, n, distinct(creator));
+        creator.runs = merge.runs = w.runs;
+        merge.memory = std::min(room, std::max(spare_merge(merge), merge_memory_for(s, rf.geometry, w.runs, w.blocks)));
       }
       available -= merge.memory;
     }
@@ -338,6 +367,46 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
     }
   }
   return std::nullopt;
+}
+
+/// The least budget above `memory` whose plan of `nodes` fits every phase, each budget M
+/// with the blocks it would get: `fixed_block` (--block or the script's `block`) if set,
+/// else block_for_memory(M) (flow::block_size). What "needs at least" reports, so that the
+/// budget it names runs, and a budget a little below it is refused naming the same one.
+/// 0 if no budget up to 2^64 - 1 holds the plan.
+///
+/// Within a range of budgets that get one block size, a larger budget holds what a smaller
+/// one does (the minimums grow slower than the budget): the search takes the ranges in
+/// order and, in the first whose largest budget fits, bisects for its least. (Across
+/// ranges it may not hold: larger blocks need more, so a budget past a block change can
+/// fail where one just below it fits.)
+inline std::uint64_t least_budget(const std::vector<memory_node>& nodes, std::uint64_t memory,
+                                  std::optional<std::uint64_t> fixed_block, unsigned threads) {
+  std::vector<memory_node> scratch;
+  const auto fits = [&](std::uint64_t m) {
+    scratch = nodes;
+    return !memory_planner(scratch, m, flow::block_size(std::nullopt, fixed_block, m), threads).assign();
+  };
+  constexpr std::uint64_t most = ~std::uint64_t{0};
+  std::uint64_t lo = memory; // fails (or is where the search starts)
+  while (lo < most) {
+    // The last budget with the block size of lo + 1 (all of them when blocks are fixed).
+    std::uint64_t top = most;
+    if (!fixed_block) {
+      const std::uint64_t b = block_for_memory(lo + 1);
+      if (b < (std::uint64_t{4} << 20)) top = 256 * b - 1; // block_for_memory doubles at M / 128 = 2b
+    }
+    if (fits(top)) {
+      std::uint64_t hi = top; // fits; lo does not (or belongs to the range below)
+      while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        (fits(mid) ? hi : lo) = mid;
+      }
+      return hi;
+    }
+    lo = top;
+  }
+  return 0;
 }
 
 } // namespace flow::plan

@@ -62,6 +62,13 @@ inline constexpr std::uint64_t run_info_bytes = 64;
 /// Heap bytes of one (key, index) pair of indirect sorting (flow::algo::key_index).
 inline constexpr std::uint64_t key_index_bytes = 16;
 
+/// Heap bytes of the list of `runs` run descriptions: it grows from 16 by doubling.
+inline std::uint64_t run_list_bytes(std::uint64_t runs) {
+  std::uint64_t capacity = 16;
+  while (capacity < runs && capacity < max_elements) capacity *= 2;
+  return sat_mul(capacity, run_info_bytes);
+}
+
 /// How run formation divides a budget: a metadata reserve (1/16), then run slots — three
 /// (one filling, one sorting, one writing) or, when sorting indirectly, two plus the key
 /// pairs and a write ring of half a run.
@@ -129,9 +136,7 @@ inline merge_shape merge(const sort_setup& s, const sort_geometry& g, std::uint6
 /// Heap bytes of the runs' metadata (their descriptions, one element per block) while a
 /// merge builds a merged run's beside its inputs'.
 inline std::uint64_t merge_metadata_bytes(const sort_setup& s, std::uint64_t runs, std::uint64_t blocks) {
-  std::uint64_t capacity = 16; // the run list grows from 16 by doubling
-  while (capacity < runs && capacity < max_elements) capacity *= 2;
-  return sat_add(sat_mul(2, sat_add(sat_mul(capacity, run_info_bytes), sat_mul(blocks, s.element_bytes))),
+  return sat_add(sat_mul(2, sat_add(run_list_bytes(runs), sat_mul(blocks, s.element_bytes))),
                  sat_mul(sat_add(runs, 2), run_info_bytes));
 }
 
@@ -293,6 +298,57 @@ inline std::uint64_t merge_memory_for(const sort_setup& s, const sort_geometry& 
   const std::uint64_t meta = merge_metadata_bytes(s, runs, blocks);
   return smallest_budget(
       [&](std::uint64_t m) { return merge(s, g, m, meta, blocks).fan_in >= std::max<std::uint64_t>(runs, 2); }, g.bytes);
+}
+
+/// Blocks a run formation under `rf` writes for `elements` pushed, and runs: every run
+/// but the last holds R elements, a combining sort's (a reduce's, of `distinct` keys) at
+/// most min(R, distinct), each run rounded up to whole blocks.
+struct runs_written {
+  std::uint64_t runs = 0;
+  std::uint64_t blocks = 0;
+};
+inline runs_written written_by(const run_formation_shape& rf, std::uint64_t elements,
+                               std::uint64_t distinct = max_elements) {
+  if (rf.run_elements == 0) return {};
+  const std::uint64_t runs = ceil_div(elements, rf.run_elements);
+  const std::uint64_t blocks =
+      distinct >= rf.run_elements ? sat_add(ceil_div(elements, rf.geometry.elements), runs)
+                                  : sat_mul(runs, ceil_div(std::max<std::uint64_t>(distinct, 1), rf.geometry.elements));
+  return {runs, blocks};
+}
+
+/// Whether run formation under `rf` keeps the runs' metadata within its reserve for
+/// `elements` pushed (of `distinct` keys, for a reduce: its metadata follows its
+/// distinct keys, not its input): the check flow::algo::runs_creator (and the hash
+/// table of a reduce, flow/stream/reduce.hpp) makes as it adds each run — the first
+/// element of every block written and the list of run descriptions
+/// (sorted_runs::metadata_bytes), one more run's worth and 4 KiB for requests.
+inline bool run_metadata_fits(const sort_setup& s, const run_formation_shape& rf, std::uint64_t elements,
+                              std::uint64_t distinct = max_elements) {
+  if (rf.run_elements == 0) return false;
+  const runs_written w = written_by(rf, elements, distinct);
+  const std::uint64_t run_blocks = rf.run_elements / rf.geometry.elements;
+  return sat_add(sat_add(sat_mul(w.blocks, s.element_bytes), run_list_bytes(w.runs)),
+                 run_blocks * (s.element_bytes + 2 * run_write_overhead) + 4096) <= rf.metadata_reserve;
+}
+
+/// The smallest run formation budget under which `elements` pushed (of `distinct` keys,
+/// for a reduce) keep the runs' metadata within its reserve: below it a sort stops once
+/// its runs are many.
+inline std::uint64_t run_memory_for_metadata(const sort_setup& s, std::uint64_t elements,
+                                             std::uint64_t distinct = max_elements) {
+  return smallest_budget([&](std::uint64_t m) { return run_metadata_fits(s, run_formation(s, m), elements, distinct); });
+}
+
+/// The smallest merge budget that merges `runs` runs of `blocks` blocks in all to the
+/// end, in passes if need be: a fan-in of all of them, or of four, so that intermediate
+/// merges take two, with the metadata of all (flow::algo::runs_merger stops otherwise:
+/// "too small for a second merge pass").
+inline std::uint64_t merge_memory_to_finish(const sort_setup& s, const sort_geometry& g, std::uint64_t runs,
+                                            std::uint64_t blocks) {
+  const std::uint64_t meta = merge_metadata_bytes(s, runs, blocks);
+  const std::uint64_t fan_in = std::min<std::uint64_t>(std::max<std::uint64_t>(runs, 2), 4);
+  return smallest_budget([&](std::uint64_t m) { return merge(s, g, m, meta, blocks).fan_in >= fan_in; }, g.bytes);
 }
 
 /// The smallest run formation budget that sorts `elements` in memory (at least 1: one run).

@@ -44,6 +44,7 @@ struct program_options {
   std::string stats_path;               ///< --stats=FORMAT:PATH ("" = stderr)
   bool progress = false;                ///< --progress
   std::string trace_path;               ///< --trace PATH ("" = no trace)
+  stats_format plan = stats_format::none; ///< --plan[=text|json]: print the plan, run nothing
   bool help = false;                    ///< --help or -h
   bool version = false;                 ///< --version
   std::vector<std::string> params_given; ///< names of the params set on the command line

@@ -33,14 +33,33 @@ public:
   /// The rounds phase `id` is planned to run (the `~ N` of the while loops around it).
   void rounds(unsigned id, std::string_view label, double rounds);
 
+  /// A node of the plan as this run sizes it: what a program's --plan prints, node by
+  /// node as `flowc explain` does.
+  struct node_estimate {
+    unsigned id = 0;
+    std::string name;
+    unsigned phase = 0;                  ///< where its I/O counts
+    std::vector<unsigned> memory_phases; ///< where its memory counts (a queue, array or cache: every phase it lives in)
+    std::uint64_t memory_bytes = 0;
+    double read_bytes = 0, write_bytes = 0; ///< per round
+    std::string queue;                   ///< a queue's configuration (flow::containers::describe)
+  };
+  /// Node `n`; its I/O adds to phase n.phase (`label`), as phase() does.
+  void node(node_estimate n, std::string_view label);
+  const std::vector<node_estimate>& nodes() const noexcept { return nodes_; }
+
   const std::vector<phase_estimate>& phases() const noexcept { return phases_; }
   const phase_estimate* find(unsigned id) const noexcept;
   double read_bytes() const noexcept;  ///< sum over phases, each times its rounds
   double write_bytes() const noexcept; ///< sum over phases, each times its rounds
-  void clear() noexcept { phases_.clear(); }
+  void clear() noexcept {
+    phases_.clear();
+    nodes_.clear();
+  }
 
 private:
   std::vector<phase_estimate> phases_;
+  std::vector<node_estimate> nodes_;
 };
 
 /// The measurement of one phase: the sum over every time it ran (a phase inside a loop

@@ -6,10 +6,11 @@
 //
 //   constexpr auto cfg = flow::containers::plan_priority_queue(256 << 20, 1 << 27, 8, 1 << 20);
 //   static_assert(cfg.feasible);
-//   flow::containers::priority_queue<u64, std::less<u64>, cfg.block_bytes> q(cfg);
+//   flow::containers::priority_queue<u64> q(cfg);
 //   std::uint64_t bound = cfg.io_bytes(inserts);
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "flow/plan/saturating.hpp"
 
@@ -166,6 +167,18 @@ constexpr pq_config plan_priority_queue(std::uint64_t memory_bytes, std::uint64_
     c.external_levels = pq_config::levels_for(flushes, c.external_arity);
   }
   return c;
+}
+
+/// The configuration in one line, exact numbers: what `flowc explain` and a program's
+/// --plan print for a queue (one text, so they can be compared).
+inline std::string describe(const pq_config& c) {
+  if (!c.feasible) return std::string("not feasible: ") + c.problem;
+  const auto n = [](std::uint64_t v) { return std::to_string(v); };
+  return "blocks of " + n(c.block_bytes) + " bytes, insertion heap " + n(c.insertion_items) + " items, deletion buffer " +
+         n(c.deletion_items) + " items, chunks of " + n(c.chunk_bytes) + " bytes, internal arity " + n(c.internal_arity) +
+         ", pool " + n(c.pool_bytes) + " bytes, write pool " + n(c.write_blocks) + " blocks, " +
+         n(c.read_blocks_per_array) + " read blocks per external array, external arity " + n(c.external_arity) +
+         ", flush " + n(c.flush_items) + " items, " + n(c.external_levels) + " external levels";
 }
 
 } // namespace flow::containers
