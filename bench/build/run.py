@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
-"""How long a generated program takes to compile with and without a header that it
-once included: every example's C++ (flowc emit) compiled with -O2 against the work
-tree's runtime, and again with `-include HEADER` (default boost/thread/thread.hpp, which
-the runtime's request_queue.hpp included until the worker moved behind a pointer),
-alternately, ROUNDS times. Prints each example's medians and their ratio, the median
-ratio, and the load.
+"""How long `flowc build` of each example takes now, beside the build as it was when
+issue 18 measured it (every program parsed the runtime's headers, and those included
+Boost.Thread's): each example is built with `flowc build -O2`, alternately
 
-    bench/build/run.py [--header boost/thread/thread.hpp] [--rounds N] [--flowc build/compiler/flowc]
+  before  no precompiled runtime (FLOW_CACHE_DIR is a file, so flowc cannot use its
+          cache) and `-include boost/thread/thread.hpp` (what the runtime's
+          request_queue.hpp included until the disk worker moved behind a pointer)
+  after   as flowc builds today: the runtime's headers precompiled in the cache (made by
+          one untimed build first, as the first build on a machine makes it)
+
+ROUNDS times, and prints each example's medians (wall and CPU seconds of the compiler),
+their ratio, the median ratio and the load before and after. Not a test.
+
+    bench/build/run.py [--rounds N] [--flowc build/compiler/flowc] [--examples GLOB]
 """
 import argparse
 import glob
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -20,38 +27,47 @@ import time
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def compile_seconds(cpp, include, extra):
+def build_seconds(flowc, script, out, env):
+    """Wall and CPU (children's user + system) seconds of one `flowc build`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
-    subprocess.run(['c++', '-std=c++20', '-O2', '-pthread', '-I' + include] + extra + ['-c', cpp, '-o', os.devnull],
-                   check=True)
-    return time.monotonic() - start
+    subprocess.run([flowc, 'build', '-O2', script, '-o', out], check=True, env=env, cwd=os.path.dirname(out))
+    wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--header', default='boost/thread/thread.hpp', help='the header "before" includes too')
     ap.add_argument('--rounds', type=int, default=3)
     ap.add_argument('--flowc', default=os.path.join(root, 'build', 'compiler', 'flowc'))
     ap.add_argument('--examples', default='*.flow', help='a glob in examples/')
     args = ap.parse_args()
-    include = os.path.join(root, 'runtime', 'include')
     with tempfile.TemporaryDirectory() as work:
-        print(f'load before: {os.getloadavg()[0]:.2f}; before: with -include {args.header}; {args.rounds} rounds, -O2')
-        ratios = []
-        print(f'{"example":<22} {"before s":>9} {"after s":>9} {"ratio":>6}')
-        for script in sorted(glob.glob(os.path.join(root, 'examples', args.examples))):
+        no_cache = os.path.join(work, 'not-a-folder')
+        open(no_cache, 'w').close()
+        cache = os.path.join(work, 'cache')
+        env = {k: v for k, v in os.environ.items() if k not in ('CXXFLAGS', 'FLOW_CACHE_DIR')}
+        configs = {'before': dict(env, FLOW_CACHE_DIR=no_cache, CXXFLAGS='-include boost/thread/thread.hpp'),
+                   'after': dict(env, FLOW_CACHE_DIR=cache)}
+        scripts = sorted(glob.glob(os.path.join(root, 'examples', args.examples)))
+        build_seconds(args.flowc, scripts[0], os.path.join(work, 'warm'), configs['after'])  # makes the cache
+        print(f'load before: {os.getloadavg()[0]:.2f}; {args.rounds} rounds of flowc build -O2, alternating')
+        print(f'{"example":<22} {"before s":>9} {"after s":>8} {"ratio":>6} {"before cpu":>11} {"after cpu":>10} {"ratio":>6}')
+        wall_ratios, cpu_ratios = [], []
+        for script in scripts:
             name = os.path.basename(script)[:-5]
-            cpp = os.path.join(work, name + '.cpp')
-            subprocess.run([args.flowc, 'emit', script, '-o', cpp], check=True, cwd=os.path.dirname(script))
-            extra = ['-I' + os.path.dirname(script)]
-            times = {'before': [], 'after': []}
+            times = {c: [] for c in configs}
             for _ in range(args.rounds):
-                times['before'].append(compile_seconds(cpp, include, extra + ['-include', args.header]))
-                times['after'].append(compile_seconds(cpp, include, extra))
-            b, a = statistics.median(times['before']), statistics.median(times['after'])
-            ratios.append(a / b)
-            print(f'{name:<22} {b:9.2f} {a:9.2f} {a / b:6.2f}', flush=True)
-        print(f'median ratio after/before: {statistics.median(ratios):.2f}; load after: {os.getloadavg()[0]:.2f}')
+                for c, e in configs.items():
+                    times[c].append(build_seconds(args.flowc, script, os.path.join(work, name + '-' + c), e))
+            b, a = (statistics.median(t[0] for t in times[c]) for c in ('before', 'after'))
+            bc, ac = (statistics.median(t[1] for t in times[c]) for c in ('before', 'after'))
+            wall_ratios.append(a / b)
+            cpu_ratios.append(ac / bc)
+            print(f'{name:<22} {b:9.2f} {a:8.2f} {a / b:6.2f} {bc:11.2f} {ac:10.2f} {ac / bc:6.2f}', flush=True)
+        print(f'median ratio after/before: wall {statistics.median(wall_ratios):.2f}, compiler CPU '
+              f'{statistics.median(cpu_ratios):.2f}; load after: {os.getloadavg()[0]:.2f}')
 
 
 if __name__ == '__main__':
