@@ -1,6 +1,7 @@
 #include "driver/precompiled_header.hpp"
 
 #include "codegen/codegen.hpp"
+#include "driver/run_command.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -10,13 +11,9 @@
 #include <sstream>
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -49,25 +46,6 @@ std::uint64_t key(const std::vector<std::string>& flags, const std::string& incl
     hash = codegen::fnv1a(file.string() + '\0' + content.str(), hash);
   }
   return hash;
-}
-
-/// Runs `args` with its output discarded; whether it exited with 0.
-bool quietly(const std::vector<std::string>& args) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int error = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) return false;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 } // namespace
@@ -103,7 +81,8 @@ std::vector<std::string> precompiledRuntime(const std::vector<std::string>& flag
       for (const std::string& a : args) std::cerr << a << ' ';
       std::cerr << '\n';
     }
-    if (quietly(args) && ::rename(partial.c_str(), precompiled.c_str()) == 0) {
+    const CommandResult built = runCommand(args, "/dev/null");
+    if (built.execError == 0 && built.status == 0 && ::rename(partial.c_str(), precompiled.c_str()) == 0) {
       result = {"-include", header.string()};
     } else {
       fs::remove(partial, ec);

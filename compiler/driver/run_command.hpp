@@ -1,0 +1,19 @@
+#pragma once
+// Running a host tool (the C++ compiler, a program being calibrated) from flowc.
+#include <string>
+#include <vector>
+
+namespace flow::driver {
+
+/// How a command ended: its exit status, or why it could not start (errno of exec).
+struct CommandResult {
+  int status = 0;
+  int execError = 0; // the command was not run: ENOENT (no such program), EACCES, ...
+};
+
+/// Runs a command (argv form) with its output going to `log`. An exec that fails is told
+/// apart from a command that fails through a close-on-exec pipe that carries its errno.
+CommandResult runCommand(const std::vector<std::string>& args, const std::string& log,
+                         const std::string& directory = "");
+
+} // namespace flow::driver
