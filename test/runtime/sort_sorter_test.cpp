@@ -38,8 +38,9 @@ void count_alloc(void* p) {
   while (now > peak && !heap_peak.compare_exchange_weak(peak, now)) {
   }
 }
-void count_free(void* p) {
+void counted_free(void* p) noexcept {
   if (p) heap_current.fetch_sub(static_cast<std::int64_t>(malloc_usable_size(p)));
+  std::free(p);
 }
 void* counted_alloc(std::size_t n) {
   void* p = std::malloc(n ? n : 1);
@@ -66,38 +67,14 @@ void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
     return nullptr;
   }
 }
-void operator delete(void* p) noexcept {
-  count_free(p);
-  std::free(p);
-}
-void operator delete[](void* p) noexcept {
-  count_free(p);
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  count_free(p);
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-  count_free(p);
-  std::free(p);
-}
-void operator delete(void* p, std::align_val_t) noexcept {
-  count_free(p);
-  std::free(p);
-}
-void operator delete[](void* p, std::align_val_t) noexcept {
-  count_free(p);
-  std::free(p);
-}
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
-  count_free(p);
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
-  count_free(p);
-  std::free(p);
-}
+void operator delete(void* p) noexcept { counted_free(p); }
+void operator delete[](void* p) noexcept { counted_free(p); }
+void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { counted_free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
 
 namespace {
 
@@ -270,10 +247,7 @@ template <class T, class Cmp> void expect_sorted_permutation(const std::vector<T
 template <class T, class Cmp>
 std::vector<T> run_sorter(const std::vector<T>& in, std::size_t memory, flow::mng::block_manager& bm,
                           std::size_t block_bytes, unsigned threads, unsigned* passes = nullptr) {
-  flow::algo::sort_options opt;
-  opt.block_manager = &bm;
-  opt.block_bytes = block_bytes;
-  opt.threads = threads;
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = block_bytes, .threads = threads};
   flow::algo::sorter<T, Cmp> s(memory, Cmp(), opt);
   // half pushed one by one, half as a span
   const std::size_t half = in.size() / 2;
@@ -320,8 +294,7 @@ TYPED_TEST_SUITE(SortSorterProperty, cases);
 
 template <class C> std::vector<std::size_t> interesting_sizes() {
   using T = typename C::value_type;
-  flow::algo::sort_options opt;
-  opt.block_bytes = C::block;
+  const flow::algo::sort_options opt{.block_bytes = C::block};
   const auto plan = flow::algo::plan_run_formation<T, typename C::order>(C::memory, opt);
   const std::size_t B = plan.geometry.elements, R = plan.run_elements;
   // R and 2R: the first one or two runs stay in memory; 2R + 1 is the first external size
@@ -382,8 +355,7 @@ TYPED_TEST(SortSorterProperty, TinyBudgetForcesSeveralMergePasses) {
   // room for a few blocks only: the fan-in is smaller than the number of runs
   const std::size_t block = TypeParam::block;
   const std::size_t memory = sizeof(T) >= 100 ? 24 * block : 16 * block + (128 << 10);
-  flow::algo::sort_options opt;
-  opt.block_bytes = block;
+  const flow::algo::sort_options opt{.block_bytes = block};
   const auto plan = flow::algo::plan_run_formation<T, Cmp>(memory, opt);
   const std::size_t n = 40 * plan.run_elements + 5;
   for (dist d : {dist::random, dist::few_distinct}) {
@@ -423,9 +395,7 @@ void check_budget(std::size_t n, std::size_t memory, std::size_t block, dist d, 
   unsigned passes = 0;
   {
     budget_probe probe;
-    flow::algo::sort_options opt;
-    opt.block_manager = &bm;
-    opt.block_bytes = block;
+    const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = block};
     flow::algo::sorter<T, Cmp> s(memory, Cmp(), opt);
     s.push(std::span<const T>(in));
     s.finish();
@@ -451,11 +421,18 @@ TEST(SortSorterBudget, NeverExceedsTheBudget) {
 
 // ---- split phases, I/O accounting ------------------------------------------------------
 
+// The first of the split phases: `in`'s sorted runs from a runs_creator given `memory`.
+template <class T, class Cmp>
+flow::algo::sorted_runs<T> create_runs(const std::vector<T>& in, std::size_t memory,
+                                       const flow::algo::sort_options& opt) {
+  flow::algo::runs_creator<T, Cmp> rc(memory, Cmp(), opt);
+  rc.push(std::span<const T>(in));
+  return rc.result();
+}
+
 TEST(SortSorterPhases, RunsCreatorAndMergerAsSeparateObjects) {
   flow::mng::block_manager bm(flow::test::memory_config());
-  flow::algo::sort_options opt;
-  opt.block_manager = &bm;
-  opt.block_bytes = 8192;
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 8192};
   const auto in = make_input<edge, edge_order>(100000, dist::random, 9);
   flow::algo::sorted_runs<edge> runs;
   {
@@ -492,16 +469,9 @@ struct pass_reports {
 
 TEST(SortSorterPhases, IntermediatePassesReportTheirProgress) {
   flow::mng::block_manager bm(flow::test::memory_config());
-  flow::algo::sort_options opt;
-  opt.block_manager = &bm;
-  opt.block_bytes = 8192;
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 8192};
   const auto in = make_input<edge, edge_order>(200000, dist::random, 5);
-  flow::algo::sorted_runs<edge> runs;
-  {
-    flow::algo::runs_creator<edge, edge_order> rc(256 << 10, edge_order(), opt);
-    rc.push(std::span<const edge>(in));
-    runs = rc.result();
-  }
+  auto runs = create_runs<edge, edge_order>(in, 256 << 10, opt);
   pass_reports r;
   flow::progress::listen(&pass_reports::hear, &r);
   struct stop {
@@ -533,15 +503,10 @@ TEST(SortSorterPhases, IntermediatePassesReportTheirProgress) {
 
 TEST(SortSorterPhases, LastRunKeptInMemoryIsMergedFromThereOrWrittenFirst) {
   flow::mng::block_manager bm(flow::test::memory_config());
-  flow::algo::sort_options opt;
-  opt.block_manager = &bm;
-  opt.block_bytes = 8192;
-  opt.keep_last_run = true;
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 8192, .keep_last_run = true};
   const auto in = make_input<edge, edge_order>(100000, dist::few_distinct, 4);
   for (std::size_t merge_memory : {std::size_t{1} << 20, std::size_t{160} << 10}) {
-    flow::algo::runs_creator<edge, edge_order> rc(512 << 10, edge_order(), opt);
-    rc.push(std::span<const edge>(in));
-    auto runs = rc.result();
+    auto runs = create_runs<edge, edge_order>(in, 512 << 10, opt);
     EXPECT_GT(runs.memory_bytes(), 0u);
     EXPECT_FALSE(runs.in_memory()) << "disk runs and one run in memory";
     EXPECT_EQ(runs.size(), in.size());
@@ -565,9 +530,7 @@ TEST(SortSorterPhases, LastRunKeptInMemoryIsMergedFromThereOrWrittenFirst) {
 
 TEST(SortSorterPhases, UnmergedRunsAreFreed) {
   flow::mng::block_manager bm(flow::test::memory_config());
-  flow::algo::sort_options opt;
-  opt.block_manager = &bm;
-  opt.block_bytes = 4096;
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 4096};
   {
     flow::algo::runs_creator<std::uint32_t, u32_order> rc(64 << 10, u32_order(), opt);
     for (std::uint32_t i = 0; i < 100000; ++i) rc.push(i * 2654435761u);
@@ -587,9 +550,7 @@ TEST(SortSorterPhases, UnmergedRunsAreFreed) {
 TEST(SortSorterIo, MeasuredVolumeMatchesTheEstimate) {
   flow::test::scratch_dir dir;
   flow::mng::block_manager bm(flow::test::direct_config(dir.path()));
-  flow::algo::sort_options opt;
-  opt.block_manager = &bm;
-  opt.block_bytes = 16384;
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 16384};
   const std::size_t memory = 1 << 20;
   for (std::size_t n : {std::size_t{1000}, std::size_t{30000}, std::size_t{300000}}) {
     const auto in = make_input<edge, edge_order>(n, dist::random, 11);
@@ -615,9 +576,7 @@ TEST(SortSorterIo, MeasuredVolumeMatchesTheEstimate) {
 
 template <class T, class Cmp> void check_in_memory_threshold(std::size_t memory, std::size_t block) {
   flow::mng::block_manager bm(flow::test::memory_config());
-  flow::algo::sort_options opt;
-  opt.block_manager = &bm;
-  opt.block_bytes = block;
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = block};
   const auto plan = flow::algo::plan_run_formation<T, Cmp>(memory, opt);
   const std::size_t limit = plan.run_elements * (plan.slots >= 3 ? 2 : 1);
   for (std::size_t n : {limit, limit + 1}) {
@@ -643,9 +602,7 @@ TEST(SortSorterIo, InMemoryUpToTwoRunsOrOneForIndirectSorting) {
 
 TEST(SortSorterErrors, TooSmallBudgetSaysHowMuchIsNeeded) {
   flow::mng::block_manager bm(flow::test::memory_config());
-  flow::algo::sort_options opt;
-  opt.block_manager = &bm;
-  opt.block_bytes = 1 << 20;
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 1 << 20};
   try {
     flow::algo::sorter<edge, edge_order> s(1 << 20, edge_order(), opt);
     FAIL() << "expected std::invalid_argument";
@@ -667,9 +624,7 @@ TEST(SortSorterErrors, AFullDiskIsReportedAndNothingLeaks) {
   flow::mng::disk_config cfg;
   cfg.disks.push_back(flow::mng::disk_spec::parse(":memory:256KiB"));
   flow::mng::block_manager bm(cfg);
-  flow::algo::sort_options opt;
-  opt.block_manager = &bm;
-  opt.block_bytes = 4096;
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 4096};
   bool thrown = false;
   try {
     flow::algo::sorter<std::uint64_t, u64_order> s(128 << 10, u64_order(), opt);
@@ -685,9 +640,7 @@ TEST(SortSorterErrors, AFullDiskIsReportedAndNothingLeaks) {
 
 TEST(SortSorterErrors, AnOrderThatThrowsStopsTheSortCleanly) {
   flow::mng::block_manager bm(flow::test::memory_config());
-  flow::algo::sort_options opt;
-  opt.block_manager = &bm;
-  opt.block_bytes = 4096;
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 4096};
   for (std::uint64_t n : {std::uint64_t{1000}, std::uint64_t{100000}}) { // in memory, external
     auto sort_all = [&] {
       flow::algo::sorter<std::uint64_t, throwing_order> s(256 << 10, throwing_order(), opt);
