@@ -11,11 +11,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-const [page, out] = process.argv.slice(2);
-if (!page || !out) fail('usage: node --experimental-websocket scripts/trace-screenshot.mjs PAGE.html OUT.png');
-if (!existsSync(page)) fail(`${page}: no such file (make it with catapult's tracing/bin/trace2html)`);
-if (typeof WebSocket === 'undefined') fail('this Node has no WebSocket: run it with --experimental-websocket');
-
 // The window is sized so the three tracks and the selected span's args fit: Chromium's
 // headless window is about 143 px taller than the page it shows.
 const width = 1300, height = 830, argsPanelPx = 470;
@@ -30,6 +25,11 @@ function fail(message) {
   process.exit(1);
 }
 const sleep = ms => new Promise(done => setTimeout(done, ms));
+
+const [page, out] = process.argv.slice(2);
+if (!page || !out) fail('usage: node --experimental-websocket scripts/trace-screenshot.mjs PAGE.html OUT.png');
+if (!existsSync(page)) fail(`${page}: no such file (make it with catapult's tracing/bin/trace2html)`);
+if (typeof WebSocket === 'undefined') fail('this Node has no WebSocket: run it with --experimental-websocket');
 
 const profile = mkdtempSync(join(tmpdir(), 'trace-screenshot-'));
 const chromium = spawn('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars',
