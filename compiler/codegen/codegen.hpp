@@ -17,6 +17,11 @@ struct CodegenOptions {
   std::string programName; // for --help and error messages; the script's file name
   bool format = true;      // run clang-format's library over the result
   bool lineDirectives = false; // #line before each statement's code: a debugger shows the script
+  /// flowc build --calibrate: the plan with a calibration run's fractions (same nodes),
+  /// priced again at run time beside the static estimate (--stats shows both), and which
+  /// run measured them ("a run at edges=1048576").
+  const plan::Plan* calibrated = nullptr;
+  std::string calibratedBy;
 };
 
 /// The start of a string every generated program holds ("built by flowc VERSION from

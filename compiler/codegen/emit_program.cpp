@@ -360,32 +360,39 @@ std::string number(double v) {
 }
 } // namespace
 
-void Generator::emitMemoryPlan(const std::map<int, std::string>& scale) {
+void Generator::emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::string>& scale, bool calibrated) {
+  const std::string nodes = calibrated ? "fl_calibrated_nodes" : "fl_nodes";
   // The planner's split of the budget, made again for this run's params and --memory
   // (the same algorithm, flow/plan/memory_plan.hpp): sorts and queues get the memory
   // the data they will really see calls for.
   line("// the memory plan for this run's params and --memory: {role, phase, phases (queues), elements,");
   line("// element bytes, keyed order (sorts), other half (sorts), combines (reduces)}");
-  for (const Node& n : plan_.nodes) {
+  for (const Node& n : plan.nodes) {
     const plan::memory_role role = plan::memoryRole(n.kind);
     if (role == plan::memory_role::none) continue;
     static const char* const roles[] = {"none", "buffer", "sort_runs", "sort_merge", "queue", "join", "reserved", "cache"};
     std::string live;
     for (int p : n.livePhases) live += (live.empty() ? "" : ", ") + std::to_string(p);
     line("// n" + std::to_string(n.id) + " " + n.name);
-    line("fl_nodes[" + std::to_string(n.id) + "] = {flow::plan::memory_role::" + roles[static_cast<int>(role)] + ", " +
+    line(nodes + "[" + std::to_string(n.id) + "] = {flow::plan::memory_role::" + roles[static_cast<int>(role)] + ", " +
          std::to_string(n.phase) + ", {" + live + "}, " + number(n.startElements) + " * " + scale.at(n.id) + ", " +
          std::to_string(n.elementBytes) + ", " + (n.keyed ? "true" : "false") + ", " + std::to_string(n.partner) +
          (n.kind == Node::ReduceRuns ? ", true" : "") + "};");
   }
   // A phase that cannot hold its arrays names them with their sizes for this run.
   std::vector<std::string> arrays;
-  for (const Node& n : plan_.nodes)
+  for (const Node& n : plan.nodes)
     if (n.kind == Node::ArrayAlloc && !n.livePhases.empty())
       arrays.push_back("if (fl_short->phase >= " + std::to_string(n.livePhases.front()) + " && fl_short->phase <= " +
                        std::to_string(n.livePhases.back()) + ") fl_arrays.push_back({" + quote(n.name) +
                        ", flow::plan::sat_mul(flow::plan::memory_planner::elements(fl_nodes[" + std::to_string(n.id) +
                        "]), " + std::to_string(n.elementBytes) + ")});");
+  if (calibrated) {
+    // The run's memory is split by the static plan (above); the calibrated counts are
+    // priced with that split, as `flowc explain --calibrate` does.
+    line("for (std::size_t i = 0; i < fl_nodes.size(); ++i) fl_calibrated_nodes[i].memory = fl_nodes[i].memory;");
+    return;
+  }
   if (arrays.empty()) {
     line("if (const auto fl_short = fl_memory.assign())");
     line("  fl_program.memory_too_small(*fl_short, fl_nodes);");
@@ -424,22 +431,29 @@ std::string Generator::exactCount(int id) {
   }
 }
 
-void Generator::emitEstimate() {
+void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
   // The plan's estimate for the params the program actually runs with: each source's
   // count relative to the planned one scales everything downstream of it; sorts and
   // queues are priced again with the runtime's own models.
-  line("fl_program.estimate([&](flow::estimate& fl_e) {");
+  const std::string nodes = calibrated ? "fl_calibrated_nodes" : "fl_nodes";
+  if (calibrated) {
+    line("fl_program.calibrated_estimate(" + quote(options_.calibratedBy) + ", [&](flow::estimate& fl_e) {");
+    line("  std::vector<flow::plan::memory_node> fl_calibrated_nodes(fl_nodes.size()); // the counts it measured");
+  } else {
+    line("fl_program.estimate([&](flow::estimate& fl_e) {");
+  }
   Indent in(*this);
-  line("flow::plan::memory_planner fl_memory(fl_nodes, fl_program.memory(), fl_program.block(), fl_program.threads());");
+  line("flow::plan::memory_planner fl_memory(" + nodes +
+       ", fl_program.memory(), fl_program.block(), fl_program.threads());");
   auto phaseLabel = [&](int phase) {
-    for (const plan::Phase& p : plan_.phases)
+    for (const plan::Phase& p : plan.phases)
       if (p.id == phase) return quote(p.label);
     return quote("");
   };
   // Each node's scale, by the planner's rule (plan::Scaling), in the planner's order.
   std::map<int, std::string> scale;
-  for (int id : plan_.scalingOrder) {
-    const Node& n = plan_.nodes[id];
+  for (int id : plan.scalingOrder) {
+    const Node& n = plan.nodes[id];
     std::string runtime; // the count when the program runs
     switch (n.scaling.kind) {
     case plan::Scaling::GenerateCount:
@@ -477,13 +491,13 @@ void Generator::emitEstimate() {
   }
   // Each node's estimate, queues last: the estimate lists a phase where it first meets it.
   std::vector<const Node*> order;
-  for (const Node& n : plan_.nodes)
+  for (const Node& n : plan.nodes)
     if (n.kind != Node::Queue) order.push_back(&n);
-  for (const Node& n : plan_.nodes)
+  for (const Node& n : plan.nodes)
     if (n.kind == Node::Queue) order.push_back(&n);
-  emitMemoryPlan(scale);
+  emitMemoryPlan(plan, scale, calibrated);
   // Phases in while loops: the rounds planned, for the params this run has.
-  for (const plan::Phase& p : plan_.phases) {
+  for (const plan::Phase& p : plan.phases) {
     if (p.loops.empty()) continue;
     std::string rounds;
     for (const WhileStmt* w : p.loops)
@@ -506,9 +520,9 @@ void Generator::emitEstimate() {
     const std::string& sv = scale[n.id];
     switch (n.kind) {
     case Node::SortRuns: {
-      const Node& merge = plan_.nodes[n.partner];
+      const Node& merge = plan.nodes[n.partner];
       const std::string sort = "fl_sort" + std::to_string(n.id);
-      line("const auto " + sort + " = fl_memory.sort(fl_nodes[" + std::to_string(n.id) + "]);");
+      line("const auto " + sort + " = fl_memory.sort(" + nodes + "[" + std::to_string(n.id) + "]);");
       node(n, "0", sort + ".runs_write");
       node(merge, sort + ".merge_read", sort + ".merge_write");
       // The runs are all on disk when run formation ends, and an intermediate merge adds
@@ -519,7 +533,7 @@ void Generator::emitEstimate() {
       bool topLevel = false;
       if (const auto* owner = std::get_if<const ast::Stmt*>(&n.owner))
         for (const auto& item : program_.ast->items) topLevel = topLevel || item.get() == *owner;
-      if (const std::string exact = exactCount(n.inputs[0]); topLevel && exact != "false")
+      if (const std::string exact = exactCount(n.inputs[0]); !calibrated && topLevel && exact != "false")
         line("if (" + exact + ") fl_program.disk_need(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) +
              ", " + sort + ".disk_peak);");
       break;
@@ -529,13 +543,21 @@ void Generator::emitEstimate() {
       // Priced again for this run's budget (reduce_model.hpp), as the planner does: a
       // hash table holds the distinct keys it expects and writes nothing, else equal keys
       // combine as runs form and merge.
-      const Node& merge = plan_.nodes[n.partner];
-      const std::string reduce = "fl_reduce" + std::to_string(n.id), runs = "fl_nodes[" + std::to_string(n.id) + "]",
-                        merged = "fl_nodes[" + std::to_string(merge.id) + "]";
+      const Node& merge = plan.nodes[n.partner];
+      const std::string reduce = "fl_reduce" + std::to_string(n.id), runs = nodes + "[" + std::to_string(n.id) + "]",
+                        merged = nodes + "[" + std::to_string(merge.id) + "]";
       line("const auto " + reduce + " = flow::plan::reduce_estimate(fl_memory.setup(" + runs +
            "), flow::plan::memory_planner::elements(" + runs + "), flow::plan::memory_planner::elements(" + merged +
            "), " + runs + ".memory, " + merged + ".memory);");
-      const std::string spills = "!" + reduce + ".sort.in_memory" + (merge.counted ? " && !" + reduce + ".hash_in_memory" : "");
+      // Whether it hashes is the program's choice, by the static count of distinct keys.
+      std::string hashes = reduce + ".hash_in_memory";
+      if (calibrated) {
+        const std::string chosen = "fl_nodes[" + std::to_string(n.id) + "]", chosenMerge = "fl_nodes[" + std::to_string(merge.id) + "]";
+        hashes = "flow::plan::reduce_estimate(fl_memory.setup(" + chosen + "), flow::plan::memory_planner::elements(" +
+                 chosen + "), flow::plan::memory_planner::elements(" + chosenMerge + "), " + chosen + ".memory, " +
+                 chosenMerge + ".memory).hash_in_memory";
+      }
+      const std::string spills = "!" + reduce + ".sort.in_memory" + (merge.counted ? " && !" + hashes : "");
       line("const bool " + reduce + "_spills = " + spills + ";");
       node(n, "0", reduce + "_spills ? static_cast<double>(" + reduce + ".sort.runs_write) : 0.0");
       node(merge, reduce + "_spills ? static_cast<double>(" + reduce + ".sort.merge_read) : 0.0",
@@ -547,9 +569,20 @@ void Generator::emitEstimate() {
       if (n.livePhases.empty()) break;
       std::string items = "static_cast<uint64_t>(" + number(n.startElements) + " * " + sv + ")";
       const std::string pq = "fl_pq" + std::to_string(n.id);
-      line("const auto " + pq + " = flow::containers::plan_priority_queue(" + memoryOf(n) + ", " + items + ", " +
+      // Configured as the program configures it: for the static plan's pushes.
+      const std::string planned = calibrated ? "static_cast<uint64_t>(fl_nodes[" + std::to_string(n.id) + "].elements)" : items;
+      line("const auto " + pq + " = flow::containers::plan_priority_queue(" + memoryOf(n) + ", " + planned + ", " +
            std::to_string(n.elementBytes) + ", " + blockBytes() + ");");
-      line("const double " + pq + "_io = " + pq + ".io_bytes(" + items + ") / 2.0; // the bound, half read and half written");
+      if (calibrated && n.calibrated && n.calibrated->peakFraction > 0) {
+        // The items it holds at once, as a share of its pushes measured; none written
+        // while they fit its internal arrays.
+        line("const uint64_t " + pq + "_peak = static_cast<uint64_t>(std::max(1.0, std::ceil(" + number(n.startElements) +
+             " * " + sv + " * " + number(n.calibrated->peakFraction) + ")));");
+        line("const double " + pq + "_io = " + pq + "_peak <= " + pq + ".flush_items ? 0.0 : " + pq + ".io_bytes(" + pq +
+             "_peak) / 2.0; // half read and half written");
+      } else {
+        line("const double " + pq + "_io = " + pq + ".io_bytes(" + items + ") / 2.0; // the bound, half read and half written");
+      }
       node(n, pq + "_io", pq + "_io", "flow::containers::describe(" + pq + ")");
       break;
     }
@@ -696,7 +729,8 @@ std::string Generator::run() {
       }
     line("std::vector<flow::plan::memory_node> fl_nodes(" + std::to_string(plan_.nodes.size()) +
          "); // what each node of the plan needs and gets");
-    emitEstimate();
+    emitEstimate(plan_, false);
+    if (options_.calibrated) emitEstimate(*options_.calibrated, true);
     if (!counted_.empty()) {
       // One counter per node: what it hands on (a queue: pushes and peak size), for
       // --stats=json and flowc explain --calibrate. Static: a fixed address, so that an

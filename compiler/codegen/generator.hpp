@@ -125,12 +125,16 @@ private:
   void emitRefill(const ast::AssignStmt& a);
   void emitParams();
   void emitPlanComment();
-  void emitEstimate();
+  /// The estimate lambda for `plan`: the static plan's (fl_program.estimate, which also
+  /// makes the run's memory plan in fl_nodes), or a calibrated plan's
+  /// (fl_program.calibrated_estimate: its own counts in fl_calibrated_nodes, priced with
+  /// the memory fl_nodes got).
+  void emitEstimate(const plan::Plan& plan, bool calibrated);
   /// A C++ condition that holds when node `id`'s count is exact when the program runs
   /// (generate/range counts, input files of known size, `~ N` on a read, through maps),
   /// "false" when it is a guess or an upper bound (filters, unique, joins, ...).
   std::string exactCount(int id);
-  void emitMemoryPlan(const std::map<int, std::string>& scale);
+  void emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::string>& scale, bool calibrated);
   std::string blockBytes() const;
 
   void line(const std::string& text) {

@@ -199,8 +199,10 @@ struct Table {
                           cl::desc("build the program (as run does), run it at a small scale of its\n"
                                    "count params (about 2^20 elements at the largest node), and plan\n"
                                    "with the selectivities and queue peaks it measured instead of\n"
-                                   "the planner's assumptions (docs/estimates.md)"),
-                          Commands{{&explain.sub}}};
+                                   "the planner's assumptions (docs/estimates.md); emit, build and\n"
+                                   "run build that estimate into the program, whose --stats shows it\n"
+                                   "beside the static one"),
+                          Commands{{&explain.sub, &emit.sub, &build.sub, &run.sub}}};
 
   // emit and build
   cl::opt<std::string> output{"o", cl::Prefix, cl::value_desc("FILE"),
@@ -548,6 +550,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.build.debug = table.debug;
     out.build.cxxflags = compilerFlags(table.cxxflags);
     out.build.verbose = table.verbose;
+    out.build.calibrate = table.calibrate;
     out.build.runArgs = runArgs;
     out.build.plan = plan;
     out.build.includeDirs = includeDirs;

@@ -1,6 +1,7 @@
 #include "driver/emit_command.hpp"
 
 #include "codegen/codegen.hpp"
+#include "driver/calibrate.hpp"
 #include "driver/frontend.hpp"
 #include "driver/installation.hpp"
 #include "driver/precompiled_header.hpp"
@@ -47,6 +48,34 @@ std::optional<std::string> generate(const BuildOptions& options, std::vector<std
   codegen::CodegenOptions cg;
   cg.programName = programName(options.file);
   cg.lineDirectives = options.debug;
+  std::optional<plan::Plan> calibrated;
+  std::optional<plan::Calibration> calibration;
+  if (options.calibrate) {
+    // The program without the calibrated estimate makes the measurements (built as
+    // `flowc run` builds it), then the plan with them is priced beside the static one.
+    ExplainOptions explain;
+    explain.file = options.file;
+    explain.plan = options.plan;
+    explain.includeDirs = options.includeDirs;
+    explain.color = options.color;
+    explain.calibrate = true;
+    explain.build = options;
+    explain.build.calibrate = false;
+    explain.build.output.clear();
+    explain.build.depfile.clear();
+    calibration = calibrate(explain, *script.checked, *plan, diags);
+    if (!calibration) return std::nullopt;
+    plan::PlanOptions withCalibration = options.plan;
+    withCalibration.calibration = &*calibration;
+    withCalibration.programPlan = &*plan;
+    calibrated = plan::makePlan(*script.checked, withCalibration, diags);
+    diags.flush();
+    if (!calibrated) return std::nullopt;
+    cg.calibrated = &*calibrated;
+    cg.calibratedBy = "a run at";
+    for (const auto& [name, value] : calibration->params) cg.calibratedBy += " " + name + "=" + value;
+    cg.calibratedBy += " (flowc build --calibrate)";
+  }
   if (inputs) {
     inputs->push_back(options.file);
     inputs->insert(inputs->end(), script.checked->moduleFiles.begin(), script.checked->moduleFiles.end());

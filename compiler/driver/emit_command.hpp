@@ -23,6 +23,9 @@ struct BuildOptions {
   std::vector<std::string> runArgs;     // after `--`, for `run`
   bool color = false;
   bool verbose = false;                 // print the compiler command
+  /// --calibrate: run the program at a small scale first (as explain --calibrate does)
+  /// and build in a second estimate with what it measured, which --stats shows.
+  bool calibrate = false;
 };
 
 int runEmit(const BuildOptions& options);

@@ -335,6 +335,11 @@ void program::param(std::string_view name, std::string& variable, std::string_vi
 
 void program::estimate(std::function<void(flow::estimate&)> fill) { estimate_fn_ = std::move(fill); }
 
+void program::calibrated_estimate(std::string by, std::function<void(flow::estimate&)> fill) {
+  calibrated_by_ = std::move(by);
+  calibrated_fn_ = std::move(fill);
+}
+
 void program::disk_need(unsigned phase, std::string_view label, std::uint64_t bytes) {
   if (bytes > disk_need_.bytes) disk_need_ = {phase, std::string(label), bytes};
 }
@@ -796,6 +801,10 @@ int program::run_checked(const std::function<void()>& body) {
   disk_need_ = {};
   try {
     if (estimate_fn_) estimate_fn_(report_.estimate); // also sizes the nodes for this run
+    if (calibrated_fn_) { // priced with the memory split just made
+      calibrated_fn_(report_.calibrated.emplace());
+      report_.calibrated_by = calibrated_by_;
+    }
   } catch (const usage_error& e) {
     return fail(2, e.what());
   } catch (const plan::too_many_elements& e) {

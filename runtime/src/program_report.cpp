@@ -99,6 +99,7 @@ std::string bytes_json(double b) {
 struct merged_phase {
   const phase_record* measured = nullptr;
   const estimate::phase_estimate* estimated = nullptr;
+  const estimate::phase_estimate* calibrated = nullptr; // a calibrated program's
   unsigned id = 0;
   const std::string* label = nullptr;
 };
@@ -111,6 +112,13 @@ std::vector<merged_phase> merge_phases(const run_report& r) {
     x.estimated = &e;
     x.label = &e.label;
   }
+  if (r.calibrated)
+    for (const auto& e : r.calibrated->phases()) {
+      auto& x = m[e.id];
+      x.id = e.id;
+      x.calibrated = &e;
+      if (!x.label) x.label = &e.label;
+    }
   for (const auto& p : r.phases) {
     auto& x = m[p.id];
     x.id = p.id;
@@ -193,7 +201,12 @@ std::string to_json(const run_report& r) {
       << ",\"write_bytes\":" << r.disks[i].write_bytes << "}";
   }
   o << "],\"estimate\":{\"read_bytes\":" << bytes_json(r.estimate.read_bytes())
-    << ",\"write_bytes\":" << bytes_json(r.estimate.write_bytes()) << "},\"phases\":[";
+    << ",\"write_bytes\":" << bytes_json(r.estimate.write_bytes()) << "}";
+  if (r.calibrated)
+    o << ",\"calibrated\":{\"read_bytes\":" << bytes_json(r.calibrated->read_bytes())
+      << ",\"write_bytes\":" << bytes_json(r.calibrated->write_bytes()) << ",\"by\":" << json_string(r.calibrated_by)
+      << "}";
+  o << ",\"phases\":[";
   bool first = true;
   for (const auto& p : merge_phases(r)) {
     if (!first) o << ",";
@@ -212,6 +225,15 @@ std::string to_json(const run_report& r) {
         << ",\"rounds_planned\":" << p.estimated->rounds << "}";
     } else {
       o << "null";
+    }
+    if (r.calibrated) {
+      const double n = rounds_of(p);
+      o << ",\"calibrated\":";
+      if (p.calibrated)
+        o << "{\"read_bytes\":" << bytes_json(p.calibrated->read_bytes * n)
+          << ",\"write_bytes\":" << bytes_json(p.calibrated->write_bytes * n) << "}";
+      else
+        o << "null";
     }
     o << "}";
   }
@@ -259,32 +281,46 @@ std::string to_text(const run_report& r) {
     std::string phase, wall, read, write, wait, elements, label;
   };
   std::vector<row> rows;
-  rows.push_back({"phase", "wall", "read (estimate)", "written (estimate)", "I/O wait", "elements", ""});
-  const auto io_pair = [](std::uint64_t measured, const double* est) {
-    return size_text(static_cast<double>(measured)) + " (" + (est ? size_text(*est) : "-") + ")";
+  // In a calibrated program (flowc build --calibrate) the calibrated estimate follows the
+  // static one in the brackets.
+  const bool calibrated = r.calibrated.has_value();
+  rows.push_back({"phase", "wall", calibrated ? "read (estimate, calibrated)" : "read (estimate)",
+                  calibrated ? "written (estimate, calibrated)" : "written (estimate)", "I/O wait", "elements", ""});
+  const auto io_text = [&](std::uint64_t measured, const double* est, const double* cal) {
+    std::string t = size_text(static_cast<double>(measured)) + " (" + (est ? size_text(*est) : "-");
+    if (calibrated) t += std::string(", ") + (cal ? size_text(*cal) : "-");
+    return t + ")";
   };
-  double total_read = 0, total_write = 0; // the estimate for the rounds each phase ran
+  // the estimates for the rounds each phase ran
+  double total_read = 0, total_write = 0, cal_total_read = 0, cal_total_write = 0;
   for (const auto& p : merge_phases(r)) {
     const double n = rounds_of(p);
     const double est_read = p.estimated ? p.estimated->read_bytes * n : 0;
     const double est_write = p.estimated ? p.estimated->write_bytes * n : 0;
+    const double cal_read = p.calibrated ? p.calibrated->read_bytes * n : 0;
+    const double cal_write = p.calibrated ? p.calibrated->write_bytes * n : 0;
     total_read += est_read;
     total_write += est_write;
+    cal_total_read += cal_read;
+    cal_total_write += cal_write;
     const double* er = p.estimated ? &est_read : nullptr;
     const double* ew = p.estimated ? &est_write : nullptr;
+    const double* cr = p.calibrated ? &cal_read : nullptr;
+    const double* cw = p.calibrated ? &cal_write : nullptr;
     if (p.measured) {
       const auto& m = *p.measured;
       rows.push_back({std::to_string(p.id) + (m.runs > 1 ? " (x" + std::to_string(m.runs) + ")" : ""),
-                      secs_text(m.wall_seconds), io_pair(m.read_bytes, er), io_pair(m.write_bytes, ew),
+                      secs_text(m.wall_seconds), io_text(m.read_bytes, er, cr), io_text(m.write_bytes, ew, cw),
                       secs_text(m.io_wait_seconds), std::to_string(m.elements), *p.label});
     } else {
-      rows.push_back({std::to_string(p.id) + " (not run)", "-", io_pair(0, er), io_pair(0, ew), "-", "-", *p.label});
+      rows.push_back({std::to_string(p.id) + " (not run)", "-", io_text(0, er, cr), io_text(0, ew, cw), "-", "-",
+                      *p.label});
     }
   }
-  const double er = total_read, ew = total_write;
+  const bool estimated = !r.estimate.phases().empty();
   rows.push_back({"total", secs_text(r.wall_seconds),
-                  io_pair(r.read_bytes, r.estimate.phases().empty() ? nullptr : &er),
-                  io_pair(r.write_bytes, r.estimate.phases().empty() ? nullptr : &ew),
+                  io_text(r.read_bytes, estimated ? &total_read : nullptr, calibrated ? &cal_total_read : nullptr),
+                  io_text(r.write_bytes, estimated ? &total_write : nullptr, calibrated ? &cal_total_write : nullptr),
                   secs_text(r.io_wait_seconds), "", ""});
   std::size_t w[6] = {};
   for (const auto& x : rows) {
@@ -304,6 +340,7 @@ std::string to_text(const run_report& r) {
                   100.0 * r.io_wait_seconds / r.wall_seconds, 100.0 * r.io_busy_seconds / r.wall_seconds);
     o << buf;
   }
+  if (calibrated) o << "  calibrated by " << r.calibrated_by << "\n";
   // A queue's I/O depends on the most items it held at once, which the static estimate
   // takes to be all its pushes (flowc explain --calibrate uses the measured peak).
   for (const node_count& q : r.nodes)

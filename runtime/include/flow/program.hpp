@@ -163,6 +163,11 @@ public:
   /// their memory plan here too; a usage_error it throws (memory_too_small) ends run()
   /// with exit status 2 before any work.
   void estimate(std::function<void(flow::estimate&)> fill);
+  /// A second estimate, with the fractions a calibration run measured (`flowc build
+  /// --calibrate`) in place of the planner's assumptions, for the memory split estimate()
+  /// made: called after it, shown by --stats beside it. `by` says which run measured them
+  /// ("a run at edges=1048576").
+  void calibrated_estimate(std::string by, std::function<void(flow::estimate&)> fill);
   /// From the estimate: phase `phase` (`label`) is sure to need at least `bytes` of
   /// temporary disk at once (a sort's runs, whose count is exact: input files of known
   /// size, generate and range counts, a read's `~ N`). If every --disk has a SIZE and
@@ -316,6 +321,8 @@ private:
     std::uint64_t bytes = 0;
   } disk_need_; // the largest disk_need() of this run
   std::function<void(flow::estimate&)> estimate_fn_;
+  std::function<void(flow::estimate&)> calibrated_fn_;
+  std::string calibrated_by_;
   node_counts node_counts_;
   std::uint64_t memory_default_ = 0;
   std::uint64_t block_default_ = 0; // 0: the script sets none

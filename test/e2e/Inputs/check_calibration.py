@@ -1,7 +1,9 @@
 """Compares flowc explain's static and calibrated estimates (--format json) with what a
 program run at the same params measured (--stats=json): the calibrated total read+write
 must be within TOLERANCE of the measurement, the static one must not (it is the case the
-calibration is for). Also checks that the calibration says which params it scaled.
+calibration is for). Also checks that the calibration says which params it scaled, and
+that the estimates the program itself shows (--stats: "estimate", and "calibrated" when
+it was built with --calibrate) are explain's.
 
 usage: check_calibration.py STATIC.json CALIBRATED.json STATS.json TOLERANCE"""
 import json
@@ -31,3 +33,13 @@ calibration = calibrated_plan["calibration"]
 print("scaled:", ", ".join(calibration["scaled"]))
 marked = sorted(n["name"] for n in calibrated_plan["nodes"] if "calibrated" in n)
 print("calibrated nodes:", ", ".join(marked))
+# A program built with --calibrate: its --stats shows both estimates, priced at run time
+# by the runtime's models, which must agree with explain's to the rounding.
+for key, plan, name in (("estimate", static_plan, "static estimate = explain's"),
+                        ("calibrated", calibrated_plan, "calibrated estimate = explain --calibrate's")):
+    if key not in stats:
+        continue
+    ran = stats[key]["read_bytes"] + stats[key]["write_bytes"]
+    same = abs(ran - total(plan)) <= max(16, 1e-6 * total(plan))
+    print(f"program's {name}" + (f", by {stats[key]['by']}" if key == "calibrated" else "") if same
+          else f"program's {key} estimate {ran} differs from explain's {total(plan)}")

@@ -101,6 +101,10 @@ struct run_report {
   std::vector<std::pair<std::string, std::string>> params;
   std::vector<phase_record> phases;
   flow::estimate estimate;
+  /// The estimate with a calibration run's fractions (flowc build --calibrate), if the
+  /// program has one, and which run measured them.
+  std::optional<flow::estimate> calibrated;
+  std::string calibrated_by;
   /// The counted nodes of the plan (flow::node_counts), in id order.
   std::vector<node_count> nodes;
 };
@@ -110,8 +114,10 @@ struct run_report {
 /// io_wait_seconds, io_busy_seconds, memory_bytes, memory_default_bytes, block_bytes
 /// (null if unknown), buffer_peak_bytes, threads, seed, params {name: value},
 /// disks [{path, read_bytes, write_bytes}], estimate {read_bytes, write_bytes},
+/// calibrated {read_bytes, write_bytes, by} (only in a program built with --calibrate),
 /// phases [{id, label, runs, elements, wall_seconds, read_bytes, write_bytes,
-/// io_wait_seconds, estimate {read_bytes, write_bytes} or null}], nodes [{id, name,
+/// io_wait_seconds, estimate {read_bytes, write_bytes} or null, calibrated (only in a
+/// calibrated program) {read_bytes, write_bytes} or null}], nodes [{id, name,
 /// elements}] (the counted nodes of the plan; a queue's elements are its pushes),
 /// queues [{id, name, pushes, peak}]. Phases are ordered by id; a phase that was
 /// estimated but never ran appears with runs 0. Estimated bytes are rounded to whole
