@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <mutex>
 #include <numeric>
@@ -41,6 +42,15 @@ void claim_stream(const struct stat& st, const std::string& name) {
                        " is a pipe that this program has already read: its elements are gone, so a second "
                        "read would see none. Save it to a file first (e.g. cat > in.bin) and read that file.",
                    name, 0, 0, 0);
+  }
+}
+
+void claim_standard_input() {
+  static std::atomic<bool> claimed{false};
+  if (claimed.exchange(true)) {
+    throw io_error("flow: standard input has already been read by this program: it is read once, to its end, so a "
+                   "second read would see nothing. Save it to a file first (e.g. cat > in.txt) and read that file.",
+                   "standard input", 0, 0, 0);
   }
 }
 

@@ -64,6 +64,10 @@ int open_stream_input(const std::string& path);
 /// would give nothing (or wait forever for a writer), never the elements again.
 void claim_stream(int fd, const std::string& name);
 void claim_stream(const struct stat& st, const std::string& name); ///< the same, by its stat
+/// Marks standard input as read by this process, whatever it is (a pipe, or a file `<`
+/// redirected, whose offset is then at its end); throws io_error if it was read before:
+/// a second read would see nothing, never the elements again.
+void claim_standard_input();
 } // namespace detail
 
 /// Default memory of a typed file reader or writer.
@@ -99,6 +103,7 @@ public:
       if (is_standard_stream(path)) {
         stream_fd_ = 0;
         stream_name_ = "standard input";
+        detail::claim_standard_input();
         detail::claim_stream(stream_fd_, stream_name_); // (open_stream_input claims the others)
       } else {
         owns_stream_fd_ = true;

@@ -27,6 +27,7 @@
 #include "flow/io/atomic_output.hpp"
 #include "flow/io/error.hpp"
 #include "flow/io/standard_streams.hpp"
+#include "flow/io/typed_file.hpp" // claim_standard_input, open_stream_input
 #include "flow/io/stats.hpp"
 #include "flow/script/text_scalars.hpp"
 
@@ -109,12 +110,18 @@ public:
       : name_(io::is_standard_stream(path) ? "standard input" : path), max_line_(max_line),
         counters_(name_), capacity_(std::min(text_buffer_bytes, max_line + 1)),
         buffer_(new char[capacity_]) {
+    // Standard input, a pipe or a FIFO is read once: a second read is an error, never an
+    // empty input (or a wait forever for a FIFO's writer).
     if (io::is_standard_stream(path)) {
       fd_ = 0;
+      io::detail::claim_standard_input();
+      io::detail::claim_stream(fd_, name_);
     } else {
+      owned_ = true;
+      fd_ = io::detail::open_stream_input(path);
+      if (fd_ >= 0) return;
       fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd_ < 0) io::throw_system_error("cannot open", path, 0, 0, errno);
-      owned_ = true;
     }
   }
   ~text_line_reader() {
