@@ -149,12 +149,12 @@ private:
     return sat_mul(elements(n), std::max<std::uint64_t>(1, n.element_bytes));
   }
   std::uint64_t queue_minimum(const memory_node& n) const {
-    // The smallest budget plan_priority_queue accepts, found by doubling from 1 MiB.
-    for (std::uint64_t m = 1 << 20; m <= memory_; m = sat_mul(m, 2)) {
+    // The smallest budget plan_priority_queue accepts, found by doubling from 1 MiB: not
+    // bounded by this budget, so that a budget too small names what the queue needs.
+    for (std::uint64_t m = 1 << 20;; m = sat_mul(m, 2)) {
       if (containers::plan_priority_queue(m, 0, n.element_bytes, block_).feasible) return m;
-      if (m == saturated) break;
+      if (m == saturated) return saturated;
     }
-    return sat_add(memory_, 1);
   }
   std::uint64_t queue_want(const memory_node& n) const {
     // Enough to keep every item internal if that is affordable, else as much as allowed.
