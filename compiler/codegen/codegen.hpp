@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,9 @@ struct CodegenOptions {
   /// flowc build --calibrate: the plan with a calibration run's fractions (same nodes),
   /// priced again at run time beside the static estimate (--stats shows both), and which
   /// run measured them ("a run at edges=1048576").
+  /// The params `--set` gave (flowc emit/build/run --set NAME=VALUE): their values, as
+  /// the plan has them, become the program's defaults.
+  std::set<std::string> setParams;
   const plan::Plan* calibrated = nullptr;
   std::string calibratedBy;
 };

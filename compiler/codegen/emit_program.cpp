@@ -283,11 +283,14 @@ void Generator::emitTopLevel(const Stmt& s) {
 void Generator::emitParams() {
   // Each param is a flag of the executable. --help shows the default as the script
   // writes it and the comment at the end of its line; a default computed from other
-  // params is computed again from the values given on the command line.
+  // params is computed again from the values given on the command line. A param given
+  // to flowc with --set has that value as its default (the plan's, for the same params).
   for (const Symbol* s : program_.symbolsOf(Symbol::Param)) {
     auto* d = static_cast<const ParamDecl*>(s->decl);
+    const bool set = options_.setParams.count(s->name) > 0;
     if (s->type->kind == sema::Type::Path) { // a file name: --NAME=FILE
-      std::string text = static_cast<const ParamDecl*>(s->decl)->init->as<StringLitExpr>()->literal.text();
+      std::string text = set ? plan_.pathValues.at(s)
+                             : static_cast<const ParamDecl*>(s->decl)->init->as<StringLitExpr>()->literal.text();
       line("std::string " + name(s) + " = " + quote(text) + ";");
       std::string lineText(program_.ast->file->lineText(d->loc.line));
       std::string description;
@@ -297,11 +300,18 @@ void Generator::emitParams() {
         description = lineText.substr(comment + 2);
         description.erase(0, description.find_first_not_of(" \t"));
       }
+      if (set)
+        description = "set when built (the script's default: \"" +
+                      static_cast<const ParamDecl*>(s->decl)->init->as<StringLitExpr>()->literal.text() + "\")" +
+                      (description.empty() ? "" : "; " + description);
       line("fl_program.param(" + quote(s->name) + ", " + name(s) + ", \"path\", " + quote("\"" + text + "\"") + ", " +
            quote(description) + ");");
       continue;
     }
     std::string value = s->value ? s->value->str() : "0";
+    if (set)
+      for (const auto& [param, planned] : plan_.params)
+        if (param == s->name) value = planned;
     if (s->type->isInteger()) value += s->type->isSigned() ? "LL" : "ULL";
     if (s->type->isFloat() && value.find_first_of(".e") == std::string::npos && value.find("inf") == std::string::npos)
       value += ".0";
@@ -313,14 +323,20 @@ void Generator::emitParams() {
       defaultText.erase(0, defaultText.find_first_not_of(" \t"));
       defaultText.erase(defaultText.find_last_not_of(" \t") + 1);
     }
+
     std::string description;
     size_t comment = semi == std::string::npos ? std::string::npos : lineText.find("//", semi);
     if (comment != std::string::npos) {
       description = lineText.substr(comment + 2);
       description.erase(0, description.find_first_not_of(" \t"));
     }
+    if (set) {
+      description = "set when built (the script's default: " + defaultText + ")" +
+                    (description.empty() ? "" : "; " + description);
+      defaultText = value.substr(0, value.find_first_of("UL"));
+    }
     line(type(s->type) + " " + name(s) + " = " + value + ";");
-    bool literal = sema::evaluate(*d->init, [](const Symbol*) { return std::nullopt; }).has_value();
+    bool literal = set || sema::evaluate(*d->init, [](const Symbol*) { return std::nullopt; }).has_value();
     std::string call = "fl_program.param(" + quote(s->name) + ", " + name(s) + ", " + quote(s->type->name()) + ", " +
                        quote(defaultText) + ", " + quote(description);
     if (literal) line(call + ");");

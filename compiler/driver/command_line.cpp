@@ -175,8 +175,8 @@ struct Table {
   cl::list<std::string, bool, AssignmentParser> set{
       "set", cl::value_desc("NAME=VALUE"),
       cl::desc("plan with this value of param NAME (repeatable; e.g. edges=4e9);\n"
-               "emit, build and run size the program's sorters and queues from\n"
-               "that plan, and the program's own --NAME flag still overrides it"),
+               "emit, build and run make it the program's default (the program's\n"
+               "own --NAME flag still overrides it)"),
       planning};
   cl::opt<unsigned long long, false, SizeParser<false>> memory{
       "memory", cl::value_desc("SIZE"),

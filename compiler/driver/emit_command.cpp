@@ -48,6 +48,7 @@ std::optional<std::string> generate(const BuildOptions& options, std::vector<std
   codegen::CodegenOptions cg;
   cg.programName = programName(options.file);
   cg.lineDirectives = options.debug;
+  for (const auto& [name, value] : options.plan.setParams) cg.setParams.insert(name);
   std::optional<plan::Plan> calibrated;
   std::optional<plan::Calibration> calibration;
   if (options.calibrate) {
