@@ -509,8 +509,11 @@ void Generator::emitEstimate() {
       const Node& merge = plan_.nodes[n.partner];
       const std::string sort = "fl_sort" + std::to_string(n.id);
       line("const auto " + sort + " = fl_memory.sort(fl_nodes[" + std::to_string(n.id) + "]);");
-      node(n, "0", sort + ".runs_write");
-      node(merge, sort + ".merge_read", sort + ".merge_write");
+      // Byte counts are whole numbers, the estimate's are doubles: cast, since a uint64_t
+      // in braces is a narrowing conversion (-Wnarrowing, on by default).
+      auto bytes = [&](const char* field) { return "static_cast<double>(" + sort + field + ")"; };
+      node(n, "0", bytes(".runs_write"));
+      node(merge, bytes(".merge_read"), bytes(".merge_write"));
       // The runs are all on disk when run formation ends, and an intermediate merge adds
       // its output (sort_cost::disk_peak): a --disk SIZE below that is an error before
       // any work (flow::program::disk_need), when the count is exact and the
