@@ -472,7 +472,9 @@ void Generator::emitEstimate() {
       sc = i == 0 ? f : "std::max(" + sc + ", " + f + ")";
     }
     const std::string sv = "fl_scale" + std::to_string(n.id);
-    line("const double " + sv + " = " + sc + ";");
+    // maybe_unused: a node's scale is there for the scales derived from it, and a node
+    // whose estimate is a constant uses none (-Wall -Wextra stay quiet on generated code).
+    line("[[maybe_unused]] const double " + sv + " = " + sc + ";");
     scale[n.id] = sv;
   }
   // Each node's estimate, queues last: the estimate lists a phase where it first meets it.
@@ -592,7 +594,8 @@ std::string Generator::run() {
   std::swap(out_, header);
   indent_ = 2;
   // the planner's block size (its I/O model assumes it) and the --threads of the run
-  line("const flow::algo::sort_options fl_sort_options{.block_bytes = fl_program.block(), .threads = fl_program.threads()};");
+  // (maybe_unused: a program without a sort has it too)
+  line("[[maybe_unused]] const flow::algo::sort_options fl_sort_options{.block_bytes = fl_program.block(), .threads = fl_program.threads()};");
   // Materialized streams outlive the statement that writes them: the statements that
   // read them back may be anywhere after it, in other blocks.
   for (const Node& n : plan_.nodes)
