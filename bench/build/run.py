@@ -12,7 +12,12 @@ Boost.Thread's): each example is built with `flowc build -O2`, alternately
 ROUNDS times, and prints each example's medians (wall and CPU seconds of the compiler),
 their ratio, the median ratio and the load before and after. Not a test.
 
-    bench/build/run.py [--rounds N] [--flowc build/compiler/flowc] [--examples GLOB]
+`before` uses the same flowc and runtime as `after` unless --before-flowc names another
+build's flowc (with its own runtime, e.g. of the commit the issue was measured at): then
+the ratio also shows what changed in the runtime's headers and the generated code.
+
+    bench/build/run.py [--rounds N] [--flowc build/compiler/flowc] [--before-flowc FLOWC]
+                       [--examples GLOB]
 """
 import argparse
 import glob
@@ -41,6 +46,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--rounds', type=int, default=3)
     ap.add_argument('--flowc', default=os.path.join(root, 'build', 'compiler', 'flowc'))
+    ap.add_argument('--before-flowc', help='the flowc of `before` (default: --flowc)')
     ap.add_argument('--examples', default='*.flow', help='a glob in examples/')
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as work:
@@ -50,9 +56,11 @@ def main():
         env = {k: v for k, v in os.environ.items() if k not in ('CXXFLAGS', 'FLOW_CACHE_DIR')}
         configs = {'before': dict(env, FLOW_CACHE_DIR=no_cache, CXXFLAGS='-include boost/thread/thread.hpp'),
                    'after': dict(env, FLOW_CACHE_DIR=cache)}
+        flowcs = {'before': os.path.abspath(args.before_flowc or args.flowc), 'after': os.path.abspath(args.flowc)}
         scripts = sorted(glob.glob(os.path.join(root, 'examples', args.examples)))
-        build_seconds(args.flowc, scripts[0], os.path.join(work, 'warm'), configs['after'])  # makes the cache
-        print(f'load before: {os.getloadavg()[0]:.2f}; {args.rounds} rounds of flowc build -O2, alternating')
+        build_seconds(flowcs['after'], scripts[0], os.path.join(work, 'warm'), configs['after'])  # makes the cache
+        print(f'load before: {os.getloadavg()[0]:.2f}; {args.rounds} rounds of flowc build -O2, alternating; '
+              f'before: {flowcs["before"]}, after: {flowcs["after"]}')
         print(f'{"example":<22} {"before s":>9} {"after s":>8} {"ratio":>6} {"before cpu":>11} {"after cpu":>10} {"ratio":>6}')
         wall_ratios, cpu_ratios = [], []
         for script in scripts:
@@ -60,7 +68,7 @@ def main():
             times = {c: [] for c in configs}
             for _ in range(args.rounds):
                 for c, e in configs.items():
-                    times[c].append(build_seconds(args.flowc, script, os.path.join(work, name + '-' + c), e))
+                    times[c].append(build_seconds(flowcs[c], script, os.path.join(work, name + '-' + c), e))
             b, a = (statistics.median(t[0] for t in times[c]) for c in ('before', 'after'))
             bc, ac = (statistics.median(t[1] for t in times[c]) for c in ('before', 'after'))
             wall_ratios.append(a / b)

@@ -300,7 +300,8 @@ void Generator::emitSegment(const std::vector<int>& nodes, bool phase) {
       {
         Indent in(*this);
         stopChecks(stops);
-        line("const auto& " + v + " = *" + source + ";");
+        // maybe_unused: a consumer such as count() does not look at the element
+        line("[[maybe_unused]] const auto& " + v + " = *" + source + ";");
         consume(n, v, inSegment);
       }
       line("}");
@@ -520,7 +521,7 @@ void Generator::declareNode(const Node& n) {
     line("auto " + var(n, "same") + " = " + sameKeys(keysOf(j.keys[1].resolved), j.keys[1].resolved->type) + ";");
     std::string params = "const " + L + "& " + name(j.fn.params[0].symbol) + ", const " + R + "& " +
                          name(j.fn.params[1].symbol);
-    if (j.left) params += ", bool " + name(j.fn.params[2].symbol);
+    if (j.left) params += ", [[maybe_unused]] bool " + name(j.fn.params[2].symbol); // the script may ignore it
     line("auto " + var(n, "fn") + " = [&](" + params + ") -> " + type(j.elementType) + " { return " + expr(*j.fn.body) +
          "; };");
     line("auto " + var(n, "in") + " = flow::stream::" + (j.left ? "left_join" : "join") + "(" +

@@ -459,7 +459,8 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
     line("fl_program.estimate([&](flow::estimate& fl_e) {");
   }
   Indent in(*this);
-  line("flow::plan::memory_planner fl_memory(" + nodes +
+  // (priced by the runtime's models; a calibrated estimate without sorts does not use it)
+  line(std::string(calibrated ? "[[maybe_unused]] " : "") + "flow::plan::memory_planner fl_memory(" + nodes +
        ", fl_program.memory(), fl_program.block(), fl_program.threads());");
   auto phaseLabel = [&](int phase) {
     for (const plan::Phase& p : plan.phases)
@@ -502,7 +503,9 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
       sc = i == 0 ? f : "std::max(" + sc + ", " + f + ")";
     }
     const std::string sv = "fl_scale" + std::to_string(n.id);
-    line("const double " + sv + " = " + sc + ";");
+    // maybe_unused: a node's scale is there for the scales derived from it, and a node
+    // whose estimate is a constant uses none (-Wall -Wextra stay quiet on generated code).
+    line("[[maybe_unused]] const double " + sv + " = " + sc + ";");
     scale[n.id] = sv;
   }
   // Each node's estimate, queues last: the estimate lists a phase where it first meets it.
@@ -539,8 +542,11 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
       const Node& merge = plan.nodes[n.partner];
       const std::string sort = "fl_sort" + std::to_string(n.id);
       line("const auto " + sort + " = fl_memory.sort(" + nodes + "[" + std::to_string(n.id) + "]);");
-      node(n, "0", sort + ".runs_write");
-      node(merge, sort + ".merge_read", sort + ".merge_write");
+      // Byte counts are whole numbers, the estimate's are doubles: cast, since a uint64_t
+      // in braces is a narrowing conversion (-Wnarrowing, on by default).
+      auto bytes = [&](const char* field) { return "static_cast<double>(" + sort + field + ")"; };
+      node(n, "0", bytes(".runs_write"));
+      node(merge, bytes(".merge_read"), bytes(".merge_write"));
       // The runs are all on disk when run formation ends, and an intermediate merge adds
       // its output (sort_cost::disk_peak): a --disk SIZE below that is an error before
       // any work (flow::program::disk_need), when the count is exact and the
@@ -638,7 +644,8 @@ std::string Generator::run() {
   std::swap(out_, header);
   indent_ = 2;
   // the planner's block size (its I/O model assumes it) and the --threads of the run
-  line("const flow::algo::sort_options fl_sort_options{.block_bytes = fl_program.block(), .threads = fl_program.threads()};");
+  // (maybe_unused: a program without a sort has it too)
+  line("[[maybe_unused]] const flow::algo::sort_options fl_sort_options{.block_bytes = fl_program.block(), .threads = fl_program.threads()};");
   // Materialized streams outlive the statement that writes them: the statements that
   // read them back may be anywhere after it, in other blocks.
   for (const Node& n : plan_.nodes)

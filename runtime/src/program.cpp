@@ -1129,4 +1129,11 @@ void program::write_stdout(const std::string& text) {
   if (progress_) std::fflush(stdout);
 }
 
+// The param types' add_param, compiled here once (program.hpp declares them extern).
+#define FLOW_DEFINE_ADD_PARAM(T)                                                                                \
+  template void program::add_param<T>(std::string_view, T&, std::string_view, std::string_view, std::string_view, \
+                                      std::function<void()>);
+FLOW_PARAM_TYPES(FLOW_DEFINE_ADD_PARAM)
+#undef FLOW_DEFINE_ADD_PARAM
+
 } // namespace flow

@@ -417,6 +417,17 @@ void program::add_param(std::string_view name, T& variable, std::string_view typ
   add_param_info(std::move(info));
 }
 
+// The param types a script has are compiled once, in libflow_runtime (src/program.cpp):
+// programs call them instead of instantiating add_param (and its three std::functions).
+#define FLOW_PARAM_TYPES(X)                                                                                     \
+  X(bool) X(std::int8_t) X(std::int16_t) X(std::int32_t) X(std::int64_t) X(std::uint8_t) X(std::uint16_t)      \
+  X(std::uint32_t) X(std::uint64_t) X(float) X(double)
+#define FLOW_DECLARE_ADD_PARAM(T)                                                                               \
+  extern template void program::add_param<T>(std::string_view, T&, std::string_view, std::string_view,         \
+                                             std::string_view, std::function<void()>);
+FLOW_PARAM_TYPES(FLOW_DECLARE_ADD_PARAM)
+#undef FLOW_DECLARE_ADD_PARAM
+
 template <class T>
 void program::param(std::string_view name, T& variable, std::string_view type,
                     std::string_view default_text, std::string_view description) {

@@ -80,7 +80,107 @@ template <class T> std::size_t typed_file_memory(std::size_t planned) {
   return std::max(planned, std::lcm(sizeof(T), direct_alignment));
 }
 
-template <class T> class file_reader {
+namespace detail {
+/// What file_reader<T> does that does not depend on T, compiled once in libflow_runtime
+/// (src/typed_file.cpp): opening, reading ahead, streams, errors. file_reader<T> keeps
+/// only the element loop (a compare, a load and an add per element) inline.
+class file_reader_core {
+public:
+  file_reader_core(const std::string& path, std::size_t element_bytes, std::size_t memory_bytes, bool direct,
+                   std::string where);
+  ~file_reader_core();
+  file_reader_core(const file_reader_core&) = delete;
+  file_reader_core& operator=(const file_reader_core&) = delete;
+
+  void close() noexcept;
+  /// Bytes in the file; for standard input and other streams, those read so far.
+  std::uint64_t bytes() const noexcept { return bytes_; }
+  bool is_stream() const noexcept { return stream_; }
+
+protected:
+  /// The next chunk's elements in [pos_, end_) (empty at the end).
+  void next_chunk();
+
+  const std::byte* pos_ = nullptr; ///< the current element of the current chunk
+  const std::byte* end_ = nullptr; ///< a whole number of elements after the chunk's start
+
+private:
+  struct pending {
+    aligned_buffer buffer;
+    request_ptr request;
+    std::size_t bytes;
+  };
+  void issue();
+  void next_stream_chunk();
+
+  std::string where_;
+  std::size_t element_bytes_;
+  std::unique_ptr<posix_file> file_; // null for standard input and other streams
+  bool stream_ = false;
+  int stream_fd_ = -1;          // a stream's descriptor: 0 for `-`, else opened here
+  bool owns_stream_fd_ = false; // closed by the destructor
+  std::string stream_name_;     // "standard input" or the quoted path, for messages
+  bool stream_ended_ = false;
+  std::uint64_t bytes_ = 0;
+  std::size_t chunk_bytes_ = 0;
+  std::uint64_t chunk_count_ = 0;
+  std::uint64_t next_issue_ = 0;
+  std::vector<aligned_buffer> free_;
+  std::deque<pending> in_flight_;
+  aligned_buffer current_;
+};
+
+/// What file_writer<T> does that does not depend on T, compiled once in libflow_runtime
+/// (src/typed_file.cpp): the atomic output, writing behind, streams, errors.
+/// file_writer<T> keeps only the element loop (a compare, a copy and an add) inline.
+class file_writer_core {
+public:
+  file_writer_core(const std::string& path, std::size_t element_bytes, std::size_t memory_bytes, bool direct);
+  ~file_writer_core();
+  file_writer_core(const file_writer_core&) = delete;
+  file_writer_core& operator=(const file_writer_core&) = delete;
+
+  /// Bytes pushed so far.
+  std::uint64_t bytes() const noexcept {
+    return written_ + (current_.size() ? static_cast<std::uint64_t>(pos_ - current_.data()) : 0);
+  }
+  void finish();
+
+protected:
+  /// Hands the full chunk to a write and makes [pos_, end_) the next one.
+  void next_chunk();
+
+  std::byte* pos_ = nullptr; ///< where the next element goes
+  std::byte* end_ = nullptr; ///< the end of the chunk: a whole number of elements
+
+private:
+  struct pending {
+    aligned_buffer buffer;
+    request_ptr request;
+  };
+  /// A full file system under an output: the advice is about the output, not --disk.
+  [[noreturn]] static void output_full(const disk_full_error& e);
+  void finish_writing();
+  void submit(aligned_buffer buffer, std::size_t bytes);
+  void reclaim_oldest();
+  void next_chunk_unchecked();
+
+  std::unique_ptr<atomic_output> output_; // the temporary the file is written to
+  std::unique_ptr<posix_file> file_;      // null for standard output, a FIFO or a device
+  int stream_fd_ = -1;                    // their descriptor: 1, or opened here
+  std::string stream_name_;               // "standard output" or the path, for messages
+  std::size_t chunk_bytes_ = 0;
+  std::size_t buffers_ = 0;
+  std::uint64_t offset_ = 0;  // where the next chunk goes
+  std::uint64_t written_ = 0; // bytes of elements handed to writes
+  std::vector<aligned_buffer> free_;
+  std::deque<pending> in_flight_;
+  aligned_buffer current_;
+  bool finished_ = false;
+};
+} // namespace detail
+
+template <class T> class file_reader : private detail::file_reader_core {
   static_assert(std::is_trivially_copyable_v<T>, "files hold raw bytes of T");
 
 public:
@@ -95,177 +195,36 @@ public:
   explicit file_reader(const std::string& path,
                        std::size_t memory_bytes = default_typed_file_memory, bool direct = true,
                        std::string where = {})
-      : where_(std::move(where)) {
-    const auto plan = detail::plan_chunks(sizeof(T), memory_bytes, path);
-    chunk_bytes_ = plan.chunk_bytes;
-    if (is_standard_stream(path) || (stream_fd_ = detail::open_stream_input(path)) >= 0) {
-      stream_ = true;
-      if (is_standard_stream(path)) {
-        stream_fd_ = 0;
-        stream_name_ = "standard input";
-        detail::claim_standard_input();
-        detail::claim_stream(stream_fd_, stream_name_); // (open_stream_input claims the others)
-      } else {
-        owns_stream_fd_ = true;
-        stream_name_ = "'" + path + "'";
-      }
-      current_ = aligned_buffer(chunk_bytes_);
-      next_chunk();
-      return;
-    }
-    file_ = std::make_unique<posix_file>(path, open_mode::read | (direct ? open_mode::direct : 0u));
-    bytes_ = file_->size();
-    if (bytes_ % sizeof(T) != 0) {
-      throw file_format_error(
-          describe_failure("cannot read elements from", path, 0, bytes_, 0,
-                           "The file has " + std::to_string(bytes_) +
-                               " bytes, which is not a multiple of the element size " +
-                               std::to_string(sizeof(T)) + " (" +
-                               std::to_string(bytes_ / sizeof(T)) + " whole elements and " +
-                               std::to_string(bytes_ % sizeof(T)) +
-                               " bytes left over). Check the element type given to read(...) "
-                               "as T, or whether the file was cut short."),
-          path, 0, bytes_, 0);
-    }
-    chunk_count_ = (bytes_ + chunk_bytes_ - 1) / chunk_bytes_;
-    const std::size_t buffers =
-        static_cast<std::size_t>(std::min<std::uint64_t>(plan.chunks, chunk_count_));
-    for (std::size_t i = 0; i < buffers; ++i) free_.emplace_back(chunk_bytes_);
-    issue();
-    next_chunk();
-  }
-  ~file_reader() {
-    close();
-    if (owns_stream_fd_) ::close(stream_fd_);
-  }
+      : file_reader_core(path, sizeof(T), memory_bytes, direct, std::move(where)) {}
+
   /// Stops reading: waits for the reads in flight and gives every buffer back. The
   /// reader is empty afterwards. Generated code calls it where the reader's phase ends
   /// (also after a `break` or `take`), since the plan gives its memory to later phases.
-  void close() noexcept {
-    for (auto& f : in_flight_) {
-      try {
-        f.request->wait();
-      } catch (...) {
-      }
-    }
-    in_flight_.clear();
-    free_.clear();
-    current_ = aligned_buffer();
-    pos_ = end_ = nullptr;
-    next_issue_ = chunk_count_;
-    stream_ended_ = true;
-  }
-  file_reader(const file_reader&) = delete;
-  file_reader& operator=(const file_reader&) = delete;
+  using file_reader_core::close;
+  /// Whether this reader reads a stream: standard input (`-`), a FIFO, a device.
+  using file_reader_core::is_stream;
 
   /// Elements in the file; for standard input and other streams, those read so far.
-  std::uint64_t size() const noexcept { return bytes_ / sizeof(T); }
-  /// Whether this reader reads a stream: standard input (`-`), a FIFO, a device.
-  bool is_stream() const noexcept { return stream_; }
+  std::uint64_t size() const noexcept { return bytes() / sizeof(T); }
   bool empty() const noexcept { return pos_ == end_; }
-  const T& operator*() const noexcept { return *pos_; }
-  const T* operator->() const noexcept { return pos_; }
+  const T& operator*() const noexcept { return *reinterpret_cast<const T*>(pos_); }
+  const T* operator->() const noexcept { return reinterpret_cast<const T*>(pos_); }
   file_reader& operator++() {
-    if (++pos_ == end_) next_chunk();
+    pos_ += sizeof(T);
+    if (pos_ == end_) next_chunk();
     return *this;
   }
   /// The elements left in the current chunk.
-  std::span<const T> batch() const noexcept { return {pos_, static_cast<std::size_t>(end_ - pos_)}; }
+  std::span<const T> batch() const noexcept {
+    return {reinterpret_cast<const T*>(pos_), static_cast<std::size_t>(end_ - pos_) / sizeof(T)};
+  }
   void advance(std::size_t n) {
-    pos_ += n;
+    pos_ += n * sizeof(T);
     if (pos_ == end_) next_chunk();
   }
-
-private:
-  struct pending {
-    aligned_buffer buffer;
-    request_ptr request;
-    std::size_t bytes;
-  };
-
-  void issue() {
-    while (!free_.empty() && next_issue_ < chunk_count_) {
-      const std::uint64_t offset = next_issue_ * chunk_bytes_;
-      const std::size_t bytes = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes_, bytes_ - offset));
-      // A direct read must have an aligned size: ask for the rounded-up tail, accept EOF.
-      const std::size_t asked =
-          file_->direct() ? (bytes + direct_alignment - 1) / direct_alignment * direct_alignment
-                         : bytes;
-      pending p{std::move(free_.back()), nullptr, bytes};
-      free_.pop_back();
-      p.request = file_->aread_partial(p.buffer.data(), offset, asked, bytes);
-      in_flight_.push_back(std::move(p));
-      ++next_issue_;
-    }
-  }
-
-  /// Standard input: fills the one buffer up to a whole chunk or the end of the input.
-  void next_stream_chunk() {
-    pos_ = end_ = nullptr;
-    if (stream_ended_) return;
-    const std::size_t got = read_fully(stream_fd_, current_.data(), chunk_bytes_, stream_name_);
-    if (got < chunk_bytes_) stream_ended_ = true;
-    bytes_ += got;
-    if (got % sizeof(T) != 0) {
-      const std::uint64_t whole = bytes_ / sizeof(T);
-      throw file_format_error((where_.empty() ? std::string() : where_ + ": ") + stream_name_ + " ended inside an element: " +
-                                  std::to_string(bytes_) + " bytes are " + std::to_string(whole) +
-                                  (whole == 1 ? " element" : " elements") + " of " + std::to_string(sizeof(T)) +
-                                  " bytes and " + std::to_string(got % sizeof(T)) +
-                                  " bytes left over; check the element type given to read(...) as T, "
-                                  "or whether the input was cut short",
-                              "-", bytes_ - got % sizeof(T), got % sizeof(T), 0);
-    }
-    pos_ = reinterpret_cast<const T*>(current_.data());
-    end_ = pos_ + got / sizeof(T);
-    if (pos_ == end_) {
-      stream_ended_ = true;
-      current_ = aligned_buffer(); // the end: the buffer goes back
-      pos_ = end_ = nullptr;
-    }
-  }
-
-  void next_chunk() {
-    if (stream_) return next_stream_chunk();
-    if (current_.size()) free_.push_back(std::move(current_));
-    pos_ = end_ = nullptr;
-    issue();
-    if (in_flight_.empty()) { // the end: the buffers go back (the plan gives them to later phases)
-      free_.clear();
-      return;
-    }
-    pending p = std::move(in_flight_.front());
-    in_flight_.pop_front();
-    try {
-      p.request->wait();
-    } catch (...) {
-      free_.push_back(std::move(p.buffer));
-      throw;
-    }
-    current_ = std::move(p.buffer);
-    pos_ = reinterpret_cast<const T*>(current_.data());
-    end_ = pos_ + p.bytes / sizeof(T);
-  }
-
-  std::string where_;
-  std::unique_ptr<posix_file> file_; // null for standard input and other streams
-  bool stream_ = false;
-  int stream_fd_ = -1;          // a stream's descriptor: 0 for `-`, else opened here
-  bool owns_stream_fd_ = false; // closed by the destructor
-  std::string stream_name_;     // "standard input" or the quoted path, for messages
-  bool stream_ended_ = false;
-  std::uint64_t bytes_ = 0;
-  std::size_t chunk_bytes_ = 0;
-  std::uint64_t chunk_count_ = 0;
-  std::uint64_t next_issue_ = 0;
-  std::vector<aligned_buffer> free_;
-  std::deque<pending> in_flight_;
-  aligned_buffer current_;
-  const T* pos_ = nullptr;
-  const T* end_ = nullptr;
 };
 
-template <class T> class file_writer {
+template <class T> class file_writer : private detail::file_writer_core {
   static_assert(std::is_trivially_copyable_v<T>, "files hold raw bytes of T");
 
 public:
@@ -277,192 +236,27 @@ public:
   /// writes standard output (descriptor 1) sequentially, where it stands: nothing is
   /// truncated or seeked, so pipes and `>>` work; each chunk is written synchronously,
   /// after flushing C stdio's `stdout` (print's text keeps its place before the data).
-  explicit file_writer(const std::string& path,
-                       std::size_t memory_bytes = default_typed_file_memory, bool direct = true) {
-    const auto plan = detail::plan_chunks(sizeof(T), memory_bytes, path);
-    chunk_bytes_ = plan.chunk_bytes;
-    buffers_ = plan.chunks;
-    if (is_standard_stream(path)) {
-      buffers_ = 1;
-      stream_fd_ = 1;
-      stream_name_ = "standard output";
-      return;
-    }
-    output_ = std::make_unique<atomic_output>(path);
-    if (output_->in_place()) {
-      // A FIFO or a device (/dev/null, /dev/full): written in order with write(2) like
-      // standard output; it cannot be seeked, truncated or replaced. A FIFO's open waits
-      // for its reader.
-      buffers_ = 1;
-      int fd;
-      while ((fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC)) < 0 && errno == EINTR) {
-      }
-      if (fd < 0) {
-        const int e = errno;
-        throw open_error(describe_failure("cannot open", path, 0, 0, e, advice_for(e)), path, 0, 0, e);
-      }
-      stream_fd_ = fd;
-      stream_name_ = path;
-      return;
-    }
-    // Messages and --stats name the target, not the temporary it is written to first.
-    file_ = std::make_unique<posix_file>(output_->path(),
-                                         open_mode::write | open_mode::create | open_mode::truncate |
-                                             (direct ? open_mode::direct : 0u),
-                                         nullptr, path);
-  }
   /// A writer destroyed without finish() (e.g. while an exception unwinds) removes its
   /// partial output; the target keeps what it had.
-  ~file_writer() {
-    if (stream_fd_ > 1) ::close(stream_fd_);
-    if (finished_ || !file_) return; // a stream: what was written stays written
-    for (auto& f : in_flight_) {
-      try {
-        f.request->wait();
-      } catch (...) {
-      }
-    }
-    try {
-      file_->close();
-    } catch (...) {
-    }
-    // output_'s destructor removes the temporary
-  }
-  file_writer(const file_writer&) = delete;
-  file_writer& operator=(const file_writer&) = delete;
+  explicit file_writer(const std::string& path,
+                       std::size_t memory_bytes = default_typed_file_memory, bool direct = true)
+      : file_writer_core(path, sizeof(T), memory_bytes, direct) {}
 
   void push(const T& v) {
     if (pos_ == end_) next_chunk();
-    std::memcpy(static_cast<void*>(pos_++), &v, sizeof(T));
+    std::memcpy(pos_, &v, sizeof(T));
+    pos_ += sizeof(T);
   }
   file_writer& operator<<(const T& v) {
     push(v);
     return *this;
   }
   /// Elements pushed so far.
-  std::uint64_t size() const noexcept {
-    return (written_ + (current_.size() ? static_cast<std::uint64_t>(
-                                              reinterpret_cast<std::byte*>(pos_) - current_.data())
-                                        : 0)) /
-           sizeof(T);
-  }
+  std::uint64_t size() const noexcept { return bytes() / sizeof(T); }
 
   /// Writes what is buffered, waits for every write, cuts the file to its exact size and
   /// closes it. Throws io_error (e.g. disk_full_error) on failure. Call once.
-  void finish() {
-    try {
-      finish_writing();
-    } catch (const disk_full_error& e) {
-      output_full(e);
-    }
-  }
-
-private:
-  /// A full file system under an output: the advice is about the output, not --disk.
-  [[noreturn]] static void output_full(const disk_full_error& e) {
-    throw_output_error(e.path(), e.offset(), e.bytes(), e.error_number());
-  }
-
-  void finish_writing() {
-    if (finished_) throw std::logic_error("flow: file_writer::finish called twice");
-    if (current_.size()) {
-      const std::size_t bytes =
-          static_cast<std::size_t>(reinterpret_cast<std::byte*>(pos_) - current_.data());
-      if (bytes) {
-        // A direct write must have an aligned size: pad with zeros, cut the file after.
-        const std::size_t padded =
-            file_ && file_->direct() ? (bytes + direct_alignment - 1) / direct_alignment * direct_alignment
-                           : bytes;
-        std::memset(current_.data() + bytes, 0, padded - bytes);
-        submit(std::move(current_), padded);
-        written_ += bytes;
-      }
-      current_ = aligned_buffer();
-      pos_ = end_ = nullptr;
-    }
-    while (!in_flight_.empty()) reclaim_oldest();
-    free_.clear(); // a finished writer holds no memory
-    if (file_) {
-      if (file_->size() != written_) file_->set_size(written_);
-      file_->close();
-      output_->commit();
-    } else if (stream_fd_ == 1) {
-      if (std::fflush(stdout) != 0) throw_system_error("cannot write to", "standard output", written_, 0, errno);
-    } else {
-      const int fd = stream_fd_;
-      stream_fd_ = -1;
-      if (::close(fd) != 0 && errno != EINTR) throw_system_error("cannot write to", stream_name_, written_, 0, errno);
-    }
-    finished_ = true;
-  }
-
-private:
-  struct pending {
-    aligned_buffer buffer;
-    request_ptr request;
-  };
-
-  void submit(aligned_buffer buffer, std::size_t bytes) {
-    if (!file_) { // standard output, a FIFO or a device: in order, now
-      if (stream_fd_ == 1) std::fflush(stdout);
-      write_fully(stream_fd_, buffer.data(), bytes, stream_name_);
-      offset_ += bytes;
-      free_.push_back(std::move(buffer));
-      return;
-    }
-    pending p{std::move(buffer), nullptr};
-    p.request = file_->awrite(p.buffer.data(), offset_, bytes);
-    offset_ += bytes;
-    in_flight_.push_back(std::move(p));
-  }
-
-  void reclaim_oldest() {
-    pending p = std::move(in_flight_.front());
-    in_flight_.pop_front();
-    free_.push_back(std::move(p.buffer));
-    p.request->wait(); // rethrows a failed write
-  }
-
-  void next_chunk() {
-    try {
-      next_chunk_unchecked();
-    } catch (const disk_full_error& e) {
-      output_full(e);
-    }
-  }
-
-  void next_chunk_unchecked() {
-    if (current_.size()) {
-      submit(std::move(current_), chunk_bytes_);
-      written_ += chunk_bytes_;
-    }
-    if (free_.empty()) {
-      if (in_flight_.size() < buffers_) {
-        free_.emplace_back(chunk_bytes_);
-      } else {
-        reclaim_oldest();
-      }
-    }
-    current_ = std::move(free_.back());
-    free_.pop_back();
-    pos_ = reinterpret_cast<T*>(current_.data());
-    end_ = pos_ + chunk_bytes_ / sizeof(T);
-  }
-
-  std::unique_ptr<atomic_output> output_; // the temporary the file is written to
-  std::unique_ptr<posix_file> file_;      // null for standard output, a FIFO or a device
-  int stream_fd_ = -1;                    // their descriptor: 1, or opened here
-  std::string stream_name_;               // "standard output" or the path, for messages
-  std::size_t chunk_bytes_ = 0;
-  std::size_t buffers_ = 0;
-  std::uint64_t offset_ = 0;  // where the next chunk goes
-  std::uint64_t written_ = 0; // bytes of elements handed to writes
-  std::vector<aligned_buffer> free_;
-  std::deque<pending> in_flight_;
-  aligned_buffer current_;
-  T* pos_ = nullptr;
-  T* end_ = nullptr;
-  bool finished_ = false;
+  using file_writer_core::finish;
 };
 
 } // namespace flow::io

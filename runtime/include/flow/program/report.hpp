@@ -42,7 +42,9 @@ public:
     std::vector<unsigned> memory_phases; ///< where its memory counts (a queue, array or cache: every phase it lives in)
     std::uint64_t memory_bytes = 0;
     double read_bytes = 0, write_bytes = 0; ///< per round
-    std::string queue;                   ///< a queue's configuration (flow::containers::describe)
+    /// A queue's configuration (flow::containers::describe). Initialized so that generated
+    /// code may leave it out of the braces without a -Wmissing-field-initializers warning.
+    std::string queue = {};
   };
   /// Node `n`; its I/O adds to phase n.phase (`label`), as phase() does.
   void node(node_estimate n, std::string_view label);
