@@ -549,7 +549,8 @@ void Generator::emitEstimate() {
       const std::string pq = "fl_pq" + std::to_string(n.id);
       line("const auto " + pq + " = flow::containers::plan_priority_queue(" + memoryOf(n) + ", " + items + ", " +
            std::to_string(n.elementBytes) + ", " + blockBytes() + ");");
-      line("const double " + pq + "_io = " + pq + ".io_bytes(" + items + ") / 2.0; // the bound, half read and half written");
+      line("const double " + pq + "_io = " + pq + ".io_bytes(" + items + ", " + items +
+           ") / 2.0; // as if every push were held at once; half read, half written");
       node(n, pq + "_io", pq + "_io", "flow::containers::describe(" + pq + ")");
       break;
     }

@@ -219,11 +219,8 @@ void MemoryPlanner::computeIo() {
                                                  plan_.blockBytes);
       const bool peak = n.calibrated && n.calibrated->peakFraction > 0;
       const double items = peak ? std::max(1.0, std::ceil(n.elements * n.calibrated->peakFraction)) : n.elements;
-      // A queue that never holds more than its internal arrays take (flush_items) never
-      // writes: the bound's premise, applied to the measured peak.
-      const bool fitsInside = peak && items <= static_cast<double>(cfg.flush_items);
-      double io = fitsInside ? 0.0 : static_cast<double>(cfg.io_bytes(static_cast<uint64_t>(items)));
-      n.readBytes = n.writeBytes = io / 2;
+      const auto io = cfg.io(static_cast<uint64_t>(n.elements), static_cast<uint64_t>(items));
+      n.readBytes = n.writeBytes = static_cast<double>(io.bytes) / 2;
       if (!peak)
         n.note = "an upper bound: as if all " + formatCount(n.elements) +
                  " pushes were held at once (flowc explain --calibrate measures the peak)";
@@ -233,7 +230,7 @@ void MemoryPlanner::computeIo() {
         n.note = "calibrated: " + formatCount(n.elements) + " pushes, at most " + formatCount(items) +
                  " items at once (" + share + " in the calibration run)";
       }
-      n.passes = fitsInside ? 0 : static_cast<int>(cfg.external_levels);
+      n.passes = static_cast<int>(io.levels);
       n.queue = containers::describe(cfg);
       n.tempDiskBytes = n.writeBytes; // an upper bound: what it writes out, never freed early
       break;

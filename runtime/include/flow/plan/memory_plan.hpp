@@ -235,7 +235,7 @@ inline std::optional<memory_shortfall> memory_planner::assign() {
     std::uint64_t best = lo;
     for (std::uint64_t c = lo;; c = std::min(hi, std::max(sat_add(c, block_), sat_add(c, c / 8)))) {
       double io = static_cast<double>(
-          containers::plan_priority_queue(c, elements(q), q.element_bytes, block_).io_bytes(elements(q)));
+          containers::plan_priority_queue(c, elements(q), q.element_bytes, block_).io_bytes(elements(q), elements(q)));
       for (int p : q.live_phases)
         for (int id : nodes_of[p])
           if (node(id).role == memory_role::sort_merge) {
