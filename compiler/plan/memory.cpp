@@ -212,8 +212,8 @@ void MemoryPlanner::computeIo() {
       break;
     case Node::Queue: {
       // The queue is configured for the pushes the program plans with (adopt: the static
-      // plan's); its I/O bound is for the items it holds at once: all its pushes, unless
-      // a calibration measured its peak.
+      // plan's); its I/O is the runtime's model (pq_config::io) for its pushes and the
+      // items it holds at once: all of them, unless a calibration measured its peak.
       const double planned = program_ ? program_->nodes[static_cast<size_t>(n.id)].elements : n.elements;
       auto cfg = containers::plan_priority_queue(n.memoryBytes, static_cast<uint64_t>(planned), n.elementBytes,
                                                  plan_.blockBytes);
@@ -228,7 +228,9 @@ void MemoryPlanner::computeIo() {
         char share[64];
         std::snprintf(share, sizeof share, "%.4g%% of its pushes", n.calibrated->peakFraction * 100);
         n.note = "calibrated: " + formatCount(n.elements) + " pushes, at most " + formatCount(items) +
-                 " items at once (" + share + " in the calibration run)";
+                 " items at once (" + share + " in the calibration run)" +
+                 (io.bytes > 0 ? ": more than its internal arrays hold, so an upper bound as if all were held at once"
+                               : ": within its internal arrays, nothing written");
       }
       n.passes = static_cast<int>(io.levels);
       n.queue = containers::describe(cfg);
