@@ -82,12 +82,12 @@ int main(int argc, char** argv) {
               (unsigned long long)io.write_bytes, ok ? 1 : 0);
   std::fprintf(stderr,
                "  flow: heap flushes %llu, internal merges %llu, external flushes %llu, external merges "
-               "%llu, refills %llu, parallel pieces %llu; planned I/O bound for %llu inserts: %llu bytes; "
+               "%llu, refills %llu, parallel pieces %llu; planned I/O for %llu pushes, then as many pops: %llu bytes; "
                "read wait %.2f s, write wait %.2f s, disk busy %.2f s\n",
                (unsigned long long)st.heap_flushes, (unsigned long long)st.internal_merges,
                (unsigned long long)st.external_flushes, (unsigned long long)st.external_merges,
                (unsigned long long)st.refills, (unsigned long long)st.parallel_pieces, (unsigned long long)n,
-               (unsigned long long)plan.io_bytes(n), snap.read_wait_seconds, snap.write_wait_seconds,
+               (unsigned long long)plan.io_bytes(n, n), snap.read_wait_seconds, snap.write_wait_seconds,
                snap.busy_seconds);
   return ok ? 0 : 1;
 }

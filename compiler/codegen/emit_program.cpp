@@ -596,14 +596,15 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
       line("const auto " + pq + " = flow::containers::plan_priority_queue(" + memoryOf(n) + ", " + planned + ", " +
            std::to_string(n.elementBytes) + ", " + blockBytes() + ");");
       if (calibrated && n.calibrated && n.calibrated->peakFraction > 0) {
-        // The items it holds at once, as a share of its pushes measured; none written
-        // while they fit its internal arrays.
+        // The items it holds at once, as a share of its pushes measured (the runtime's
+        // model: none written while they fit its internal arrays).
         line("const uint64_t " + pq + "_peak = static_cast<uint64_t>(std::max(1.0, std::ceil(" + number(n.startElements) +
              " * " + sv + " * " + number(n.calibrated->peakFraction) + ")));");
-        line("const double " + pq + "_io = " + pq + "_peak <= " + pq + ".flush_items ? 0.0 : " + pq + ".io_bytes(" + pq +
-             "_peak) / 2.0; // half read and half written");
+        line("const double " + pq + "_io = " + pq + ".io_bytes(" + items + ", " + pq +
+             "_peak) / 2.0; // half read, half written");
       } else {
-        line("const double " + pq + "_io = " + pq + ".io_bytes(" + items + ") / 2.0; // the bound, half read and half written");
+        line("const double " + pq + "_io = " + pq + ".io_bytes(" + items + ", " + items +
+             ") / 2.0; // as if every push were held at once; half read, half written");
       }
       node(n, pq + "_io", pq + "_io", "flow::containers::describe(" + pq + ")");
       break;

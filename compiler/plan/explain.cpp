@@ -17,7 +17,12 @@ std::string cell(const Node& n, double v, bool bytes) {
 }
 
 /// A queue's I/O without a calibrated peak is the bound for holding every push at once.
-bool upperBound(const Node& n) { return n.kind == Node::Queue && !(n.calibrated && n.calibrated->peakFraction > 0); }
+// A queue's static estimate, and a calibrated one whose peak does not fit its internal
+// arrays, is the all-pushes-at-once value: exact for pushes then pops, a bound otherwise.
+bool upperBound(const Node& n) {
+  return n.kind == Node::Queue &&
+         (!(n.calibrated && n.calibrated->peakFraction > 0) || n.readBytes + n.writeBytes > 0);
+}
 
 /// A read or write cell: "≤ X" for an upper bound.
 std::string ioCell(const Node& n, double v) {

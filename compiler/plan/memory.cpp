@@ -212,18 +212,15 @@ void MemoryPlanner::computeIo() {
       break;
     case Node::Queue: {
       // The queue is configured for the pushes the program plans with (adopt: the static
-      // plan's); its I/O bound is for the items it holds at once: all its pushes, unless
-      // a calibration measured its peak.
+      // plan's); its I/O is the runtime's model (pq_config::io) for its pushes and the
+      // items it holds at once: all of them, unless a calibration measured its peak.
       const double planned = program_ ? program_->nodes[static_cast<size_t>(n.id)].elements : n.elements;
       auto cfg = containers::plan_priority_queue(n.memoryBytes, static_cast<uint64_t>(planned), n.elementBytes,
                                                  plan_.blockBytes);
       const bool peak = n.calibrated && n.calibrated->peakFraction > 0;
       const double items = peak ? std::max(1.0, std::ceil(n.elements * n.calibrated->peakFraction)) : n.elements;
-      // A queue that never holds more than its internal arrays take (flush_items) never
-      // writes: the bound's premise, applied to the measured peak.
-      const bool fitsInside = peak && items <= static_cast<double>(cfg.flush_items);
-      double io = fitsInside ? 0.0 : static_cast<double>(cfg.io_bytes(static_cast<uint64_t>(items)));
-      n.readBytes = n.writeBytes = io / 2;
+      const auto io = cfg.io(static_cast<uint64_t>(n.elements), static_cast<uint64_t>(items));
+      n.readBytes = n.writeBytes = static_cast<double>(io.bytes) / 2;
       if (!peak)
         n.note = "an upper bound: as if all " + formatCount(n.elements) +
                  " pushes were held at once (flowc explain --calibrate measures the peak)";
@@ -231,9 +228,11 @@ void MemoryPlanner::computeIo() {
         char share[64];
         std::snprintf(share, sizeof share, "%.4g%% of its pushes", n.calibrated->peakFraction * 100);
         n.note = "calibrated: " + formatCount(n.elements) + " pushes, at most " + formatCount(items) +
-                 " items at once (" + share + " in the calibration run)";
+                 " items at once (" + share + " in the calibration run)" +
+                 (io.bytes > 0 ? ": more than its internal arrays hold, so an upper bound as if all were held at once"
+                               : ": within its internal arrays, nothing written");
       }
-      n.passes = fitsInside ? 0 : static_cast<int>(cfg.external_levels);
+      n.passes = static_cast<int>(io.levels);
       n.queue = containers::describe(cfg);
       n.tempDiskBytes = n.writeBytes; // an upper bound: what it writes out, never freed early
       break;

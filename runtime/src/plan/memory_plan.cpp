@@ -119,9 +119,16 @@ std::optional<memory_shortfall> memory_planner::assign() {
     hi = std::max(hi, lo);
     double best_io = -1;
     std::uint64_t best = lo;
+    // The queue's I/O is not monotone in its budget: which flushes complete a merge of
+    // the next level depends on the exact push count, which is an estimate. The budget is
+    // chosen by the least I/O any budget up to c gives (more memory never costs I/O for
+    // that reason), so a larger budget ties with a smaller one and wins.
+    double queue_io = -1;
     for (std::uint64_t c = lo;; c = std::min(hi, std::max(sat_add(c, block_), sat_add(c, c / 8)))) {
-      double io = static_cast<double>(
-          containers::plan_priority_queue(c, elements(q), q.element_bytes, block_).io_bytes(elements(q)));
+      const double own = static_cast<double>(
+          containers::plan_priority_queue(c, elements(q), q.element_bytes, block_).io_bytes(elements(q), elements(q)));
+      queue_io = queue_io < 0 ? own : std::min(queue_io, own);
+      double io = queue_io;
       for (int p : q.live_phases)
         for (int id : nodes_of[p])
           if (node(id).role == memory_role::sort_merge) {

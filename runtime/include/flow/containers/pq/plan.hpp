@@ -7,10 +7,11 @@
 //   constexpr auto cfg = flow::containers::plan_priority_queue(256 << 20, 1 << 27, 8, 1 << 20);
 //   static_assert(cfg.feasible);
 //   flow::containers::priority_queue<u64> q(cfg);
-//   std::uint64_t bound = cfg.io_bytes(inserts);
+//   std::uint64_t bound = cfg.io_bytes(pushes, peak); // read + written for n pushes, at most peak held
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "flow/plan/saturating.hpp"
 
@@ -18,6 +19,9 @@ namespace flow::containers {
 
 using plan::sat_add; // counts up to 2^63 give bounds of at most 2^64 - 1, no wrap
 using plan::sat_mul;
+using plan::saturated;
+
+struct pq_push_pop_io;
 
 /// What plan_priority_queue decided. All sizes in bytes unless named *_items/_blocks.
 /// The parts that always exist add up to at most memory_bytes:
@@ -49,39 +53,201 @@ struct pq_config {
   bool feasible = false;            // the budget holds every mandatory part
   const char* problem = "";         // why not, for the planner's diagnostic
 
-  /// Upper bound of the bytes read plus written by a queue that receives `inserts`
-  /// pushes in total and never holds more than expected_max_items at once:
-  ///   0                                   if expected_max_items fit into flush_items,
-  ///   2 * s * I' * L + 2 * B * F * L      otherwise,
-  /// with s = item_bytes, B = block_bytes, I' = inserts * (1 + deletion/insertion) (the
-  /// deletion buffer's items may be put back once per insertion-heap flush),
-  /// F = ceil(I' / flush_items) external flushes, and L = max(1, ceil(log_K F)) the
-  /// levels of external arrays with K = external_arity (each level writes and reads an
-  /// item once; every array rounds up to whole blocks).
-  constexpr std::uint64_t io_bytes(std::uint64_t inserts) const {
-    if (!feasible || expected_max_items <= flush_items || inserts == 0) return 0;
-    const std::uint64_t moved = moved_items(inserts);
-    const std::uint64_t flushes = moved / flush_items + (moved % flush_items != 0);
-    const unsigned levels = levels_for(flushes, external_arity);
-    return sat_add(sat_mul(sat_mul(2 * std::uint64_t(item_bytes), moved), levels),
-                   sat_mul(sat_mul(2 * std::uint64_t(block_bytes), flushes), levels));
-  }
+  /// The I/O of a queue with `pushes` pushes that holds at most `peak` items at once
+  /// (0, or not less than pushes: all of them at once). See pq_queue_io below.
+  constexpr pq_push_pop_io io(std::uint64_t pushes, std::uint64_t peak) const;
+  /// Bytes read plus written: io(pushes, peak).bytes.
+  constexpr std::uint64_t io_bytes(std::uint64_t pushes, std::uint64_t peak) const;
+};
 
-  /// I' = items * (1 + deletion/insertion), rounded down as items * deletion / insertion.
-  constexpr std::uint64_t moved_items(std::uint64_t items) const {
-    return sat_add(items, sat_add(sat_mul(items / insertion_items, deletion_items),
-                                  items % insertion_items * deletion_items / insertion_items));
-  }
-  /// max(1, ceil(log_K flushes)): levels of external arrays of arity K.
-  static constexpr unsigned levels_for(std::uint64_t flushes, std::uint64_t arity) {
-    unsigned levels = 1;
-    for (std::uint64_t cap = arity; cap < flushes; cap *= arity) {
-      ++levels;
-      if (cap > ~std::uint64_t{0} / arity) break; // the next cap would pass any count
+/// What the queue's own rules make it do with n pushes followed by n pops (the model of
+/// pq_config::io_bytes). Every external array's blocks are written once and read once
+/// (a merge or the pops read each block exactly once), so bytes = 2 * block_bytes * blocks.
+struct pq_push_pop_io {
+  std::uint64_t heap_loads_per_flush = 0; // heap flushes per external flush with no external array
+  std::uint64_t external_flushes = 0;     // internal arrays + heap merged into a level-0 array
+  std::uint64_t flushed_items = 0;        // items those flushes write (the rest stays in memory)
+  unsigned levels = 0;                    // external levels the first-written item passes
+  std::uint64_t blocks = 0;               // blocks written (each is read once)
+  std::uint64_t bytes = 0;                // read + written
+};
+
+namespace pq_plan_detail {
+
+/// How many heap flushes, counted from an external flush, come before the next external
+/// flush (that one included), as a function of the chunks the pool has. flush_heap keeps
+/// the sorted heap (ch = ceil(h/ci) chunks) in memory while
+/// `pool_chunks - used >= ch + 2 + slack`; `used`, after k heap flushes, is the internal
+/// arrays' chunks: k written in base internal_arity, level j's arrays of h * arity^j items
+/// taking w_j = ceil(h * arity^j / ci) chunks each (a merge of arity arrays saves their
+/// partial chunks). The external flush comes at the first k with used(k) > T =
+/// pool_chunks - ch - 2 - slack and writes k + 1 heaps' worth. (The cascade's own check,
+/// slack chunks before a merge, always holds after such an add.) `used` is not monotone
+/// in k when merges save chunks, so the first k is found digit by digit from the top.
+struct heap_fill {
+  std::uint64_t ch = 0, reserve = 0; // a heap's chunks; ch + 2 + slack
+  std::uint64_t w[64] = {}, pow[64] = {}, below[64] = {}; // below[j]: sum_{i<j} (arity-1) w_i
+  unsigned top = 0;
+
+  constexpr heap_fill(const pq_config& c, std::uint64_t most_chunks) {
+    const std::uint64_t ci = c.chunk_bytes / c.item_bytes, h = c.insertion_items, a = c.internal_arity;
+    ch = (h + ci - 1) / ci;
+    reserve = ch + 2 + 3 * a + 8;
+    // Levels until one array alone passes any T the pool allows.
+    for (std::uint64_t items = h, p = 1;; items = sat_mul(items, a), p = sat_mul(p, a)) {
+      w[top] = items / ci + (items % ci != 0);
+      pow[top] = p;
+      if (w[top] > most_chunks || top == 63) break;
+      ++top;
     }
-    return levels;
+    for (unsigned j = 1; j <= top; ++j) below[j] = sat_add(below[j - 1], sat_mul(a - 1, w[j - 1]));
+  }
+  constexpr std::uint64_t loads(std::uint64_t pool_chunks, std::uint64_t arity) const {
+    if (pool_chunks < reserve) return 1; // not even one heap fits: every heap goes out
+    const std::uint64_t t = pool_chunks - reserve;
+    std::uint64_t used = 0, k = 0;
+    for (unsigned j = top + 1; j-- > 0;) {
+      // The smallest digit that still lets some completion exceed T.
+      const std::uint64_t floor = sat_add(used, below[j]);
+      std::uint64_t d = floor > t ? 0 : (t - floor) / w[j] + 1;
+      if (d > arity - 1) d = arity - 1;
+      used = sat_add(used, sat_mul(d, w[j]));
+      k = sat_add(k, sat_mul(d, pow[j]));
+    }
+    return sat_add(k, 1);
   }
 };
+
+/// sums[j][e] = sum over i < K^j of table[e + digit sum of i in base K], for
+/// e <= (levels - 1 - j) * (K - 1): what the K^j flushes under a prefix of digit sum e
+/// add up to. sums[j] is sums[j-1] summed over a window of K (saturating at 2^64 - 1).
+constexpr std::vector<std::vector<std::uint64_t>> subtree_sums(const std::vector<std::uint64_t>& table,
+                                                               unsigned levels, std::uint64_t K) {
+  std::vector<std::vector<std::uint64_t>> sums(levels);
+  sums[0] = table;
+  for (unsigned j = 1; j < levels; ++j) {
+    const auto& prev = sums[j - 1];
+    auto& cur = sums[j];
+    cur.resize(prev.size() - (K - 1));
+    unsigned __int128 window = 0; // prev[x .. x + K - 1]: at most 64 values below 2^64
+    for (std::size_t i = 0; i + 1 < K; ++i) window += prev[i];
+    for (std::size_t x = 0; x < cur.size(); ++x) {
+      window += prev[x + K - 1];
+      cur[x] = window > saturated ? saturated : static_cast<std::uint64_t>(window);
+      window -= prev[x];
+    }
+  }
+  return sums;
+}
+
+} // namespace pq_plan_detail
+
+/// The queue's I/O for n pushes, then n pops (pop or bulk pops), from its own rules:
+///  - The insertion heap (h items) is flushed when a push finds it full: floor((n-1)/h)
+///    heap flushes; the last heap's items never leave memory.
+///  - A heap flush either keeps the sorted heap as an internal array or, when the pool is
+///    short of chunks (heap_fill), merges every internal array and the heap into one
+///    external array of level 0. With E external arrays alive the pool has
+///    (pool_bytes - E * read_blocks_per_array * block_bytes) / chunk_bytes chunks, so a
+///    flush's size g(E) (in heaps) depends on E.
+///  - When a level holds external_arity = K arrays they are merged into one of the next
+///    level: after i external flushes, E is the digit sum of i in base K, and a merge of
+///    level j happens after every K^j-th flush, writing the items of those K^j flushes.
+///  - After the last push nothing is written: pops only read, every block once.
+/// So: F = the most flushes with sum_{i<F} g(ds(i)) <= heap flushes; level 0 writes
+/// sum_{i<F} ceil(h g(ds(i)) / block items) blocks; level j writes floor(F / K^j) merges
+/// of the flushes before floor(F / K^j) * K^j (each rounded up to whole blocks). The sums
+/// go over sub-trees of K^j flushes that share a prefix (subtree_sums), never over
+/// flushes: O(levels^2 * K) steps, whatever n. Not modelled: the "crowded" early merge
+/// when the read buffers pass half the pool (three or more levels; K <= pool/4 / buffers
+/// keeps two levels' arrays below it).
+constexpr pq_push_pop_io push_pop_io(const pq_config& c, std::uint64_t n, bool with_blocks = true) {
+  using namespace pq_plan_detail;
+  pq_push_pop_io r;
+  if (!c.feasible || n <= c.insertion_items) return r;
+  const std::uint64_t h = c.insertion_items, K = c.external_arity;
+  const std::uint64_t block_items = c.block_bytes / c.item_bytes;
+  const std::uint64_t heap_flushes = (n - 1) / h;
+  const std::uint64_t read_buffers = std::uint64_t(c.read_blocks_per_array) * c.block_bytes;
+  // Digits of the flush counter: K^levels > heap_flushes >= F.
+  unsigned levels = 1;
+  for (std::uint64_t span = K; span <= heap_flushes; span = sat_mul(span, K)) ++levels;
+  // g(E) and each flush's blocks for every E the counter can show (digit sums < levels*K).
+  const std::uint64_t most_alive = std::uint64_t(levels) * (K - 1);
+  const heap_fill fill(c, c.pool_bytes / c.chunk_bytes);
+  std::vector<std::uint64_t> loads(most_alive + 1), flush_blocks(most_alive + 1);
+  for (std::uint64_t e = 0; e <= most_alive; ++e) {
+    const std::uint64_t buffers = sat_mul(e, read_buffers);
+    const std::uint64_t chunks = c.pool_bytes > buffers ? (c.pool_bytes - buffers) / c.chunk_bytes : 0;
+    loads[e] = fill.loads(chunks, c.internal_arity);
+    const std::uint64_t items = sat_mul(loads[e], h);
+    flush_blocks[e] = items / block_items + (items % block_items != 0);
+  }
+  r.heap_loads_per_flush = loads[0];
+  const auto load_sums = subtree_sums(loads, levels, K);
+  // F digit by digit from the top: take whole sub-trees of flushes while they fit.
+  std::vector<std::uint64_t> digits(levels), loads_at(levels); // loads_at[j]: taken at level j
+  std::uint64_t taken = 0, e = 0;
+  for (unsigned j = levels; j-- > 0;) {
+    std::uint64_t t = 0;
+    for (; t + 1 < K; ++t) { // K sub-trees would be one of the level above
+      const std::uint64_t more = load_sums[j][e + t];
+      if (sat_add(taken, more) > heap_flushes) break;
+      taken += more;
+      loads_at[j] += more;
+    }
+    digits[j] = t;
+    e += t;
+  }
+  std::uint64_t flushes = 0;
+  for (unsigned j = levels; j-- > 0;) flushes = sat_add(sat_mul(flushes, K), digits[j]);
+  if (flushes == 0) return r;
+  r.external_flushes = flushes;
+  r.flushed_items = sat_mul(taken, h);
+  r.levels = levels;
+  while (digits[r.levels - 1] == 0) --r.levels; // the top digit of F: its merges' level
+  if (!with_blocks) return r;
+  // Level 0: the same sub-trees, in blocks.
+  const auto block_sums = subtree_sums(flush_blocks, levels, K);
+  e = 0;
+  for (unsigned j = levels; j-- > 0;) {
+    for (std::uint64_t t = 0; t < digits[j]; ++t) r.blocks = sat_add(r.blocks, block_sums[j][e + t]);
+    e += digits[j];
+  }
+  // Level j's floor(F / K^j) merges each write the items of K^j flushes, rounded up to
+  // whole blocks (at most block_items - 1 items of padding per merge).
+  std::uint64_t merges = flushes, items_above = 0;
+  for (unsigned j = levels; j-- > 1;) items_above += loads_at[j];
+  for (unsigned j = 1; j < r.levels; ++j) {
+    merges /= K;
+    const std::uint64_t items = sat_mul(items_above, h);
+    r.blocks = sat_add(r.blocks, sat_add(items, sat_mul(merges, block_items - 1)) / block_items);
+    items_above -= loads_at[j];
+  }
+  r.bytes = sat_mul(sat_mul(2, c.block_bytes), r.blocks);
+  return r;
+}
+
+constexpr pq_push_pop_io pq_config::io(std::uint64_t pushes, std::uint64_t peak) const {
+  // All pushes at once (the static assumption): exact for n pushes then n pops (pop and
+  // top: the key order changes which items are merged, never how many; pops only read).
+  // bulk_pop and the limit loop sort the insertion heap into the arrays first, which may
+  // add one external flush when the pool is full at the last push.
+  //
+  // A lower peak (measured by a calibration run) that never fills the internal arrays
+  // (flush_items: what an external flush writes at least) means no I/O at all. A larger
+  // one gets the all-at-once value: no function of (pushes, peak) below it bounds every
+  // order (pushing a flush's worth and popping it again, over and over, writes nearly
+  // every push whatever the peak). It is an upper bound for interleaved orders in
+  // test/runtime/pq_io_model_test.cpp: random keys at two pushes per pop move 0.5 of
+  // it, time-forward keys (MIS) 0.35 to 0.8, and less than the peak pushed and popped
+  // would say for the latter (up to 2.7 times that).
+  if (peak != 0 && peak < pushes && peak <= flush_items) return {};
+  return push_pop_io(*this, pushes);
+}
+constexpr std::uint64_t pq_config::io_bytes(std::uint64_t pushes, std::uint64_t peak) const {
+  return io(pushes, peak).bytes;
+}
 
 namespace pq_plan_detail {
 constexpr std::uint64_t clamp(std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
@@ -161,11 +327,7 @@ constexpr pq_config plan_priority_queue(std::uint64_t memory_bytes, std::uint64_
   }
   c.flush_items = (c.pool_bytes - waste - ext_reserve - c.insertion_items * s) / s;
   c.feasible = true;
-  if (expected_max_items > c.flush_items) {
-    const std::uint64_t moved = c.moved_items(expected_max_items);
-    const std::uint64_t flushes = moved / c.flush_items + (moved % c.flush_items != 0);
-    c.external_levels = pq_config::levels_for(flushes, c.external_arity);
-  }
+  c.external_levels = push_pop_io(c, expected_max_items, /*with_blocks=*/false).levels;
   return c;
 }
 
