@@ -8,7 +8,7 @@ import random
 import sys
 
 out = sys.argv[1]
-count = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
+count = int(sys.argv[2]) if len(sys.argv) > 2 else 150000
 rng = random.Random(7)
 special = ['nan', '-nan', 'inf', '-inf', '0.0', '-0.0', '5e-324', '-5e-324', '2.225073858507201e-308',
            '-1e-310', '1.7976931348623157e308', '-1.7976931348623157e308']
