@@ -1,6 +1,7 @@
-// Keys of reduce and join in generated code: the paths to key fields, the equality and
-// hash of keys (in the runtime's total order, flow/script/total_order.hpp), and a reduce's combine function (the script's, with the group's keys
-// put back, so a function that changes a key cannot move an element to another group).
+// Keys of reduce and join in generated code: the paths to key fields, the order, equality
+// and hash of keys (floats in the runtime's total order, flow/script/total_order.hpp),
+// and a reduce's combine function (the script's, with the group's keys put back, so a
+// function that changes a key cannot move an element to another group).
 #include "codegen/generator.hpp"
 
 namespace flow::codegen {
