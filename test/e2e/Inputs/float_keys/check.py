@@ -63,6 +63,11 @@ expect_sequence('records_desc.txt', [x for x, _ in records], [x for x, _ in want
 distinct = sorted(set(key(x) for x in xs))
 expect_sequence('unique.txt', floats('unique.txt'), [math.nan if k[0] else k[1] for k in distinct])
 
+records = [(float(r[0]), int(r[1])) for r in read_rows('unique_records.txt')]
+expect_sequence('unique_records.txt', [x for x, _ in records], [math.nan if k[0] else k[1] for k in distinct])
+if any(n != 1 for _, n in records):
+    failures.append('unique_records.txt: a record that is not (x, 1)')
+
 counts = Counter(key(x) for x in xs)
 groups = [(float(r[0]), int(r[1])) for r in read_rows('groups.txt')]
 want_groups = sorted(counts.items())
@@ -83,8 +88,8 @@ if any(key(pairs[i + 1][0]) < key(pairs[i][0]) for i in range(len(pairs) - 1)):
 if any(not same(k, xs[a]) for k, a, _ in pairs):
     failures.append('join.txt: a pair whose key is not its left value')
 
-for name in ['asc.txt', 'desc.txt', 'records_desc.txt', 'unique.txt', 'groups.txt', 'join.txt', 'merged.txt',
-             'pq_desc.txt']:
+for name in ['asc.txt', 'desc.txt', 'records_desc.txt', 'unique.txt', 'unique_records.txt', 'groups.txt',
+             'join.txt', 'merged.txt', 'pq_desc.txt']:
     os.remove(os.path.join(out, name))
 if failures:
     sys.exit('\n'.join(failures))
