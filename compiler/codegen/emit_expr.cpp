@@ -267,7 +267,9 @@ std::string Generator::call(const CallExpr& e) {
   case ast::Builtin::Min:
   case ast::Builtin::Max: // of two values (of a stream, an aggregate: above)
     return leftToRight(operands, [&](const std::vector<std::string>& a) {
-      return std::string("std::") + ast::info(*e.builtin).name + "<" + T + ">(" + a[0] + ", " + a[1] + ")";
+      // Floats by the total order of keys, so that min/max with a NaN is commutative.
+      const std::string fn = holdsFloat(e.type) ? "flow::script::total_" : "std::";
+      return fn + ast::info(*e.builtin).name + "<" + T + ">(" + a[0] + ", " + a[1] + ")";
     });
   case ast::Builtin::Count:
   case ast::Builtin::Sum: break;

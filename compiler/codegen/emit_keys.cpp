@@ -1,6 +1,7 @@
-// Keys of reduce and join in generated code: the paths to key fields, the equality and
-// hash of keys, and a reduce's combine function (the script's, with the group's keys
-// put back, so a function that changes a key cannot move an element to another group).
+// Keys of reduce and join in generated code: the paths to key fields, the order, equality
+// and hash of keys (floats in the runtime's total order, flow/script/total_order.hpp),
+// and a reduce's combine function (the script's, with the group's keys put back, so a
+// function that changes a key cannot move an element to another group).
 #include "codegen/generator.hpp"
 
 namespace flow::codegen {
@@ -33,11 +34,28 @@ std::string Generator::keyPath(const OrderKeyInfo& key, const Type* element) con
   return path;
 }
 
+bool Generator::holdsFloat(const Type* t) {
+  if (t->isFloat()) return true;
+  if (t->kind == Type::Array) return holdsFloat(t->element);
+  if (t->kind == Type::Record && !t->record->imported)
+    for (const sema::FieldInfo& f : t->record->fields)
+      if (holdsFloat(f.type)) return true;
+  return false;
+}
+
+std::string Generator::keyLess(const Type* t, const std::string& a, const std::string& b) {
+  return holdsFloat(t) ? "flow::script::total_less(" + a + ", " + b + ")" : a + " < " + b;
+}
+
+std::string Generator::keyEqual(const Type* t, const std::string& a, const std::string& b) {
+  return holdsFloat(t) ? "flow::script::total_equal(" + a + ", " + b + ")" : a + " == " + b;
+}
+
 std::string Generator::sameKeys(const std::vector<OrderKeyInfo>& keys, const Type* element) {
   const std::string T = type(element);
   std::string same;
   for (const OrderKeyInfo& k : keys)
-    same += (same.empty() ? "" : " && ") + std::string("a") + keyPath(k, element) + " == b" + keyPath(k, element);
+    same += (same.empty() ? "" : " && ") + keyEqual(k.type, "a" + keyPath(k, element), "b" + keyPath(k, element));
   return "[](const " + T + "& a, const " + T + "& b) -> bool { return " + same + "; }";
 }
 
@@ -45,7 +63,8 @@ std::string Generator::hashKeys(const ReduceStage& r) {
   const std::string T = type(r.elementType);
   std::string h = "uint64_t h = 0;";
   for (const OrderKeyInfo& k : keysOf(r.keyOrder))
-    h += " h = (h ^ flow::script::hash(x" + keyPath(k, r.elementType) + ")) * 0x9E3779B97F4A7C15ull;";
+    h += std::string(" h = (h ^ flow::script::") + (holdsFloat(k.type) ? "total_hash" : "hash") + "(x" +
+         keyPath(k, r.elementType) + ")) * 0x9E3779B97F4A7C15ull;";
   return "[](const " + T + "& x) -> uint64_t { " + h + " return h; }";
 }
 

@@ -6,6 +6,7 @@
 #include "codegen/generator.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace flow::codegen {
 
@@ -356,12 +357,27 @@ std::string Generator::keyPath(const Expr& key, const Type* element) const {
 }
 
 std::string Generator::uniqueKeysEqual(const UniqueStage& u) const {
+  // unique (k, …) compares the keys; unique of whole elements that hold floats compares
+  // every scalar, so that NaNs are equal there too (a record's == is the script's, IEEE).
+  // Other whole elements use the runtime's default equality: an empty string.
+  std::vector<std::pair<std::string, const sema::Type*>> keys; // path, type
+  for (const ExprPtr& k : u.keys) keys.push_back({keyPath(*k, u.elementType), k->type});
+  if (u.keys.empty()) {
+    if (!holdsFloat(u.elementType)) return "";
+    std::function<void(const sema::Type*, const std::string&)> walk = [&](const sema::Type* t, const std::string& p) {
+      if (t->kind == sema::Type::Record && !t->record->imported) {
+        for (const sema::FieldInfo& f : t->record->fields) walk(f.type, p + "." + fieldName(t, f.name));
+      } else if (t->kind == sema::Type::Array && t->element->kind == sema::Type::Record) {
+        for (uint64_t i = 0; i < t->length; ++i) walk(t->element, p + "[" + std::to_string(i) + "]");
+      } else {
+        keys.push_back({p, t}); // a scalar, an array of scalars, or an imported record
+      }
+    };
+    walk(u.elementType, "");
+  }
   const std::string T = type(u.elementType);
   std::string same;
-  for (const ExprPtr& k : u.keys) {
-    std::string path = keyPath(*k, u.elementType);
-    same += (same.empty() ? "" : " && ") + std::string("a") + path + " == b" + path;
-  }
+  for (const auto& [path, t] : keys) same += (same.empty() ? "" : " && ") + keyEqual(t, "a" + path, "b" + path);
   return "[](const " + T + "& a, const " + T + "& b) { return " + same + "; }";
 }
 
@@ -427,11 +443,12 @@ bool Generator::declarePullNode(const Node& n) {
   }
   case Node::Unique: {
     auto& u = *n.get<UniqueStage>();
-    if (u.keys.empty()) {
+    const std::string same = uniqueKeysEqual(u);
+    if (same.empty()) {
       line("auto " + v + " = flow::stream::unique(" + input() + ");");
       return true;
     }
-    line("auto " + v + " = flow::stream::unique(" + input() + ", " + uniqueKeysEqual(u) + ");");
+    line("auto " + v + " = flow::stream::unique(" + input() + ", " + same + ");");
     return true;
   }
   case Node::Take:
@@ -512,8 +529,8 @@ void Generator::declareNode(const Node& n) {
       for (size_t k = 0; k < lk.size(); ++k) {
         const std::string a = "a" + keyPath(lk[k], left->type), b = "b" + keyPath(rk[k], right->type);
         const bool desc = lk[k].descending;
-        line("if (" + a + (desc ? " > " : " < ") + b + ") return -1;");
-        line("if (" + b + (desc ? " > " : " < ") + a + ") return 1;");
+        line("if (" + (desc ? keyLess(lk[k].type, b, a) : keyLess(lk[k].type, a, b)) + ") return -1;");
+        line("if (" + (desc ? keyLess(lk[k].type, a, b) : keyLess(lk[k].type, b, a)) + ") return 1;");
       }
       line("return 0;");
     }
@@ -579,11 +596,12 @@ void Generator::declareNode(const Node& n) {
   case Node::Unique: {
     auto& u = *n.get<UniqueStage>();
     const std::string T = type(u.elementType);
-    if (u.keys.empty()) {
+    const std::string same = uniqueKeysEqual(u);
+    if (same.empty()) {
       line("flow::stream::first_of_group<" + T + "> " + var(n, "unique") + ";");
       break;
     }
-    line("auto " + var(n, "same") + " = " + uniqueKeysEqual(u) + ";");
+    line("auto " + var(n, "same") + " = " + same + ";");
     line("flow::stream::first_of_group<" + T + ", decltype(" + var(n, "same") + ")> " + var(n, "unique") + "(" +
          var(n, "same") + ");");
     break;
@@ -693,7 +711,8 @@ void Generator::emitNode(const Node& n, const std::string& in, const std::set<in
       break;
     default: {
       const bool min = *n.get<CallExpr>()->builtin == ast::Builtin::Min;
-      line("if (!" + var(n, "any") + " || " + (min ? in + " < " + acc : acc + " < " + in) + ") {");
+      const sema::Type* t = n.get<CallExpr>()->type;
+      line("if (!" + var(n, "any") + " || " + (min ? keyLess(t, in, acc) : keyLess(t, acc, in)) + ") {");
       line("  " + acc + " = " + in + ";");
       line("  " + var(n, "any") + " = true;");
       line("}");

@@ -13,6 +13,8 @@ namespace {
 /// Bits a key contributes to a radix key, or 0 if the type has no unsigned image.
 unsigned keyBits(const Type* t) {
   if (t->kind == Type::Bool) return 8;
+  if (t->kind == Type::F32) return 32;
+  if (t->kind == Type::F64) return 64;
   if (t->isInteger() && !t->isUntyped()) return t->bits();
   return 0;
 }
@@ -193,9 +195,14 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
     Indent in2(*this);
     for (size_t i = 0; i < keys.size(); ++i) {
       const OrderKey& k = keys[i];
-      std::string less = k.descending ? "b" + k.path + " < a" + k.path : "a" + k.path + " < b" + k.path;
-      if (i + 1 < keys.size()) line("if (a" + k.path + " != b" + k.path + ") return " + less + ";");
-      else line("return " + less + ";");
+      const std::string a = "a" + k.path, b = "b" + k.path;
+      std::string less = k.descending ? keyLess(k.type, b, a) : keyLess(k.type, a, b);
+      if (i + 1 < keys.size()) {
+        std::string equal = keyEqual(k.type, a, b);
+        line("if (" + (holdsFloat(k.type) ? "!" + equal : a + " != " + b) + ") return " + less + ";");
+      } else {
+        line("return " + less + ";");
+      }
     }
   }
   line("}");
@@ -208,8 +215,11 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
       for (const OrderKey& k : keys) {
         bool high = (max == 1) != k.descending;
         const Type* scalar = k.type->kind == Type::Array ? k.type->element : k.type;
-        std::string bound = high ? "std::numeric_limits<" + type(scalar) + ">::max()"
-                                 : "std::numeric_limits<" + type(scalar) + ">::lowest()";
+        // Floats: -inf and NaN, the ends of the total order.
+        std::string bound = scalar->isFloat() ? "flow::script::total_" + std::string(high ? "highest" : "lowest") + "<" +
+                                                    type(scalar) + ">()"
+                            : high            ? "std::numeric_limits<" + type(scalar) + ">::max()"
+                                              : "std::numeric_limits<" + type(scalar) + ">::lowest()";
         if (k.type->kind == Type::Array) line("v" + k.path + ".fill(" + bound + ");");
         else line("v" + k.path + " = " + bound + ";");
       }
@@ -217,9 +227,10 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
     }
     line("}");
   }
-  // A radix key for the sorter when the keys are integers: the keys' bits packed
-  // big-endian into 64 bits (descending keys complemented, signed keys with the sign
-  // bit flipped). When they need more than 64 bits the key is a prefix of the order.
+  // A radix key for the sorter when the keys are integers or floats: the keys' bits
+  // packed big-endian into 64 bits (descending keys complemented, signed keys with the
+  // sign bit flipped, floats as the runtime's total_key image, whose order is
+  // total_less's). When they need more than 64 bits the key is a prefix of the order.
   std::vector<std::pair<std::string, unsigned>> parts; // expression of an unsigned image, bits
   bool total = true;
   unsigned used = 0;
@@ -238,7 +249,8 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
       }
       std::string u = "uint" + std::to_string(bits) + "_t";
       std::string image = "static_cast<" + u + ">(v" + path + ")";
-      if (t->isSigned()) image = "static_cast<" + u + ">(" + image + " ^ (" + u + "{1} << " + std::to_string(bits - 1) + "))";
+      if (t->isFloat()) image = "flow::script::total_key(v" + path + ")";
+      else if (t->isSigned()) image = "static_cast<" + u + ">(" + image + " ^ (" + u + "{1} << " + std::to_string(bits - 1) + "))";
       if (k.descending) image = "static_cast<" + u + ">(~" + image + ")";
       parts.push_back({image, bits});
       used += bits;

@@ -89,13 +89,21 @@ private:
   /// restored), and the keys' equality and hash.
   void declareCombine(const plan::Node& n, const ast::ReduceStage& r);
   std::string sameKeys(const std::vector<sema::OrderKeyInfo>& keys, const sema::Type* element);
+  /// Whether a float is part of t (where the generated code sees it: not in an imported record).
+  static bool holdsFloat(const sema::Type* t);
+  /// C++ for a < b and a == b of keys of type t (a scalar or an array of scalars): `<` and
+  /// `==` for integers and bools, the runtime's total order (flow/script/total_order.hpp)
+  /// where floats take part, so that NaN and -0.0 sort and group one way everywhere.
+  static std::string keyLess(const sema::Type* t, const std::string& a, const std::string& b);
+  static std::string keyEqual(const sema::Type* t, const std::string& a, const std::string& b);
   std::string hashKeys(const ast::ReduceStage& r);
   static std::vector<sema::OrderKeyInfo> keysOf(const sema::OrderInfo* order);
   std::string keyPath(const sema::OrderKeyInfo& key, const sema::Type* element) const;
   std::string pulledInput(const plan::Node& input); // its pull stream, written out as read where it must be
   const sema::Type* elementType(const plan::Node& n) const;
   bool hasDownstreamLambda(const plan::Node& n) const;
-  /// `[](const T& a, const T& b) { … }`: whether two elements have the same `unique` keys.
+  /// `[](const T& a, const T& b) { … }`: whether two elements have the same `unique` keys
+  /// (in the total order), or "" for a whole element without floats (the runtime's ==).
   std::string uniqueKeysEqual(const ast::UniqueStage& u) const;
   void emitStageStatements(const plan::Node& stage, const std::vector<ast::StmtPtr>& body);
   void consume(const plan::Node& from, const std::string& var, const std::set<int>& inSegment);

@@ -4,4 +4,5 @@
 #include "flow/script/arithmetic.hpp"
 #include "flow/script/error.hpp"
 #include "flow/script/text_files.hpp"
+#include "flow/script/total_order.hpp"
 #include "flow/script/values.hpp"
