@@ -1,6 +1,8 @@
 #include "ast/source.hpp"
 
 #include <deque>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -55,9 +57,10 @@ bool SourceFile::load(const std::string& path, SourceFile& out, std::string& err
     out = SourceFile("<stdin>", buffer.str());
     return true;
   }
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    error = "cannot open '" + path + "'";
+    error = "cannot open '" + path + "'" + (errno ? std::string(": ") + std::strerror(errno) : std::string());
     return false;
   }
   std::ostringstream buffer;

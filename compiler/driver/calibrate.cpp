@@ -227,7 +227,7 @@ std::optional<Calibration> calibrate(const ExplainOptions& options, const sema::
   diags.flush();
   if (!small) return std::nullopt;
   auto fail = [&](const std::string& why) -> std::optional<Calibration> {
-    std::cerr << "flowc: error: explain --calibrate: " << why << "\n";
+    std::cerr << "flowc: error: --calibrate: " << why << "\n";
     return std::nullopt;
   };
   // The run's standard input is flowc's: a script that reads it would take the user's.
