@@ -58,7 +58,7 @@ struct Scale {
   std::vector<std::string> scaled;
 };
 
-Scale scaleDown(const ExplainOptions& options, const sema::CheckedProgram& program, const plan::Plan& full) {
+Scale scaleDown(const BuildOptions& options, const sema::CheckedProgram& program, const plan::Plan& full) {
   Scale s{options.plan, {}};
   const double largest = largestCount(full);
   if (largest <= kCalibrationElements) return s;
@@ -218,9 +218,11 @@ void pushes(const plan::Plan& small, const Measured& m, Calibration& c) {
   }
 }
 
-} // namespace
-
-std::optional<Calibration> calibrate(const ExplainOptions& options, const sema::CheckedProgram& program,
+/// The calibration for makePlan (PlanOptions::calibration), measured by a run at a
+/// small scale of the params of `full` (the static plan at the params asked for) of the
+/// program `options` builds; or nullopt after reporting why not (to `diags` or
+/// standard error).
+std::optional<Calibration> calibrate(const BuildOptions& options, const sema::CheckedProgram& program,
                                      const plan::Plan& full, DiagnosticEngine& diags) {
   const Scale scale = scaleDown(options, program, full);
   std::optional<plan::Plan> small = plan::makePlan(program, scale.options, diags);
@@ -244,7 +246,7 @@ std::optional<Calibration> calibrate(const ExplainOptions& options, const sema::
                 "closer to them (--set)");
 
   // The program, as `flowc run` builds it (the same cache).
-  std::variant<std::string, int> exe = cachedProgram(options.build);
+  std::variant<std::string, int> exe = cachedProgram(options);
   if (std::holds_alternative<int>(exe)) return std::nullopt;
 
   RunFolder folder;
@@ -313,6 +315,20 @@ std::optional<Calibration> calibrate(const ExplainOptions& options, const sema::
   if (!selective) return std::nullopt;
   pushes(*selective, *measured, c);
   return c;
+}
+
+} // namespace
+
+std::optional<plan::Plan> calibratedPlan(const BuildOptions& program, const sema::CheckedProgram& checked,
+                                         const plan::Plan& full, DiagnosticEngine& diags) {
+  std::optional<Calibration> calibration = calibrate(program, checked, full, diags);
+  if (!calibration) return std::nullopt;
+  plan::PlanOptions options = program.plan;
+  options.calibration = &*calibration;
+  options.programPlan = &full; // the memory split is the static plan's, which the program makes
+  std::optional<plan::Plan> calibrated = plan::makePlan(checked, options, diags);
+  diags.flush();
+  return calibrated;
 }
 
 } // namespace flow::driver

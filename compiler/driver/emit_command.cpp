@@ -50,31 +50,18 @@ std::optional<std::string> generate(const BuildOptions& options, std::vector<std
   cg.lineDirectives = options.debug;
   for (const auto& [name, value] : options.plan.setParams) cg.setParams.insert(name);
   std::optional<plan::Plan> calibrated;
-  std::optional<plan::Calibration> calibration;
   if (options.calibrate) {
-    // The program without the calibrated estimate makes the measurements (built as
-    // `flowc run` builds it), then the plan with them is priced beside the static one.
-    ExplainOptions explain;
-    explain.file = options.file;
-    explain.plan = options.plan;
-    explain.includeDirs = options.includeDirs;
-    explain.color = options.color;
-    explain.calibrate = true;
-    explain.build = options;
-    explain.build.calibrate = false;
-    explain.build.output.clear();
-    explain.build.depfile.clear();
-    calibration = calibrate(explain, *script.checked, *plan, diags);
-    if (!calibration) return std::nullopt;
-    plan::PlanOptions withCalibration = options.plan;
-    withCalibration.calibration = &*calibration;
-    withCalibration.programPlan = &*plan;
-    calibrated = plan::makePlan(*script.checked, withCalibration, diags);
-    diags.flush();
+    // The program without the calibrated estimate makes the measurements; the plan with
+    // them is priced beside the static one.
+    BuildOptions program = options;
+    program.calibrate = false;
+    program.output.clear();
+    program.depfile.clear();
+    calibrated = calibratedPlan(program, *script.checked, *plan, diags);
     if (!calibrated) return std::nullopt;
     cg.calibrated = &*calibrated;
     cg.calibratedBy = "a run at";
-    for (const auto& [name, value] : calibration->params) cg.calibratedBy += " " + name + "=" + value;
+    for (const auto& [name, value] : calibrated->calibration->params) cg.calibratedBy += " " + name + "=" + value;
     cg.calibratedBy += " (flowc build --calibrate)";
   }
   if (inputs) {

@@ -17,17 +17,9 @@ int runExplain(const ExplainOptions& options) {
   diags.flush();
   if (!plan) return 1;
   if (options.calibrate) {
-    // Planned again with what a small run measured; the memory split stays the static
-    // plan's, which is what the program makes.
-    std::optional<plan::Calibration> calibration = calibrate(options, *script.checked, *plan, diags);
-    if (!calibration) return 1;
-    plan::PlanOptions calibrated = options.plan;
-    calibrated.calibration = &*calibration;
-    calibrated.programPlan = &*plan;
-    std::optional<plan::Plan> measured = plan::makePlan(*script.checked, calibrated, diags);
-    diags.flush();
-    if (!measured) return 1;
-    plan = std::move(measured);
+    std::optional<plan::Plan> calibrated = calibratedPlan(options.build, *script.checked, *plan, diags);
+    if (!calibrated) return 1;
+    plan = std::move(calibrated);
   }
   switch (options.format) {
   case ExplainOptions::Text: plan::printText(*plan, std::cout); break;
