@@ -53,6 +53,7 @@ void claim_standard_input() {
                    "second read would see nothing. Save it to a file first (e.g. cat > in.txt) and read that file.",
                    "standard input", 0, 0, 0);
   }
+  claim_stream(STDIN_FILENO, "standard input"); // its pipe, also when named as /dev/stdin or a FIFO
 }
 
 int open_stream_input(const std::string& path) {
@@ -85,8 +86,7 @@ file_reader_core::file_reader_core(const std::string& path, std::size_t element_
     if (is_standard_stream(path)) {
       stream_fd_ = 0;
       stream_name_ = "standard input";
-      detail::claim_standard_input();
-      detail::claim_stream(stream_fd_, stream_name_); // (open_stream_input claims the others)
+      detail::claim_standard_input(); // (open_stream_input claims the others)
     } else {
       owns_stream_fd_ = true;
       stream_name_ = "'" + path + "'";

@@ -65,8 +65,9 @@ int open_stream_input(const std::string& path);
 void claim_stream(int fd, const std::string& name);
 void claim_stream(const struct stat& st, const std::string& name); ///< the same, by its stat
 /// Marks standard input as read by this process, whatever it is (a pipe, or a file `<`
-/// redirected, whose offset is then at its end); throws io_error if it was read before:
-/// a second read would see nothing, never the elements again.
+/// redirected, whose offset is then at its end), and its pipe as claim_stream does;
+/// throws io_error if it was read before: a second read would see nothing, never the
+/// elements again.
 void claim_standard_input();
 } // namespace detail
 

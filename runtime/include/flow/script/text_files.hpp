@@ -115,7 +115,6 @@ public:
     if (io::is_standard_stream(path)) {
       fd_ = 0;
       io::detail::claim_standard_input();
-      io::detail::claim_stream(fd_, name_);
     } else {
       owned_ = true;
       fd_ = io::detail::open_stream_input(path);
