@@ -566,19 +566,18 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
       // hash table holds the distinct keys it expects and writes nothing, else equal keys
       // combine as runs form and merge.
       const Node& merge = plan.nodes[n.partner];
-      const std::string reduce = "fl_reduce" + std::to_string(n.id), runs = nodes + "[" + std::to_string(n.id) + "]",
-                        merged = nodes + "[" + std::to_string(merge.id) + "]";
-      line("const auto " + reduce + " = flow::plan::reduce_estimate(fl_memory.setup(" + runs +
-           "), flow::plan::memory_planner::elements(" + runs + "), flow::plan::memory_planner::elements(" + merged +
-           "), " + runs + ".memory, " + merged + ".memory);");
+      const std::string reduce = "fl_reduce" + std::to_string(n.id);
+      // The reduce's estimate from the counts and memory of a vector of plan nodes.
+      auto estimate = [&](const std::string& vector) {
+        const std::string runs = vector + "[" + std::to_string(n.id) + "]",
+                          merged = vector + "[" + std::to_string(merge.id) + "]";
+        return "flow::plan::reduce_estimate(fl_memory.setup(" + runs + "), flow::plan::memory_planner::elements(" +
+               runs + "), flow::plan::memory_planner::elements(" + merged + "), " + runs + ".memory, " + merged +
+               ".memory)";
+      };
+      line("const auto " + reduce + " = " + estimate(nodes) + ";");
       // Whether it hashes is the program's choice, by the static count of distinct keys.
-      std::string hashes = reduce + ".hash_in_memory";
-      if (calibrated) {
-        const std::string chosen = "fl_nodes[" + std::to_string(n.id) + "]", chosenMerge = "fl_nodes[" + std::to_string(merge.id) + "]";
-        hashes = "flow::plan::reduce_estimate(fl_memory.setup(" + chosen + "), flow::plan::memory_planner::elements(" +
-                 chosen + "), flow::plan::memory_planner::elements(" + chosenMerge + "), " + chosen + ".memory, " +
-                 chosenMerge + ".memory).hash_in_memory";
-      }
+      const std::string hashes = calibrated ? estimate("fl_nodes") + ".hash_in_memory" : reduce + ".hash_in_memory";
       const std::string spills = "!" + reduce + ".sort.in_memory" + (merge.counted ? " && !" + hashes : "");
       line("const bool " + reduce + "_spills = " + spills + ";");
       node(n, "0", reduce + "_spills ? static_cast<double>(" + reduce + ".sort.runs_write) : 0.0");
