@@ -29,6 +29,12 @@ config.substitutions.append(("%vim", shutil.which("vim") or "vim"))
 # lives in the build tree, not in the home folder of whoever runs the tests.
 config.environment["FLOW_CACHE_DIR"] = os.path.join(config.flow_obj_root, "test", "flow-cache")
 
+# `lit --param flow_build_jobs=N`: flowc build and run compile a program in up to N parts at
+# once (FLOW_BUILD_JOBS). 1 by default: lit already runs a test on every core, and a parts
+# build costs more CPU in all (each part loads the precompiled runtime). ctest's lit-ubsan
+# builds in parts.
+config.environment["FLOW_BUILD_JOBS"] = lit_config.params.get("flow_build_jobs", "1")
+
 # `lit --param flow_cxxflags=FLAGS`: every program that flowc builds gets FLAGS too (flowc
 # build and run read them from CXXFLAGS). ctest's lit-ubsan runs test/e2e so, with the
 # undefined behaviour sanitizer; its results go to a directory of their own, so that it can

@@ -51,7 +51,26 @@ inline std::string hex64(uint64_t value) {
 /// them all once per compiler command (driver/precompiled_header.cpp).
 const std::vector<std::string>& runtimeHeaders();
 
+/// A runtime class the program instantiates (a sorter's run creator or merger, a
+/// priority queue, an external vector of one element type) that flowc build may compile
+/// in a translation unit of its own, on another core than the program's main (the
+/// generated C++ says how: "Built in parts"). Its number k names the macros that decide
+/// where it is compiled: FLOW_PART_CLASS_k (here: `template class …;`) or
+/// FLOW_PART_EXTERN_k (in another part: `extern template class …;`).
+struct PartClass {
+  int number = 0;
+  double cost = 0; // its compile time, relative to the others' (a priority queue 3, a vector 1)
+};
+
+struct GeneratedCpp {
+  std::string code;
+  /// The classes that may be compiled apart (empty when the script imports C++
+  /// headers, which may define non-inline functions that only one part may compile).
+  std::vector<PartClass> partClasses;
+  double mainCost = 0; // the compile time of the rest, on the same scale
+};
+
 /// The C++ for `program` under `plan`.
-std::string generateCpp(const sema::CheckedProgram& program, const plan::Plan& plan, const CodegenOptions& options);
+GeneratedCpp generateCpp(const sema::CheckedProgram& program, const plan::Plan& plan, const CodegenOptions& options);
 
 } // namespace flow::codegen

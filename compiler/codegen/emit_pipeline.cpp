@@ -473,6 +473,7 @@ void Generator::declareNode(const Node& n) {
     std::string T = type(s.elementType);
     line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.runs) + " runs") +
          " estimated");
+    compiledApart("flow::algo::runs_creator<" + T + ", " + orderType(s.order->order) + ">", kRunsCreatorCost);
     line("flow::algo::runs_creator<" + T + ", " + orderType(s.order->order) + "> " + var(n, "runs") + "(" +
          memoryOf(n) + ", {}, fl_sort_options);");
     break;
@@ -482,6 +483,7 @@ void Generator::declareNode(const Node& n) {
     auto& s = *n.get<SortStage>();
     line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.passes) + " pass(es)") +
          " estimated");
+    compiledApart("flow::algo::runs_merger<" + type(s.elementType) + ", " + orderType(s.order->order) + ">", kRunsMergerCost);
     line("flow::algo::runs_merger<" + type(s.elementType) + ", " + orderType(s.order->order) + "> " + var(n, "merge") +
          "(std::move(" + var(creator, "sorted") + "), " + memoryOf(n) + ", {}, fl_sort_options);");
     break;
@@ -564,6 +566,7 @@ void Generator::declareNode(const Node& n) {
     declareCombine(n, r);
     const std::string order = orderType(r.keyOrder);
     line("// " + n.name + ": " + (n.hashed ? "a hash table" : "run formation") + " that combines equal keys");
+    classesInMainCost_ += n.hashed ? kHashReduceCost : kRunsCreatorCost;
     if (n.hashed) {
       line("auto " + var(n, "hash") + " = " + hashKeys(r) + ";");
       line("auto " + var(n, "same") + " = " + sameKeys(keysOf(r.keyOrder), r.elementType) + ";");
@@ -580,6 +583,7 @@ void Generator::declareNode(const Node& n) {
   case Node::ReduceMerge: {
     auto& r = *n.get<ReduceStage>();
     const Node& runs = plan_.nodes[n.partner];
+    classesInMainCost_ += kRunsMergerCost;
     line("flow::stream::reduce_merge<" + type(r.elementType) + ", " + orderType(r.keyOrder) + ", decltype(" +
          var(runs, "combine") + ")> " + var(n, "merge") + "(std::move(" + var(runs, "sorted") + "), " + memoryOf(n) +
          ", " + var(runs, "combine") + ", fl_sort_options);");

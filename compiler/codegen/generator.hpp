@@ -13,12 +13,23 @@
 
 namespace flow::codegen {
 
+// What each runtime class compiled apart costs to compile (seconds of gcc 12 -O2 for
+// bfs.flow's, with the precompiled runtime loaded): flowc build balances its parts with
+// these and GeneratedCpp::mainCost.
+inline constexpr double kRunsCreatorCost = 1.4;
+inline constexpr double kRunsMergerCost = 1.8;
+inline constexpr double kQueueCost = 3.0;
+inline constexpr double kVectorCost = 0.7;
+inline constexpr double kHashReduceCost = 1.0; // a reduce's hash table, in main()
+
 class Generator {
 public:
   Generator(const sema::CheckedProgram& program, const plan::Plan& plan, const CodegenOptions& options);
-  std::string run();
+  GeneratedCpp run();
 
 private:
+  /// `code` as clang-format lays it out (unless CodegenOptions::format is off).
+  std::string format(const std::string& code) const;
   // ---- names and types (emit_types.cpp)
   std::string name(const sema::Symbol* s);
   static std::string mangle(const std::string& scriptName);   // a value, field or loop variable
@@ -174,6 +185,13 @@ private:
   std::vector<std::vector<int>> consumers_;
   std::set<int> pulled_; // the current segment's nodes that a merge, join or zip pulls from
   std::set<int> counted_; // the nodes whose counter the generated code increments
+  // The runtime classes flowc build may compile apart (codegen.hpp: PartClass), each
+  // once, in the order of their first use: the class → its relative compile cost.
+  std::vector<std::pair<std::string, double>> partClasses_;
+  /// `cls` (a runtime class of the script's types) may be compiled in a part of its own.
+  void compiledApart(const std::string& cls, double cost);
+  double classesInMainCost_ = 0; // runtime classes of types only main() can name (a reduce's combine lambda)
+  void emitPartClasses();
 
   // Inside a lambda (the downstream of a for stage): `continue` and `break` of the
   // enclosing loop become `return` and a stop flag.

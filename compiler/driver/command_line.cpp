@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <sched.h>
 #include <unistd.h>
 
 namespace cl = llvm::cl;
@@ -34,7 +35,9 @@ const char* kCompilerNotes = "environment:\n"
                              "  CXX                  the C++ compiler when --cxx is not given (else c++), split\n"
                              "                       as a shell would (CXX=\"ccache g++\")\n"
                              "  CXXFLAGS             more flags for the C++ compiler, split as a shell would\n"
-                             "                       (quotes, backslashes); they come before those of --cxxflag\n";
+                             "                       (quotes, backslashes); they come before those of --cxxflag\n"
+                             "  FLOW_BUILD_JOBS      compilers at once when -j is not given (else the CPUs\n"
+                             "                       flowc may use)\n";
 
 const char* kRunNotes = "  FLOW_CACHE_DIR       where run keeps the programs it built (else\n"
                         "                       $XDG_CACHE_HOME/flow, ~/.cache/flow or /tmp/flow-cache-UID;\n"
@@ -233,6 +236,12 @@ struct Table {
                                           "(repeatable; e.g. --cxxflag=-fsanitize=undefined); run\n"
                                           "builds again when the flags change"),
                                  compiling};
+  cl::opt<unsigned> jobs{"j", cl::Prefix, cl::value_desc("N"),
+                         cl::desc("run up to N compilers at once: the runtime's sorters, queues and\n"
+                                  "vectors of the script's types compile beside main(), in parts\n"
+                                  "(default: $FLOW_BUILD_JOBS, else the CPUs flowc may use; 1: the\n"
+                                  "program in one translation unit)"),
+                         compiling};
   cl::opt<bool> verbose{"verbose", cl::desc("print the C++ compiler's command line"), compiling};
   ShortName verboseShort{"v", verbose};
 
@@ -512,6 +521,16 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
   if (table.memory.getNumOccurrences()) plan.memoryBytes = table.memory;
   if (table.block.getNumOccurrences()) plan.blockBytes = table.block;
 
+  // -j, else $FLOW_BUILD_JOBS, else the CPUs this process may run on (its affinity).
+  unsigned jobs = table.jobs;
+  if (!table.jobs.getNumOccurrences()) {
+    const char* env = std::getenv("FLOW_BUILD_JOBS");
+    cpu_set_t cpus;
+    jobs = env && std::atoi(env) > 0                         ? static_cast<unsigned>(std::atoi(env))
+           : sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? static_cast<unsigned>(CPU_COUNT(&cpus))
+                                                            : 1;
+  }
+  jobs = std::max(jobs, 1u);
   out.command = command->kind;
   switch (command->kind) {
   case Invocation::Check:
@@ -535,6 +554,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.explain.build.optimization = table.optimization;
     out.explain.build.cxxflags = compilerFlags(table.cxxflags);
     out.explain.build.verbose = table.verbose;
+    out.explain.build.jobs = jobs;
     out.explain.build.plan = plan;
     out.explain.build.includeDirs = includeDirs;
     out.explain.build.color = color;
@@ -550,6 +570,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.build.debug = table.debug;
     out.build.cxxflags = compilerFlags(table.cxxflags);
     out.build.verbose = table.verbose;
+    out.build.jobs = jobs;
     out.build.calibrate = table.calibrate;
     out.build.runArgs = runArgs;
     out.build.plan = plan;

@@ -7,6 +7,7 @@
 #include "driver/precompiled_header.hpp"
 #include "driver/run_command.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -36,7 +37,7 @@ std::string programName(const std::string& file) { return file == "-" ? "stdin" 
 
 /// Parses, checks, plans and generates; empty on errors (already reported). `inputs`
 /// gets the files the C++ was made from: the script, its modules, its imported headers.
-std::optional<std::string> generate(const BuildOptions& options, std::vector<std::string>* inputs = nullptr) {
+std::optional<codegen::GeneratedCpp> generate(const BuildOptions& options, std::vector<std::string>* inputs = nullptr) {
   CompiledScript script;
   DiagnosticEngine diags(std::cerr, options.color);
   FrontEndOptions frontEnd;
@@ -140,11 +141,9 @@ std::optional<fs::path> cacheDirectory(bool quiet = false) {
   return dir;
 }
 
-/// The C++ compiler's command line for `cpp` → `exe`: the compiler, the options of the
-/// runtime (and its precompiled headers), the include folders, $CXXFLAGS and --cxxflag,
-/// `extra` (the dependency file of `flowc run`), the source, the runtime library.
-std::vector<std::string> compilerArgs(const BuildOptions& options, const std::string& cpp, const std::string& exe,
-                                      const std::vector<std::string>& extra) {
+/// The flags of each compile of a program: the compiler, the options of the runtime
+/// (and its precompiled headers), -g, the include folders, $CXXFLAGS and --cxxflag.
+std::vector<std::string> compileFlags(const BuildOptions& options) {
   std::vector<std::string> args = options.compiler;
   args.insert(args.end(), {"-std=c++20", "-O" + options.optimization, "-pthread",
                             "-I" + runtimeLocation().includeDir});
@@ -160,29 +159,39 @@ std::vector<std::string> compilerArgs(const BuildOptions& options, const std::st
   args.push_back("-I" + (scriptDir.empty() ? std::string(".") : scriptDir.string()));
   for (const std::string& dir : options.includeDirs) args.push_back("-I" + dir);
   args.insert(args.end(), options.cxxflags.begin(), options.cxxflags.end());
-  args.insert(args.end(), extra.begin(), extra.end());
-  args.insert(args.end(), {cpp, runtimeLocation().library, "-lboost_thread", "-o", exe});
   return args;
 }
 
-/// Compiles `cpp` into `exe`; 0, or flowc's exit status. A compiler that cannot be run is
-/// the user's to fix (exit 1). A checked script must compile, so a compiler that runs and
-/// fails is reported as flowc's bug (exit 3), with the compiler's words.
-int compile(const BuildOptions& options, const std::string& cpp, const std::string& exe,
-            const std::vector<std::string>& extra = {}) {
-  const std::vector<std::string> args = compilerArgs(options, cpp, exe, extra);
-  if (options.verbose) {
-    for (const std::string& a : args) std::cerr << a << ' ';
-    std::cerr << '\n';
+/// How a program is built in parts (the generated C++ says how: "Built in parts"): at
+/// most `jobs` compilers at once, part 0 compiling main() and the classes left to it,
+/// each other part the classes it is given (their numbers). The classes go, the most
+/// costly first, to the part with the least work so far; part 0 starts with main()'s,
+/// the others with loading the precompiled runtime. One part: the whole program.
+std::vector<std::vector<int>> splitIntoParts(const codegen::GeneratedCpp& program, unsigned jobs) {
+  const double partOverhead = 0.4; // seconds of loading the precompiled runtime (gcc 12), as in mainCost
+  std::vector<codegen::PartClass> classes = program.partClasses;
+  std::stable_sort(classes.begin(), classes.end(), [](const auto& a, const auto& b) { return a.cost > b.cost; });
+  const size_t parts = std::min<size_t>(jobs, classes.size() + 1);
+  std::vector<std::vector<int>> split(parts);
+  std::vector<double> work(parts, partOverhead);
+  work[0] = program.mainCost;
+  for (const codegen::PartClass& c : classes) {
+    const size_t least = static_cast<size_t>(std::min_element(work.begin(), work.end()) - work.begin());
+    split[least].push_back(c.number);
+    work[least] += c.cost;
   }
-  std::string log = exe + ".log";
-  const CommandResult result = runCommand(args, log);
-  if (result.status == 0 && result.execError == 0) {
-    fs::remove(log);
-    return 0;
-  }
+  std::vector<std::vector<int>> used = {split[0]}; // main() is always compiled
+  for (size_t p = 1; p < parts; ++p)
+    if (!split[p].empty()) used.push_back(split[p]);
+  return used;
+}
+
+/// flowc's exit status for a compiler command that did not succeed: it could not be run
+/// (the user's to fix: 1), or it failed (a checked script must compile: flowc's bug, 3),
+/// with the compiler's words from `log`.
+int compilerFailed(const BuildOptions& options, const std::vector<std::string>& args, const CommandResult& result,
+                   const std::string& log, const std::string& cpp) {
   if (result.execError != 0) {
-    fs::remove(log);
     std::cerr << "flowc: error: cannot run the C++ compiler '" << args[0] << "': " << std::strerror(result.execError)
               << "\nflowc compiles with --cxx COMPILER, else $CXX, else c++ (a C++20 compiler: g++ 12 or clang++ 14 "
                  "or later)\n";
@@ -195,6 +204,80 @@ int compile(const BuildOptions& options, const std::string& cpp, const std::stri
   std::string line;
   for (int n = 0; n < 20 && std::getline(lines, line); ++n) std::cerr << "  " << line << '\n';
   return 3;
+}
+
+/// Compiles `program` (written to `cpp`) into `exe`, in parts on up to options.jobs
+/// compilers at once, then linked; `extra` goes to the compile of main() (the dependency
+/// file of `flowc run`). 0, or flowc's exit status (compilerFailed).
+int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, const std::string& cpp,
+            const std::string& exe, const std::vector<std::string>& extra = {}) {
+  const std::vector<std::vector<int>> parts = splitIntoParts(program, options.jobs);
+  const std::vector<std::string> flags = compileFlags(options);
+  const std::vector<std::string> library = {runtimeLocation().library, "-lboost_thread", "-o", exe};
+  std::vector<Command> compiles;
+  std::vector<std::string> objects; // of the parts, linked at the end
+  if (parts.size() == 1) {
+    std::vector<std::string> args = flags;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(cpp);
+    args.insert(args.end(), library.begin(), library.end());
+    compiles.push_back({args, exe + ".log", ""});
+  } else {
+    for (size_t p = 0; p < parts.size(); ++p) {
+      std::vector<std::string> args = flags;
+      args.push_back("-DFLOW_PARTS");
+      if (p == 0) {
+        args.push_back("-DFLOW_PART_MAIN");
+        for (size_t other = 1; other < parts.size(); ++other)
+          for (int k : parts[other]) args.push_back("-DFLOW_PART_EXTERN_" + std::to_string(k));
+        args.insert(args.end(), extra.begin(), extra.end());
+      } else {
+        for (int k : parts[p]) args.push_back("-DFLOW_PART_CLASS_" + std::to_string(k));
+      }
+      objects.push_back(exe + ".part" + std::to_string(p) + ".o");
+      args.insert(args.end(), {"-c", cpp, "-o", objects.back()});
+      compiles.push_back({args, objects.back() + ".log", ""});
+    }
+  }
+  if (options.verbose) {
+    for (const Command& c : compiles) {
+      for (const std::string& a : c.args) std::cerr << a << ' ';
+      std::cerr << '\n';
+    }
+  }
+  std::error_code ec;
+  auto removeAll = [&] {
+    for (const Command& c : compiles) fs::remove(c.log, ec);
+    for (const std::string& o : objects) fs::remove(o, ec);
+  };
+  const std::vector<CommandResult> results = runCommands(compiles);
+  for (size_t i = 0; i < compiles.size(); ++i) {
+    if (results[i].status == 0 && results[i].execError == 0) continue;
+    const int status = compilerFailed(options, compiles[i].args, results[i], compiles[i].log, cpp);
+    removeAll();
+    return status;
+  }
+  if (!objects.empty()) {
+    std::vector<std::string> link = options.compiler;
+    link.push_back("-pthread");
+    link.insert(link.end(), options.cxxflags.begin(), options.cxxflags.end());
+    link.insert(link.end(), objects.begin(), objects.end());
+    link.insert(link.end(), library.begin(), library.end());
+    if (options.verbose) {
+      for (const std::string& a : link) std::cerr << a << ' ';
+      std::cerr << '\n';
+    }
+    const std::string log = exe + ".log";
+    compiles.push_back({link, log, ""});
+    const CommandResult linked = runCommand(link, log);
+    if (linked.status != 0 || linked.execError != 0) {
+      const int status = compilerFailed(options, link, linked, log, cpp);
+      removeAll();
+      return status;
+    }
+  }
+  removeAll();
+  return 0;
 }
 
 /// Whether `flowc build` may write `path`: it does not exist, or flowc wrote it (a C++
@@ -270,8 +353,9 @@ bool upToDate(const fs::path& exe) {
 
 int runEmit(const BuildOptions& options) {
   std::vector<std::string> inputs;
-  std::optional<std::string> code = generate(options, &inputs);
-  if (!code) return 1;
+  std::optional<codegen::GeneratedCpp> program = generate(options, &inputs);
+  if (!program) return 1;
+  const std::string* code = &program->code;
   if (!options.depfile.empty() && options.file != "-" &&
       !writeNewFile(options.depfile, makeRule(options.output.empty() ? "-" : options.output, inputs), 0666))
     return 1;
@@ -293,8 +377,8 @@ int runBuild(const BuildOptions& options) {
     std::cerr << "flowc: error: 'build -' (a script on standard input) needs -o FILE\n";
     return 2;
   }
-  std::optional<std::string> code = generate(options);
-  if (!code) return 1;
+  std::optional<codegen::GeneratedCpp> program = generate(options);
+  if (!program) return 1;
   std::string exe = options.output.empty() ? programName(options.file) : options.output;
   std::string cpp = exe + ".cpp";
   // Never over a file of the user's: both outputs are replaced only if flowc wrote them.
@@ -306,8 +390,8 @@ int runBuild(const BuildOptions& options) {
       return 1;
     }
   }
-  if (!writeNewFile(cpp, *code, 0666)) return 1;
-  return compile(options, cpp, exe);
+  if (!writeNewFile(cpp, program->code, 0666)) return 1;
+  return compile(options, *program, cpp, exe);
 }
 
 int runLogged(const std::vector<std::string>& args, const std::string& log, const std::string& directory) {
@@ -319,8 +403,9 @@ int runLogged(const std::vector<std::string>& args, const std::string& log, cons
 }
 
 std::variant<std::string, int> cachedProgram(const BuildOptions& options) {
-  std::optional<std::string> code = generate(options);
-  if (!code) return 1;
+  std::optional<codegen::GeneratedCpp> program = generate(options);
+  if (!program) return 1;
+  const std::string* code = &program->code;
   // Built once per content: the generated C++ (with the script's path as spelled made
   // absolute, so ./x.flow and x.flow are one program), the runtime library and the
   // compiler command (compiler, level, include directories made absolute, extra flags;
@@ -351,9 +436,14 @@ std::variant<std::string, int> cachedProgram(const BuildOptions& options) {
     fs::path partial = exe.string() + ".partial." + std::to_string(getpid());
     // Compiling takes seconds: say so on a terminal, where the wait is seen.
     const bool tell = isatty(STDERR_FILENO) || options.verbose;
-    if (tell) std::cerr << "flowc: compiling " << options.file << " (-O" << options.optimization << ")..." << std::flush;
+    if (tell) {
+      const size_t parts = splitIntoParts(*program, options.jobs).size();
+      std::cerr << "flowc: compiling " << options.file << " (-O" << options.optimization;
+      if (parts > 1) std::cerr << ", in " << parts << " parts at once";
+      std::cerr << ")..." << std::flush;
+    }
     const auto start = std::chrono::steady_clock::now();
-    const int status = compile(options, cpp.string(), partial.string(), {"-MMD", "-MF", partial.string() + ".d"});
+    const int status = compile(options, *program, cpp.string(), partial.string(), {"-MMD", "-MF", partial.string() + ".d"});
     if (tell && status == 0)
       std::cerr << " " << std::fixed << std::setprecision(1)
                 << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s\n";

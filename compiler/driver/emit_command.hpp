@@ -23,6 +23,7 @@ struct BuildOptions {
   std::vector<std::string> runArgs;     // after `--`, for `run`
   bool color = false;
   bool verbose = false;                 // print the compiler command
+  unsigned jobs = 1;                    // -j: compilers at once (a program in parts, emit_command.cpp)
   /// --calibrate: run the program at a small scale first (as explain --calibrate does)
   /// and build in a second estimate with what it measured, which --stats shows.
   bool calibrate = false;

@@ -8,45 +8,77 @@
 
 namespace flow::driver {
 
-CommandResult runCommand(const std::vector<std::string>& args, const std::string& log,
-                         const std::string& directory) {
+namespace {
+
+/// Starts `command`; returns its pid once it runs (or -1, with `result.execError` set,
+/// when it could not start).
+pid_t start(const Command& command, CommandResult& result) {
+  // argv is made before fork: a child may only call async-signal-safe functions.
+  std::vector<char*> argv;
+  for (const std::string& a : command.args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   int pipeFds[2];
-  if (::pipe2(pipeFds, O_CLOEXEC) != 0) return {-1, errno};
+  if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
+    result = {-1, errno};
+    return -1;
+  }
   pid_t pid = fork();
-  if (pid < 0) return {-1, errno};
+  if (pid < 0) {
+    result = {-1, errno};
+    ::close(pipeFds[0]);
+    ::close(pipeFds[1]);
+    return -1;
+  }
   if (pid == 0) {
     ::close(pipeFds[0]);
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    const int fd = ::open(command.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd >= 0) {
       dup2(fd, STDOUT_FILENO);
       dup2(fd, STDERR_FILENO);
     }
-    if (!directory.empty() && ::chdir(directory.c_str()) != 0) {
+    if (!command.directory.empty() && ::chdir(command.directory.c_str()) != 0) {
       const int e = errno;
       (void)!::write(pipeFds[1], &e, sizeof e);
       _exit(127);
     }
-    std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
     execvp(argv[0], argv.data());
     const int e = errno;
     (void)!::write(pipeFds[1], &e, sizeof e);
     _exit(127);
   }
   ::close(pipeFds[1]);
-  CommandResult result;
+  // The pipe closes on exec (the command runs) or carries exec's errno.
   int e = 0;
   ssize_t n;
   while ((n = ::read(pipeFds[0], &e, sizeof e)) < 0 && errno == EINTR) {
   }
   ::close(pipeFds[0]);
   if (n == static_cast<ssize_t>(sizeof e)) result.execError = e;
+  return pid;
+}
+
+/// Waits for the command `pid` to end and sets its status.
+void finish(pid_t pid, CommandResult& result) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
   }
   result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
+}
+
+} // namespace
+
+CommandResult runCommand(const std::vector<std::string>& args, const std::string& log,
+                         const std::string& directory) {
+  return runCommands({{args, log, directory}}).front();
+}
+
+std::vector<CommandResult> runCommands(const std::vector<Command>& commands) {
+  std::vector<CommandResult> results(commands.size());
+  std::vector<pid_t> pids(commands.size());
+  for (size_t i = 0; i < commands.size(); ++i) pids[i] = start(commands[i], results[i]);
+  for (size_t i = 0; i < commands.size(); ++i)
+    if (pids[i] > 0) finish(pids[i], results[i]);
+  return results;
 }
 
 } // namespace flow::driver

@@ -16,4 +16,15 @@ struct CommandResult {
 CommandResult runCommand(const std::vector<std::string>& args, const std::string& log,
                          const std::string& directory = "");
 
+/// A command (argv form), the file its output goes to and the folder it runs in ("":
+/// flowc's).
+struct Command {
+  std::vector<std::string> args;
+  std::string log;
+  std::string directory;
+};
+/// Runs all `commands` at once (each started as soon as the one before it runs) and
+/// waits for them all.
+std::vector<CommandResult> runCommands(const std::vector<Command>& commands);
+
 } // namespace flow::driver

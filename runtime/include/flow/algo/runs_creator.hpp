@@ -86,41 +86,9 @@ public:
   explicit runs_creator(std::size_t memory_bytes, Cmp cmp = Cmp(), sort_options opt = {})
       : runs_creator(memory_bytes, std::move(cmp), Combine(), opt) {}
   /// The same with a combiner: equal elements of a run are folded with combine(a, b).
-  runs_creator(std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt)
-      : cmp_(std::move(cmp)), combine_(std::move(combine)), opt_(opt), bm_(opt.bm()),
-        plan_(plan_run_formation<T, Cmp>(memory_bytes, opt)),
-        strategy_(mng::allocation_strategy::random_cycling(opt.seed)) {
-    if (!opt_.team) {
-      own_team_ = std::make_unique<thread_team>(opt_.thread_count());
-      team_ = own_team_.get();
-    } else {
-      team_ = opt_.team;
-    }
-    for (std::size_t i = 0; i < plan_.slots; ++i) {
-      slots_.emplace_back(plan_.slot_bytes);
-      free_.push_back(static_cast<int>(i));
-    }
-    if (plan_.extra_bytes) extra_ = io::aligned_buffer(plan_.extra_bytes);
-    if (plan_.ring_blocks) {
-      ring_ = io::aligned_buffer(plan_.ring_blocks * plan_.geometry.bytes);
-      ring_requests_.resize(plan_.ring_blocks);
-    }
-    result_.set_block_manager(&bm_);
-    result_.set_geometry(plan_.geometry);
-  }
+  runs_creator(std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt);
 
-  ~runs_creator() {
-    worker_.reset(); // finishes queued sorts (their buffers are ours)
-    wait_writes_noexcept();
-    for (auto& r : ring_requests_) {
-      if (!r) continue;
-      try {
-        r->wait();
-      } catch (...) {
-      }
-    }
-    result_.release();
-  }
+  ~runs_creator();
   runs_creator(const runs_creator&) = delete;
   runs_creator& operator=(const runs_creator&) = delete;
 
@@ -163,41 +131,7 @@ public:
   /// Ends the input: sorts the last run (in memory if it is the only one), waits for all
   /// writes and returns the runs. Frees every buffer of the creator except an in-memory
   /// result's. Call once.
-  sorted_runs<T> result() {
-    if (finished_) throw std::logic_error("flow: runs_creator::result called twice");
-    finished_ = true;
-    result_.set_block_manager(&bm_);
-    result_.set_geometry(plan_.geometry);
-    const std::size_t n = slot_ >= 0 ? static_cast<std::size_t>(pos_ - slot_data(slot_)) : 0;
-    if (submitted_ == 0) {
-      // in memory: keep the (already sorted) held run, sort the last one, free the rest
-      if (held_ >= 0) {
-        worker_->wait();
-        result_.add_memory(std::move(slots_[static_cast<std::size_t>(held_sorted_.slot)]),
-                           held_sorted_.data, held_sorted_.size);
-        held_ = -1;
-      }
-      if (n > 0) keep_in_memory(slot_, n);
-    } else {
-      const bool keep = opt_.keep_last_run && n > 0;
-      if (n > 0 && !keep) submit(slot_, n);
-      else if (n == 0) release_slot(slot_);
-      if (worker_) worker_->wait();
-      wait_writes();
-      for (auto& r : ring_requests_) {
-        if (r) r->wait();
-        r = nullptr;
-      }
-      if (keep) keep_in_memory(slot_, n); // every other slot is free now
-    }
-    slot_ = -1;
-    pos_ = end_ = nullptr;
-    for (auto& s : slots_) s.reset();
-    extra_.reset();
-    ring_.reset();
-    worker_.reset();
-    return std::move(result_);
-  }
+  sorted_runs<T> result();
 
 private:
   struct writing {
@@ -208,51 +142,13 @@ private:
   using traits = run_sort_traits<T, Cmp>;
   T* slot_data(int i) const { return reinterpret_cast<T*>(slots_[static_cast<std::size_t>(i)].data()); }
 
-  void next_slot() {
-    if (finished_) throw std::logic_error("flow: runs_creator::push after result()");
-    if (slot_ >= 0) {
-      pushed_before_ += plan_.run_elements;
-      if (plan_.slots >= 3 && submitted_ == 0 && held_ < 0) {
-        // The first run is sorted but its write held back: if the input ends within the
-        // next slot, both runs stay in memory and nothing is written (inputs up to 2R).
-        held_ = slot_;
-        enqueue(slot_, plan_.run_elements, task::sort_only);
-      } else {
-        if (held_ >= 0) {
-          ++submitted_;
-          worker_->submit([this] { write_sorted(held_sorted_.slot, held_sorted_.data, held_sorted_.size); });
-          held_ = -1;
-        }
-        submit(slot_, plan_.run_elements);
-      }
-    }
-    const auto t = std::chrono::steady_clock::now();
-    slot_ = acquire_slot(true);
-    timings_.fill_wait += detail::seconds_since(t);
-    pos_ = slot_data(slot_);
-    end_ = pos_ + plan_.run_elements;
-  }
+  void next_slot();
 
   enum class task { sort_and_write, sort_only };
 
-  void submit(int slot, std::size_t n) {
-    ++submitted_;
-    enqueue(slot, n, task::sort_and_write);
-  }
+  void submit(int slot, std::size_t n);
 
-  void enqueue(int slot, std::size_t n, task what) {
-    if (!worker_) worker_ = std::make_unique<background_worker>();
-    worker_->check();
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++unsorted_;
-    }
-    if (what == task::sort_only) {
-      worker_->submit([this, slot, n] { held_sorted_ = sort_direct(slot, n); });
-    } else {
-      worker_->submit([this, slot, n] { sort_and_write(slot, n); });
-    }
-  }
+  void enqueue(int slot, std::size_t n, task what);
 
   struct sorted_slot {
     int slot = -1;
@@ -262,258 +158,48 @@ private:
 
   static constexpr bool combining = combining_v<Combine>;
   // Folds the equal elements of a sorted run; returns its new length.
-  std::size_t fold(T* data, std::size_t n) {
-    if constexpr (combining) {
-      return detail::combine_adjacent(data, n, equal_in_order<T, Cmp>{cmp_}, combine_);
-    } else {
-      (void)data;
-      return n;
-    }
-  }
+  std::size_t fold(T* data, std::size_t n);
 
   // On the worker thread.
-  void sort_and_write(int slot, std::size_t n) {
-    if constexpr (traits::indirect) {
-      sort_and_gather(slot, n);
-    } else {
-      const sorted_slot r = sort_direct(slot, n);
-      write_sorted(r.slot, r.data, r.size);
-    }
-  }
+  void sort_and_write(int slot, std::size_t n);
 
   // Sorts slot (n elements) with a scratch slot; returns where the result is (the other
   // slot is free again).
-  sorted_slot sort_direct(int slot, std::size_t n) {
-    int scratch = -1;
-    auto t = std::chrono::steady_clock::now();
-    try {
-      scratch = acquire_slot(false);
-    } catch (...) {
-      release_slot(slot);
-      std::lock_guard<std::mutex> lock(mutex_);
-      --unsorted_;
-      changed_.notify_all();
-      throw;
-    }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      --unsorted_;
-      changed_.notify_all();
-    }
-    T* res;
-    timings_.scratch_wait += detail::seconds_since(t);
-    t = std::chrono::steady_clock::now();
-    try {
-      res = sort_run<T, Cmp>(slot_data(slot), slot_data(scratch), n, cmp_, *team_, extra_.data());
-      timings_.run_sort += detail::seconds_since(t);
-    } catch (...) {
-      release_slot(slot);
-      release_slot(scratch);
-      throw;
-    }
-    const int keep = res == slot_data(slot) ? slot : scratch;
-    release_slot(keep == slot ? scratch : slot);
-    std::size_t size = n;
-    try {
-      size = fold(res, n);
-    } catch (...) {
-      release_slot(keep);
-      throw;
-    }
-    return {keep, res, size};
-  }
+  sorted_slot sort_direct(int slot, std::size_t n);
 
   // Writes the sorted run in slot `keep` straight from it; the slot is free again once
   // the writes are done.
-  void write_sorted(int keep, T* res, std::size_t n) {
-    run_info<T> run;
-    std::vector<io::request_ptr> reqs;
-    try {
-      reqs = detail::write_run_in_place(res, n, plan_.geometry, bm_, strategy_, run_counter_++, run);
-    } catch (...) {
-      release_slot(keep);
-      throw;
-    }
-    std::lock_guard<std::mutex> lock(mutex_);
-    writing_.push_back({keep, std::move(reqs)});
-    add_run(std::move(run));
-  }
+  void write_sorted(int keep, T* res, std::size_t n);
 
   // Indirect sorting on the worker thread: sort (key, index) pairs, then gather the
   // elements block by block into the write ring; the run's slot is free as soon as the
   // gather is done, while the last blocks are still being written.
-  void sort_and_gather(int slot, std::size_t n) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      --unsorted_;
-      changed_.notify_all();
-    }
-    const T* data = slot_data(slot);
-    const block_geometry& g = plan_.geometry;
-    run_info<T> run;
-    try {
-      auto t = std::chrono::steady_clock::now();
-      const key_index* order = sort_keys_indirect<T, Cmp>(data, n, cmp_, *team_, extra_.data());
-      if constexpr (combining) n = fold_indirect(slot_data(slot), const_cast<key_index*>(order), n);
-      timings_.run_sort += detail::seconds_since(t);
-      const std::size_t blocks = (n + g.elements - 1) / g.elements;
-      run.size = n;
-      run.firsts.reserve(blocks);
-      run.extent = bm_.allocate(blocks * g.bytes, strategy_, run_counter_++);
-      for (std::size_t b = 0; b < blocks; ++b) {
-        const std::size_t r = ring_next_;
-        ring_next_ = (ring_next_ + 1) % plan_.ring_blocks;
-        if (ring_requests_[r]) {
-          t = std::chrono::steady_clock::now();
-          io::request_ptr q = std::move(ring_requests_[r]);
-          ring_requests_[r] = nullptr;
-          q->wait();
-          timings_.write_wait += detail::seconds_since(t);
-        }
-        T* out = reinterpret_cast<T*>(ring_.data() + r * g.bytes);
-        const std::size_t first = b * g.elements;
-        const std::size_t len = std::min(g.elements, n - first);
-        t = std::chrono::steady_clock::now();
-        const unsigned threads = len >= 4096 ? team_->size() : 1u;
-        auto part = [&](unsigned i) {
-          const std::size_t lo = len * i / threads, hi = len * (i + 1) / threads;
-          gather_elements(out + lo, data, order + first + lo, hi - lo);
-        };
-        if (threads == 1) part(0); else team_->run(part);
-        timings_.run_sort += detail::seconds_since(t);
-        if (len < g.elements) std::memset(static_cast<void*>(out + len), 0, (g.elements - len) * sizeof(T));
-        run.firsts.push_back(out[0]);
-        const mng::block_id id = run.block(b, g.bytes);
-        ring_requests_[r] = id.storage->file().awrite(out, id.offset, g.bytes);
-      }
-    } catch (...) {
-      for (auto& q : ring_requests_) { // no write may still use the ring when we unwind
-        if (!q) continue;
-        try {
-          q->wait();
-        } catch (...) {
-        }
-        q = nullptr;
-      }
-      run.firsts.resize(run.firsts.capacity());
-      run.release(bm_, g.bytes);
-      release_slot(slot);
-      throw;
-    }
-    release_slot(slot);
-    std::lock_guard<std::mutex> lock(mutex_);
-    add_run(std::move(run));
-  }
+  void sort_and_gather(int slot, std::size_t n);
 
   // Combining with indirect sorting: each group of equal elements (adjacent in `order`) is
   // folded into its first element, in place in the run's slot, and the order keeps that
   // one; returns the new length of the order. (Every index is in one group only.)
-  std::size_t fold_indirect(T* data, key_index* order, std::size_t n) {
-    if (n == 0) return 0;
-    const equal_in_order<T, Cmp> same{cmp_};
-    std::size_t j = 0;
-    for (std::size_t i = 1; i < n; ++i) {
-      T& head = data[order[j].index];
-      const T& x = data[order[i].index];
-      if (same(head, x)) {
-        head = combine_(std::as_const(head), x);
-      } else {
-        order[++j] = order[i];
-      }
-    }
-    return j + 1;
-  }
+  std::size_t fold_indirect(T* data, key_index* order, std::size_t n)
+    requires combining;
 
   // With the mutex held.
-  void add_run(run_info<T> run) {
-    auto& runs = result_.mutable_runs();
-    if (runs.size() == runs.capacity()) runs.reserve(std::max<std::size_t>(16, 2 * runs.size()));
-    runs.push_back(std::move(run));
-    changed_.notify_all();
-    // the metadata must stay within its reserve (with room for one more run and requests)
-    const std::size_t blocks = plan_.run_elements / plan_.geometry.elements;
-    const std::size_t need = result_.metadata_bytes() + blocks * (sizeof(T) + 2 * run_write_overhead) + 4096;
-    if (need > plan_.metadata_reserve) {
-      throw std::length_error(
-          "flow: sorting: the runs' metadata (one element per block, " +
-          std::to_string(result_.metadata_bytes()) + " bytes for " + std::to_string(runs.size()) +
-          " runs) outgrows its reserve of " + std::to_string(plan_.metadata_reserve) +
-          " bytes (about 1/16 of the budget). Give the sort more memory or larger blocks.");
-    }
-  }
+  void add_run(run_info<T> run);
 
   // A slot from the free list, else the oldest slot being written once its writes are
   // done, else wait until a sort releases one. The filler waits until the worker has
   // the scratch slot for every submitted run (else both could wait for each other).
-  int acquire_slot(bool filler) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      if (filler && unsorted_ > 0) {
-        changed_.wait(lock);
-        continue;
-      }
-      if (!free_.empty()) {
-        const int s = free_.back();
-        free_.pop_back();
-        return s;
-      }
-      if (!writing_.empty()) return finish_oldest_write(lock);
-      changed_.wait(lock);
-    }
-  }
+  int acquire_slot(bool filler);
   // Sorts slot s (n elements) with a free slot as scratch and keeps the result in the
   // in-memory result; the other slot is free again.
-  void keep_in_memory(int s, std::size_t n) {
-    const int scratch = take_free();
-    T* res = sort_run<T, Cmp>(slot_data(s), slot_data(scratch), n, cmp_, *team_, extra_.data());
-    const int keep = res == slot_data(s) ? s : scratch;
-    release_slot(keep == s ? scratch : s);
-    n = fold(res, n);
-    result_.add_memory(std::move(slots_[static_cast<std::size_t>(keep)]), res, n);
-  }
+  void keep_in_memory(int s, std::size_t n);
 
-  int take_free() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const int s = free_.back();
-    free_.pop_back();
-    return s;
-  }
-  void release_slot(int s) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    free_.push_back(s);
-    changed_.notify_all();
-  }
+  int take_free();
+  void release_slot(int s);
   // Waits for the oldest run write (with `lock` held on entry, released on return) and
   // returns its slot; a failed write frees the slot and throws.
-  int finish_oldest_write(std::unique_lock<std::mutex>& lock) {
-    writing w = std::move(writing_.front());
-    writing_.pop_front();
-    lock.unlock();
-    try {
-      wait_all(std::span<const io::request_ptr>(w.requests));
-    } catch (...) {
-      release_slot(w.slot);
-      throw;
-    }
-    return w.slot;
-  }
-  void wait_writes() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (!writing_.empty()) {
-      const int s = finish_oldest_write(lock);
-      lock.lock();
-      free_.push_back(s);
-    }
-  }
-  void wait_writes_noexcept() noexcept {
-    for (;;) {
-      try {
-        wait_writes();
-        return;
-      } catch (...) { // a failed write: its slot is free again, go on with the others
-      }
-    }
-  }
+  int finish_oldest_write(std::unique_lock<std::mutex>& lock);
+  void wait_writes();
+  void wait_writes_noexcept() noexcept;
   static void wait_all(std::span<const io::request_ptr> r) { io::wait_all(r); }
 
   Cmp cmp_;
@@ -549,5 +235,382 @@ private:
   sort_timings timings_;
   std::unique_ptr<background_worker> worker_; // last: destroyed first
 };
+
+template <class T, class Cmp, class Combine>
+runs_creator<T, Cmp, Combine>::runs_creator(std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt)
+    : cmp_(std::move(cmp)), combine_(std::move(combine)), opt_(opt), bm_(opt.bm()),
+        plan_(plan_run_formation<T, Cmp>(memory_bytes, opt)),
+        strategy_(mng::allocation_strategy::random_cycling(opt.seed)) {
+  if (!opt_.team) {
+    own_team_ = std::make_unique<thread_team>(opt_.thread_count());
+    team_ = own_team_.get();
+  } else {
+    team_ = opt_.team;
+  }
+  for (std::size_t i = 0; i < plan_.slots; ++i) {
+    slots_.emplace_back(plan_.slot_bytes);
+    free_.push_back(static_cast<int>(i));
+  }
+  if (plan_.extra_bytes) extra_ = io::aligned_buffer(plan_.extra_bytes);
+  if (plan_.ring_blocks) {
+    ring_ = io::aligned_buffer(plan_.ring_blocks * plan_.geometry.bytes);
+    ring_requests_.resize(plan_.ring_blocks);
+  }
+  result_.set_block_manager(&bm_);
+  result_.set_geometry(plan_.geometry);
+}
+
+template <class T, class Cmp, class Combine>
+runs_creator<T, Cmp, Combine>::~runs_creator() {
+  worker_.reset(); // finishes queued sorts (their buffers are ours)
+  wait_writes_noexcept();
+  for (auto& r : ring_requests_) {
+    if (!r) continue;
+    try {
+      r->wait();
+    } catch (...) {
+    }
+  }
+  result_.release();
+}
+
+template <class T, class Cmp, class Combine>
+sorted_runs<T> runs_creator<T, Cmp, Combine>::result() {
+  if (finished_) throw std::logic_error("flow: runs_creator::result called twice");
+  finished_ = true;
+  result_.set_block_manager(&bm_);
+  result_.set_geometry(plan_.geometry);
+  const std::size_t n = slot_ >= 0 ? static_cast<std::size_t>(pos_ - slot_data(slot_)) : 0;
+  if (submitted_ == 0) {
+    // in memory: keep the (already sorted) held run, sort the last one, free the rest
+    if (held_ >= 0) {
+      worker_->wait();
+      result_.add_memory(std::move(slots_[static_cast<std::size_t>(held_sorted_.slot)]),
+                         held_sorted_.data, held_sorted_.size);
+      held_ = -1;
+    }
+    if (n > 0) keep_in_memory(slot_, n);
+  } else {
+    const bool keep = opt_.keep_last_run && n > 0;
+    if (n > 0 && !keep) submit(slot_, n);
+    else if (n == 0) release_slot(slot_);
+    if (worker_) worker_->wait();
+    wait_writes();
+    for (auto& r : ring_requests_) {
+      if (r) r->wait();
+      r = nullptr;
+    }
+    if (keep) keep_in_memory(slot_, n); // every other slot is free now
+  }
+  slot_ = -1;
+  pos_ = end_ = nullptr;
+  for (auto& s : slots_) s.reset();
+  extra_.reset();
+  ring_.reset();
+  worker_.reset();
+  return std::move(result_);
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::next_slot() {
+  if (finished_) throw std::logic_error("flow: runs_creator::push after result()");
+  if (slot_ >= 0) {
+    pushed_before_ += plan_.run_elements;
+    if (plan_.slots >= 3 && submitted_ == 0 && held_ < 0) {
+      // The first run is sorted but its write held back: if the input ends within the
+      // next slot, both runs stay in memory and nothing is written (inputs up to 2R).
+      held_ = slot_;
+      enqueue(slot_, plan_.run_elements, task::sort_only);
+    } else {
+      if (held_ >= 0) {
+        ++submitted_;
+        worker_->submit([this] { write_sorted(held_sorted_.slot, held_sorted_.data, held_sorted_.size); });
+        held_ = -1;
+      }
+      submit(slot_, plan_.run_elements);
+    }
+  }
+  const auto t = std::chrono::steady_clock::now();
+  slot_ = acquire_slot(true);
+  timings_.fill_wait += detail::seconds_since(t);
+  pos_ = slot_data(slot_);
+  end_ = pos_ + plan_.run_elements;
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::submit(int slot, std::size_t n) {
+  ++submitted_;
+  enqueue(slot, n, task::sort_and_write);
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::enqueue(int slot, std::size_t n, task what) {
+  if (!worker_) worker_ = std::make_unique<background_worker>();
+  worker_->check();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++unsorted_;
+  }
+  if (what == task::sort_only) {
+    worker_->submit([this, slot, n] { held_sorted_ = sort_direct(slot, n); });
+  } else {
+    worker_->submit([this, slot, n] { sort_and_write(slot, n); });
+  }
+}
+
+template <class T, class Cmp, class Combine>
+std::size_t runs_creator<T, Cmp, Combine>::fold(T* data, std::size_t n) {
+  if constexpr (combining) {
+    return detail::combine_adjacent(data, n, equal_in_order<T, Cmp>{cmp_}, combine_);
+  } else {
+    (void)data;
+    return n;
+  }
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::sort_and_write(int slot, std::size_t n) {
+  if constexpr (traits::indirect) {
+    sort_and_gather(slot, n);
+  } else {
+    const sorted_slot r = sort_direct(slot, n);
+    write_sorted(r.slot, r.data, r.size);
+  }
+}
+
+template <class T, class Cmp, class Combine>
+auto runs_creator<T, Cmp, Combine>::sort_direct(int slot, std::size_t n) -> sorted_slot {
+  int scratch = -1;
+  auto t = std::chrono::steady_clock::now();
+  try {
+    scratch = acquire_slot(false);
+  } catch (...) {
+    release_slot(slot);
+    std::lock_guard<std::mutex> lock(mutex_);
+    --unsorted_;
+    changed_.notify_all();
+    throw;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --unsorted_;
+    changed_.notify_all();
+  }
+  T* res;
+  timings_.scratch_wait += detail::seconds_since(t);
+  t = std::chrono::steady_clock::now();
+  try {
+    res = sort_run<T, Cmp>(slot_data(slot), slot_data(scratch), n, cmp_, *team_, extra_.data());
+    timings_.run_sort += detail::seconds_since(t);
+  } catch (...) {
+    release_slot(slot);
+    release_slot(scratch);
+    throw;
+  }
+  const int keep = res == slot_data(slot) ? slot : scratch;
+  release_slot(keep == slot ? scratch : slot);
+  std::size_t size = n;
+  try {
+    size = fold(res, n);
+  } catch (...) {
+    release_slot(keep);
+    throw;
+  }
+  return {keep, res, size};
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::write_sorted(int keep, T* res, std::size_t n) {
+  run_info<T> run;
+  std::vector<io::request_ptr> reqs;
+  try {
+    reqs = detail::write_run_in_place(res, n, plan_.geometry, bm_, strategy_, run_counter_++, run);
+  } catch (...) {
+    release_slot(keep);
+    throw;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  writing_.push_back({keep, std::move(reqs)});
+  add_run(std::move(run));
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::sort_and_gather(int slot, std::size_t n) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --unsorted_;
+    changed_.notify_all();
+  }
+  const T* data = slot_data(slot);
+  const block_geometry& g = plan_.geometry;
+  run_info<T> run;
+  try {
+    auto t = std::chrono::steady_clock::now();
+    const key_index* order = sort_keys_indirect<T, Cmp>(data, n, cmp_, *team_, extra_.data());
+    if constexpr (combining) n = fold_indirect(slot_data(slot), const_cast<key_index*>(order), n);
+    timings_.run_sort += detail::seconds_since(t);
+    const std::size_t blocks = (n + g.elements - 1) / g.elements;
+    run.size = n;
+    run.firsts.reserve(blocks);
+    run.extent = bm_.allocate(blocks * g.bytes, strategy_, run_counter_++);
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::size_t r = ring_next_;
+      ring_next_ = (ring_next_ + 1) % plan_.ring_blocks;
+      if (ring_requests_[r]) {
+        t = std::chrono::steady_clock::now();
+        io::request_ptr q = std::move(ring_requests_[r]);
+        ring_requests_[r] = nullptr;
+        q->wait();
+        timings_.write_wait += detail::seconds_since(t);
+      }
+      T* out = reinterpret_cast<T*>(ring_.data() + r * g.bytes);
+      const std::size_t first = b * g.elements;
+      const std::size_t len = std::min(g.elements, n - first);
+      t = std::chrono::steady_clock::now();
+      const unsigned threads = len >= 4096 ? team_->size() : 1u;
+      auto part = [&](unsigned i) {
+        const std::size_t lo = len * i / threads, hi = len * (i + 1) / threads;
+        gather_elements(out + lo, data, order + first + lo, hi - lo);
+      };
+      if (threads == 1) part(0); else team_->run(part);
+      timings_.run_sort += detail::seconds_since(t);
+      if (len < g.elements) std::memset(static_cast<void*>(out + len), 0, (g.elements - len) * sizeof(T));
+      run.firsts.push_back(out[0]);
+      const mng::block_id id = run.block(b, g.bytes);
+      ring_requests_[r] = id.storage->file().awrite(out, id.offset, g.bytes);
+    }
+  } catch (...) {
+    for (auto& q : ring_requests_) { // no write may still use the ring when we unwind
+      if (!q) continue;
+      try {
+        q->wait();
+      } catch (...) {
+      }
+      q = nullptr;
+    }
+    run.firsts.resize(run.firsts.capacity());
+    run.release(bm_, g.bytes);
+    release_slot(slot);
+    throw;
+  }
+  release_slot(slot);
+  std::lock_guard<std::mutex> lock(mutex_);
+  add_run(std::move(run));
+}
+
+template <class T, class Cmp, class Combine>
+std::size_t runs_creator<T, Cmp, Combine>::fold_indirect(T* data, key_index* order, std::size_t n)
+  requires combining
+{
+  if (n == 0) return 0;
+  const equal_in_order<T, Cmp> same{cmp_};
+  std::size_t j = 0;
+  for (std::size_t i = 1; i < n; ++i) {
+    T& head = data[order[j].index];
+    const T& x = data[order[i].index];
+    if (same(head, x)) {
+      head = combine_(std::as_const(head), x);
+    } else {
+      order[++j] = order[i];
+    }
+  }
+  return j + 1;
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::add_run(run_info<T> run) {
+  auto& runs = result_.mutable_runs();
+  if (runs.size() == runs.capacity()) runs.reserve(std::max<std::size_t>(16, 2 * runs.size()));
+  runs.push_back(std::move(run));
+  changed_.notify_all();
+  // the metadata must stay within its reserve (with room for one more run and requests)
+  const std::size_t blocks = plan_.run_elements / plan_.geometry.elements;
+  const std::size_t need = result_.metadata_bytes() + blocks * (sizeof(T) + 2 * run_write_overhead) + 4096;
+  if (need > plan_.metadata_reserve) {
+    throw std::length_error(
+        "flow: sorting: the runs' metadata (one element per block, " +
+        std::to_string(result_.metadata_bytes()) + " bytes for " + std::to_string(runs.size()) +
+        " runs) outgrows its reserve of " + std::to_string(plan_.metadata_reserve) +
+        " bytes (about 1/16 of the budget). Give the sort more memory or larger blocks.");
+  }
+}
+
+template <class T, class Cmp, class Combine>
+int runs_creator<T, Cmp, Combine>::acquire_slot(bool filler) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    if (filler && unsorted_ > 0) {
+      changed_.wait(lock);
+      continue;
+    }
+    if (!free_.empty()) {
+      const int s = free_.back();
+      free_.pop_back();
+      return s;
+    }
+    if (!writing_.empty()) return finish_oldest_write(lock);
+    changed_.wait(lock);
+  }
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::keep_in_memory(int s, std::size_t n) {
+  const int scratch = take_free();
+  T* res = sort_run<T, Cmp>(slot_data(s), slot_data(scratch), n, cmp_, *team_, extra_.data());
+  const int keep = res == slot_data(s) ? s : scratch;
+  release_slot(keep == s ? scratch : s);
+  n = fold(res, n);
+  result_.add_memory(std::move(slots_[static_cast<std::size_t>(keep)]), res, n);
+}
+
+template <class T, class Cmp, class Combine>
+int runs_creator<T, Cmp, Combine>::take_free() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const int s = free_.back();
+  free_.pop_back();
+  return s;
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::release_slot(int s) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  free_.push_back(s);
+  changed_.notify_all();
+}
+
+template <class T, class Cmp, class Combine>
+int runs_creator<T, Cmp, Combine>::finish_oldest_write(std::unique_lock<std::mutex>& lock) {
+  writing w = std::move(writing_.front());
+  writing_.pop_front();
+  lock.unlock();
+  try {
+    wait_all(std::span<const io::request_ptr>(w.requests));
+  } catch (...) {
+    release_slot(w.slot);
+    throw;
+  }
+  return w.slot;
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::wait_writes() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!writing_.empty()) {
+    const int s = finish_oldest_write(lock);
+    lock.lock();
+    free_.push_back(s);
+  }
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::wait_writes_noexcept() noexcept {
+  for (;;) {
+    try {
+      wait_writes();
+      return;
+    } catch (...) { // a failed write: its slot is free again, go on with the others
+    }
+  }
+}
 
 } // namespace flow::algo

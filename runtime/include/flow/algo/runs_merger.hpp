@@ -269,172 +269,7 @@ public:
       : runs_merger(std::move(input), memory_bytes, std::move(cmp), Combine(), opt) {}
   /// The same with a combiner: equal elements are folded with combine(a, b) in
   /// intermediate passes and in the output.
-  runs_merger(sorted_runs<T> input, std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt)
-      : runs_(std::move(input)), cmp_(std::move(cmp)), combine_(std::move(combine)), memory_(memory_bytes) {
-    if (runs_.in_memory()) {
-      auto seqs = runs_.memory_sequences();
-      total_ = runs_.size();
-      if (seqs.size() == 1) { // stream straight from the sorted buffer
-        if constexpr (combining) { // folded in place (a no-op for a combining creator's run)
-          const std::span<T> q = runs_.mutable_memory_sequence(0);
-          runs_.shrink_memory_sequence(0, fold(q.data(), q.size()));
-          seqs = runs_.memory_sequences();
-        }
-        pos_ = seqs[0].data();
-        end_ = seqs[0].data() + seqs[0].size();
-        return;
-      }
-      if (seqs.empty()) return;
-      // several sorted sequences in memory: merged batch by batch into an output buffer
-      if (!opt.team) {
-        own_team_ = std::make_unique<thread_team>(opt.thread_count());
-        team_ = own_team_.get();
-      } else {
-        team_ = opt.team;
-      }
-      for (const auto& q : seqs) memory_segments_.push_back({q.data(), q.data() + q.size()});
-      memory_only_ = true;
-      plan_.output_elements = std::max<std::size_t>(1, std::min<std::size_t>(total_, memory_bytes / 16 / sizeof(T)));
-      out_ = io::aligned_buffer((plan_.output_elements + (combining ? 1 : 0)) * sizeof(T));
-      refill();
-      return;
-    }
-    if (!opt.team) {
-      own_team_ = std::make_unique<thread_team>(opt.thread_count());
-      team_ = own_team_.get();
-    } else {
-      team_ = opt.team;
-    }
-    total_ = runs_.size();
-    mng::block_manager& bm = *runs_.block_manager();
-    const block_geometry g = runs_.geometry();
-    mng::allocation_strategy strategy = mng::allocation_strategy::random_cycling(opt.seed + 7);
-    std::size_t counter = 0;
-    auto blocks_and_meta = [&] {
-      std::size_t blocks = 0;
-      for (const auto& r : runs_.runs()) blocks += r.block_count();
-      // metadata doubles while a merged run's metadata is built beside its inputs'
-      const std::size_t meta = 2 * runs_.metadata_bytes() + (runs_.run_count() + 2) * sizeof(run_info<T>);
-      return std::pair<std::size_t, std::size_t>(blocks, meta);
-    };
-    auto [total_blocks, meta] = blocks_and_meta();
-    if (const std::size_t held = runs_.memory_bytes(); held > 0) {
-      // The last run was kept in memory: merge it from there if the rest of the budget
-      // still takes every disk run in one pass, else write it out as a run first.
-      const merge_plan p = plan_merge<T>(memory_bytes > held ? memory_bytes - held : 0, g, meta,
-                                         total_blocks, team_->size());
-      if (p.fan_in >= runs_.run_count()) {
-        plan_ = p;
-        for (const auto& q : runs_.memory_sequences()) memory_segments_.push_back({q.data(), q.data() + q.size()});
-      } else {
-        for (const auto& q : runs_.memory_sequences()) {
-          detail::run_writer<T> writer(q.size(), g, 2, bm, strategy, counter++);
-          writer.push(q);
-          runs_.mutable_runs().push_back(writer.finish());
-        }
-        runs_.clear_memory();
-        std::tie(total_blocks, meta) = blocks_and_meta();
-      }
-    }
-    if (memory_segments_.empty()) plan_ = plan_merge<T>(memory_bytes, g, meta, total_blocks, team_->size());
-    if (plan_.fan_in < 2 && runs_.run_count() > 1) {
-      throw std::invalid_argument(
-          "flow: merging " + std::to_string(runs_.run_count()) + " sorted runs of " +
-          std::to_string(g.bytes) + "-byte blocks needs a memory budget of at least " +
-          std::to_string(meta + 4 * g.bytes + plan_.output_elements * sizeof(T) + 32768) +
-          " bytes; got " + std::to_string(memory_bytes) + ". Give the sort more memory.");
-    }
-    auto& runs = runs_.mutable_runs();
-    levels_.assign(runs.size(), 0);
-    const std::size_t fan_in = std::max<std::size_t>(plan_.fan_in, 1);
-    const auto t_inter = std::chrono::steady_clock::now();
-    // Progress of the intermediate passes (flow/progress.hpp): the elements they will
-    // merge, planned again after each pass from the runs' real sizes (a combining pass
-    // writes shorter runs than it reads).
-    std::uint64_t merged_before = 0;
-    const auto intermediate_total = [&] {
-      std::vector<std::uint64_t> sizes;
-      for (const auto& r : runs) sizes.push_back(r.size);
-      std::uint64_t total = merged_before;
-      while (sizes.size() > fan_in && plan_.intermediate_fan_in >= 2) {
-        const std::size_t g_in = std::min(plan_.intermediate_fan_in, sizes.size() - fan_in + 1);
-        std::stable_sort(sizes.begin(), sizes.end());
-        const std::uint64_t merged = std::accumulate(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(g_in),
-                                                     std::uint64_t{0});
-        sizes.erase(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(g_in));
-        sizes.push_back(merged);
-        total += merged;
-      }
-      return total;
-    };
-    while (runs.size() > fan_in) {
-      if (plan_.intermediate_fan_in < 2) {
-        throw std::invalid_argument("flow: the memory budget is too small for a second merge pass");
-      }
-      const std::size_t g_in = std::min(plan_.intermediate_fan_in, runs.size() - fan_in + 1);
-      std::vector<std::size_t> order(runs.size());
-      std::iota(order.begin(), order.end(), std::size_t{0});
-      std::stable_sort(order.begin(), order.end(),
-                       [&](std::size_t a, std::size_t b) { return runs[a].size < runs[b].size; });
-      order.resize(g_in);
-      std::sort(order.begin(), order.end());
-      std::vector<run_info<T>*> pick;
-      unsigned level = 0;
-      for (std::size_t i : order) {
-        pick.push_back(&runs[i]);
-        level = std::max(level, levels_[i]);
-      }
-      run_info<T> merged;
-      {
-        std::uint64_t elements = 0;
-        for (const auto* r : pick) elements += r->size;
-        const std::uint64_t planned = intermediate_total();
-        progress::intermediate_merge(merged_before, planned);
-        io::aligned_buffer out((plan_.output_elements + (combining ? 1 : 0)) * sizeof(T));
-        T* o = reinterpret_cast<T*>(out.data());
-        detail::run_writer<T> writer(elements, g, 2, bm, strategy, counter++);
-        detail::merge_engine<T, Cmp> engine(pick, g, plan_.buffers - 2, bm, cmp_, *team_);
-        if constexpr (combining) { // the merged run holds each key once
-          detail::carry<T> c;
-          auto next = [&](T* to, std::size_t cap) { return engine.next(to, cap); };
-          const equal_in_order<T, Cmp> same{cmp_};
-          for (;;) {
-            const std::size_t n = detail::next_folded(o, plan_.output_elements, c, same, combine_, next);
-            if (n == 0) break;
-            writer.push(std::span<const T>(o, n));
-            progress::intermediate_merge(merged_before + elements - engine.remaining(), planned);
-          }
-        } else {
-          for (;;) {
-            const std::size_t n = engine.next(o, plan_.output_elements);
-            if (n == 0) break;
-            writer.push(std::span<const T>(o, n));
-            progress::intermediate_merge(merged_before + elements - engine.remaining(), planned);
-          }
-        }
-        merged = writer.finish();
-        merged_before += elements;
-        if (runs.size() - order.size() + 1 <= fan_in) progress::intermediate_merge(merged_before, merged_before);
-        timings_.read_wait += engine.timings().read_wait;
-        timings_.merge += engine.timings().merge;
-      }
-      for (std::size_t j = order.size(); j-- > 0;) {
-        runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(order[j]));
-        levels_.erase(levels_.begin() + static_cast<std::ptrdiff_t>(order[j]));
-      }
-      runs.push_back(std::move(merged));
-      levels_.push_back(level + 1);
-    }
-    timings_.intermediate = detail::seconds_since(t_inter);
-    passes_ = 1;
-    for (unsigned l : levels_) passes_ = std::max(passes_, l + 1);
-    std::vector<run_info<T>*> all;
-    for (auto& r : runs) all.push_back(&r);
-    out_ = io::aligned_buffer((plan_.output_elements + (combining ? 1 : 0)) * sizeof(T));
-    engine_ = std::make_unique<detail::merge_engine<T, Cmp>>(
-        all, g, plan_.buffers, bm, cmp_, *team_, memory_segments_);
-    refill();
-  }
+  runs_merger(sorted_runs<T> input, std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt);
   runs_merger(const runs_merger&) = delete;
   runs_merger& operator=(const runs_merger&) = delete;
 
@@ -471,97 +306,21 @@ public:
 
 private:
   static constexpr bool combining = combining_v<Combine>;
-  std::size_t fold(T* data, std::size_t n) {
-    return detail::combine_adjacent(data, n, equal_in_order<T, Cmp>{cmp_}, combine_);
-  }
+  std::size_t fold(T* data, std::size_t n)
+    requires combining;
 
-  void refill() {
-    if constexpr (combining) {
-      refill_combined();
-    } else {
-      refill_plain();
-    }
-  }
+  void refill();
 
   // The next merged elements into o (up to cap); 0 at the end, when the merge's buffers
   // (but out_) are freed.
-  std::size_t next_merged(T* o, std::size_t cap) {
-    if (memory_only_) return next_from_memory(o, cap);
-    if (!engine_) return 0;
-    const std::size_t n = engine_->next(o, cap);
-    if (n == 0) {
-      timings_.read_wait += engine_->timings().read_wait;
-      timings_.merge += engine_->timings().merge;
-      engine_.reset();
-      runs_.release();
-    }
-    return n;
-  }
+  std::size_t next_merged(T* o, std::size_t cap);
 
-  void refill_combined() {
-    pos_ = end_ = nullptr;
-    if (!out_.data()) return;
-    T* o = reinterpret_cast<T*>(out_.data());
-    const std::size_t n = detail::next_folded(o, plan_.output_elements, carry_, equal_in_order<T, Cmp>{cmp_}, combine_,
-                                              [this](T* to, std::size_t cap) { return next_merged(to, cap); });
-    if (n == 0) {
-      out_.reset();
-      return;
-    }
-    pos_ = o;
-    end_ = o + n;
-  }
+  void refill_combined()
+    requires combining;
 
-  void refill_plain() {
-    pos_ = end_ = nullptr;
-    if (memory_only_) {
-      T* o = reinterpret_cast<T*>(out_.data());
-      const std::size_t n = next_from_memory(o, plan_.output_elements);
-      if (n == 0) {
-        out_.reset();
-        return;
-      }
-      pos_ = o;
-      end_ = o + n;
-      return;
-    }
-    if (!engine_) return;
-    T* o = reinterpret_cast<T*>(out_.data());
-    const std::size_t n = engine_->next(o, plan_.output_elements);
-    if (n == 0) {
-      timings_.read_wait += engine_->timings().read_wait;
-      timings_.merge += engine_->timings().merge;
-      engine_.reset();
-      out_.reset();
-      runs_.release();
-      return;
-    }
-    pos_ = o;
-    end_ = o + n;
-  }
+  void refill_plain();
 
-  std::size_t next_from_memory(T* o, std::size_t cap) {
-    std::size_t left = 0;
-    for (const auto& q : memory_segments_) left += q.size();
-    if (left == 0) {
-      memory_segments_.clear();
-      memory_only_ = false;
-      runs_.release();
-      return 0;
-    }
-    const std::size_t n = std::min(left, cap);
-    std::vector<std::size_t> cut(memory_segments_.size());
-    multiway_split<T, Cmp>(memory_segments_, n, cmp_, cut.data());
-    std::vector<segment<T>> part(memory_segments_.size());
-    for (std::size_t i = 0; i < part.size(); ++i) {
-      part[i] = {memory_segments_[i].begin, memory_segments_[i].begin + cut[i]};
-      memory_segments_[i].begin += cut[i];
-    }
-    const auto t = std::chrono::steady_clock::now();
-    parallel_merge<T, Cmp>(part, o, cmp_, *team_);
-    timings_.merge += detail::seconds_since(t);
-    return n;
-  }
+  std::size_t next_from_memory(T* o, std::size_t cap);
 
   sorted_runs<T> runs_;
   Cmp cmp_;
@@ -583,5 +342,273 @@ private:
   const T* pos_ = nullptr;
   const T* end_ = nullptr;
 };
+
+template <class T, class Cmp, class Combine>
+runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt)
+    : runs_(std::move(input)), cmp_(std::move(cmp)), combine_(std::move(combine)), memory_(memory_bytes) {
+  if (runs_.in_memory()) {
+    auto seqs = runs_.memory_sequences();
+    total_ = runs_.size();
+    if (seqs.size() == 1) { // stream straight from the sorted buffer
+      if constexpr (combining) { // folded in place (a no-op for a combining creator's run)
+        const std::span<T> q = runs_.mutable_memory_sequence(0);
+        runs_.shrink_memory_sequence(0, fold(q.data(), q.size()));
+        seqs = runs_.memory_sequences();
+      }
+      pos_ = seqs[0].data();
+      end_ = seqs[0].data() + seqs[0].size();
+      return;
+    }
+    if (seqs.empty()) return;
+    // several sorted sequences in memory: merged batch by batch into an output buffer
+    if (!opt.team) {
+      own_team_ = std::make_unique<thread_team>(opt.thread_count());
+      team_ = own_team_.get();
+    } else {
+      team_ = opt.team;
+    }
+    for (const auto& q : seqs) memory_segments_.push_back({q.data(), q.data() + q.size()});
+    memory_only_ = true;
+    plan_.output_elements = std::max<std::size_t>(1, std::min<std::size_t>(total_, memory_bytes / 16 / sizeof(T)));
+    out_ = io::aligned_buffer((plan_.output_elements + (combining ? 1 : 0)) * sizeof(T));
+    refill();
+    return;
+  }
+  if (!opt.team) {
+    own_team_ = std::make_unique<thread_team>(opt.thread_count());
+    team_ = own_team_.get();
+  } else {
+    team_ = opt.team;
+  }
+  total_ = runs_.size();
+  mng::block_manager& bm = *runs_.block_manager();
+  const block_geometry g = runs_.geometry();
+  mng::allocation_strategy strategy = mng::allocation_strategy::random_cycling(opt.seed + 7);
+  std::size_t counter = 0;
+  auto blocks_and_meta = [&] {
+    std::size_t blocks = 0;
+    for (const auto& r : runs_.runs()) blocks += r.block_count();
+    // metadata doubles while a merged run's metadata is built beside its inputs'
+    const std::size_t meta = 2 * runs_.metadata_bytes() + (runs_.run_count() + 2) * sizeof(run_info<T>);
+    return std::pair<std::size_t, std::size_t>(blocks, meta);
+  };
+  auto [total_blocks, meta] = blocks_and_meta();
+  if (const std::size_t held = runs_.memory_bytes(); held > 0) {
+    // The last run was kept in memory: merge it from there if the rest of the budget
+    // still takes every disk run in one pass, else write it out as a run first.
+    const merge_plan p = plan_merge<T>(memory_bytes > held ? memory_bytes - held : 0, g, meta,
+                                       total_blocks, team_->size());
+    if (p.fan_in >= runs_.run_count()) {
+      plan_ = p;
+      for (const auto& q : runs_.memory_sequences()) memory_segments_.push_back({q.data(), q.data() + q.size()});
+    } else {
+      for (const auto& q : runs_.memory_sequences()) {
+        detail::run_writer<T> writer(q.size(), g, 2, bm, strategy, counter++);
+        writer.push(q);
+        runs_.mutable_runs().push_back(writer.finish());
+      }
+      runs_.clear_memory();
+      std::tie(total_blocks, meta) = blocks_and_meta();
+    }
+  }
+  if (memory_segments_.empty()) plan_ = plan_merge<T>(memory_bytes, g, meta, total_blocks, team_->size());
+  if (plan_.fan_in < 2 && runs_.run_count() > 1) {
+    throw std::invalid_argument(
+        "flow: merging " + std::to_string(runs_.run_count()) + " sorted runs of " +
+        std::to_string(g.bytes) + "-byte blocks needs a memory budget of at least " +
+        std::to_string(meta + 4 * g.bytes + plan_.output_elements * sizeof(T) + 32768) +
+        " bytes; got " + std::to_string(memory_bytes) + ". Give the sort more memory.");
+  }
+  auto& runs = runs_.mutable_runs();
+  levels_.assign(runs.size(), 0);
+  const std::size_t fan_in = std::max<std::size_t>(plan_.fan_in, 1);
+  const auto t_inter = std::chrono::steady_clock::now();
+  // Progress of the intermediate passes (flow/progress.hpp): the elements they will
+  // merge, planned again after each pass from the runs' real sizes (a combining pass
+  // writes shorter runs than it reads).
+  std::uint64_t merged_before = 0;
+  const auto intermediate_total = [&] {
+    std::vector<std::uint64_t> sizes;
+    for (const auto& r : runs) sizes.push_back(r.size);
+    std::uint64_t total = merged_before;
+    while (sizes.size() > fan_in && plan_.intermediate_fan_in >= 2) {
+      const std::size_t g_in = std::min(plan_.intermediate_fan_in, sizes.size() - fan_in + 1);
+      std::stable_sort(sizes.begin(), sizes.end());
+      const std::uint64_t merged = std::accumulate(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(g_in),
+                                                   std::uint64_t{0});
+      sizes.erase(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(g_in));
+      sizes.push_back(merged);
+      total += merged;
+    }
+    return total;
+  };
+  while (runs.size() > fan_in) {
+    if (plan_.intermediate_fan_in < 2) {
+      throw std::invalid_argument("flow: the memory budget is too small for a second merge pass");
+    }
+    const std::size_t g_in = std::min(plan_.intermediate_fan_in, runs.size() - fan_in + 1);
+    std::vector<std::size_t> order(runs.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return runs[a].size < runs[b].size; });
+    order.resize(g_in);
+    std::sort(order.begin(), order.end());
+    std::vector<run_info<T>*> pick;
+    unsigned level = 0;
+    for (std::size_t i : order) {
+      pick.push_back(&runs[i]);
+      level = std::max(level, levels_[i]);
+    }
+    run_info<T> merged;
+    {
+      std::uint64_t elements = 0;
+      for (const auto* r : pick) elements += r->size;
+      const std::uint64_t planned = intermediate_total();
+      progress::intermediate_merge(merged_before, planned);
+      io::aligned_buffer out((plan_.output_elements + (combining ? 1 : 0)) * sizeof(T));
+      T* o = reinterpret_cast<T*>(out.data());
+      detail::run_writer<T> writer(elements, g, 2, bm, strategy, counter++);
+      detail::merge_engine<T, Cmp> engine(pick, g, plan_.buffers - 2, bm, cmp_, *team_);
+      if constexpr (combining) { // the merged run holds each key once
+        detail::carry<T> c;
+        auto next = [&](T* to, std::size_t cap) { return engine.next(to, cap); };
+        const equal_in_order<T, Cmp> same{cmp_};
+        for (;;) {
+          const std::size_t n = detail::next_folded(o, plan_.output_elements, c, same, combine_, next);
+          if (n == 0) break;
+          writer.push(std::span<const T>(o, n));
+          progress::intermediate_merge(merged_before + elements - engine.remaining(), planned);
+        }
+      } else {
+        for (;;) {
+          const std::size_t n = engine.next(o, plan_.output_elements);
+          if (n == 0) break;
+          writer.push(std::span<const T>(o, n));
+          progress::intermediate_merge(merged_before + elements - engine.remaining(), planned);
+        }
+      }
+      merged = writer.finish();
+      merged_before += elements;
+      if (runs.size() - order.size() + 1 <= fan_in) progress::intermediate_merge(merged_before, merged_before);
+      timings_.read_wait += engine.timings().read_wait;
+      timings_.merge += engine.timings().merge;
+    }
+    for (std::size_t j = order.size(); j-- > 0;) {
+      runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(order[j]));
+      levels_.erase(levels_.begin() + static_cast<std::ptrdiff_t>(order[j]));
+    }
+    runs.push_back(std::move(merged));
+    levels_.push_back(level + 1);
+  }
+  timings_.intermediate = detail::seconds_since(t_inter);
+  passes_ = 1;
+  for (unsigned l : levels_) passes_ = std::max(passes_, l + 1);
+  std::vector<run_info<T>*> all;
+  for (auto& r : runs) all.push_back(&r);
+  out_ = io::aligned_buffer((plan_.output_elements + (combining ? 1 : 0)) * sizeof(T));
+  engine_ = std::make_unique<detail::merge_engine<T, Cmp>>(
+      all, g, plan_.buffers, bm, cmp_, *team_, memory_segments_);
+  refill();
+}
+
+template <class T, class Cmp, class Combine>
+void runs_merger<T, Cmp, Combine>::refill() {
+  if constexpr (combining) {
+    refill_combined();
+  } else {
+    refill_plain();
+  }
+}
+
+template <class T, class Cmp, class Combine>
+std::size_t runs_merger<T, Cmp, Combine>::next_merged(T* o, std::size_t cap) {
+  if (memory_only_) return next_from_memory(o, cap);
+  if (!engine_) return 0;
+  const std::size_t n = engine_->next(o, cap);
+  if (n == 0) {
+    timings_.read_wait += engine_->timings().read_wait;
+    timings_.merge += engine_->timings().merge;
+    engine_.reset();
+    runs_.release();
+  }
+  return n;
+}
+
+template <class T, class Cmp, class Combine>
+void runs_merger<T, Cmp, Combine>::refill_combined()
+  requires combining
+{
+  pos_ = end_ = nullptr;
+  if (!out_.data()) return;
+  T* o = reinterpret_cast<T*>(out_.data());
+  const std::size_t n = detail::next_folded(o, plan_.output_elements, carry_, equal_in_order<T, Cmp>{cmp_}, combine_,
+                                            [this](T* to, std::size_t cap) { return next_merged(to, cap); });
+  if (n == 0) {
+    out_.reset();
+    return;
+  }
+  pos_ = o;
+  end_ = o + n;
+}
+
+template <class T, class Cmp, class Combine>
+void runs_merger<T, Cmp, Combine>::refill_plain() {
+  pos_ = end_ = nullptr;
+  if (memory_only_) {
+    T* o = reinterpret_cast<T*>(out_.data());
+    const std::size_t n = next_from_memory(o, plan_.output_elements);
+    if (n == 0) {
+      out_.reset();
+      return;
+    }
+    pos_ = o;
+    end_ = o + n;
+    return;
+  }
+  if (!engine_) return;
+  T* o = reinterpret_cast<T*>(out_.data());
+  const std::size_t n = engine_->next(o, plan_.output_elements);
+  if (n == 0) {
+    timings_.read_wait += engine_->timings().read_wait;
+    timings_.merge += engine_->timings().merge;
+    engine_.reset();
+    out_.reset();
+    runs_.release();
+    return;
+  }
+  pos_ = o;
+  end_ = o + n;
+}
+
+template <class T, class Cmp, class Combine>
+std::size_t runs_merger<T, Cmp, Combine>::next_from_memory(T* o, std::size_t cap) {
+  std::size_t left = 0;
+  for (const auto& q : memory_segments_) left += q.size();
+  if (left == 0) {
+    memory_segments_.clear();
+    memory_only_ = false;
+    runs_.release();
+    return 0;
+  }
+  const std::size_t n = std::min(left, cap);
+  std::vector<std::size_t> cut(memory_segments_.size());
+  multiway_split<T, Cmp>(memory_segments_, n, cmp_, cut.data());
+  std::vector<segment<T>> part(memory_segments_.size());
+  for (std::size_t i = 0; i < part.size(); ++i) {
+    part[i] = {memory_segments_[i].begin, memory_segments_[i].begin + cut[i]};
+    memory_segments_[i].begin += cut[i];
+  }
+  const auto t = std::chrono::steady_clock::now();
+  parallel_merge<T, Cmp>(part, o, cmp_, *team_);
+  timings_.merge += detail::seconds_since(t);
+  return n;
+}
+
+template <class T, class Cmp, class Combine>
+std::size_t runs_merger<T, Cmp, Combine>::fold(T* data, std::size_t n)
+  requires combining
+{
+  return detail::combine_adjacent(data, n, equal_in_order<T, Cmp>{cmp_}, combine_);
+}
 
 } // namespace flow::algo

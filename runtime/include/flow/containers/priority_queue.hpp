@@ -99,12 +99,7 @@ public:
                           mng::block_manager& bm = mng::block_manager::global(), Cmp cmp = Cmp())
       : priority_queue(plan_priority_queue(memory_bytes, expected_max_items, sizeof(T), block_bytes), bm, cmp) {}
 
-  ~priority_queue() {
-    writer_.reset(); // wait for writes in flight
-    writer2_.reset();
-    for (auto& a : ints_) release_chunks(*a);
-    for (auto& e : exts_) drop_external(*e);
-  }
+  ~priority_queue();
   priority_queue(const priority_queue&) = delete;
   priority_queue& operator=(const priority_queue&) = delete;
 
@@ -172,16 +167,7 @@ public:
       items = items.subspan(n);
     }
   }
-  void bulk_push_end() {
-    if (!bulk_) return;
-    bulk_ = false;
-    if (heap_size_ > heap_cap_ / 2) {
-      flush_heap(); // a big bulk: sorting beats heapifying
-    } else {
-      std::make_heap(heap_, heap_ + heap_size_, heap_less{cmp_});
-      heap_ordered_ = true;
-    }
-  }
+  void bulk_push_end();
 
   /// Removes the min(k, size()) smallest items and stores them, in order, in out
   /// (replacing its content). Returns their number. The merge runs on both cores.
@@ -204,17 +190,7 @@ public:
   //   q.limit_end();
   // Between begin and end every pushed item must be >= L (limit_push checks); the items
   // smaller than L are then independent of the pushes and come out in bulks of `bulk`.
-  void limit_begin(const T& limit, std::size_t bulk_items) {
-    if (limit_mode_) throw std::logic_error("flow: limit_begin inside a limit loop");
-    if (bulk_) bulk_push_end();
-    limit_ = limit;
-    limit_bulk_ = std::max<std::size_t>(bulk_items, 1);
-    limit_buf_.clear();
-    limit_pos_ = 0;
-    pop_bulk(limit_buf_, limit_bulk_, &limit_, /*count=*/false); // also flushes H
-    limit_mode_ = true;
-    bulk_ = true; // limit_push appends to H without heap order
-  }
+  void limit_begin(const T& limit, std::size_t bulk_items);
   /// True when no item smaller than the limit is left.
   bool limit_empty() {
     if (limit_pos_ == limit_buf_.size()) {
@@ -240,18 +216,7 @@ public:
     }
     bulk_push(v);
   }
-  void limit_end() {
-    if (!limit_mode_) return;
-    limit_mode_ = false;
-    // Items below the limit that were not popped go back (they are counted in size_).
-    for (std::size_t i = limit_pos_; i < limit_buf_.size(); ++i) {
-      if (heap_size_ == heap_cap_) flush_heap();
-      heap_[heap_size_++] = limit_buf_[i];
-    }
-    limit_buf_.clear();
-    limit_pos_ = 0;
-    bulk_push_end();
-  }
+  void limit_end();
 
   // --- introspection ---------------------------------------------------------------------
   const pq_config& config() const noexcept { return cfg_; }
@@ -339,129 +304,20 @@ private:
 
   /// Sorts H into runs and moves them into internal arrays (or, when the pool has no
   /// room, merges them with every internal array into a new external array).
-  void flush_heap() {
-    const std::size_t n = heap_size_;
-    if (n == 0) return;
-    ++stats_.heap_flushes;
-    heap_less_free_sort(n);
-    std::vector<pq::run_range<T>> runs;
-    heap_ptr_ = heap_;
-    if (heap_runs_ == 1) {
-      runs.push_back({&heap_ptr_, pq::contiguous, 0, n});
-    } else {
-      runs.push_back({&heap_ptr_, pq::contiguous, 0, heap_split_});
-      runs.push_back({&heap_ptr_, pq::contiguous, heap_split_, n});
-    }
-    // Invariant: D <= every array. A run starting below D's last item breaks it: D's
-    // items then go back into the arrays (they are found again by the next refill).
-    bool conflict = false;
-    if (del_pos_ != del_end_) {
-      for (const auto& r : runs) conflict |= cmp_(r.at(r.begin), del_[del_end_ - 1]);
-    }
-    del_ptr_ = del_;
-    const std::size_t del_live = del_end_ - del_pos_;
-    std::size_t need = chunks_for(n) + 2 + merge_slack();
-    if (conflict) need += chunks_for(del_live) + 1;
-    if (pool_.available() < need) {
-      if (conflict) runs.push_back({&del_ptr_, pq::contiguous, del_pos_, del_end_});
-      flush_to_external(runs);
-      if (conflict) del_pos_ = del_end_ = 0;
-    } else {
-      if (conflict) { // D keeps its items <= the runs' smallest; the rest goes back
-        T low = runs[0].at(runs[0].begin);
-        for (const auto& r : runs) {
-          if (cmp_(r.at(r.begin), low)) low = r.at(r.begin);
-        }
-        const std::size_t cut = static_cast<std::size_t>(
-            std::upper_bound(del_ + del_pos_, del_ + del_end_, low, cmp_) - del_);
-        add_internal(del_ + cut, del_end_ - cut, 0);
-        del_end_ = cut;
-      }
-      if (runs.size() == 1) {
-        add_internal(heap_, n, 0);
-      } else {
-        add_internal_merged(heap_, runs[0].size(), heap_ + runs[1].begin, runs[1].size(), 0);
-      }
-      cascade_internal();
-    }
-    heap_size_ = 0;
-    heap_ordered_ = false;
-  }
+  void flush_heap();
 
   /// Sorts heap_[0, n): two halves on two cores when worth it.
-  void heap_less_free_sort(std::size_t n) {
-    if (std::is_sorted(heap_, heap_ + n, cmp_)) { // ascending pushes: nothing to do
-      heap_runs_ = 1;
-      heap_split_ = n;
-      return;
-    }
-    if (n >= 2 * parallel_min_items && pq::parallel_available()) {
-      heap_split_ = n / 2;
-      T* h = heap_;
-      T* sc = scratch_;
-      const Cmp cmp = cmp_;
-      pq::run_pair([&] { pq::sort_run(h, n / 2, sc, cmp); },
-                   [&] { pq::sort_run(h + n / 2, n - n / 2, sc + n / 2, cmp); });
-      heap_runs_ = 2;
-      ++stats_.parallel_pieces;
-    } else {
-      pq::sort_run(heap_, n, scratch_, cmp_);
-      heap_runs_ = 1;
-      heap_split_ = n;
-    }
-  }
+  void heap_less_free_sort(std::size_t n);
 
   /// A new internal array of the two-way merge of sorted a and b.
-  void add_internal_merged(const T* a, std::size_t na, const T* b, std::size_t nb, unsigned level) {
-    const std::size_t n = na + nb;
-    if (n == 0) return;
-    auto arr = std::make_unique<int_array>();
-    arr->chunks.assign(chunks_for(n), nullptr);
-    arr->end = n;
-    arr->level = level;
-    pq::merge2<T, Cmp> m{a, a + na, b, b + nb};
-    for (std::size_t c = 0; c < arr->chunks.size(); ++c) {
-      arr->chunks[c] = static_cast<T*>(pool_.acquire());
-      m.take(arr->chunks[c], static_cast<std::size_t>(std::min<std::uint64_t>(ci_, n - c * ci_)), cmp_);
-    }
-    ints_.push_back(std::move(arr));
-  }
+  void add_internal_merged(const T* a, std::size_t na, const T* b, std::size_t nb, unsigned level);
 
-  void add_internal(const T* data, std::size_t n, unsigned level) {
-    if (n == 0) return;
-    auto a = std::make_unique<int_array>();
-    a->chunks.assign(chunks_for(n), nullptr);
-    a->begin = 0;
-    a->end = n;
-    a->level = level;
-    for (std::size_t c = 0; c < a->chunks.size(); ++c) {
-      a->chunks[c] = static_cast<T*>(pool_.acquire());
-      const std::size_t m = std::min<std::uint64_t>(ci_, n - c * ci_);
-      std::memcpy(static_cast<void*>(a->chunks[c]), data + c * ci_, m * sizeof(T));
-    }
-    ints_.push_back(std::move(a));
-  }
+  void add_internal(const T* data, std::size_t n, unsigned level);
 
-  void release_chunks(int_array& a) {
-    for (T*& c : a.chunks) {
-      if (c) pool_.release(c);
-      c = nullptr;
-    }
-  }
+  void release_chunks(int_array& a);
   /// Returns the chunks wholly before a.begin; drops the array if it is empty.
-  void trim(int_array& a) {
-    const std::uint64_t first_live = a.begin / ci_;
-    for (std::uint64_t c = 0; c < first_live && c < a.chunks.size(); ++c) {
-      if (a.chunks[c]) {
-        pool_.release(a.chunks[c]);
-        a.chunks[c] = nullptr;
-      }
-    }
-    if (a.begin == a.end) release_chunks(a);
-  }
-  void drop_empty_internal() {
-    std::erase_if(ints_, [](const std::unique_ptr<int_array>& a) { return a->begin == a->end; });
-  }
+  void trim(int_array& a);
+  void drop_empty_internal();
 
   // --- merging ---------------------------------------------------------------------------
   /// Walks run i's chunks for the loser tree; returns chunks that were fully consumed
@@ -541,36 +397,12 @@ private:
   /// Returns the positions where each run stopped.
   template <class Setup>
   std::vector<std::uint64_t> merge_seq(pq::loser_tree<T, Cmp>& tree, std::span<const pq::run_range<T>> runs,
-                                       T* out, std::uint64_t n, Setup&& setup) {
-    walker w(runs);
-    setup(w);
-    auto segs = w.first_segments();
-    tree.start(std::span<const pq::segment<T>>(segs), w);
-    tree.merge(out, n, w);
-    std::vector<std::uint64_t> pos(runs.size());
-    for (std::size_t i = 0; i < runs.size(); ++i) pos[i] = w.position(i, tree.cursor(i));
-    return pos;
-  }
+                                       T* out, std::uint64_t n, Setup&& setup);
 
   /// If the runs do not overlap (each one's last item <= the next one's first, in some
   /// order), that order; else empty. Ascending and time-forward pushes make such runs:
   /// they are then concatenated by copying instead of merged.
-  std::vector<std::size_t> disjoint_order(std::span<const pq::run_range<T>> runs) const {
-    std::vector<std::size_t> order;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      if (runs[i].size()) order.push_back(i);
-    }
-    if (order.size() < 2) return order;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return cmp_(runs[a].at(runs[a].begin), runs[b].at(runs[b].begin));
-    });
-    for (std::size_t j = 1; j < order.size(); ++j) {
-      const auto& prev = runs[order[j - 1]];
-      const auto& next = runs[order[j]];
-      if (cmp_(next.at(next.begin), prev.at(prev.end - 1))) return {};
-    }
-    return order;
-  }
+  std::vector<std::size_t> disjoint_order(std::span<const pq::run_range<T>> runs) const;
 
   /// Copies runs one after another (in `order`), returning owned chunks as they empty.
   struct concat_reader {
@@ -616,101 +448,12 @@ private:
   /// from the pool as needed). Chunks of owned input runs are returned as they empty.
   /// owners[i] is run i's int_array or nullptr. Splits between two cores when large.
   void merge_into_chunks(std::span<const pq::run_range<T>> runs, std::span<int_array* const> owners,
-                         std::vector<T*>& out, std::uint64_t n) {
-    out.assign(chunks_for(n), nullptr);
-    if (n == 0) return;
-    if (std::vector<std::size_t> order = disjoint_order(runs); !order.empty()) {
-      concat_reader rd = make_concat(runs, owners, std::move(order));
-      for (std::size_t c = 0; c < out.size(); ++c) {
-        out[c] = static_cast<T*>(pool_.acquire());
-        rd.read(out[c], std::min<std::uint64_t>(ci_, n - c * ci_));
-      }
-      return;
-    }
-    auto fill = [&](pq::loser_tree<T, Cmp>& tree, std::span<const pq::run_range<T>> part,
-                    std::uint64_t from, std::uint64_t to, bool first_part, bool last_part) {
-      walker w(part);
-      w.free_passed_chunks(owners, pool_, first_part, last_part);
-      auto segs = w.first_segments();
-      tree.start(std::span<const pq::segment<T>>(segs), w);
-      for (std::uint64_t p = from; p < to;) {
-        const std::uint64_t c = p / ci_;
-        if (!out[c]) out[c] = static_cast<T*>(pool_.acquire());
-        const std::uint64_t m = std::min<std::uint64_t>(to, (c + 1) * ci_) - p;
-        tree.merge(out[c] + (p - c * ci_), static_cast<std::size_t>(m), w);
-        p += m;
-      }
-      // The last chunk of a run is left when the run ends inside it: walk once more.
-      for (std::size_t i = 0; i < part.size(); ++i) {
-        if (part[i].begin < part[i].end && !w.exhausted[i]) {
-          pq::segment<T> s = tree.cursor(i);
-          if (s.cur == s.end) w(i, s);
-        }
-      }
-    };
-    if (n >= 2 * parallel_min_items && pq::parallel_available() && runs.size() > 1) {
-      const std::uint64_t h = n / 2;
-      std::vector<std::uint64_t> mid = pq::multiseq_split<T>(runs, h, cmp_);
-      std::vector<pq::run_range<T>> a(runs.begin(), runs.end()), b(runs.begin(), runs.end());
-      for (std::size_t i = 0; i < runs.size(); ++i) {
-        a[i].end = mid[i];
-        b[i].begin = mid[i];
-      }
-      if (h % ci_ != 0) out[h / ci_] = static_cast<T*>(pool_.acquire()); // shared chunk
-      pq::run_pair([&] { fill(tree_, a, 0, h, true, false); },
-                   [&] { fill(tree2_, b, h, n, false, true); });
-      ++stats_.parallel_pieces;
-    } else {
-      fill(tree_, runs, 0, n, true, true);
-    }
-  }
+                         std::vector<T*>& out, std::uint64_t n);
 
   /// Merges internal levels that are full, lowest first.
-  void cascade_internal() {
-    for (unsigned level = 0;; ++level) {
-      std::size_t count = 0;
-      for (const auto& a : ints_) count += a->level == level;
-      if (count < cfg_.internal_arity) {
-        bool higher = false;
-        for (const auto& a : ints_) higher |= a->level > level;
-        if (!higher) return;
-        continue;
-      }
-      if (pool_.available() < merge_slack()) {
-        std::vector<pq::run_range<T>> none;
-        flush_to_external(none);
-        return;
-      }
-      merge_internal_level(level);
-    }
-  }
+  void cascade_internal();
 
-  void merge_internal_level(unsigned level) {
-    std::vector<pq::run_range<T>> runs;
-    std::vector<int_array*> owners;
-    std::uint64_t n = 0;
-    for (auto& a : ints_) {
-      if (a->level != level || a->begin == a->end) continue;
-      runs.push_back({a->chunks.data(), ci_, a->begin, a->end});
-      owners.push_back(a.get());
-      n += a->end - a->begin;
-    }
-    auto out = std::make_unique<int_array>();
-    out->level = level + 1;
-    out->begin = 0;
-    out->end = n;
-    merge_into_chunks(runs, owners, out->chunks, n);
-    for (int_array* a : owners) {
-      a->begin = a->end;
-      release_chunks(*a);
-    }
-    for (auto& a : ints_) {
-      if (a->level == level) a->begin = a->end; // empty ones too
-    }
-    drop_empty_internal();
-    if (n) ints_.push_back(std::move(out));
-    ++stats_.internal_merges;
-  }
+  void merge_internal_level(unsigned level);
 
   // --- external arrays -------------------------------------------------------------------
   /// The write pool, as two writers of half the blocks each (one per merging thread).
@@ -766,192 +509,24 @@ private:
   }
 
   /// Every internal array (and `extra` runs, e.g. the sorted heap) into one external array.
-  void flush_to_external(std::span<const pq::run_range<T>> extra) {
-    std::vector<pq::run_range<T>> runs;
-    std::vector<int_array*> owners;
-    std::uint64_t n = 0;
-    for (auto& a : ints_) {
-      if (a->begin == a->end) continue;
-      runs.push_back({a->chunks.data(), ci_, a->begin, a->end});
-      owners.push_back(a.get());
-      n += a->end - a->begin;
-    }
-    for (const auto& r : extra) {
-      if (r.begin == r.end) continue;
-      runs.push_back(r);
-      owners.push_back(nullptr);
-      n += r.size();
-    }
-    if (n > 0) {
-      auto e = std::make_unique<ext_array>();
-      e->remaining = n;
-      // Two halves on two cores; the first ends on a block boundary, so only the last
-      // block of the array is partial.
-      const std::uint64_t h = n / 2 / block_items() * block_items();
-      std::vector<std::size_t> order = disjoint_order(runs);
-      if (!order.empty()) {
-        concat_reader rd = make_concat(runs, owners, std::move(order));
-        write_blocks(*e, n, writer(0), blocks_allocated_, [&](T* d, std::size_t m) { rd.read(d, m); });
-      } else if (h >= parallel_min_items && pq::parallel_available() && runs.size() > 1) {
-        std::vector<std::uint64_t> mid = pq::multiseq_split<T>(runs, h, cmp_);
-        std::vector<pq::run_range<T>> a(runs), b(runs);
-        for (std::size_t i = 0; i < runs.size(); ++i) {
-          a[i].end = mid[i];
-          b[i].begin = mid[i];
-        }
-        ext_array second;
-        const std::uint64_t index = blocks_allocated_;
-        writer(0);
-        pq::run_pair(
-            [&] {
-              walker w(a);
-              w.free_passed_chunks(owners, pool_, true, false);
-              auto segs = w.first_segments();
-              tree_.start(std::span<const pq::segment<T>>(segs), w);
-              write_blocks(*e, h, *writer_, index, [&](T* d, std::size_t m) { tree_.merge(d, m, w); });
-            },
-            [&] {
-              walker w(b);
-              w.free_passed_chunks(owners, pool_, false, true);
-              auto segs = w.first_segments();
-              tree2_.start(std::span<const pq::segment<T>>(segs), w);
-              write_blocks(second, n - h, *writer2_, index + h / block_items(),
-                           [&](T* d, std::size_t m) { tree2_.merge(d, m, w); });
-            });
-        e->ids.insert(e->ids.end(), second.ids.begin(), second.ids.end());
-        e->counts.insert(e->counts.end(), second.counts.begin(), second.counts.end());
-        e->firsts.insert(e->firsts.end(), second.firsts.begin(), second.firsts.end());
-        ++stats_.parallel_pieces;
-      } else {
-        walker w(runs);
-        w.free_passed_chunks(owners, pool_, true, true);
-        auto segs = w.first_segments();
-        tree_.start(std::span<const pq::segment<T>>(segs), w);
-        write_blocks(*e, n, writer(0), blocks_allocated_, [&](T* d, std::size_t m) { tree_.merge(d, m, w); });
-      }
-      blocks_allocated_ += e->ids.size();
-      for (auto& a : ints_) release_chunks(*a);
-      ints_.clear();
-      ++stats_.external_flushes;
-      add_external(std::move(e));
-    } else {
-      for (auto& a : ints_) release_chunks(*a);
-      ints_.clear();
-    }
-  }
+  void flush_to_external(std::span<const pq::run_range<T>> extra);
 
-  void add_external(std::unique_ptr<ext_array> e) {
-    e->read_bytes = std::min<std::size_t>(cfg_.read_blocks_per_array, e->ids.size()) * cfg_.block_bytes;
-    ext_read_bytes_ += e->read_bytes;
-    update_pool_limit();
-    exts_.push_back(std::move(e));
-    cascade_external();
-  }
+  void add_external(std::unique_ptr<ext_array> e);
 
-  void update_pool_limit() {
-    const std::uint64_t room = cfg_.pool_bytes > ext_read_bytes_ ? cfg_.pool_bytes - ext_read_bytes_ : 0;
-    pool_.set_limit(static_cast<std::size_t>(room / cfg_.chunk_bytes));
-  }
+  void update_pool_limit();
 
-  void cascade_external() {
-    for (unsigned level = 0;; ++level) {
-      std::size_t count = 0;
-      bool higher = false;
-      for (const auto& e : exts_) {
-        count += e->level == level;
-        higher |= e->level > level;
-      }
-      // Also merge when the read buffers would crowd out the internal arrays.
-      const bool crowded = ext_read_bytes_ > cfg_.pool_bytes / 2 && count >= 2;
-      if (count >= cfg_.external_arity || crowded) {
-        merge_external_level(level);
-        continue;
-      }
-      if (!higher) return;
-    }
-  }
+  void cascade_external();
 
-  void open_external(ext_array& e) {
-    if (e.pf) return;
-    e.pf = std::make_unique<mng::block_prefetcher<block_type>>(
-        e.ids, std::min<std::size_t>(cfg_.read_blocks_per_array, e.ids.size()), cfg_.block_bytes);
-  }
+  void open_external(ext_array& e);
   /// Moves e to its next block; false when it has none.
-  bool advance_block(ext_array& e) {
-    open_external(e);
-    if (e.cur) {
-      e.pf->give_back(e.cur);
-      e.cur = nullptr;
-      e.cur_data = nullptr;
-      bm_.free(e.ids[e.freed]);
-      ++e.freed;
-    }
-    if (e.next_block == e.ids.size()) return false;
-    e.cur = e.pf->pull();
-    e.cur_data = e.cur->data();
-    e.pos = 0;
-    e.end = e.counts[e.next_block];
-    ++e.next_block;
-    return true;
-  }
-  void drop_external(ext_array& e) {
-    if (e.cur && e.pf) e.pf->give_back(e.cur);
-    e.cur = nullptr;
-    e.pf.reset();
-    for (std::size_t i = e.freed; i < e.ids.size(); ++i) bm_.free(e.ids[i]);
-    e.freed = e.ids.size();
-  }
-  void remove_external(std::size_t idx) {
-    drop_external(*exts_[idx]);
-    ext_read_bytes_ -= exts_[idx]->read_bytes;
-    exts_.erase(exts_.begin() + static_cast<std::ptrdiff_t>(idx));
-    update_pool_limit();
-  }
+  bool advance_block(ext_array& e);
+  void drop_external(ext_array& e);
+  void remove_external(std::size_t idx);
 
-  void merge_external_level(unsigned level) {
-    std::vector<ext_array*> in;
-    std::uint64_t n = 0;
-    for (auto& e : exts_) {
-      if (e->level == level) {
-        in.push_back(e.get());
-        n += e->remaining;
-      }
-    }
-    // Each source: the rest of its current block, then its next blocks.
-    std::vector<pq::segment<T>> segs(in.size());
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      ext_array& e = *in[i];
-      if (!e.cur || e.pos == e.end) {
-        if (!advance_block(e)) continue;
-      }
-      segs[i] = {e.cur_data + e.pos, e.cur_data + e.end};
-    }
-    auto next = [&](std::size_t i, pq::segment<T>& s) {
-      ext_array& e = *in[i];
-      if (!advance_block(e)) return false;
-      s = {e.cur_data, e.cur_data + e.end};
-      return true;
-    };
-    tree_.start(std::span<const pq::segment<T>>(segs), next);
-    auto out = write_external(tree_, next, n, level + 1);
-    for (std::size_t i = exts_.size(); i-- > 0;) {
-      if (exts_[i]->level == level) remove_external(i);
-    }
-    ++stats_.external_merges;
-    out->read_bytes = std::min<std::size_t>(cfg_.read_blocks_per_array, out->ids.size()) * cfg_.block_bytes;
-    ext_read_bytes_ += out->read_bytes;
-    update_pool_limit();
-    exts_.push_back(std::move(out));
-  }
+  void merge_external_level(unsigned level);
 
   // --- extraction ------------------------------------------------------------------------
-  void refill() {
-    del_pos_ = del_end_ = 0;
-    if (ints_.empty() && exts_.empty()) return;
-    ++stats_.refills;
-    buffer_sink sink{del_};
-    del_end_ = extract(sink, del_cap_, nullptr);
-  }
+  void refill();
 
   /// Writes up to k of the smallest items of the arrays (not H, not D) to out, in order;
   /// with a limit only items smaller than *limit. Returns their number.
@@ -1101,27 +676,9 @@ private:
   }
 
   /// bulk_pop / bulk_pop_limit: H is sorted into the arrays first, D's items come first.
-  void pop_bulk(std::vector<T>& out, std::size_t k, const T* limit, bool count = true) {
-    if (bulk_) bulk_push_end();
-    if (heap_size_) flush_heap();
-    extract_limited(out, k, limit);
-    if (count) size_ -= out.size();
-  }
+  void pop_bulk(std::vector<T>& out, std::size_t k, const T* limit, bool count = true);
   /// Appends up to k items (below *limit if given) from D and the arrays to out.
-  void extract_limited(std::vector<T>& out, std::size_t k, const T* limit) {
-    k = static_cast<std::size_t>(std::min<std::uint64_t>(k, size_));
-    std::size_t from_d = std::min(k, del_end_ - del_pos_);
-    if (limit) {
-      from_d = static_cast<std::size_t>(
-          std::lower_bound(del_ + del_pos_, del_ + del_pos_ + from_d, *limit, cmp_) - (del_ + del_pos_));
-    }
-    out.insert(out.end(), del_ + del_pos_, del_ + del_pos_ + from_d);
-    del_pos_ += from_d;
-    if (from_d < k && del_pos_ == del_end_) {
-      vector_sink sink{out};
-      extract(sink, k - from_d, limit);
-    }
-  }
+  void extract_limited(std::vector<T>& out, std::size_t k, const T* limit);
 
   // ---------------------------------------------------------------------------------------
   pq_config cfg_;
@@ -1156,5 +713,535 @@ private:
   std::size_t limit_pos_ = 0;
   pq_stats stats_;
 };
+
+template <class T, class Cmp>
+priority_queue<T, Cmp>::~priority_queue() {
+  writer_.reset(); // wait for writes in flight
+  writer2_.reset();
+  for (auto& a : ints_) release_chunks(*a);
+  for (auto& e : exts_) drop_external(*e);
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::bulk_push_end() {
+  if (!bulk_) return;
+  bulk_ = false;
+  if (heap_size_ > heap_cap_ / 2) {
+    flush_heap(); // a big bulk: sorting beats heapifying
+  } else {
+    std::make_heap(heap_, heap_ + heap_size_, heap_less{cmp_});
+    heap_ordered_ = true;
+  }
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::limit_begin(const T& limit, std::size_t bulk_items) {
+  if (limit_mode_) throw std::logic_error("flow: limit_begin inside a limit loop");
+  if (bulk_) bulk_push_end();
+  limit_ = limit;
+  limit_bulk_ = std::max<std::size_t>(bulk_items, 1);
+  limit_buf_.clear();
+  limit_pos_ = 0;
+  pop_bulk(limit_buf_, limit_bulk_, &limit_, /*count=*/false); // also flushes H
+  limit_mode_ = true;
+  bulk_ = true; // limit_push appends to H without heap order
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::limit_end() {
+  if (!limit_mode_) return;
+  limit_mode_ = false;
+  // Items below the limit that were not popped go back (they are counted in size_).
+  for (std::size_t i = limit_pos_; i < limit_buf_.size(); ++i) {
+    if (heap_size_ == heap_cap_) flush_heap();
+    heap_[heap_size_++] = limit_buf_[i];
+  }
+  limit_buf_.clear();
+  limit_pos_ = 0;
+  bulk_push_end();
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::flush_heap() {
+  const std::size_t n = heap_size_;
+  if (n == 0) return;
+  ++stats_.heap_flushes;
+  heap_less_free_sort(n);
+  std::vector<pq::run_range<T>> runs;
+  heap_ptr_ = heap_;
+  if (heap_runs_ == 1) {
+    runs.push_back({&heap_ptr_, pq::contiguous, 0, n});
+  } else {
+    runs.push_back({&heap_ptr_, pq::contiguous, 0, heap_split_});
+    runs.push_back({&heap_ptr_, pq::contiguous, heap_split_, n});
+  }
+  // Invariant: D <= every array. A run starting below D's last item breaks it: D's
+  // items then go back into the arrays (they are found again by the next refill).
+  bool conflict = false;
+  if (del_pos_ != del_end_) {
+    for (const auto& r : runs) conflict |= cmp_(r.at(r.begin), del_[del_end_ - 1]);
+  }
+  del_ptr_ = del_;
+  const std::size_t del_live = del_end_ - del_pos_;
+  std::size_t need = chunks_for(n) + 2 + merge_slack();
+  if (conflict) need += chunks_for(del_live) + 1;
+  if (pool_.available() < need) {
+    if (conflict) runs.push_back({&del_ptr_, pq::contiguous, del_pos_, del_end_});
+    flush_to_external(runs);
+    if (conflict) del_pos_ = del_end_ = 0;
+  } else {
+    if (conflict) { // D keeps its items <= the runs' smallest; the rest goes back
+      T low = runs[0].at(runs[0].begin);
+      for (const auto& r : runs) {
+        if (cmp_(r.at(r.begin), low)) low = r.at(r.begin);
+      }
+      const std::size_t cut = static_cast<std::size_t>(
+          std::upper_bound(del_ + del_pos_, del_ + del_end_, low, cmp_) - del_);
+      add_internal(del_ + cut, del_end_ - cut, 0);
+      del_end_ = cut;
+    }
+    if (runs.size() == 1) {
+      add_internal(heap_, n, 0);
+    } else {
+      add_internal_merged(heap_, runs[0].size(), heap_ + runs[1].begin, runs[1].size(), 0);
+    }
+    cascade_internal();
+  }
+  heap_size_ = 0;
+  heap_ordered_ = false;
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::heap_less_free_sort(std::size_t n) {
+  if (std::is_sorted(heap_, heap_ + n, cmp_)) { // ascending pushes: nothing to do
+    heap_runs_ = 1;
+    heap_split_ = n;
+    return;
+  }
+  if (n >= 2 * parallel_min_items && pq::parallel_available()) {
+    heap_split_ = n / 2;
+    T* h = heap_;
+    T* sc = scratch_;
+    const Cmp cmp = cmp_;
+    pq::run_pair([&] { pq::sort_run(h, n / 2, sc, cmp); },
+                 [&] { pq::sort_run(h + n / 2, n - n / 2, sc + n / 2, cmp); });
+    heap_runs_ = 2;
+    ++stats_.parallel_pieces;
+  } else {
+    pq::sort_run(heap_, n, scratch_, cmp_);
+    heap_runs_ = 1;
+    heap_split_ = n;
+  }
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::add_internal_merged(const T* a, std::size_t na, const T* b, std::size_t nb, unsigned level) {
+  const std::size_t n = na + nb;
+  if (n == 0) return;
+  auto arr = std::make_unique<int_array>();
+  arr->chunks.assign(chunks_for(n), nullptr);
+  arr->end = n;
+  arr->level = level;
+  pq::merge2<T, Cmp> m{a, a + na, b, b + nb};
+  for (std::size_t c = 0; c < arr->chunks.size(); ++c) {
+    arr->chunks[c] = static_cast<T*>(pool_.acquire());
+    m.take(arr->chunks[c], static_cast<std::size_t>(std::min<std::uint64_t>(ci_, n - c * ci_)), cmp_);
+  }
+  ints_.push_back(std::move(arr));
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::add_internal(const T* data, std::size_t n, unsigned level) {
+  if (n == 0) return;
+  auto a = std::make_unique<int_array>();
+  a->chunks.assign(chunks_for(n), nullptr);
+  a->begin = 0;
+  a->end = n;
+  a->level = level;
+  for (std::size_t c = 0; c < a->chunks.size(); ++c) {
+    a->chunks[c] = static_cast<T*>(pool_.acquire());
+    const std::size_t m = std::min<std::uint64_t>(ci_, n - c * ci_);
+    std::memcpy(static_cast<void*>(a->chunks[c]), data + c * ci_, m * sizeof(T));
+  }
+  ints_.push_back(std::move(a));
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::release_chunks(int_array& a) {
+  for (T*& c : a.chunks) {
+    if (c) pool_.release(c);
+    c = nullptr;
+  }
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::trim(int_array& a) {
+  const std::uint64_t first_live = a.begin / ci_;
+  for (std::uint64_t c = 0; c < first_live && c < a.chunks.size(); ++c) {
+    if (a.chunks[c]) {
+      pool_.release(a.chunks[c]);
+      a.chunks[c] = nullptr;
+    }
+  }
+  if (a.begin == a.end) release_chunks(a);
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::drop_empty_internal() {
+  std::erase_if(ints_, [](const std::unique_ptr<int_array>& a) { return a->begin == a->end; });
+}
+
+template <class T, class Cmp>
+template <class Setup>
+std::vector<std::uint64_t> priority_queue<T, Cmp>::merge_seq(pq::loser_tree<T, Cmp>& tree, std::span<const pq::run_range<T>> runs,
+                                       T* out, std::uint64_t n, Setup&& setup) {
+  walker w(runs);
+  setup(w);
+  auto segs = w.first_segments();
+  tree.start(std::span<const pq::segment<T>>(segs), w);
+  tree.merge(out, n, w);
+  std::vector<std::uint64_t> pos(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) pos[i] = w.position(i, tree.cursor(i));
+  return pos;
+}
+
+template <class T, class Cmp>
+std::vector<std::size_t> priority_queue<T, Cmp>::disjoint_order(std::span<const pq::run_range<T>> runs) const {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].size()) order.push_back(i);
+  }
+  if (order.size() < 2) return order;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return cmp_(runs[a].at(runs[a].begin), runs[b].at(runs[b].begin));
+  });
+  for (std::size_t j = 1; j < order.size(); ++j) {
+    const auto& prev = runs[order[j - 1]];
+    const auto& next = runs[order[j]];
+    if (cmp_(next.at(next.begin), prev.at(prev.end - 1))) return {};
+  }
+  return order;
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::merge_into_chunks(std::span<const pq::run_range<T>> runs, std::span<int_array* const> owners,
+                         std::vector<T*>& out, std::uint64_t n) {
+  out.assign(chunks_for(n), nullptr);
+  if (n == 0) return;
+  if (std::vector<std::size_t> order = disjoint_order(runs); !order.empty()) {
+    concat_reader rd = make_concat(runs, owners, std::move(order));
+    for (std::size_t c = 0; c < out.size(); ++c) {
+      out[c] = static_cast<T*>(pool_.acquire());
+      rd.read(out[c], std::min<std::uint64_t>(ci_, n - c * ci_));
+    }
+    return;
+  }
+  auto fill = [&](pq::loser_tree<T, Cmp>& tree, std::span<const pq::run_range<T>> part,
+                  std::uint64_t from, std::uint64_t to, bool first_part, bool last_part) {
+    walker w(part);
+    w.free_passed_chunks(owners, pool_, first_part, last_part);
+    auto segs = w.first_segments();
+    tree.start(std::span<const pq::segment<T>>(segs), w);
+    for (std::uint64_t p = from; p < to;) {
+      const std::uint64_t c = p / ci_;
+      if (!out[c]) out[c] = static_cast<T*>(pool_.acquire());
+      const std::uint64_t m = std::min<std::uint64_t>(to, (c + 1) * ci_) - p;
+      tree.merge(out[c] + (p - c * ci_), static_cast<std::size_t>(m), w);
+      p += m;
+    }
+    // The last chunk of a run is left when the run ends inside it: walk once more.
+    for (std::size_t i = 0; i < part.size(); ++i) {
+      if (part[i].begin < part[i].end && !w.exhausted[i]) {
+        pq::segment<T> s = tree.cursor(i);
+        if (s.cur == s.end) w(i, s);
+      }
+    }
+  };
+  if (n >= 2 * parallel_min_items && pq::parallel_available() && runs.size() > 1) {
+    const std::uint64_t h = n / 2;
+    std::vector<std::uint64_t> mid = pq::multiseq_split<T>(runs, h, cmp_);
+    std::vector<pq::run_range<T>> a(runs.begin(), runs.end()), b(runs.begin(), runs.end());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      a[i].end = mid[i];
+      b[i].begin = mid[i];
+    }
+    if (h % ci_ != 0) out[h / ci_] = static_cast<T*>(pool_.acquire()); // shared chunk
+    pq::run_pair([&] { fill(tree_, a, 0, h, true, false); },
+                 [&] { fill(tree2_, b, h, n, false, true); });
+    ++stats_.parallel_pieces;
+  } else {
+    fill(tree_, runs, 0, n, true, true);
+  }
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::cascade_internal() {
+  for (unsigned level = 0;; ++level) {
+    std::size_t count = 0;
+    for (const auto& a : ints_) count += a->level == level;
+    if (count < cfg_.internal_arity) {
+      bool higher = false;
+      for (const auto& a : ints_) higher |= a->level > level;
+      if (!higher) return;
+      continue;
+    }
+    if (pool_.available() < merge_slack()) {
+      std::vector<pq::run_range<T>> none;
+      flush_to_external(none);
+      return;
+    }
+    merge_internal_level(level);
+  }
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::merge_internal_level(unsigned level) {
+  std::vector<pq::run_range<T>> runs;
+  std::vector<int_array*> owners;
+  std::uint64_t n = 0;
+  for (auto& a : ints_) {
+    if (a->level != level || a->begin == a->end) continue;
+    runs.push_back({a->chunks.data(), ci_, a->begin, a->end});
+    owners.push_back(a.get());
+    n += a->end - a->begin;
+  }
+  auto out = std::make_unique<int_array>();
+  out->level = level + 1;
+  out->begin = 0;
+  out->end = n;
+  merge_into_chunks(runs, owners, out->chunks, n);
+  for (int_array* a : owners) {
+    a->begin = a->end;
+    release_chunks(*a);
+  }
+  for (auto& a : ints_) {
+    if (a->level == level) a->begin = a->end; // empty ones too
+  }
+  drop_empty_internal();
+  if (n) ints_.push_back(std::move(out));
+  ++stats_.internal_merges;
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::flush_to_external(std::span<const pq::run_range<T>> extra) {
+  std::vector<pq::run_range<T>> runs;
+  std::vector<int_array*> owners;
+  std::uint64_t n = 0;
+  for (auto& a : ints_) {
+    if (a->begin == a->end) continue;
+    runs.push_back({a->chunks.data(), ci_, a->begin, a->end});
+    owners.push_back(a.get());
+    n += a->end - a->begin;
+  }
+  for (const auto& r : extra) {
+    if (r.begin == r.end) continue;
+    runs.push_back(r);
+    owners.push_back(nullptr);
+    n += r.size();
+  }
+  if (n > 0) {
+    auto e = std::make_unique<ext_array>();
+    e->remaining = n;
+    // Two halves on two cores; the first ends on a block boundary, so only the last
+    // block of the array is partial.
+    const std::uint64_t h = n / 2 / block_items() * block_items();
+    std::vector<std::size_t> order = disjoint_order(runs);
+    if (!order.empty()) {
+      concat_reader rd = make_concat(runs, owners, std::move(order));
+      write_blocks(*e, n, writer(0), blocks_allocated_, [&](T* d, std::size_t m) { rd.read(d, m); });
+    } else if (h >= parallel_min_items && pq::parallel_available() && runs.size() > 1) {
+      std::vector<std::uint64_t> mid = pq::multiseq_split<T>(runs, h, cmp_);
+      std::vector<pq::run_range<T>> a(runs), b(runs);
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        a[i].end = mid[i];
+        b[i].begin = mid[i];
+      }
+      ext_array second;
+      const std::uint64_t index = blocks_allocated_;
+      writer(0);
+      pq::run_pair(
+          [&] {
+            walker w(a);
+            w.free_passed_chunks(owners, pool_, true, false);
+            auto segs = w.first_segments();
+            tree_.start(std::span<const pq::segment<T>>(segs), w);
+            write_blocks(*e, h, *writer_, index, [&](T* d, std::size_t m) { tree_.merge(d, m, w); });
+          },
+          [&] {
+            walker w(b);
+            w.free_passed_chunks(owners, pool_, false, true);
+            auto segs = w.first_segments();
+            tree2_.start(std::span<const pq::segment<T>>(segs), w);
+            write_blocks(second, n - h, *writer2_, index + h / block_items(),
+                         [&](T* d, std::size_t m) { tree2_.merge(d, m, w); });
+          });
+      e->ids.insert(e->ids.end(), second.ids.begin(), second.ids.end());
+      e->counts.insert(e->counts.end(), second.counts.begin(), second.counts.end());
+      e->firsts.insert(e->firsts.end(), second.firsts.begin(), second.firsts.end());
+      ++stats_.parallel_pieces;
+    } else {
+      walker w(runs);
+      w.free_passed_chunks(owners, pool_, true, true);
+      auto segs = w.first_segments();
+      tree_.start(std::span<const pq::segment<T>>(segs), w);
+      write_blocks(*e, n, writer(0), blocks_allocated_, [&](T* d, std::size_t m) { tree_.merge(d, m, w); });
+    }
+    blocks_allocated_ += e->ids.size();
+    for (auto& a : ints_) release_chunks(*a);
+    ints_.clear();
+    ++stats_.external_flushes;
+    add_external(std::move(e));
+  } else {
+    for (auto& a : ints_) release_chunks(*a);
+    ints_.clear();
+  }
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::add_external(std::unique_ptr<ext_array> e) {
+  e->read_bytes = std::min<std::size_t>(cfg_.read_blocks_per_array, e->ids.size()) * cfg_.block_bytes;
+  ext_read_bytes_ += e->read_bytes;
+  update_pool_limit();
+  exts_.push_back(std::move(e));
+  cascade_external();
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::update_pool_limit() {
+  const std::uint64_t room = cfg_.pool_bytes > ext_read_bytes_ ? cfg_.pool_bytes - ext_read_bytes_ : 0;
+  pool_.set_limit(static_cast<std::size_t>(room / cfg_.chunk_bytes));
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::cascade_external() {
+  for (unsigned level = 0;; ++level) {
+    std::size_t count = 0;
+    bool higher = false;
+    for (const auto& e : exts_) {
+      count += e->level == level;
+      higher |= e->level > level;
+    }
+    // Also merge when the read buffers would crowd out the internal arrays.
+    const bool crowded = ext_read_bytes_ > cfg_.pool_bytes / 2 && count >= 2;
+    if (count >= cfg_.external_arity || crowded) {
+      merge_external_level(level);
+      continue;
+    }
+    if (!higher) return;
+  }
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::open_external(ext_array& e) {
+  if (e.pf) return;
+  e.pf = std::make_unique<mng::block_prefetcher<block_type>>(
+      e.ids, std::min<std::size_t>(cfg_.read_blocks_per_array, e.ids.size()), cfg_.block_bytes);
+}
+
+template <class T, class Cmp>
+bool priority_queue<T, Cmp>::advance_block(ext_array& e) {
+  open_external(e);
+  if (e.cur) {
+    e.pf->give_back(e.cur);
+    e.cur = nullptr;
+    e.cur_data = nullptr;
+    bm_.free(e.ids[e.freed]);
+    ++e.freed;
+  }
+  if (e.next_block == e.ids.size()) return false;
+  e.cur = e.pf->pull();
+  e.cur_data = e.cur->data();
+  e.pos = 0;
+  e.end = e.counts[e.next_block];
+  ++e.next_block;
+  return true;
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::drop_external(ext_array& e) {
+  if (e.cur && e.pf) e.pf->give_back(e.cur);
+  e.cur = nullptr;
+  e.pf.reset();
+  for (std::size_t i = e.freed; i < e.ids.size(); ++i) bm_.free(e.ids[i]);
+  e.freed = e.ids.size();
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::remove_external(std::size_t idx) {
+  drop_external(*exts_[idx]);
+  ext_read_bytes_ -= exts_[idx]->read_bytes;
+  exts_.erase(exts_.begin() + static_cast<std::ptrdiff_t>(idx));
+  update_pool_limit();
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::merge_external_level(unsigned level) {
+  std::vector<ext_array*> in;
+  std::uint64_t n = 0;
+  for (auto& e : exts_) {
+    if (e->level == level) {
+      in.push_back(e.get());
+      n += e->remaining;
+    }
+  }
+  // Each source: the rest of its current block, then its next blocks.
+  std::vector<pq::segment<T>> segs(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    ext_array& e = *in[i];
+    if (!e.cur || e.pos == e.end) {
+      if (!advance_block(e)) continue;
+    }
+    segs[i] = {e.cur_data + e.pos, e.cur_data + e.end};
+  }
+  auto next = [&](std::size_t i, pq::segment<T>& s) {
+    ext_array& e = *in[i];
+    if (!advance_block(e)) return false;
+    s = {e.cur_data, e.cur_data + e.end};
+    return true;
+  };
+  tree_.start(std::span<const pq::segment<T>>(segs), next);
+  auto out = write_external(tree_, next, n, level + 1);
+  for (std::size_t i = exts_.size(); i-- > 0;) {
+    if (exts_[i]->level == level) remove_external(i);
+  }
+  ++stats_.external_merges;
+  out->read_bytes = std::min<std::size_t>(cfg_.read_blocks_per_array, out->ids.size()) * cfg_.block_bytes;
+  ext_read_bytes_ += out->read_bytes;
+  update_pool_limit();
+  exts_.push_back(std::move(out));
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::refill() {
+  del_pos_ = del_end_ = 0;
+  if (ints_.empty() && exts_.empty()) return;
+  ++stats_.refills;
+  buffer_sink sink{del_};
+  del_end_ = extract(sink, del_cap_, nullptr);
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::pop_bulk(std::vector<T>& out, std::size_t k, const T* limit, bool count) {
+  if (bulk_) bulk_push_end();
+  if (heap_size_) flush_heap();
+  extract_limited(out, k, limit);
+  if (count) size_ -= out.size();
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::extract_limited(std::vector<T>& out, std::size_t k, const T* limit) {
+  k = static_cast<std::size_t>(std::min<std::uint64_t>(k, size_));
+  std::size_t from_d = std::min(k, del_end_ - del_pos_);
+  if (limit) {
+    from_d = static_cast<std::size_t>(
+        std::lower_bound(del_ + del_pos_, del_ + del_pos_ + from_d, *limit, cmp_) - (del_ + del_pos_));
+  }
+  out.insert(out.end(), del_ + del_pos_, del_ + del_pos_ + from_d);
+  del_pos_ += from_d;
+  if (from_d < k && del_pos_ == del_end_) {
+    vector_sink sink{out};
+    extract(sink, k - from_d, limit);
+  }
+}
 
 } // namespace flow::containers

@@ -75,33 +75,8 @@ public:
   /// `block_bytes`: a positive multiple of 4096 that holds at least one T.
   explicit vector(std::size_t memory_bytes, std::size_t block_bytes = flow::default_block_bytes,
                   mng::block_manager& bm = mng::block_manager::global(),
-                  mng::allocation_strategy strategy = mng::allocation_strategy::striping())
-      : bm_(bm), strategy_(std::move(strategy)), block_bytes_(block_bytes),
-        block_elements_(block_bytes / sizeof(T)), block_shift_(shift_of(block_elements_)), budget_(memory_bytes) {
-    if (block_bytes == 0 || block_bytes % io::buffer_alignment != 0 || block_elements_ == 0) {
-      throw std::invalid_argument("flow: an external vector of " + std::to_string(sizeof(T)) + "-byte elements in blocks of " +
-                                  std::to_string(block_bytes) + " bytes (a block is a positive multiple of 4096 bytes "
-                                  "holding at least one element)");
-    }
-    if (memory_bytes / block_bytes < 2) {
-      throw std::invalid_argument("flow: an external vector of " + std::to_string(block_bytes) +
-                                  "-byte blocks needs a memory budget of at least 2 blocks (" +
-                                  std::to_string(2 * block_bytes) + " bytes), got " +
-                                  std::to_string(memory_bytes));
-    }
-    slots_.resize(memory_bytes / block_bytes);
-  }
-  ~vector() {
-    for (auto& s : slots_) {
-      if (s.pending) {
-        try {
-          s.pending->wait();
-        } catch (...) {
-        }
-      }
-    }
-    bm_.free(blocks_);
-  }
+                  mng::allocation_strategy strategy = mng::allocation_strategy::striping());
+  ~vector();
   vector(const vector&) = delete;
   vector& operator=(const vector&) = delete;
 
@@ -147,17 +122,7 @@ public:
   /// Gives the block cache (get, set, modify, push_back) `memory_bytes` (at least two
   /// blocks): changed blocks are written first. A script's `v[i]` in a phase gets the
   /// memory the planner sized for it, and the vector's own budget back after.
-  void resize_cache(std::size_t memory_bytes) {
-    mutable_check("resize_cache");
-    const std::size_t slots = std::max<std::size_t>(2, memory_bytes / block_bytes_);
-    if (slots == slots_.size()) return;
-    flush();
-    drop_cache();
-    slots_.clear();
-    slots_.resize(slots);
-    last_slot_ = 0;
-    tail_slot_ = none;
-  }
+  void resize_cache(std::size_t memory_bytes);
 
   /// Gives the cache the budget the vector was made with again.
   void restore_cache() { resize_cache(budget_); }
@@ -167,66 +132,24 @@ public:
   /// between statements: its plan gives a vector's buffers only to the phases that
   /// build, push to or index it, and an idle vector held up to its whole cache (DC3's
   /// vectors of 2 MiB blocks took suffix_array.flow 13 MiB past --memory 64MiB).
-  void release_cache() {
-    if (readers_) return; // a scan holds the vector's memory; it ends with its statement
-    flush();
-    drop_cache();
-  }
+  void release_cache();
 
   /// Writes every changed cached block and waits for all writes (rethrows failures).
-  void flush() {
-    for (auto& s : slots_) {
-      if (s.dirty) write_slot(s);
-    }
-    for (auto& s : slots_) wait_pending(s);
-    tail_pos_ = tail_end_ = nullptr; // the next push marks the tail dirty again
-  }
+  void flush();
 
   /// Flushes, frees the cache and reads the whole vector with prefetching in the
   /// vector's memory. Readers may overlap (a script's `merge(v, v)` reads one vector
   /// twice at once): the first reads with the vector's memory, each further one with
   /// two blocks of its own.
-  reader scan() {
-    const bool first = readers_ == 0;
-    if (first) {
-      flush();
-      drop_cache();
-    }
-    ++readers_;
-    try {
-      return reader(*this, first ? slots_.size() : 2);
-    } catch (...) {
-      --readers_;
-      throw;
-    }
-  }
+  reader scan();
 
   /// Takes over the elements of `other`, which is left empty, and frees this vector's
   /// old blocks: `v = pipeline` builds the new contents aside (the pipeline may read v)
   /// and puts them in place once complete. Both use one block manager.
-  void take_elements(vector& other) {
-    mutable_check("refill");
-    other.mutable_check("refill");
-    other.flush();
-    other.drop_cache();
-    for (auto& s : slots_) wait_pending(s);
-    drop_cache();
-    bm_.free(blocks_);
-    blocks_ = std::exchange(other.blocks_, {});
-    slot_of_ = std::exchange(other.slot_of_, {});
-    size_ = std::exchange(other.size_, 0);
-  }
+  void take_elements(vector& other);
 
   /// Removes every element and frees the blocks.
-  void clear() {
-    mutable_check("clear");
-    for (auto& s : slots_) wait_pending(s);
-    drop_cache();
-    bm_.free(blocks_);
-    blocks_.clear();
-    slot_of_.clear();
-    size_ = 0;
-  }
+  void clear();
 
 private:
   struct slot {
@@ -246,12 +169,7 @@ private:
     }
     if (readers_) throw std::logic_error("flow: random access to a vector while it is scanned");
   }
-  void mutable_check(const char* what) const {
-    if (readers_) {
-      throw std::logic_error(std::string("flow: external vector: ") + what +
-                             " while a scan of it is in progress");
-    }
-  }
+  void mutable_check(const char* what) const;
 
   static void wait_pending(slot& s) {
     if (s.pending) {
@@ -264,22 +182,9 @@ private:
     wait_pending(s);
     s.dirty = true;
   }
-  void write_slot(slot& s) {
-    wait_pending(s);
-    s.pending = s.block->write(blocks_[s.index]);
-    s.dirty = false;
-  }
+  void write_slot(slot& s);
 
-  void drop_cache() {
-    for (auto& s : slots_) {
-      if (s.index != none) slot_of_[s.index] = -1;
-      s.block.reset();
-      s.index = none;
-      s.dirty = false;
-    }
-    forget_last();
-    tail_pos_ = tail_end_ = nullptr;
-  }
+  void drop_cache();
 
   // Element i (< size_): in the block used last, a subtraction and a compare (the fast
   // path of v[i]); else the block is found or read (a division, once per block change).
@@ -319,54 +224,10 @@ private:
 
   // Picks a slot for block b (evicting the least recently used one) and reads b into it
   // if `read` is set; returns the slot index.
-  std::size_t load(std::uint64_t b, bool read) {
-    if (readers_) throw std::logic_error("flow: external vector changed while it is scanned");
-    std::size_t victim = 0;
-    for (std::size_t k = 1; k < slots_.size(); ++k) {
-      if (slots_[k].last_use < slots_[victim].last_use) victim = k;
-    }
-    slot& s = slots_[victim];
-    if (s.index != none) {
-      if (s.dirty) write_slot(s);
-      wait_pending(s);
-      slot_of_[s.index] = -1;
-      if (victim == tail_slot_) tail_pos_ = tail_end_ = nullptr;
-      if (victim == last_slot_) forget_last();
-    }
-    if (!s.block) s.block.reset(new block_type(block_bytes_));
-    s.index = none;
-    if (read) s.block->read(blocks_[b])->wait();
-    s.index = b;
-    s.dirty = false;
-    s.last_use = ++clock_;
-    slot_of_[b] = static_cast<int>(victim);
-    return victim;
-  }
+  std::size_t load(std::uint64_t b, bool read);
 
   // The tail block is full, not cached, or this is the first push: (re)establish it.
-  void start_tail() {
-    mutable_check("push_back");
-    const std::uint64_t b = block_of(size_);
-    std::size_t k;
-    if (b == blocks_.size()) {
-      // Write behind: the previous block is complete, start its write now.
-      if (b > 0 && slot_of_[b - 1] >= 0) {
-        slot& prev = slots_[static_cast<std::size_t>(slot_of_[b - 1])];
-        if (prev.dirty) write_slot(prev);
-      }
-      blocks_.push_back(bm_.allocate(block_bytes_, strategy_, b));
-      slot_of_.push_back(-1);
-      k = load(b, false);
-    } else {
-      k = slot_of_[b] >= 0 ? static_cast<std::size_t>(slot_of_[b]) : load(b, true);
-    }
-    slot& s = slots_[k];
-    prepare_to_modify(s);
-    s.last_use = ++clock_;
-    tail_slot_ = k;
-    tail_pos_ = s.block->begin() + size_ % block_elements_;
-    tail_end_ = s.block->end();
-  }
+  void start_tail();
 
   mng::block_manager& bm_;
   mng::allocation_strategy strategy_;
@@ -391,5 +252,185 @@ private:
   int readers_ = 0;
   std::size_t budget_ = 0; // the memory given at construction
 };
+
+template <class T>
+vector<T>::vector(std::size_t memory_bytes, std::size_t block_bytes,
+                  mng::block_manager& bm,
+                  mng::allocation_strategy strategy)
+    : bm_(bm), strategy_(std::move(strategy)), block_bytes_(block_bytes),
+        block_elements_(block_bytes / sizeof(T)), block_shift_(shift_of(block_elements_)), budget_(memory_bytes) {
+  if (block_bytes == 0 || block_bytes % io::buffer_alignment != 0 || block_elements_ == 0) {
+    throw std::invalid_argument("flow: an external vector of " + std::to_string(sizeof(T)) + "-byte elements in blocks of " +
+                                std::to_string(block_bytes) + " bytes (a block is a positive multiple of 4096 bytes "
+                                "holding at least one element)");
+  }
+  if (memory_bytes / block_bytes < 2) {
+    throw std::invalid_argument("flow: an external vector of " + std::to_string(block_bytes) +
+                                "-byte blocks needs a memory budget of at least 2 blocks (" +
+                                std::to_string(2 * block_bytes) + " bytes), got " +
+                                std::to_string(memory_bytes));
+  }
+  slots_.resize(memory_bytes / block_bytes);
+}
+
+template <class T>
+vector<T>::~vector() {
+  for (auto& s : slots_) {
+    if (s.pending) {
+      try {
+        s.pending->wait();
+      } catch (...) {
+      }
+    }
+  }
+  bm_.free(blocks_);
+}
+
+template <class T>
+void vector<T>::resize_cache(std::size_t memory_bytes) {
+  mutable_check("resize_cache");
+  const std::size_t slots = std::max<std::size_t>(2, memory_bytes / block_bytes_);
+  if (slots == slots_.size()) return;
+  flush();
+  drop_cache();
+  slots_.clear();
+  slots_.resize(slots);
+  last_slot_ = 0;
+  tail_slot_ = none;
+}
+
+template <class T>
+void vector<T>::release_cache() {
+  if (readers_) return; // a scan holds the vector's memory; it ends with its statement
+  flush();
+  drop_cache();
+}
+
+template <class T>
+void vector<T>::flush() {
+  for (auto& s : slots_) {
+    if (s.dirty) write_slot(s);
+  }
+  for (auto& s : slots_) wait_pending(s);
+  tail_pos_ = tail_end_ = nullptr; // the next push marks the tail dirty again
+}
+
+template <class T>
+auto vector<T>::scan() -> reader {
+  const bool first = readers_ == 0;
+  if (first) {
+    flush();
+    drop_cache();
+  }
+  ++readers_;
+  try {
+    return reader(*this, first ? slots_.size() : 2);
+  } catch (...) {
+    --readers_;
+    throw;
+  }
+}
+
+template <class T>
+void vector<T>::take_elements(vector& other) {
+  mutable_check("refill");
+  other.mutable_check("refill");
+  other.flush();
+  other.drop_cache();
+  for (auto& s : slots_) wait_pending(s);
+  drop_cache();
+  bm_.free(blocks_);
+  blocks_ = std::exchange(other.blocks_, {});
+  slot_of_ = std::exchange(other.slot_of_, {});
+  size_ = std::exchange(other.size_, 0);
+}
+
+template <class T>
+void vector<T>::clear() {
+  mutable_check("clear");
+  for (auto& s : slots_) wait_pending(s);
+  drop_cache();
+  bm_.free(blocks_);
+  blocks_.clear();
+  slot_of_.clear();
+  size_ = 0;
+}
+
+template <class T>
+void vector<T>::write_slot(slot& s) {
+  wait_pending(s);
+  s.pending = s.block->write(blocks_[s.index]);
+  s.dirty = false;
+}
+
+template <class T>
+void vector<T>::drop_cache() {
+  for (auto& s : slots_) {
+    if (s.index != none) slot_of_[s.index] = -1;
+    s.block.reset();
+    s.index = none;
+    s.dirty = false;
+  }
+  forget_last();
+  tail_pos_ = tail_end_ = nullptr;
+}
+
+template <class T>
+std::size_t vector<T>::load(std::uint64_t b, bool read) {
+  if (readers_) throw std::logic_error("flow: external vector changed while it is scanned");
+  std::size_t victim = 0;
+  for (std::size_t k = 1; k < slots_.size(); ++k) {
+    if (slots_[k].last_use < slots_[victim].last_use) victim = k;
+  }
+  slot& s = slots_[victim];
+  if (s.index != none) {
+    if (s.dirty) write_slot(s);
+    wait_pending(s);
+    slot_of_[s.index] = -1;
+    if (victim == tail_slot_) tail_pos_ = tail_end_ = nullptr;
+    if (victim == last_slot_) forget_last();
+  }
+  if (!s.block) s.block.reset(new block_type(block_bytes_));
+  s.index = none;
+  if (read) s.block->read(blocks_[b])->wait();
+  s.index = b;
+  s.dirty = false;
+  s.last_use = ++clock_;
+  slot_of_[b] = static_cast<int>(victim);
+  return victim;
+}
+
+template <class T>
+void vector<T>::start_tail() {
+  mutable_check("push_back");
+  const std::uint64_t b = block_of(size_);
+  std::size_t k;
+  if (b == blocks_.size()) {
+    // Write behind: the previous block is complete, start its write now.
+    if (b > 0 && slot_of_[b - 1] >= 0) {
+      slot& prev = slots_[static_cast<std::size_t>(slot_of_[b - 1])];
+      if (prev.dirty) write_slot(prev);
+    }
+    blocks_.push_back(bm_.allocate(block_bytes_, strategy_, b));
+    slot_of_.push_back(-1);
+    k = load(b, false);
+  } else {
+    k = slot_of_[b] >= 0 ? static_cast<std::size_t>(slot_of_[b]) : load(b, true);
+  }
+  slot& s = slots_[k];
+  prepare_to_modify(s);
+  s.last_use = ++clock_;
+  tail_slot_ = k;
+  tail_pos_ = s.block->begin() + size_ % block_elements_;
+  tail_end_ = s.block->end();
+}
+
+template <class T>
+void vector<T>::mutable_check(const char* what) const {
+  if (readers_) {
+    throw std::logic_error(std::string("flow: external vector: ") + what +
+                           " while a scan of it is in progress");
+  }
+}
 
 } // namespace flow::containers
