@@ -211,4 +211,29 @@ std::uint64_t run_memory_for(const sort_setup& s, std::uint64_t elements) {
   });
 }
 
+std::vector<std::size_t> intermediate_pick(std::span<const std::uint64_t> sizes, std::size_t take) {
+  std::vector<std::size_t> order(sizes.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return sizes[a] < sizes[b]; });
+  order.resize(std::min(take, order.size()));
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+std::uint64_t intermediate_elements(std::span<const std::uint64_t> sizes, std::size_t fan_in,
+                                    std::size_t intermediate_fan_in, std::uint64_t merged_before) {
+  std::vector<std::uint64_t> left(sizes.begin(), sizes.end());
+  std::uint64_t total = merged_before;
+  while (left.size() > fan_in && intermediate_fan_in >= 2) {
+    const std::size_t take = std::min(intermediate_fan_in, left.size() - fan_in + 1);
+    std::stable_sort(left.begin(), left.end());
+    const std::uint64_t merged =
+        std::accumulate(left.begin(), left.begin() + static_cast<std::ptrdiff_t>(take), std::uint64_t{0});
+    left.erase(left.begin(), left.begin() + static_cast<std::ptrdiff_t>(take));
+    left.push_back(merged);
+    total += merged;
+  }
+  return total;
+}
+
 } // namespace flow::plan

@@ -430,29 +430,16 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
   const auto intermediate_total = [&] {
     std::vector<std::uint64_t> sizes;
     for (const auto& r : runs) sizes.push_back(r.size);
-    std::uint64_t total = merged_before;
-    while (sizes.size() > fan_in && plan_.intermediate_fan_in >= 2) {
-      const std::size_t g_in = std::min(plan_.intermediate_fan_in, sizes.size() - fan_in + 1);
-      std::stable_sort(sizes.begin(), sizes.end());
-      const std::uint64_t merged = std::accumulate(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(g_in),
-                                                   std::uint64_t{0});
-      sizes.erase(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(g_in));
-      sizes.push_back(merged);
-      total += merged;
-    }
-    return total;
+    return plan::intermediate_elements(sizes, fan_in, plan_.intermediate_fan_in, merged_before);
   };
   while (runs.size() > fan_in) {
     if (plan_.intermediate_fan_in < 2) {
       throw std::invalid_argument("flow: the memory budget is too small for a second merge pass");
     }
     const std::size_t g_in = std::min(plan_.intermediate_fan_in, runs.size() - fan_in + 1);
-    std::vector<std::size_t> order(runs.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return runs[a].size < runs[b].size; });
-    order.resize(g_in);
-    std::sort(order.begin(), order.end());
+    std::vector<std::uint64_t> sizes;
+    for (const auto& r : runs) sizes.push_back(r.size);
+    const std::vector<std::size_t> order = plan::intermediate_pick(sizes, g_in);
     std::vector<run_info<T>*> pick;
     unsigned level = 0;
     for (std::size_t i : order) {

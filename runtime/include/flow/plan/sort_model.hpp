@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <vector>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -135,6 +137,15 @@ struct sort_cost {
 sort_cost sort_estimate(const sort_setup& s, std::uint64_t n, std::uint64_t run_memory,
                         std::uint64_t merge_memory, bool keep_last_run = false,
                         std::uint64_t distinct = saturated);
+
+/// The runs an intermediate merge pass of flow::algo::runs_merger takes next: the `take`
+/// shortest of runs of these sizes (of equal ones, the first), by their position.
+std::vector<std::size_t> intermediate_pick(std::span<const std::uint64_t> sizes, std::size_t take);
+/// The elements merge_before plus the intermediate passes of runs_merger will merge
+/// when they merge runs of these sizes, `intermediate_fan_in` at a time, until `fan_in`
+/// are left: its progress total (flow/progress.hpp).
+std::uint64_t intermediate_elements(std::span<const std::uint64_t> sizes, std::size_t fan_in,
+                                    std::size_t intermediate_fan_in, std::uint64_t merged_before);
 
 /// The smallest budget for which `enough(budget)` holds, `enough` growing with the budget
 /// (what a planner gives a node that should need no more); the search starts at `from`.

@@ -2,7 +2,8 @@
 // Parameters of the external priority queue from a byte budget: the job of STXXL's
 // PRIORITY_QUEUE_GENERATOR, as a plain constexpr function the compiler's planner calls
 // at compile time (and the queue calls at run time), with the I/O volume bound the
-// estimator prints. Header-only, no dependency on the rest of the runtime.
+// estimator prints. No dependency on the rest of the runtime; describe() is compiled
+// once, in the planner library (src/plan/pq_plan.cpp).
 //
 //   constexpr auto cfg = flow::containers::plan_priority_queue(256 << 20, 1 << 27, 8, 1 << 20);
 //   static_assert(cfg.feasible);
@@ -333,14 +334,6 @@ constexpr pq_config plan_priority_queue(std::uint64_t memory_bytes, std::uint64_
 
 /// The configuration in one line, exact numbers: what `flowc explain` and a program's
 /// --plan print for a queue (one text, so they can be compared).
-inline std::string describe(const pq_config& c) {
-  if (!c.feasible) return std::string("not feasible: ") + c.problem;
-  const auto n = [](std::uint64_t v) { return std::to_string(v); };
-  return "blocks of " + n(c.block_bytes) + " bytes, insertion heap " + n(c.insertion_items) + " items, deletion buffer " +
-         n(c.deletion_items) + " items, chunks of " + n(c.chunk_bytes) + " bytes, internal arity " + n(c.internal_arity) +
-         ", pool " + n(c.pool_bytes) + " bytes, write pool " + n(c.write_blocks) + " blocks, " +
-         n(c.read_blocks_per_array) + " read blocks per external array, external arity " + n(c.external_arity) +
-         ", flush " + n(c.flush_items) + " items, " + n(c.external_levels) + " external levels";
-}
+std::string describe(const pq_config& c);
 
 } // namespace flow::containers
