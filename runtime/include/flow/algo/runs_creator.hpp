@@ -236,11 +236,15 @@ private:
   std::unique_ptr<background_worker> worker_; // last: destroyed first
 };
 
+// Below: the members that run once per run, block or refill, defined outside the class
+// so that they are not inline. A program built in parts (flowc build -j, docs/install.md)
+// then compiles them only in the part that instantiates the class (`template class`);
+// the others see `extern template class` and call them.
 template <class T, class Cmp, class Combine>
 runs_creator<T, Cmp, Combine>::runs_creator(std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt)
     : cmp_(std::move(cmp)), combine_(std::move(combine)), opt_(opt), bm_(opt.bm()),
-        plan_(plan_run_formation<T, Cmp>(memory_bytes, opt)),
-        strategy_(mng::allocation_strategy::random_cycling(opt.seed)) {
+      plan_(plan_run_formation<T, Cmp>(memory_bytes, opt)),
+      strategy_(mng::allocation_strategy::random_cycling(opt.seed)) {
   if (!opt_.team) {
     own_team_ = std::make_unique<thread_team>(opt_.thread_count());
     team_ = own_team_.get();

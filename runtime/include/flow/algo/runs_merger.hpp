@@ -343,6 +343,10 @@ private:
   const T* end_ = nullptr;
 };
 
+// Below: the members that run once per run, block or refill, defined outside the class
+// so that they are not inline. A program built in parts (flowc build -j, docs/install.md)
+// then compiles them only in the part that instantiates the class (`template class`);
+// the others see `extern template class` and call them.
 template <class T, class Cmp, class Combine>
 runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt)
     : runs_(std::move(input)), cmp_(std::move(cmp)), combine_(std::move(combine)), memory_(memory_bytes) {

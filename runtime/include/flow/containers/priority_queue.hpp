@@ -714,6 +714,10 @@ private:
   pq_stats stats_;
 };
 
+// Below: the members that run once per run, block or refill, defined outside the class
+// so that they are not inline. A program built in parts (flowc build -j, docs/install.md)
+// then compiles them only in the part that instantiates the class (`template class`);
+// the others see `extern template class` and call them.
 template <class T, class Cmp>
 priority_queue<T, Cmp>::~priority_queue() {
   writer_.reset(); // wait for writes in flight

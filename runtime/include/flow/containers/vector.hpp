@@ -253,12 +253,16 @@ private:
   std::size_t budget_ = 0; // the memory given at construction
 };
 
+// Below: the members that run once per run, block or refill, defined outside the class
+// so that they are not inline. A program built in parts (flowc build -j, docs/install.md)
+// then compiles them only in the part that instantiates the class (`template class`);
+// the others see `extern template class` and call them.
 template <class T>
 vector<T>::vector(std::size_t memory_bytes, std::size_t block_bytes,
                   mng::block_manager& bm,
                   mng::allocation_strategy strategy)
     : bm_(bm), strategy_(std::move(strategy)), block_bytes_(block_bytes),
-        block_elements_(block_bytes / sizeof(T)), block_shift_(shift_of(block_elements_)), budget_(memory_bytes) {
+      block_elements_(block_bytes / sizeof(T)), block_shift_(shift_of(block_elements_)), budget_(memory_bytes) {
   if (block_bytes == 0 || block_bytes % io::buffer_alignment != 0 || block_elements_ == 0) {
     throw std::invalid_argument("flow: an external vector of " + std::to_string(sizeof(T)) + "-byte elements in blocks of " +
                                 std::to_string(block_bytes) + " bytes (a block is a positive multiple of 4096 bytes "
