@@ -239,45 +239,34 @@ int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, c
       compiles.push_back({args, objects.back() + ".log", ""});
     }
   }
-  if (options.verbose) {
-    for (const Command& c : compiles) {
+  // Each step's commands run at once: printed with -v, the first failure reported, and
+  // every object and log removed at the end, whatever happened.
+  std::vector<std::string> leftovers = objects;
+  auto runStep = [&](const std::vector<Command>& step) {
+    for (const Command& c : step) {
+      leftovers.push_back(c.log);
+      if (!options.verbose) continue;
       for (const std::string& a : c.args) std::cerr << a << ' ';
       std::cerr << '\n';
     }
-  }
-  std::error_code ec;
-  auto removeAll = [&] {
-    for (const Command& c : compiles) fs::remove(c.log, ec);
-    for (const std::string& o : objects) fs::remove(o, ec);
+    const std::vector<CommandResult> results = runCommands(step);
+    for (size_t i = 0; i < step.size(); ++i)
+      if (results[i].status != 0 || results[i].execError != 0)
+        return compilerFailed(options, step[i].args, results[i], step[i].log, cpp);
+    return 0;
   };
-  const std::vector<CommandResult> results = runCommands(compiles);
-  for (size_t i = 0; i < compiles.size(); ++i) {
-    if (results[i].status == 0 && results[i].execError == 0) continue;
-    const int status = compilerFailed(options, compiles[i].args, results[i], compiles[i].log, cpp);
-    removeAll();
-    return status;
-  }
-  if (!objects.empty()) {
+  int status = runStep(compiles);
+  if (status == 0 && !objects.empty()) {
     std::vector<std::string> link = options.compiler;
     link.push_back("-pthread");
     link.insert(link.end(), options.cxxflags.begin(), options.cxxflags.end());
     link.insert(link.end(), objects.begin(), objects.end());
     link.insert(link.end(), library.begin(), library.end());
-    if (options.verbose) {
-      for (const std::string& a : link) std::cerr << a << ' ';
-      std::cerr << '\n';
-    }
-    const std::string log = exe + ".log";
-    compiles.push_back({link, log, ""});
-    const CommandResult linked = runCommand(link, log);
-    if (linked.status != 0 || linked.execError != 0) {
-      const int status = compilerFailed(options, link, linked, log, cpp);
-      removeAll();
-      return status;
-    }
+    status = runStep({{link, exe + ".log", ""}});
   }
-  removeAll();
-  return 0;
+  std::error_code ec;
+  for (const std::string& file : leftovers) fs::remove(file, ec);
+  return status;
 }
 
 /// Whether `flowc build` may write `path`: it does not exist, or flowc wrote it (a C++
