@@ -15,12 +15,6 @@ using plan::Node;
 using sema::Symbol;
 using sema::Type;
 
-namespace {
-bool isPipelineNode(Node::Kind k) {
-  return k != Node::Queue && k != Node::VectorPush && k != Node::ArrayAlloc && k != Node::VectorIndex;
-}
-} // namespace
-
 std::string Generator::var(const Node& n, const char* role) const {
   return std::string("fl_") + role + std::to_string(n.id);
 }
@@ -51,23 +45,6 @@ std::string Generator::memoryOf(const Node& n) const {
   return "fl_nodes[" + std::to_string(n.id) + "].memory";
 }
 
-namespace {
-/// Nodes that read their inputs side by side, pulling one element at a time from each.
-bool pullsInputs(Node::Kind k) { return k == Node::Merge || k == Node::Join || k == Node::Zip; }
-/// Nodes a consumer can pull from without their own inputs (sources, sort outputs, and
-/// the nodes that pull), and stages it can pull through (the runtime's pull nodes).
-bool startsPull(Node::Kind k) {
-  return k == Node::ReadFile || k == Node::ReadText || k == Node::ScanVector || k == Node::Reread ||
-         k == Node::SortMerge || k == Node::ReduceMerge || k == Node::Generate || k == Node::Range ||
-         pullsInputs(k);
-}
-bool passesPull(Node::Kind k) {
-  return k == Node::Map || k == Node::Filter || k == Node::Unique || k == Node::Take || k == Node::Fold;
-}
-/// Where a segment's stretch of nodes starts: the next segment begins after these.
-bool endsSegment(Node::Kind k) { return k == Node::SortRuns || k == Node::ReduceRuns || k == Node::Materialize; }
-} // namespace
-
 bool Generator::hasDownstreamLambda(const Node& n) const {
   // Nodes that put elements out from more than one place in the code (an emit per site,
   // an end block, concat's inputs, a fold's flush): their downstream is generated once,
@@ -78,7 +55,7 @@ bool Generator::hasDownstreamLambda(const Node& n) const {
 void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
   std::vector<int> nodes;
   for (const Node& n : plan_.nodes)
-    if (n.owner == owner && isPipelineNode(n.kind)) nodes.push_back(n.id);
+    if (n.owner == owner && n.traits().inPipeline()) nodes.push_back(n.id);
   if (nodes.empty()) return;
   // Segments: a merge runs one segment after its run formation, a re-read after the
   // materialization it reads; everything else runs in the segment of its latest input.
@@ -91,7 +68,7 @@ void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
     for (int in : n.inputs) {
       auto it = segmentOf.find(in);
       if (it == segmentOf.end()) continue; // produced by another statement (re-read)
-      seg = std::max(seg, it->second + (endsSegment(plan_.nodes[in].kind) ? 1 : 0));
+      seg = std::max(seg, it->second + (plan_.nodes[in].traits().endsSegment ? 1 : 0));
     }
     segmentOf[id] = seg;
     last = std::max(last, seg);
@@ -103,12 +80,12 @@ void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
     if (!segmentOf.count(id)) return; // produced by another statement (re-read)
     segmentOf[id] = seg;
     const Node& n = plan_.nodes[id];
-    if (n.kind == Node::SortMerge || n.kind == Node::ReduceMerge || n.kind == Node::Reread) return;
+    if (n.traits().startsStretch()) return; // a source; a sort's merge or a re-read starts from its runs
     for (int in : n.inputs) runIn(in, seg);
   };
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
     const Node& n = plan_.nodes[*it];
-    if (!pullsInputs(n.kind) && n.kind != Node::Concat) continue;
+    if (!n.traits().pullsInputs() && n.traits().pipeline != plan::PipelineRole::one_after) continue;
     for (int in : n.inputs) runIn(in, segmentOf[n.id]);
   }
   // Results an aggregate hands to the expression that called it live beyond the loops.
@@ -197,15 +174,15 @@ void Generator::emitSegment(const std::vector<int>& nodes, bool phase) {
   pulled.clear();
   std::function<void(int)> pull = [&](int id) {
     const Node& n = plan_.nodes[id];
-    if (!inSegment.count(id) && n.kind != Node::SortMerge && n.kind != Node::ReduceMerge) return;
-    if (!startsPull(n.kind) && !passesPull(n.kind))
+    if (!inSegment.count(id) && n.traits().pipeline != plan::PipelineRole::sort_output) return;
+    if (!n.traits().startsPull() && !n.traits().passesPull())
       throw std::logic_error("codegen: an input read side by side that cannot be pulled: " + n.name);
     pulled.insert(id);
-    if (passesPull(n.kind))
+    if (n.traits().passesPull())
       for (int in : n.inputs) pull(in);
   };
   for (int id : nodes)
-    if (pullsInputs(plan_.nodes[id].kind))
+    if (plan_.nodes[id].traits().pullsInputs())
       for (int in : plan_.nodes[id].inputs) pull(in);
   // 1. State of the nodes (sorters, writers, counters, pull nodes), in flow order.
   for (int id : nodes) declareNode(plan_.nodes[id]);
@@ -223,8 +200,9 @@ void Generator::emitSegment(const std::vector<int>& nodes, bool phase) {
     for (int id : nodes) {
       const Node& n = plan_.nodes[id];
       bool root = !pulled.count(id);
-      for (int in : n.inputs) root = root && (!inSegment.count(in) || pullsInputs(n.kind));
-      if (!root || n.kind == Node::Generate || n.kind == Node::Range || !startsPull(n.kind)) continue;
+      for (int in : n.inputs) root = root && (!inSegment.count(in) || n.traits().pullsInputs());
+      // (a generate or range loop expects its own count when it starts)
+      if (!root || n.traits().count == plan::Count::exact_at_start || !n.traits().startsPull()) continue;
       const std::string c = runtimeCount(n);
       if (!c.empty()) expected += (expected.empty() ? "" : " + ") + c;
     }
@@ -251,7 +229,7 @@ void Generator::emitSegment(const std::vector<int>& nodes, bool phase) {
   for (int id : nodes) {
     const Node& n = plan_.nodes[id];
     bool root = !pulled.count(id);
-    for (int in : n.inputs) root = root && (!inSegment.count(in) || pullsInputs(n.kind));
+    for (int in : n.inputs) root = root && (!inSegment.count(in) || n.traits().pullsInputs());
     if (!root) continue;
     const std::string v = var(n, "v");
     switch (n.kind) {

@@ -389,21 +389,20 @@ void Generator::emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::
   line("// the memory plan for this run's params and --memory: {role, phase, phases (queues), elements,");
   line("// element bytes, keyed order (sorts), other half (sorts), combines (reduces)}");
   for (const Node& n : plan.nodes) {
-    const plan::memory_role role = plan::memoryRole(n.kind);
+    const plan::memory_role role = n.traits().memory;
     if (role == plan::memory_role::none) continue;
-    static const char* const roles[] = {"none", "buffer", "sort_runs", "sort_merge", "queue", "join", "reserved", "cache"};
     std::string live;
     for (int p : n.livePhases) live += (live.empty() ? "" : ", ") + std::to_string(p);
     line("// n" + std::to_string(n.id) + " " + n.name);
-    line(nodes + "[" + std::to_string(n.id) + "] = {flow::plan::memory_role::" + roles[static_cast<int>(role)] + ", " +
+    line(nodes + "[" + std::to_string(n.id) + "] = {flow::plan::memory_role::" + plan::name(role) + ", " +
          std::to_string(n.phase) + ", {" + live + "}, " + number(n.startElements) + " * " + scale.at(n.id) + ", " +
          std::to_string(n.elementBytes) + ", " + (n.keyed ? "true" : "false") + ", " + std::to_string(n.partner) +
-         (n.kind == Node::ReduceRuns ? ", true" : "") + "};");
+         (n.traits().io == plan::io_rule::reduce_runs ? ", true" : "") + "};");
   }
   // A phase that cannot hold its arrays names them with their sizes for this run.
   std::vector<std::string> arrays;
   for (const Node& n : plan.nodes)
-    if (n.kind == Node::ArrayAlloc && !n.livePhases.empty())
+    if (n.traits().memory == plan::memory_role::reserved && !n.livePhases.empty())
       arrays.push_back("if (fl_short->phase >= " + std::to_string(n.livePhases.front()) + " && fl_short->phase <= " +
                        std::to_string(n.livePhases.back()) + ") fl_arrays.push_back({" + quote(n.name) +
                        ", flow::plan::sat_mul(flow::plan::memory_planner::elements(fl_nodes[" + std::to_string(n.id) +
@@ -428,18 +427,13 @@ void Generator::emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::
 
 std::string Generator::exactCount(int id) {
   const Node& n = plan_.nodes[id];
-  switch (n.kind) {
-  case Node::Generate:
-  case Node::Range: return "true";
-  case Node::ReadFile: {
+  switch (n.traits().count) {
+  case plan::Count::exact_at_start: return "true";
+  case plan::Count::input_file:
     if (n.get<ReadSource>()->estimate) return "true"; // the script's `~ N` is the count to plan for
     return "fl_program.input_size_known(" + path(n.get<ReadSource>()->path) + ")";
-  }
-  case Node::Map:
-  case Node::Merge:
-  case Node::Concat:
-  case Node::Branch:
-  case Node::Materialize: {
+  case plan::Count::each_input:
+  case plan::Count::sum_of_inputs: {
     std::string all;
     for (int in : n.inputs) {
       const std::string c = exactCount(in);
@@ -448,8 +442,12 @@ std::string Generator::exactCount(int id) {
     }
     return all.empty() ? "true" : all;
   }
-  default: return "false";
+  case plan::Count::store:
+  case plan::Count::fraction:
+  case plan::Count::pushes:
+  case plan::Count::other: return "false";
   }
+  return "false";
 }
 
 void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
@@ -534,7 +532,7 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
     std::string phases;
     for (int p : n.spansPhases() ? n.livePhases : std::vector<int>{n.phase})
       phases += (phases.empty() ? "" : ", ") + std::to_string(p);
-    const bool planned = plan::memoryRole(n.kind) != plan::memory_role::none;
+    const bool planned = n.traits().memory != plan::memory_role::none;
     line("fl_e.node({" + std::to_string(n.id) + ", " + quote(n.name) + ", " + std::to_string(n.phase) + ", {" + phases +
          "}, " + (planned ? memoryOf(n) : std::string("0")) + ", " + read + ", " + write + (queue.empty() ? "" : ", " + queue) +
          "}, " + phaseLabel(n.phase) + ");");
@@ -626,13 +624,10 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
       double read = n.readBytes, write = n.writeBytes;
       if (n.elements == 0 && n.startElements > 0) {
         const double bytes = n.startElements * static_cast<double>(n.elementBytes);
-        const bool source = n.kind == Node::ReadFile || n.kind == Node::ScanVector || n.kind == Node::Reread;
-        const bool sink = n.kind == Node::WriteFile || n.kind == Node::VectorBuild || n.kind == Node::VectorRefill ||
-                          n.kind == Node::Materialize || n.kind == Node::VectorPush;
-        if (source) read = bytes;
-        if (sink) write = bytes;
+        if (n.traits().readsElements()) read = bytes;
+        if (n.traits().writesElements()) write = bytes;
       }
-      if (read > 0 || write > 0 || plan::memoryRole(n.kind) != plan::memory_role::none)
+      if (read > 0 || write > 0 || n.traits().memory != plan::memory_role::none)
         node(n, number(read) + " * " + sv, number(write) + " * " + sv);
       break;
     }
@@ -771,7 +766,7 @@ GeneratedCpp Generator::run() {
     // itself first: the planner knows the literals; a path param's file is compared with
     // the files written when the program starts (output_file).
     for (const Node& n : plan_.nodes)
-      if ((n.kind == Node::ReadFile || n.kind == Node::ReadText) && plan_.readsInput(*n.get<ReadSource>())) {
+      if (n.traits().io == plan::io_rule::reads_file && plan_.readsInput(*n.get<ReadSource>())) {
         const ast::PathRef& p = n.get<ReadSource>()->path;
         // A text file is any number of bytes (its lines are checked as they are read).
         const bool text = n.kind == Node::ReadText;
@@ -780,7 +775,7 @@ GeneratedCpp Generator::run() {
              quote(text ? "text" : n.get<ReadSource>()->elementType->name()) + ");");
       }
     for (const Node& n : plan_.nodes)
-      if (n.kind == Node::WriteFile || n.kind == Node::WriteText) {
+      if (n.traits().io == plan::io_rule::writes_file) {
         const ast::PathRef& p = n.get<WriteStmt>()->path;
         // Every output is checked at start (its directory exists and is writable).
         if (p.isParam()) line("fl_program.output_file([&] { return " + name(p.symbol) + "; });");

@@ -35,7 +35,7 @@ constexpr double kCalibrationElements = 1 << 20;
 double largestCount(const plan::Plan& p) {
   double most = 0;
   for (const Node& n : p.nodes)
-    if (n.kind != Node::Queue && n.kind != Node::VectorPush) most = std::max(most, n.elements);
+    if (n.traits().count != plan::Count::pushes) most = std::max(most, n.elements);
   return most;
 }
 
@@ -158,9 +158,7 @@ std::optional<Measured> readStats(const fs::path& file, const plan::Plan& plan, 
 std::optional<double> elementsOf(const plan::Plan& plan, const Measured& m, int id) {
   if (auto it = m.elements.find(id); it != m.elements.end()) return it->second;
   const Node& n = plan.nodes[static_cast<size_t>(id)];
-  const bool passesAll = n.kind == Node::Map || n.kind == Node::SortRuns || n.kind == Node::SortMerge ||
-                         n.kind == Node::ReduceRuns || n.kind == Node::Branch || n.kind == Node::Materialize;
-  if (passesAll && n.inputs.size() == 1) return elementsOf(plan, m, n.inputs[0]);
+  if (n.traits().count == plan::Count::each_input && n.inputs.size() == 1) return elementsOf(plan, m, n.inputs[0]);
   return std::nullopt;
 }
 
@@ -168,8 +166,7 @@ std::optional<double> elementsOf(const plan::Plan& plan, const Measured& m, int 
 /// join's larger input) they put out.
 void selectivities(const plan::Plan& small, const Measured& m, Calibration& c) {
   for (const Node& n : small.nodes) {
-    const bool selective = n.kind == Node::Filter || n.kind == Node::Unique || n.kind == Node::ForStage ||
-                           n.kind == Node::Fold || n.kind == Node::ReduceMerge || n.kind == Node::Join;
+    const bool selective = n.traits().count == plan::Count::fraction;
     auto out = m.elements.find(n.id);
     if (!selective || out == m.elements.end() || n.inputs.empty()) continue;
     // A reduce's merge counts from the input of its run formation.
@@ -234,7 +231,7 @@ std::optional<Calibration> calibrate(const BuildOptions& options, const sema::Ch
   };
   // The run's standard input is flowc's: a script that reads it would take the user's.
   for (const Node& n : full.nodes) {
-    if (n.kind != Node::ReadFile && n.kind != Node::ReadText) continue;
+    if (n.traits().io != plan::io_rule::reads_file) continue;
     const ast::PathRef& p = n.get<ast::ReadSource>()->path;
     auto value = p.isParam() ? full.pathValues.find(p.symbol) : full.pathValues.end();
     if ((p.isParam() ? value != full.pathValues.end() ? value->second : "" : p.literal.text()) == "-")
@@ -256,7 +253,7 @@ std::optional<Calibration> calibrate(const BuildOptions& options, const sema::Ch
   // param's made absolute, a literal's linked into the run's folder.
   std::map<std::string, std::string> inputParams;
   for (const Node& n : full.nodes) {
-    if (n.kind != Node::ReadFile && n.kind != Node::ReadText) continue;
+    if (n.traits().io != plan::io_rule::reads_file) continue;
     const ast::ReadSource& r = *n.get<ast::ReadSource>();
     if (!full.readsInput(r)) continue;
     if (r.path.isParam()) {

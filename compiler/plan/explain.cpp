@@ -24,6 +24,12 @@ bool upperBound(const Node& n) {
          (!(n.calibrated && n.calibrated->peakFraction > 0) || n.readBytes + n.writeBytes > 0);
 }
 
+/// Whether explain's "passes" column shows the node's merge passes: a sort's, a queue's levels.
+bool hasPasses(const Node& n) {
+  const io_rule io = n.traits().io;
+  return io == io_rule::sort_runs || io == io_rule::sort_merge || io == io_rule::queue;
+}
+
 /// A read or write cell: "≤ X" for an upper bound.
 std::string ioCell(const Node& n, double v) {
   std::string c = cell(n, v, true);
@@ -130,7 +136,7 @@ void printText(const Plan& plan, std::ostream& out) {
       out << "  " << std::left << std::setw(5) << nodeId << std::setw(34) << name << std::right
           << std::setw(10) << cell(n, n.elements, false) << std::setw(11) << cell(n, n.elements * n.elementBytes, true)
           << std::setw(11) << (n.memoryBytes ? formatBytes(static_cast<double>(n.memoryBytes)) : "-") << std::setw(7)
-          << ((n.kind == Node::SortRuns || n.kind == Node::SortMerge || n.kind == Node::Queue) && here
+          << (hasPasses(n) && here
                   ? (n.inMemory ? std::string("mem") : std::to_string(n.passes))
                   : std::string("-"))
           << std::setw(width(n, n.readBytes)) << (here ? ioCell(n, n.readBytes) : "")
@@ -237,13 +243,10 @@ void printDot(const Plan& plan, std::ostream& out) {
     for (int id : ph.nodes) {
       const Node& n = plan.nodes[id];
       if (n.kind == Node::Queue) continue; // drawn once, outside the phases
-      std::string shape = n.kind == Node::SortRuns || n.kind == Node::SortMerge || n.kind == Node::ReduceRuns ||
-                                  n.kind == Node::ReduceMerge
-                              ? "box3d"
-                          : n.kind == Node::ReadFile || n.kind == Node::ReadText || n.kind == Node::WriteFile ||
-                                  n.kind == Node::WriteText
-                              ? "cylinder"
-                              : "box";
+      const io_rule io = n.traits().io;
+      const std::string shape = n.traits().sortHalf()                                    ? "box3d"
+                                : io == io_rule::reads_file || io == io_rule::writes_file ? "cylinder"
+                                                                                           : "box";
       out << "    n" << n.id << " [label=" << label(n) << ", shape=" << shape << "];\n";
       if (first < 0) first = n.id;
       last = n.id;

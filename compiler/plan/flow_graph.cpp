@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <iostream>
 
 namespace flow::plan {
@@ -175,6 +176,8 @@ int GraphBuilder::add(Node::Kind kind, std::string name, SourceLoc loc, int phas
   n.elements = elements;
   n.elementBytes = type ? (kind == Node::ReadText || kind == Node::WriteText ? textBytes(type) : type->size()) : 0;
   n.inputs = std::move(inputs);
+  if (!Node::holdsPayloadOf(kind, payload))
+    throw std::logic_error(std::string("plan: a ") + Node::traitsOf(kind).label + " node made with another payload");
   n.payload = payload;
   n.owner = owner_;
   for (int i : n.inputs) n.counted = n.counted && plan_.nodes[i].counted;
@@ -287,9 +290,8 @@ void GraphBuilder::labelPhases() {
   for (Phase& ph : plan_.phases) {
     std::vector<std::string> names;
     for (const Node& n : plan_.nodes) {
-      if (n.phase != ph.id || n.kind == Node::Queue || n.kind == Node::ArrayAlloc || n.kind == Node::VectorIndex ||
-          n.kind == Node::Branch)
-        continue;
+      // Containers, arrays and caches live through several phases; a branch only hands on.
+      if (n.phase != ph.id || n.spansPhases() || n.traits().pipeline == PipelineRole::fork) continue;
       std::string name = n.name;
       // "sort by k (merge)" reads "sort by k: merge" in a chain
       for (const char* part : {" (merge)", " (runs)"})
@@ -966,9 +968,7 @@ void GraphBuilder::runInPhase(int node, int phase) {
   // re-read), with their memory planned in that phase.
   Node& n = plan_.nodes[node];
   n.phase = phase;
-  const bool starts = n.inputs.empty() || n.kind == Node::SortMerge || n.kind == Node::ReduceMerge ||
-                      n.kind == Node::Reread;
-  if (starts) return;
+  if (n.inputs.empty() || n.traits().startsStretch()) return;
   for (int in : n.inputs) runInPhase(in, phase);
 }
 

@@ -18,36 +18,17 @@ namespace flow::plan {
 
 namespace {
 
-bool isFileSource(Node::Kind k) {
-  return k == Node::ReadFile || k == Node::ReadText || k == Node::ScanVector || k == Node::Reread;
-}
-bool isSink(Node::Kind k) {
-  return k == Node::WriteFile || k == Node::WriteText || k == Node::VectorBuild || k == Node::VectorRefill ||
-         k == Node::Materialize;
-}
-bool isBuffered(Node::Kind k) { return isFileSource(k) || isSink(k) || k == Node::VectorPush; }
 /// The threads a plan assumes: the machine's, as programs default to.
 unsigned planningThreads() { return flow::hardware_threads(); }
 
 } // namespace
 
-memory_role memoryRole(Node::Kind k) {
-  if (k == Node::SortRuns || k == Node::ReduceRuns) return memory_role::sort_runs;
-  if (k == Node::SortMerge || k == Node::ReduceMerge) return memory_role::sort_merge;
-  if (k == Node::Queue) return memory_role::queue;
-  if (k == Node::Join) return memory_role::join;
-  if (k == Node::ArrayAlloc) return memory_role::reserved;
-  if (k == Node::VectorIndex) return memory_role::cache;
-  return isBuffered(k) ? memory_role::buffer : memory_role::none;
-}
-
-
 MemoryPlanner::MemoryPlanner(Plan& plan, DiagnosticEngine& diags, const SourceFile* file)
     : plan_(plan), diags_(diags), file_(file) {
   for (const Node& n : plan_.nodes)
-    nodes_.push_back({.role = memoryRole(n.kind), .phase = n.phase, .live_phases = n.livePhases,
+    nodes_.push_back({.role = n.traits().memory, .phase = n.phase, .live_phases = n.livePhases,
                       .elements = n.elements, .element_bytes = n.elementBytes, .keyed = n.keyed,
-                      .partner = n.partner, .combines = n.kind == Node::ReduceRuns});
+                      .partner = n.partner, .combines = n.traits().io == io_rule::reduce_runs});
 }
 
 flow::plan::memory_planner MemoryPlanner::planner() {
@@ -75,7 +56,7 @@ void MemoryPlanner::adopt(const Plan& program) {
   for (size_t i = 0; i < nodes_.size(); ++i) nodes_[i].memory = plan_.nodes[i].memoryBytes = program.nodes[i].memoryBytes;
   for (size_t i = 0; i < nodes_.size(); ++i) {
     Node& n = plan_.nodes[i];
-    if (n.kind != Node::SortRuns && n.kind != Node::SortMerge) continue;
+    if (n.traits().io != io_rule::sort_runs && n.traits().io != io_rule::sort_merge) continue;
     const sort_cost c = planner().sort(nodes_[i]); // the runtime decides in memory or not by the real count
     n.inMemory = nodes_[i].in_memory = c.in_memory;
     n.runs = nodes_[i].runs = c.runs;
@@ -90,7 +71,7 @@ bool MemoryPlanner::countsFit() {
     if (n.elements <= static_cast<double>(flow::plan::max_elements)) continue;
     SourceLoc at = n.loc;
     if (n.kind == Node::Generate) at = n.get<ast::GenerateSource>()->count->loc;
-    if (n.kind == Node::ReadFile || n.kind == Node::ReadText) {
+    if (n.traits().io == io_rule::reads_file) {
       if (const auto& e = n.get<ast::ReadSource>()->estimate) at = e->loc;
     }
     char count[32];
@@ -137,22 +118,17 @@ void MemoryPlanner::reportTooSmall(int phase, uint64_t needed) {
 void MemoryPlanner::computeIo() {
   for (Node& n : plan_.nodes) {
     double bytes = n.elements * n.elementBytes;
-    switch (n.kind) {
-    case Node::ReadFile:
-    case Node::ReadText:
-    case Node::ScanVector:
-    case Node::Reread: n.readBytes = bytes; break;
-    case Node::WriteFile:
-    case Node::WriteText:
-    case Node::VectorBuild:
-    case Node::VectorRefill:
-    case Node::Materialize:
-    case Node::VectorPush: n.writeBytes = bytes; break;
-    case Node::SortRuns:
+    switch (n.traits().io) {
+    case io_rule::none: break;
+    case io_rule::reads_file:
+    case io_rule::reads_store: n.readBytes = bytes; break;
+    case io_rule::writes_file:
+    case io_rule::writes_store: n.writeBytes = bytes; break;
+    case io_rule::sort_runs:
       n.writeBytes = static_cast<double>(planner().sort(nodes_[static_cast<size_t>(n.id)]).runs_write); // whole blocks
       n.tempDiskBytes = n.writeBytes;
       break;
-    case Node::SortMerge: {
+    case io_rule::sort_merge: {
       // The final merge reads the runs; intermediate passes merge the smallest runs,
       // reading and writing them once more.
       const sort_cost c = planner().sort(nodes_[static_cast<size_t>(n.id)]);
@@ -164,18 +140,18 @@ void MemoryPlanner::computeIo() {
       n.tempDiskBytes = static_cast<double>(c.disk_peak); // the runs, and a second level while it is merged
       break;
     }
-    case Node::ReduceRuns:
-    case Node::ReduceMerge: {
+    case io_rule::reduce_runs:
+    case io_rule::reduce_merge: {
       // Equal keys are combined as runs form and as they merge, so the I/O shrinks with
       // the distinct keys (the merge's output count); where they all fit in the hash
       // table the reduce writes nothing.
-      const Node& runs = n.kind == Node::ReduceRuns ? n : plan_.nodes[n.partner];
+      const Node& runs = n.traits().io == io_rule::reduce_runs ? n : plan_.nodes[n.partner];
       const Node& merge = plan_.nodes[static_cast<size_t>(runs.partner)];
       const memory_node& rn = nodes_[static_cast<size_t>(runs.id)];
       const memory_node& mn = nodes_[static_cast<size_t>(merge.id)];
       const reduce_cost c = reduce_estimate(planner().setup(rn), memory_planner::elements(rn),
                                             memory_planner::elements(mn), rn.memory, mn.memory);
-      if (n.kind == Node::ReduceRuns) {
+      if (n.traits().io == io_rule::reduce_runs) {
         // The code generator chose the hash table by the static plan (adopt).
         n.hashed = program_ ? program_->nodes[static_cast<size_t>(n.id)].hashed : merge.counted && c.hash_in_memory;
         const std::string keys = formatCount(merge.elements) + " distinct keys expected";
@@ -195,7 +171,7 @@ void MemoryPlanner::computeIo() {
       }
       break;
     }
-    case Node::VectorIndex:
+    case io_rule::block_accesses:
       // An upper bound: every access misses the cache and reads a block, every write
       // writes one back.
       n.readBytes = n.accesses * static_cast<double>(plan_.blockBytes);
@@ -204,13 +180,7 @@ void MemoryPlanner::computeIo() {
                formatCount(n.writes) + "); the cache holds " +
                formatCount(static_cast<double>(n.memoryBytes / std::max<uint64_t>(1, plan_.blockBytes))) + " blocks";
       break;
-    case Node::ArrayAlloc:
-      if (n.counted)
-        n.note = "in memory, " + formatBytes(n.elements * static_cast<double>(n.elementBytes)) +
-                 " reserved in phases " + std::to_string(n.livePhases.front()) +
-                 (n.livePhases.size() > 1 ? " to " + std::to_string(n.livePhases.back()) : std::string());
-      break;
-    case Node::Queue: {
+    case io_rule::queue: {
       // The queue is configured for the pushes the program plans with (adopt: the static
       // plan's); its I/O is the runtime's model (pq_config::io) for its pushes and the
       // items it holds at once: all of them, unless a calibration measured its peak.
@@ -237,8 +207,11 @@ void MemoryPlanner::computeIo() {
       n.tempDiskBytes = n.writeBytes; // an upper bound: what it writes out, never freed early
       break;
     }
-    default: break;
     }
+    if (n.traits().memory == memory_role::reserved && n.counted)
+      n.note = "in memory, " + formatBytes(n.elements * static_cast<double>(n.elementBytes)) + " reserved in phases " +
+               std::to_string(n.livePhases.front()) +
+               (n.livePhases.size() > 1 ? " to " + std::to_string(n.livePhases.back()) : std::string());
   }
   // Vectors and stored streams stay on the temporary disk until the last phase that
   // reads them (a vector of the script lives longer, but is not read again).
@@ -255,32 +228,34 @@ void MemoryPlanner::computeIo() {
   // (unless the consumer is the sink that names that file).
   for (Node& n : plan_.nodes) {
     n.materializedRead = n.materializedWrite = 0;
-    if (n.kind == Node::Queue || n.kind == Node::VectorPush || n.kind == Node::VectorIndex) {
+    // Nodes outside the pipelines (containers, v[i]) move what they move either way.
+    if (!n.traits().inPipeline()) {
       n.materializedRead = n.readBytes;
       n.materializedWrite = n.writeBytes;
       continue;
     }
-    if (isFileSource(n.kind) || n.kind == Node::Materialize) continue;
-    if (isSink(n.kind)) {
+    if (n.traits().readsElements() || n.kind == Node::Materialize) continue;
+    if (n.traits().writesElements()) {
       const Node& in = plan_.nodes[n.inputs[0]];
-      if (isFileSource(in.kind)) n.materializedRead = n.materializedWrite = n.elements * n.elementBytes;
+      if (in.traits().readsElements()) n.materializedRead = n.materializedWrite = n.elements * n.elementBytes;
       continue;
     }
+    const io_rule io = n.traits().io;
     for (int i : n.inputs) {
       const Node& in = plan_.nodes[i];
-      if (n.kind == Node::SortMerge || n.kind == Node::ReduceMerge) continue; // reads its runs, below
+      if (io == io_rule::sort_merge || io == io_rule::reduce_merge) continue; // reads its runs, below
       n.materializedRead += in.elements * in.elementBytes;
     }
     double bytes = n.elements * n.elementBytes;
     bool hasConsumer = false;
     for (const Node& other : plan_.nodes)
       for (int i : other.inputs) hasConsumer = hasConsumer || i == n.id;
-    if (n.kind == Node::SortRuns || n.kind == Node::ReduceRuns) {
+    if (io == io_rule::sort_runs || io == io_rule::reduce_runs) {
       n.materializedWrite = bytes; // the runs
-    } else if (n.kind == Node::ReduceMerge) {
+    } else if (io == io_rule::reduce_merge) {
       n.materializedRead = plan_.nodes[n.partner].elements * n.elementBytes;
       n.materializedWrite = hasConsumer ? bytes : 0;
-    } else if (n.kind == Node::SortMerge) {
+    } else if (io == io_rule::sort_merge) {
       int passes = std::max(1, n.passes);
       n.materializedRead = bytes * passes;
       n.materializedWrite = bytes * (passes - 1) + (hasConsumer ? bytes : 0);
@@ -321,7 +296,7 @@ void MemoryPlanner::totals() {
       it->second->writeBytes += n.writeBytes;
     }
     if (n.tempDiskBytes > 0) {
-      if (n.kind == Node::Queue) {
+      if (n.spansPhases()) { // a queue: its disk is held while it lives
         for (int p : n.livePhases)
           if (auto it = phaseById.find(p); it != phaseById.end()) it->second->tempDiskBytes += n.tempDiskBytes;
       } else {

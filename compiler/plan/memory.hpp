@@ -8,9 +8,6 @@
 
 namespace flow::plan {
 
-/// What a node of the kind asks of the budget (buffers, sorts, queues).
-memory_role memoryRole(Node::Kind k);
-
 class MemoryPlanner {
 public:
   MemoryPlanner(Plan& plan, DiagnosticEngine& diags, const SourceFile* file);

@@ -27,42 +27,24 @@ const sema::Symbol* Node::storeRead() const {
   return kind == ScanVector || kind == VectorIndex || kind == Reread ? get<sema::Symbol>() : nullptr;
 }
 
-const char* Node::kindName() const {
+const NodeTraits& Node::traitsOf(Kind kind) {
+  static constexpr NodeTraits table[] = {
+#define FLOW_NODE(Kind, label, Payload, pipeline, endsSegment, memory, io, count)                                          \
+  {label, PipelineRole::pipeline, endsSegment, memory_role::memory, io_rule::io, Count::count},
+#include "plan/node_kinds.def"
+#undef FLOW_NODE
+  };
+  return table[kind];
+}
+
+bool Node::holdsPayloadOf(Kind kind, const Payload& payload) {
   switch (kind) {
-  case Generate: return "generate";
-  case Range: return "range";
-  case ReadFile: return "read";
-  case ReadText: return "read_text";
-  case ScanVector: return "scan";
-  case Merge: return "merge";
-  case Map: return "map";
-  case Filter: return "filter";
-  case Unique: return "unique";
-  case Take: return "take";
-  case ForStage: return "for_stage";
-  case SortRuns: return "sort_runs";
-  case SortMerge: return "sort_merge";
-  case Branch: return "branch";
-  case Materialize: return "materialize";
-  case Reread: return "reread";
-  case WriteFile: return "write";
-  case WriteText: return "write_text";
-  case VectorBuild: return "vector";
-  case VectorPush: return "vector_push";
-  case Queue: return "pq";
-  case Aggregate: return "aggregate";
-  case Loop: return "loop";
-  case Join: return "join";
-  case Zip: return "zip";
-  case Concat: return "concat";
-  case ReduceRuns: return "reduce_runs";
-  case ReduceMerge: return "reduce_merge";
-  case Fold: return "fold";
-  case VectorRefill: return "vector_refill";
-  case ArrayAlloc: return "array";
-  case VectorIndex: return "vector_index";
+#define FLOW_NODE(Kind, label, Payload, ...)                                                                            \
+  case Kind: return std::holds_alternative<const Payload*>(payload);
+#include "plan/node_kinds.def"
+#undef FLOW_NODE
   }
-  return "node";
+  return false;
 }
 
 const Node* Plan::forDeclaration(const ast::Stmt* decl) const {

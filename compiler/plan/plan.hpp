@@ -5,6 +5,7 @@
 // every node — computed before the program runs. `flowc explain` prints it; the code
 // generator sizes sorters and queues with it; executables compare it with measurement.
 #include "ast/diagnostics.hpp"
+#include "plan/node_kinds.hpp"
 #include "sema/symbols.hpp"
 
 #include <map>
@@ -66,23 +67,16 @@ struct Calibration {
 };
 
 struct Node {
-  // The payload of each kind: Generate, Range, ReadFile/ReadText, Merge, Map, Filter,
-  // Unique, Take, ForStage, SortRuns/SortMerge, WriteFile/WriteText, VectorBuild, Queue,
-  // Aggregate, Loop, Join, Zip, Concat, ReduceRuns/ReduceMerge, Fold and VectorRefill
-  // (`v = pipeline;`, an AssignStmt) hold their AST node; ScanVector and VectorPush the vector's symbol, Branch, Materialize and Reread
-  // the stream's.
+  // The kinds, and every fact about each (its payload: the AST node or symbol the code
+  // generator needs), are the table in plan/node_kinds.def.
   //
   // A reduce is a Fold (a streaming fold) when its input is already in key order, else a
   // sort that combines equal keys: ReduceRuns (run formation, or a hash table that spills
   // sorted runs) and ReduceMerge, partners like SortRuns and SortMerge.
   enum Kind {
-    Generate, Range, ReadFile, ReadText, ScanVector, Merge, Map, Filter, Unique, Take, ForStage,
-    SortRuns, SortMerge, Branch, Materialize, Reread, WriteFile, WriteText, VectorBuild, VectorPush,
-    Queue, Aggregate, Loop, Join, Zip, Concat, ReduceRuns, ReduceMerge, Fold, VectorRefill,
-    // An in-memory array (its ArrayDecl): its bytes are reserved in every phase it lives
-    // in (livePhases). The block cache of `v[i]` on an external vector (the vector's
-    // symbol) in the phases of one top-level statement: `elements` is the vector's size.
-    ArrayAlloc, VectorIndex
+#define FLOW_NODE(Kind, ...) Kind,
+#include "plan/node_kinds.def"
+#undef FLOW_NODE
   };
   int id = 0;
   Kind kind;
@@ -123,8 +117,11 @@ struct Node {
   std::vector<int> livePhases;
   // VectorIndex: the reads and writes of `v[i]` (each an upper bound of one block).
   double accesses = 0, writes = 0;
+  /// The facts node_kinds.def states about the kind.
+  const NodeTraits& traits() const { return traitsOf(kind); }
+  static const NodeTraits& traitsOf(Kind kind);
   /// Whether the node holds memory over several phases (livePhases) rather than its own.
-  bool spansPhases() const { return kind == Queue || kind == ArrayAlloc || kind == VectorIndex; }
+  bool spansPhases() const { return traits().spansPhases(); }
   // Queues declared at the top level: the top-level statement of their last use, after
   // which the program frees them (the plan gives them no memory in later phases).
   const ast::Stmt* lastUse = nullptr;
@@ -135,7 +132,9 @@ struct Node {
 
   /// The payload as the type its kind holds (a wrong type is a bug: it throws).
   template <class T> const T* get() const { return std::get<const T*>(payload); }
-  const char* kindName() const;
+  const char* kindName() const { return traits().label; }
+  /// Whether `payload` is what a node of `kind` holds (node_kinds.def's Payload column).
+  static bool holdsPayloadOf(Kind kind, const Payload& payload);
   /// The vector or stored stream whose blocks this node writes (a vector built from a
   /// pipeline, `v = …`, pushes, a stream materialized), or reads (a scan, `v[i]`, a
   /// reread); null for other nodes.

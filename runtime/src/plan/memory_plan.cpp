@@ -11,6 +11,20 @@
 
 namespace flow::plan {
 
+const char* name(memory_role role) {
+  switch (role) {
+  case memory_role::none: return "none";
+  case memory_role::buffer: return "buffer";
+  case memory_role::sort_runs: return "sort_runs";
+  case memory_role::sort_merge: return "sort_merge";
+  case memory_role::queue: return "queue";
+  case memory_role::join: return "join";
+  case memory_role::reserved: return "reserved";
+  case memory_role::cache: return "cache";
+  }
+  return "none"; // not reached: -Wswitch names a role left out above
+}
+
 too_many_elements::too_many_elements(int phase, double elements)
     : std::length_error("phase " + std::to_string(phase) + " would handle " + format(elements) +
                         " elements, more than 2^63"),

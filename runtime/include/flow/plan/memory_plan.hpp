@@ -33,6 +33,23 @@ enum class memory_role {
   reserved,   ///< an in-memory array: elements × element_bytes in every phase it lives in
   cache,      ///< the block cache of v[i]: at least two blocks, up to the vector (elements)
 };
+/// The role as C++ names it ("sort_runs"): generated programs write their memory plan with it.
+const char* name(memory_role role);
+
+/// How a node's I/O is priced (docs/estimates.md has each formula).
+enum class io_rule {
+  none,           ///< moves nothing to or from disk
+  reads_file,     ///< reads its elements from an input file, once
+  reads_store,    ///< reads its elements from a vector or a stored stream, once
+  writes_file,    ///< writes its elements to an output file, once
+  writes_store,   ///< writes its elements to a vector or a stored stream, once
+  sort_runs,      ///< a sort's run formation: its runs (sort_model.hpp)
+  sort_merge,     ///< a sort's merge: its passes over the runs
+  reduce_runs,    ///< a reduce's runs: nothing when its keys fit a hash table (reduce_model.hpp)
+  reduce_merge,   ///< a reduce's merge, likewise
+  queue,          ///< a priority queue's external levels (pq_config::io)
+  block_accesses, ///< v[i]: a block read per access, a block written per write (a bound)
+};
 
 struct memory_node {
   memory_role role = memory_role::none;
