@@ -45,12 +45,19 @@ std::string Generator::memoryOf(const Node& n) const {
   return "fl_nodes[" + std::to_string(n.id) + "].memory";
 }
 
-bool Generator::hasDownstreamLambda(const Node& n) const {
-  // Nodes that put elements out from more than one place in the code (an emit per site,
-  // an end block, concat's inputs, a fold's flush): their downstream is generated once,
-  // as a lambda they call.
-  return n.kind == Node::ForStage || n.kind == Node::Concat || (n.kind == Node::Fold && !pulled_.count(n.id));
+NodeCodegen& Generator::codeOf(const Node& n) { return *codegen_[n.kind]; }
+
+// What a kind's class generates where it says nothing else.
+std::string NodeCodegen::pullSource(const Node& n) const { return g.var(n, "in"); }
+void NodeCodegen::loop(const Node& n, const Segment& segment) { g.pullLoop(n, segment); }
+const sema::Type* NodeCodegen::outputType(const Node& n) const {
+  throw std::logic_error(std::string("codegen: a ") + n.kindName() + " node has no downstream lambda");
 }
+void NodeCodegen::element(const Node& n, const std::string&, const Segment&) {
+  throw std::logic_error(std::string("codegen: a ") + n.kindName() + " node takes no elements");
+}
+
+bool Generator::hasDownstreamLambda(const Node& n) { return codeOf(n).downstreamLambda(n); }
 
 void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
   std::vector<int> nodes;
@@ -88,24 +95,10 @@ void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
     if (!n.traits().pullsInputs() && n.traits().pipeline != plan::PipelineRole::one_after) continue;
     for (int in : n.inputs) runIn(in, segmentOf[n.id]);
   }
-  // Results an aggregate hands to the expression that called it live beyond the loops.
-  for (int id : nodes) {
-    const Node& n = plan_.nodes[id];
-    if (n.kind != Node::Aggregate) continue;
-    const CallExpr& call = *n.get<CallExpr>();
-    const std::string T = type(call.type);
-    switch (*call.builtin) {
-    case ast::Builtin::Count: line("uint64_t " + aggregateVar(n) + " = 0;"); break;
-    case ast::Builtin::Sum: line(T + " " + aggregateVar(n) + " = 0;"); break;
-    default:
-      line(T + " " + aggregateVar(n) + "{};");
-      line("bool " + var(n, "any") + " = false;");
-    }
-  }
-  // A materialized stream (declared at the start of the program) is written anew each
+  // Results an aggregate hands to the expression that called it live beyond the loops;
+  // a materialized stream (declared at the start of the program) is written anew each
   // time this statement runs.
-  for (int id : nodes)
-    if (plan_.nodes[id].kind == Node::Materialize) line(var(plan_.nodes[id], "mat") + ".clear();");
+  for (int id : nodes) codeOf(plan_.nodes[id]).beforeStatement(plan_.nodes[id]);
   // Everything else (readers, sorters, writers) ends with the statement, so a vector's
   // scan ends before the next statement reads or changes it.
   line("{");
@@ -136,27 +129,16 @@ void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
   line("}");
 }
 
-std::string Generator::runtimeCount(const Node& n) {
-  const auto sum = [&](const char* op) {
-    std::string all;
-    for (int in : n.inputs) {
-      const std::string c = runtimeCount(plan_.nodes[in]);
-      if (c.empty()) return std::string();
-      all += (all.empty() ? "" : op) + c;
-    }
-    return all;
-  };
-  switch (n.kind) {
-  case Node::Generate: return pulled_.count(n.id) ? var(n, "in") + ".remaining()" : "";
-  case Node::ReadFile: return var(n, "in") + ".size()"; // 0 for standard input or a pipe: unknown
-  case Node::ScanVector: return name(n.get<Symbol>()) + ".size()";
-  case Node::Reread: return var(plan_.nodes[n.inputs[0]], "mat") + ".size()";
-  case Node::SortMerge: return var(n, "merge") + ".size()"; // the elements sorted
-  case Node::Map: return runtimeCount(plan_.nodes[n.inputs[0]]);
-  case Node::Merge:
-  case Node::Concat: return sum(" + ");
-  default: return ""; // filters, joins, reduces: known when they are done
+std::string Generator::runtimeCount(const Node& n) { return codeOf(n).count(n); }
+
+std::string Generator::sumOfCounts(const Node& n) {
+  std::string all;
+  for (int in : n.inputs) {
+    const std::string c = runtimeCount(plan_.nodes[in]);
+    if (c.empty()) return "";
+    all += (all.empty() ? "" : " + ") + c;
   }
+  return all;
 }
 
 void Generator::emitSegment(const std::vector<int>& nodes, bool phase) {
@@ -185,27 +167,34 @@ void Generator::emitSegment(const std::vector<int>& nodes, bool phase) {
     if (plan_.nodes[id].traits().pullsInputs())
       for (int in : plan_.nodes[id].inputs) pull(in);
   // 1. State of the nodes (sorters, writers, counters, pull nodes), in flow order.
-  for (int id : nodes) declareNode(plan_.nodes[id]);
+  for (int id : nodes) {
+    const Node& n = plan_.nodes[id];
+    if (!pulled.count(id) || !codeOf(n).declarePulled(n)) codeOf(n).declare(n);
+  }
   std::vector<std::string> stops;
   for (int id : nodes)
     if (plan_.nodes[id].kind == Node::Loop && downstreamOfLambda(plan_.nodes[id], inSegment)) {
       stops.push_back(var(plan_.nodes[id], "stop"));
       line("bool " + stops.back() + " = false;");
     }
+  const Segment segment{inSegment, stops, phase};
+  // The segment's loops: one per node that starts a stretch here and is not pulled by
+  // another (a merge, join or zip loops over what it pulls).
+  std::vector<int> roots;
+  for (int id : nodes) {
+    const Node& n = plan_.nodes[id];
+    bool root = !pulled.count(id);
+    for (int in : n.inputs) root = root && (!inSegment.count(in) || n.traits().pullsInputs());
+    if (root) roots.push_back(id);
+  }
   // The phase's elements for the progress bar: what its loops over pulled sources will
   // count (advance), now that the merges and readers exist; a generate or range loop adds
   // its count when it starts.
   if (phase) {
     std::string expected;
-    for (int id : nodes) {
-      const Node& n = plan_.nodes[id];
-      bool root = !pulled.count(id);
-      for (int in : n.inputs) root = root && (!inSegment.count(in) || n.traits().pullsInputs());
-      // (a generate or range loop expects its own count when it starts)
-      if (!root || n.traits().count == plan::Count::exact_at_start || !n.traits().startsPull()) continue;
-      const std::string c = runtimeCount(n);
-      if (!c.empty()) expected += (expected.empty() ? "" : " + ") + c;
-    }
+    for (int id : roots)
+      if (const std::string c = runtimeCount(plan_.nodes[id]); !c.empty())
+        expected += (expected.empty() ? "" : " + ") + c;
     if (!expected.empty()) line("fl_program.expect(" + expected + ");");
   }
   // 2. The downstream of each for stage, concat and fold as a lambda they call; later
@@ -213,87 +202,38 @@ void Generator::emitSegment(const std::vector<int>& nodes, bool phase) {
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
     const Node& n = plan_.nodes[*it];
     if (!hasDownstreamLambda(n)) continue;
-    line("auto " + var(n, "emit") + " = [&](const " + type(elementType(n)) + "& " + var(n, "v") + ") {");
+    line("auto " + var(n, "emit") + " = [&](const " + type(codeOf(n).outputType(n)) + "& " + var(n, "v") + ") {");
     {
       // The downstream's own emits (in a loop body there) belong to an enclosing for
       // stage, so this lambda is not an emit target while its body is generated.
       Indent in(*this);
       ++lambdaDepth_;
       for (const std::string& stop : stops) line("if (" + stop + ") return; // a loop downstream has stopped");
-      consume(n, var(n, "v"), inSegment);
+      consume(n, var(n, "v"), segment);
       --lambdaDepth_;
     }
     line("};");
   }
-  // 3. One loop per source of the segment (a merge, join or zip loops over what it pulls).
-  for (int id : nodes) {
-    const Node& n = plan_.nodes[id];
-    bool root = !pulled.count(id);
-    for (int in : n.inputs) root = root && (!inSegment.count(in) || n.traits().pullsInputs());
-    if (!root) continue;
-    const std::string v = var(n, "v");
-    switch (n.kind) {
-    case Node::Generate: {
-      auto& g = *n.get<GenerateSource>();
-      std::string i = name(g.indexSymbol);
-      line("const uint64_t " + var(n, "n") + " = " + expr(*g.count) + ";");
-      if (phase) line("fl_program.expect(" + var(n, "n") + ");");
-      line("for (uint64_t " + i + " = 0; " + i + " < " + var(n, "n") + "; ++" + i + ") {");
-      {
-        Indent in(*this);
-        stopChecks(stops);
-        line("const " + type(g.elementType) + " " + v + " = " + expr(*g.body) + ";");
-        consume(n, v, inSegment);
-      }
-      line("}");
-      break;
-    }
-    case Node::Range: {
-      auto& r = *n.get<RangeSource>();
-      std::string T2 = type(r.elementType);
-      line("const " + T2 + " " + var(n, "begin") + " = " + expr(*r.begin) + ";");
-      line("const " + T2 + " " + var(n, "end") + " = " + expr(*r.end) + ";");
-      if (phase)
-        line("fl_program.expect(" + var(n, "begin") + " < " + var(n, "end") + " ? static_cast<uint64_t>(" + var(n, "end") +
-             ") - static_cast<uint64_t>(" + var(n, "begin") + ") : 0);");
-      line("for (" + T2 + " " + v + " = " + var(n, "begin") + "; " + v + " < " + var(n, "end") + "; ++" + v + ") {");
-      {
-        Indent in(*this);
-        stopChecks(stops);
-        consume(n, v, inSegment);
-      }
-      line("}");
-      break;
-    }
-    case Node::ReadFile:
-    case Node::ReadText:
-    case Node::ScanVector:
-    case Node::Reread:
-    case Node::SortMerge:
-    case Node::ReduceMerge:
-    case Node::Merge:
-    case Node::Join:
-    case Node::Zip: {
-      std::string source = pullSource(n);
-      line("for (; !" + source + ".empty(); ++" + source + ") {");
-      {
-        Indent in(*this);
-        stopChecks(stops);
-        // maybe_unused: a consumer such as count() does not look at the element
-        line("[[maybe_unused]] const auto& " + v + " = *" + source + ";");
-        consume(n, v, inSegment);
-      }
-      line("}");
-      break;
-    }
-    default: break;
-    }
-  }
+  // 3. One loop per root.
+  for (int id : roots) codeOf(plan_.nodes[id]).loop(plan_.nodes[id], segment);
   // 4. What ends with the segment: files are completed, vectors flushed.
-  for (int id : nodes) finishNode(plan_.nodes[id]);
+  for (int id : nodes) codeOf(plan_.nodes[id]).finish(plan_.nodes[id]);
 }
 
-bool Generator::downstreamOfLambda(const Node& n, const std::set<int>& inSegment) const {
+void Generator::pullLoop(const Node& n, const Segment& segment) {
+  const std::string source = codeOf(n).pullSource(n), v = var(n, "v");
+  line("for (; !" + source + ".empty(); ++" + source + ") {");
+  {
+    Indent in(*this);
+    stopChecks(segment.stops);
+    // maybe_unused: a consumer such as count() does not look at the element
+    line("[[maybe_unused]] const auto& " + v + " = *" + source + ";");
+    consume(n, v, segment);
+  }
+  line("}");
+}
+
+bool Generator::downstreamOfLambda(const Node& n, const std::set<int>& inSegment) {
   for (int in : n.inputs)
     if (inSegment.count(in) && (hasDownstreamLambda(plan_.nodes[in]) || downstreamOfLambda(plan_.nodes[in], inSegment)))
       return true;
@@ -359,30 +299,14 @@ std::string Generator::uniqueKeysEqual(const UniqueStage& u) const {
   return "[](const " + T + "& a, const " + T + "& b) { return " + same + "; }";
 }
 
-std::string Generator::pullSource(const Node& n) {
-  return n.kind == Node::SortMerge || n.kind == Node::ReduceMerge ? var(n, "merge") : var(n, "in");
-}
-
 std::string Generator::pulledInput(const Node& input) {
   // A stream read again by later statements is written out as it is pulled.
   if (const Node* m = materializerOf(input)) {
-    line("auto " + var(input, "tee") + " = flow::stream::tee(" + pullSource(input) + ", " + var(*m, "mat") + ");");
+    line("auto " + var(input, "tee") + " = flow::stream::tee(" + codeOf(input).pullSource(input) + ", " + var(*m, "mat") +
+         ");");
     return var(input, "tee");
   }
-  return pullSource(input);
-}
-
-const sema::Type* Generator::elementType(const Node& n) const {
-  switch (n.kind) {
-  case Node::ForStage: return n.get<ForStage>()->elementType;
-  case Node::Concat: return n.get<ConcatSource>()->elementType;
-  case Node::Join: return n.get<JoinSource>()->elementType;
-  case Node::Zip: return n.get<ZipSource>()->elementType;
-  case Node::Fold:
-  case Node::ReduceRuns:
-  case Node::ReduceMerge: return n.get<ReduceStage>()->elementType;
-  default: throw std::logic_error("codegen: no element type for node " + n.name);
-  }
+  return codeOf(input).pullSource(input);
 }
 
 const Node* Generator::materializerOf(const Node& n) const {
@@ -391,336 +315,10 @@ const Node* Generator::materializerOf(const Node& n) const {
   return nullptr;
 }
 
-bool Generator::declarePullNode(const Node& n) {
-  const std::string v = var(n, "in");
-  auto input = [&] { return pulledInput(plan_.nodes[n.inputs[0]]); };
-  switch (n.kind) {
-  case Node::Generate: {
-    auto& g = *n.get<GenerateSource>();
-    line("auto " + v + " = flow::stream::generate(" + expr(*g.count) + ", [&](uint64_t " + name(g.indexSymbol) +
-         ") -> " + type(g.elementType) + " { return " + expr(*g.body) + "; });");
-    return true;
-  }
-  case Node::Range: {
-    auto& r = *n.get<RangeSource>();
-    const std::string T = type(r.elementType);
-    line("auto " + v + " = flow::stream::range<" + T + ">(" + expr(*r.begin) + ", " + expr(*r.end) + ");");
-    return true;
-  }
-  case Node::Map: {
-    auto& m = *n.get<MapStage>();
-    line("auto " + v + " = flow::stream::map(" + input() + ", [&](const " + type(m.varSymbol->type) + "& " +
-         name(m.varSymbol) + ") -> " + type(m.elementType) + " { return " + expr(*m.body) + "; });");
-    return true;
-  }
-  case Node::Filter: {
-    auto& f = *n.get<FilterStage>();
-    line("auto " + v + " = flow::stream::filter(" + input() + ", [&](const " + type(f.varSymbol->type) + "& " +
-         name(f.varSymbol) + ") -> bool { return " + expr(*f.cond) + "; });");
-    return true;
-  }
-  case Node::Unique: {
-    auto& u = *n.get<UniqueStage>();
-    const std::string same = uniqueKeysEqual(u);
-    if (same.empty()) {
-      line("auto " + v + " = flow::stream::unique(" + input() + ");");
-      return true;
-    }
-    line("auto " + v + " = flow::stream::unique(" + input() + ", " + same + ");");
-    return true;
-  }
-  case Node::Take:
-    line("auto " + v + " = flow::stream::take(" + input() + ", " + expr(*n.get<TakeStage>()->count) + ");");
-    return true;
-  case Node::Fold: {
-    auto& r = *n.get<ReduceStage>();
-    declareCombine(n, r);
-    line("auto " + v + " = flow::stream::reduce_sorted(" + input() + ", " +
-         sameKeys(keysOf(r.keyOrder), r.elementType) + ", " + var(n, "combine") + ");");
-    return true;
-  }
-  default: return false; // declared as when not pulled
-  }
-}
-
-void Generator::declareNode(const Node& n) {
-  if (pulled_.count(n.id) && declarePullNode(n)) return;
-  switch (n.kind) {
-  case Node::SortRuns: {
-    auto& s = *n.get<SortStage>();
-    std::string T = type(s.elementType);
-    line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.runs) + " runs") +
-         " estimated");
-    compiledApart("flow::algo::runs_creator<" + T + ", " + orderType(s.order->order) + ">", kRunsCreatorCost);
-    line("flow::algo::runs_creator<" + T + ", " + orderType(s.order->order) + "> " + var(n, "runs") + "(" +
-         memoryOf(n) + ", {}, fl_sort_options);");
-    break;
-  }
-  case Node::SortMerge: {
-    const Node& creator = plan_.nodes[n.partner];
-    auto& s = *n.get<SortStage>();
-    line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.passes) + " pass(es)") +
-         " estimated");
-    compiledApart("flow::algo::runs_merger<" + type(s.elementType) + ", " + orderType(s.order->order) + ">", kRunsMergerCost);
-    line("flow::algo::runs_merger<" + type(s.elementType) + ", " + orderType(s.order->order) + "> " + var(n, "merge") +
-         "(std::move(" + var(creator, "sorted") + "), " + memoryOf(n) + ", {}, fl_sort_options);");
-    break;
-  }
-  case Node::ReadFile: {
-    auto& r = *n.get<ReadSource>();
-    // `where` names the script line when standard input ends inside an element.
-    // Its buffers are the plan's (flow::io::typed_file_memory: at least one chunk).
-    line("flow::io::file_reader<" + type(r.elementType) + "> " + var(n, "in") + "(" + path(r.path) +
-         ", flow::io::typed_file_memory<" + type(r.elementType) + ">(" + memoryOf(n) + "), true, " + where(r.loc) +
-         ");");
-    break;
-  }
-  case Node::ReadText: {
-    auto& r = *n.get<ReadSource>();
-    line("flow::script::text_reader<" + type(r.elementType) + ", " + textFields(r.elementType) + "> " + var(n, "in") +
-         "(" + path(r.path) + ");");
-    break;
-  }
-  case Node::ScanVector: {
-    // The vector's symbol is the scan's source (scan(v) or a bare vector name).
-    line("auto " + var(n, "in") + " = " + name(n.get<Symbol>()) + ".scan();");
-    break;
-  }
-  case Node::Reread: line("auto " + var(n, "in") + " = " + var(plan_.nodes[n.inputs[0]], "mat") + ".scan();"); break;
-  case Node::Merge: {
-    // The runtime's merge (a loser tree; ties go to the earlier input) over the inputs'
-    // pull streams.
-    std::string inputs;
-    for (int in : n.inputs) inputs += ", " + pulledInput(plan_.nodes[in]);
-    line("auto " + var(n, "in") + " = flow::stream::merge<" + orderType(n.get<MergeSource>()->order.order) + ">(" +
-         inputs.substr(2) + ");");
-    break;
-  }
-  case Node::Join: {
-    auto& j = *n.get<JoinSource>();
-    const std::string L = type(j.inputs[0]->elementType), R = type(j.inputs[1]->elementType);
-    // The keys compared across the two sides, and the right side's groups of equal keys.
-    line("auto " + var(n, "compare") + " = [](const " + L + "& a, const " + R + "& b) -> int {");
-    {
-      Indent in(*this);
-      const auto& left = j.keys[0].resolved;
-      const auto& right = j.keys[1].resolved;
-      const std::vector<sema::OrderKeyInfo> lk = keysOf(left), rk = keysOf(right);
-      for (size_t k = 0; k < lk.size(); ++k) {
-        const std::string a = "a" + keyPath(lk[k], left->type), b = "b" + keyPath(rk[k], right->type);
-        const bool desc = lk[k].descending;
-        line("if (" + (desc ? keyLess(lk[k].type, b, a) : keyLess(lk[k].type, a, b)) + ") return -1;");
-        line("if (" + (desc ? keyLess(lk[k].type, a, b) : keyLess(lk[k].type, b, a)) + ") return 1;");
-      }
-      line("return 0;");
-    }
-    line("};");
-    line("auto " + var(n, "same") + " = " + sameKeys(keysOf(j.keys[1].resolved), j.keys[1].resolved->type) + ";");
-    std::string params = "const " + L + "& " + name(j.fn.params[0].symbol) + ", const " + R + "& " +
-                         name(j.fn.params[1].symbol);
-    if (j.left) params += ", [[maybe_unused]] bool " + name(j.fn.params[2].symbol); // the script may ignore it
-    line("auto " + var(n, "fn") + " = [&](" + params + ") -> " + type(j.elementType) + " { return " + expr(*j.fn.body) +
-         "; };");
-    line("auto " + var(n, "in") + " = flow::stream::" + (j.left ? "left_join" : "join") + "(" +
-         pulledInput(plan_.nodes[n.inputs[0]]) + ", " + pulledInput(plan_.nodes[n.inputs[1]]) + ", " +
-         var(n, "compare") + ", " + var(n, "same") + ", " + var(n, "fn") + ", " + memoryOf(n) + ", fl_program.block());");
-    break;
-  }
-  case Node::Zip: {
-    auto& z = *n.get<ZipSource>();
-    std::string params, inputs;
-    for (size_t i = 0; i < z.inputs.size(); ++i) {
-      params += (i ? ", const " : "const ") + type(z.inputs[i]->elementType) + "& " + name(z.fn.params[i].symbol);
-      inputs += ", " + pulledInput(plan_.nodes[n.inputs[i]]);
-    }
-    line("auto " + var(n, "fn") + " = [&](" + params + ") -> " + type(z.elementType) + " { return " + expr(*z.fn.body) +
-         "; };");
-    line("auto " + var(n, "in") + " = flow::stream::zip(" + where(n.loc) + ", " + var(n, "fn") + inputs + ");");
-    break;
-  }
-  case Node::ReduceRuns: {
-    auto& r = *n.get<ReduceStage>();
-    const std::string T = type(r.elementType);
-    declareCombine(n, r);
-    const std::string order = orderType(r.keyOrder);
-    line("// " + n.name + ": " + (n.hashed ? "a hash table" : "run formation") + " that combines equal keys");
-    classesInMainCost_ += n.hashed ? kHashReduceCost : kRunsCreatorCost;
-    if (n.hashed) {
-      line("auto " + var(n, "hash") + " = " + hashKeys(r) + ";");
-      line("auto " + var(n, "same") + " = " + sameKeys(keysOf(r.keyOrder), r.elementType) + ";");
-      line("flow::stream::hash_reduce_runs<" + T + ", " + order + ", decltype(" + var(n, "hash") + "), decltype(" +
-           var(n, "same") + "), decltype(" + var(n, "combine") + ")> " + var(n, "runs") + "(" + memoryOf(n) + ", " +
-           var(n, "combine") + ", fl_sort_options, " + var(n, "hash") + ", " + var(n, "same") + ", " + order +
-           "{}, static_cast<uint64_t>(fl_nodes[" + std::to_string(n.partner) + "].elements));");
-    } else {
-      line("flow::stream::reduce_runs<" + T + ", " + order + ", decltype(" + var(n, "combine") + ")> " + var(n, "runs") +
-           "(" + memoryOf(n) + ", " + var(n, "combine") + ", fl_sort_options);");
-    }
-    break;
-  }
-  case Node::ReduceMerge: {
-    auto& r = *n.get<ReduceStage>();
-    const Node& runs = plan_.nodes[n.partner];
-    classesInMainCost_ += kRunsMergerCost;
-    line("flow::stream::reduce_merge<" + type(r.elementType) + ", " + orderType(r.keyOrder) + ", decltype(" +
-         var(runs, "combine") + ")> " + var(n, "merge") + "(std::move(" + var(runs, "sorted") + "), " + memoryOf(n) +
-         ", " + var(runs, "combine") + ", fl_sort_options);");
-    break;
-  }
-  case Node::Fold: {
-    auto& r = *n.get<ReduceStage>();
-    declareCombine(n, r);
-    line("auto " + var(n, "same") + " = " + sameKeys(keysOf(r.keyOrder), r.elementType) + ";");
-    line("flow::stream::fold_groups<" + type(r.elementType) + ", decltype(" + var(n, "same") + "), decltype(" +
-         var(n, "combine") + ")> " + var(n, "fold") + "(" + var(n, "same") + ", " + var(n, "combine") + ");");
-    break;
-  }
-  case Node::Unique: {
-    auto& u = *n.get<UniqueStage>();
-    const std::string T = type(u.elementType);
-    const std::string same = uniqueKeysEqual(u);
-    if (same.empty()) {
-      line("flow::stream::first_of_group<" + T + "> " + var(n, "unique") + ";");
-      break;
-    }
-    line("auto " + var(n, "same") + " = " + same + ";");
-    line("flow::stream::first_of_group<" + T + ", decltype(" + var(n, "same") + ")> " + var(n, "unique") + "(" +
-         var(n, "same") + ");");
-    break;
-  }
-  case Node::Take:
-    line("flow::stream::take_count " + var(n, "take") + "(" + expr(*n.get<TakeStage>()->count) + ");");
-    break;
-  case Node::WriteFile: {
-    auto& w = *n.get<WriteStmt>();
-    line("flow::io::file_writer<" + type(w.pipeline->elementType) + "> " + var(n, "out") + "(" + path(w.path) +
-         ", flow::io::typed_file_memory<" + type(w.pipeline->elementType) + ">(" + memoryOf(n) + "));");
-    break;
-  }
-  case Node::WriteText: {
-    auto& w = *n.get<WriteStmt>();
-    line("flow::script::text_writer<" + type(w.pipeline->elementType) + ", " + textFields(w.pipeline->elementType) +
-         "> " + var(n, "out") + "(" + path(w.path) + ");");
-    break;
-  }
-  default: break;
-  }
-}
-
-void Generator::consume(const Node& from, const std::string& v, const std::set<int>& inSegment) {
+void Generator::consume(const Node& from, const std::string& v, const Segment& segment) {
   line("++" + counter(from) + ".elements;");
   for (int c : consumers_[from.id])
-    if (inSegment.count(c)) emitNode(plan_.nodes[c], v, inSegment);
-}
-
-void Generator::emitNode(const Node& n, const std::string& in, const std::set<int>& inSegment) {
-  const std::string v = var(n, "v");
-  switch (n.kind) {
-  case Node::Map: {
-    auto& m = *n.get<MapStage>();
-    line("{");
-    Indent x(*this);
-    line("const auto& " + name(m.varSymbol) + " = " + in + ";");
-    line("const " + type(m.elementType) + " " + v + " = " + expr(*m.body) + ";");
-    consume(n, v, inSegment);
-    --indent_;
-    line("}");
-    ++indent_;
-    break;
-  }
-  case Node::Filter: {
-    auto& f = *n.get<FilterStage>();
-    line("{");
-    {
-      Indent x(*this);
-      line("const auto& " + name(f.varSymbol) + " = " + in + ";");
-      line("if (" + expr(*f.cond) + ") {");
-      {
-        Indent y(*this);
-        consume(n, in, inSegment);
-      }
-      line("}");
-    }
-    line("}");
-    break;
-  }
-  case Node::Unique:
-    line("if (" + var(n, "unique") + ".admit(" + in + ")) {");
-    {
-      Indent x(*this);
-      consume(n, in, inSegment);
-    }
-    line("}");
-    break;
-  case Node::Take:
-    line("if (" + var(n, "take") + ".admit()) {");
-    {
-      Indent x(*this);
-      consume(n, in, inSegment);
-    }
-    line("}");
-    break;
-  case Node::ForStage: {
-    auto& f = *n.get<ForStage>();
-    line("{");
-    {
-      Indent x(*this);
-      line("const auto& " + name(f.varSymbol) + " = " + in + ";");
-      emitStageStatements(n, f.body);
-    }
-    line("}");
-    break;
-  }
-  case Node::SortRuns:
-  case Node::ReduceRuns: line(var(n, "runs") + ".push(" + in + ");"); break;
-  case Node::Concat: line(var(n, "emit") + "(" + in + ");"); break;
-  case Node::Fold: line(var(n, "fold") + ".push(" + in + ", " + var(n, "emit") + ");"); break;
-  case Node::Branch: consume(n, in, inSegment); break;
-  case Node::Materialize: line(var(n, "mat") + ".push_back(" + in + ");"); break;
-  case Node::VectorBuild: line(name(n.get<VectorDecl>()->symbol) + ".push_back(" + in + ");"); break;
-  case Node::VectorRefill: line(var(n, "new") + ".push_back(" + in + ");"); break;
-  case Node::WriteFile:
-  case Node::WriteText: line(var(n, "out") + ".push(" + in + ");"); break;
-  case Node::Aggregate: {
-    const std::string acc = aggregateVar(n);
-    switch (*n.get<CallExpr>()->builtin) {
-    case ast::Builtin::Count: line("++" + acc + ";"); break;
-    case ast::Builtin::Sum:
-      if (n.get<CallExpr>()->type->isInteger()) // wraps around, like all integer arithmetic
-        line(acc + " = flow::script::add<" + type(n.get<CallExpr>()->type) + ">(" + acc + ", " + in + ");");
-      else
-        line(acc + " += " + in + ";");
-      break;
-    default: {
-      const bool min = *n.get<CallExpr>()->builtin == ast::Builtin::Min;
-      const sema::Type* t = n.get<CallExpr>()->type;
-      line("if (!" + var(n, "any") + " || " + (min ? keyLess(t, in, acc) : keyLess(t, acc, in)) + ") {");
-      line("  " + acc + " = " + in + ";");
-      line("  " + var(n, "any") + " = true;");
-      line("}");
-    }
-    }
-    break;
-  }
-  case Node::Loop: {
-    auto& f = *n.get<ForInStmt>();
-    line("{");
-    {
-      Indent x(*this);
-      line("const auto& " + name(f.varSymbol) + " = " + in + ";");
-      // Its body is in a lambda when its pipeline has a for stage: `break` then sets the
-      // flag its source loop tests, and `continue` returns.
-      bool inLambda = downstreamOfLambda(n, inSegment);
-      std::string stop = inLambda ? var(n, "stop") : "";
-      loops_.push_back({inLambda, stop});
-      emitStatements(f.body);
-      loops_.pop_back();
-    }
-    line("}");
-    break;
-  }
-  default: break;
-  }
+    if (segment.nodes.count(c)) codeOf(plan_.nodes[c]).element(plan_.nodes[c], v, segment);
 }
 
 void Generator::emitStageStatements(const Node& stage, const std::vector<StmtPtr>& body) {
@@ -731,55 +329,6 @@ void Generator::emitStageStatements(const Node& stage, const std::vector<StmtPtr
   emitStatements(body);
   loops_.pop_back();
   emitTargets_.pop_back();
-}
-
-void Generator::finishNode(const Node& n) {
-  switch (n.kind) {
-  case Node::SortRuns:
-  case Node::ReduceRuns:
-    // The last runs are written before the phase ends, so their I/O counts in it.
-    line("auto " + var(n, "sorted") + " = " + var(n, "runs") + ".result();");
-    break;
-  case Node::Fold:
-    if (!pulled_.count(n.id)) line(var(n, "fold") + ".finish(" + var(n, "emit") + "); // the last group");
-    break;
-  case Node::ForStage: {
-    auto& f = *n.get<ForStage>();
-    if (!f.hasEnd) break;
-    line("{ // end block of the for stage at " + describe(f.loc) +
-         ", after its last element");
-    {
-      Indent x(*this);
-      emitStageStatements(n, f.end);
-    }
-    line("}");
-    break;
-  }
-  case Node::WriteFile:
-  case Node::WriteText: line(var(n, "out") + ".finish();"); break;
-  case Node::ReadFile:
-  case Node::ScanVector:
-  case Node::Reread:
-    // The plan gives a reader's buffers to the phases after its own; the reader object
-    // lives to the end of the statement.
-    line(var(n, "in") + ".close(); // its buffers go back as its phase ends");
-    break;
-  case Node::Materialize: line(var(n, "mat") + ".flush();"); break;
-  case Node::VectorBuild:
-    // Built: its cached blocks go back (the plan gives them to this phase only; a vector
-    // built in a loop body would hold them through the round's later phases).
-    line(name(n.get<VectorDecl>()->symbol) + ".release_cache(); // written, its buffers go back");
-    break;
-  case Node::VectorRefill: line(var(n, "new") + ".flush(); // written within the phase"); break;
-  case Node::Aggregate: {
-    const ast::Builtin fn = *n.get<CallExpr>()->builtin;
-    if (fn == ast::Builtin::Min || fn == ast::Builtin::Max)
-      line("if (!" + var(n, "any") + ") throw flow::script::script_error(std::string(" + where(n.loc) + ") + \": " +
-           ast::info(fn).name + " of an empty stream\");");
-    break;
-  }
-  default: break;
-  }
 }
 
 } // namespace flow::codegen

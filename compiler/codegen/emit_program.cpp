@@ -20,6 +20,10 @@ using sema::Type;
 
 Generator::Generator(const sema::CheckedProgram& program, const plan::Plan& plan, const CodegenOptions& options)
     : program_(program), plan_(plan), options_(options) {
+  // In Node::Kind order: the table's.
+#define FLOW_NODE(Kind, ...) codegen_.push_back(make##Kind##Codegen(*this));
+#include "plan/node_kinds.def"
+#undef FLOW_NODE
   consumers_.resize(plan.nodes.size());
   for (const Node& n : plan.nodes)
     for (int in : n.inputs) consumers_[in].push_back(n.id);
@@ -671,14 +675,7 @@ GeneratedCpp Generator::run() {
   // the planner's block size (its I/O model assumes it) and the --threads of the run
   // (maybe_unused: a program without a sort has it too)
   line("[[maybe_unused]] const flow::algo::sort_options fl_sort_options{.block_bytes = fl_program.block(), .threads = fl_program.threads()};");
-  // Materialized streams outlive the statement that writes them: the statements that
-  // read them back may be anywhere after it, in other blocks.
-  for (const Node& n : plan_.nodes)
-    if (n.kind == Node::Materialize) {
-      compiledApart("flow::containers::vector<" + type(n.get<Symbol>()->type) + ">", kVectorCost);
-      line("flow::containers::vector<" + type(n.get<Symbol>()->type) + "> " + var(n, "mat") + "(" + memoryOf(n) + ", " +
-           blockBytes() + "); // stream " + n.get<Symbol>()->name + ", written once, read back later");
-    }
+  for (const Node& n : plan_.nodes) codeOf(n).programState(n);
   std::vector<const Symbol*> topVectors; // declared so far
   for (const StmtPtr& s : program_.ast->items) {
     // `v[i]` gets the block cache the planner sized for this statement, and the vector
@@ -714,13 +711,8 @@ GeneratedCpp Generator::run() {
   for (const char* optional : {"flow/plan/reduce_model.hpp", "flow/stream/join.hpp", "flow/stream/combine.hpp",
                                "flow/stream/reduce.hpp", "flow/stream/sources.hpp"})
     used.erase(optional);
-  for (const Node& n : plan_.nodes) {
-    if (n.kind == Node::Join) used.insert("flow/stream/join.hpp");
-    if (n.kind == Node::Zip || n.kind == Node::Concat) used.insert("flow/stream/combine.hpp");
-    if (n.kind == Node::ReduceRuns || n.kind == Node::Fold) used.insert("flow/stream/reduce.hpp");
-    if (n.kind == Node::ReduceRuns) used.insert("flow/plan/reduce_model.hpp"); // its estimate
-    if (n.kind == Node::Generate || n.kind == Node::Range) used.insert("flow/stream/sources.hpp");
-  }
+  for (const Node& n : plan_.nodes)
+    for (const std::string& h : codeOf(n).headers()) used.insert(h);
   for (const std::string& h : runtimeHeaders())
     if (used.count(h)) line("#include \"" + h + "\"");
   for (const auto& h : program_.headers) line("#include " + quote(h->path));

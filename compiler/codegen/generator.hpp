@@ -1,8 +1,13 @@
 #pragma once
 // The code generator's state and its parts: types and orders (emit_types.cpp),
-// expressions (emit_expr.cpp), pipelines from the plan's nodes (emit_pipeline.cpp),
+// expressions (emit_expr.cpp), keys (emit_keys.cpp), segments of pipelines from the
+// plan's nodes (emit_pipeline.cpp), each node kind's code (nodes/*.cpp, NodeCodegen),
 // statements and the program around them (emit_program.cpp).
+//
+// The node kinds' classes use its helpers: everything below run() is for codegen's own
+// files, public so that the classes need no friendship.
 #include "codegen/codegen.hpp"
+#include "codegen/node_codegen.hpp"
 
 #include <functional>
 #include <map>
@@ -27,7 +32,6 @@ public:
   Generator(const sema::CheckedProgram& program, const plan::Plan& plan, const CodegenOptions& options);
   GeneratedCpp run();
 
-private:
   /// `code` as clang-format lays it out (unless CodegenOptions::format is off).
   std::string format(const std::string& code) const;
   // ---- names and types (emit_types.cpp)
@@ -85,17 +89,19 @@ private:
   bool hasAggregate(const ast::Expr& e) const;
 
   // ---- pipelines (emit_pipeline.cpp)
+  /// The class that generates nodes of n's kind.
+  NodeCodegen& codeOf(const Node& n);
   void emitOwner(const plan::Owner& owner, bool topLevel);
   /// `phase`: the segment is a phase of its own (begin_phase before it), whose element
   /// count it tells the program once its nodes exist (fl_program.expect).
   void emitSegment(const std::vector<int>& nodes, bool phase = false);
-  /// The elements pull node `n` will put out, as C++ evaluated after the segment's nodes
-  /// are declared (a merge's count, a file's size, a vector's length); "" if not known.
+  /// The elements node `n` will put out, as C++ evaluated after the segment's nodes are
+  /// declared (a merge's count, a file's size, a vector's length); "" if not known.
   std::string runtimeCount(const plan::Node& n);
-  void declareNode(const plan::Node& n);
-  /// A node a merge, join or zip pulls from, as the runtime's pull node; false for the
-  /// nodes declared the same way whether pulled or not (files, sort outputs).
-  bool declarePullNode(const plan::Node& n);
+  /// The sum of the counts of n's inputs, or "" if one is not known.
+  std::string sumOfCounts(const plan::Node& n);
+  /// A segment's loop over the pull stream of `n` (a reader, a sort's merge, a merge, join or zip).
+  void pullLoop(const plan::Node& n, const Segment& segment);
   /// The lambdas of a reduce: combine (the script's function, with the group's keys
   /// restored), and the keys' equality and hash.
   void declareCombine(const plan::Node& n, const ast::ReduceStage& r);
@@ -111,18 +117,15 @@ private:
   static std::vector<sema::OrderKeyInfo> keysOf(const sema::OrderInfo* order);
   std::string keyPath(const sema::OrderKeyInfo& key, const sema::Type* element) const;
   std::string pulledInput(const plan::Node& input); // its pull stream, written out as read where it must be
-  const sema::Type* elementType(const plan::Node& n) const;
-  bool hasDownstreamLambda(const plan::Node& n) const;
+  bool hasDownstreamLambda(const plan::Node& n);
   /// `[](const T& a, const T& b) { … }`: whether two elements have the same `unique` keys
   /// (in the total order), or "" for a whole element without floats (the runtime's ==).
   std::string uniqueKeysEqual(const ast::UniqueStage& u) const;
   void emitStageStatements(const plan::Node& stage, const std::vector<ast::StmtPtr>& body);
-  void consume(const plan::Node& from, const std::string& var, const std::set<int>& inSegment);
-  void emitNode(const plan::Node& n, const std::string& var, const std::set<int>& inSegment);
-  void finishNode(const plan::Node& n); // at the end of its segment
-  std::string pullSource(const plan::Node& n); // a pull stream variable for a merge input
+  /// Counts the element `var` that `from` hands on, and generates its consumers' code for it.
+  void consume(const plan::Node& from, const std::string& var, const Segment& segment);
   const plan::Node* materializerOf(const plan::Node& n) const; // the node writing n out for later readers
-  bool downstreamOfLambda(const plan::Node& n, const std::set<int>& inSegment) const;
+  bool downstreamOfLambda(const plan::Node& n, const std::set<int>& inSegment);
   void stopChecks(const std::vector<std::string>& stops);
   static std::string quote(const std::string& text); // a C++ string literal
   std::string keyPath(const ast::Expr& key, const sema::Type* element) const; // ".s_src", ".s_key[0]"
@@ -173,6 +176,7 @@ private:
 
   const sema::CheckedProgram& program_;
   const plan::Plan& plan_;
+  std::vector<std::unique_ptr<NodeCodegen>> codegen_; // by Node::Kind
   CodegenOptions options_;
   std::ostringstream out_;
   int indent_ = 0;

@@ -1,0 +1,102 @@
+// A reduce (flow/stream/reduce.hpp): on input already in key order a streaming fold of
+// each group; else a sort that combines equal keys — run formation, or a hash table that
+// spills sorted runs when its keys do not fit, then a merge that combines across runs.
+// Its combine function is the script's, with the group's keys put back (emit_keys.cpp).
+#include "codegen/generator.hpp"
+
+namespace flow::codegen {
+
+using namespace flow::ast;
+
+namespace {
+
+class ReduceRunsCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  std::vector<std::string> headers() const override {
+    return {"flow/stream/reduce.hpp", "flow/plan/reduce_model.hpp"}; // the model: its estimate
+  }
+  void declare(const Node& n) override {
+    auto& r = *n.get<ReduceStage>();
+    const std::string T = g.type(r.elementType), combine = g.var(n, "combine");
+    g.declareCombine(n, r);
+    const std::string order = g.orderType(r.keyOrder);
+    g.line("// " + n.name + ": " + (n.hashed ? "a hash table" : "run formation") + " that combines equal keys");
+    g.classesInMainCost_ += n.hashed ? kHashReduceCost : kRunsCreatorCost;
+    if (!n.hashed) {
+      g.line("flow::stream::reduce_runs<" + T + ", " + order + ", decltype(" + combine + ")> " + g.var(n, "runs") + "(" +
+             g.memoryOf(n) + ", " + combine + ", fl_sort_options);");
+      return;
+    }
+    const std::string hash = g.var(n, "hash"), same = g.var(n, "same");
+    g.line("auto " + hash + " = " + g.hashKeys(r) + ";");
+    g.line("auto " + same + " = " + g.sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ";");
+    g.line("flow::stream::hash_reduce_runs<" + T + ", " + order + ", decltype(" + hash + "), decltype(" + same +
+           "), decltype(" + combine + ")> " + g.var(n, "runs") + "(" + g.memoryOf(n) + ", " + combine +
+           ", fl_sort_options, " + hash + ", " + same + ", " + order + "{}, static_cast<uint64_t>(fl_nodes[" +
+           std::to_string(n.partner) + "].elements));");
+  }
+  void element(const Node& n, const std::string& in, const Segment&) override {
+    g.line(g.var(n, "runs") + ".push(" + in + ");");
+  }
+  void finish(const Node& n) override {
+    // The last runs are written before the phase ends, so their I/O counts in it.
+    g.line("auto " + g.var(n, "sorted") + " = " + g.var(n, "runs") + ".result();");
+  }
+  const sema::Type* outputType(const Node& n) const override { return n.get<ReduceStage>()->elementType; }
+};
+
+class ReduceMergeCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  void declare(const Node& n) override {
+    auto& r = *n.get<ReduceStage>();
+    const Node& runs = g.plan_.nodes[n.partner];
+    g.classesInMainCost_ += kRunsMergerCost;
+    g.line("flow::stream::reduce_merge<" + g.type(r.elementType) + ", " + g.orderType(r.keyOrder) + ", decltype(" +
+           g.var(runs, "combine") + ")> " + g.var(n, "merge") + "(std::move(" + g.var(runs, "sorted") + "), " +
+           g.memoryOf(n) + ", " + g.var(runs, "combine") + ", fl_sort_options);");
+  }
+  std::string pullSource(const Node& n) const override { return g.var(n, "merge"); }
+  const sema::Type* outputType(const Node& n) const override { return n.get<ReduceStage>()->elementType; }
+};
+
+/// A reduce of input in key order: each group folded as it streams by.
+class FoldCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  std::vector<std::string> headers() const override { return {"flow/stream/reduce.hpp"}; }
+  bool declarePulled(const Node& n) override {
+    auto& r = *n.get<ReduceStage>();
+    g.declareCombine(n, r);
+    g.line("auto " + g.var(n, "in") + " = flow::stream::reduce_sorted(" + g.pulledInput(g.plan_.nodes[n.inputs[0]]) +
+           ", " + g.sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ", " + g.var(n, "combine") + ");");
+    return true;
+  }
+  void declare(const Node& n) override {
+    auto& r = *n.get<ReduceStage>();
+    const std::string same = g.var(n, "same"), combine = g.var(n, "combine");
+    g.declareCombine(n, r);
+    g.line("auto " + same + " = " + g.sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ";");
+    g.line("flow::stream::fold_groups<" + g.type(r.elementType) + ", decltype(" + same + "), decltype(" + combine +
+           ")> " + g.var(n, "fold") + "(" + same + ", " + combine + ");");
+  }
+  // Pushed, a group is complete when the next begins or the input ends: it puts out from
+  // its push and from its flush.
+  bool downstreamLambda(const Node& n) const override { return !g.pulled_.count(n.id); }
+  const sema::Type* outputType(const Node& n) const override { return n.get<ReduceStage>()->elementType; }
+  void element(const Node& n, const std::string& in, const Segment&) override {
+    g.line(g.var(n, "fold") + ".push(" + in + ", " + g.var(n, "emit") + ");");
+  }
+  void finish(const Node& n) override {
+    if (!g.pulled_.count(n.id)) g.line(g.var(n, "fold") + ".finish(" + g.var(n, "emit") + "); // the last group");
+  }
+};
+
+} // namespace
+
+std::unique_ptr<NodeCodegen> makeReduceRunsCodegen(Generator& g) { return std::make_unique<ReduceRunsCodegen>(g); }
+std::unique_ptr<NodeCodegen> makeReduceMergeCodegen(Generator& g) { return std::make_unique<ReduceMergeCodegen>(g); }
+std::unique_ptr<NodeCodegen> makeFoldCodegen(Generator& g) { return std::make_unique<FoldCodegen>(g); }
+
+} // namespace flow::codegen

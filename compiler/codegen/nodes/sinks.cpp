@@ -1,0 +1,165 @@
+// Sinks: writes of binary and text files, a vector built from a pipeline or refilled
+// (`v = pipeline;`), a stream written out for the statements that read it again, the
+// aggregates count, sum, min and max, and a `for x in pipeline` loop's body.
+#include "codegen/generator.hpp"
+
+namespace flow::codegen {
+
+using namespace flow::ast;
+using sema::Symbol;
+
+namespace {
+
+/// Files the script writes: completed (flushed, then renamed into place) as their
+/// segment ends.
+class WriterCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  void element(const Node& n, const std::string& in, const Segment&) override {
+    g.line(g.var(n, "out") + ".push(" + in + ");");
+  }
+  void finish(const Node& n) override { g.line(g.var(n, "out") + ".finish();"); }
+};
+
+class WriteFileCodegen : public WriterCodegen {
+public:
+  using WriterCodegen::WriterCodegen;
+  void declare(const Node& n) override {
+    auto& w = *n.get<WriteStmt>();
+    const std::string T = g.type(w.pipeline->elementType);
+    g.line("flow::io::file_writer<" + T + "> " + g.var(n, "out") + "(" + g.path(w.path) +
+           ", flow::io::typed_file_memory<" + T + ">(" + g.memoryOf(n) + "));");
+  }
+};
+
+class WriteTextCodegen : public WriterCodegen {
+public:
+  using WriterCodegen::WriterCodegen;
+  void declare(const Node& n) override {
+    auto& w = *n.get<WriteStmt>();
+    g.line("flow::script::text_writer<" + g.type(w.pipeline->elementType) + ", " +
+           g.textFields(w.pipeline->elementType) + "> " + g.var(n, "out") + "(" + g.path(w.path) + ");");
+  }
+};
+
+/// `vector v = pipeline;` (the vector is declared by its statement, emitTopLevel).
+class VectorBuildCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  void element(const Node& n, const std::string& in, const Segment&) override {
+    g.line(g.name(n.get<VectorDecl>()->symbol) + ".push_back(" + in + ");");
+  }
+  void finish(const Node& n) override {
+    // Built: its cached blocks go back (the plan gives them to this phase only; a vector
+    // built in a loop body would hold them through the round's later phases).
+    g.line(g.name(n.get<VectorDecl>()->symbol) + ".release_cache(); // written, its buffers go back");
+  }
+};
+
+/// `v = pipeline;`: the new contents go to a vector of their own (emitRefill), which
+/// takes v's place once the pipeline, which may read v, is done.
+class VectorRefillCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  void element(const Node& n, const std::string& in, const Segment&) override {
+    g.line(g.var(n, "new") + ".push_back(" + in + ");");
+  }
+  void finish(const Node& n) override { g.line(g.var(n, "new") + ".flush(); // written within the phase"); }
+};
+
+/// A stream read by later statements: written to a vector declared at the start of the
+/// program, anew each time its statement runs.
+class MaterializeCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  void programState(const Node& n) override {
+    const Symbol& stream = *n.get<Symbol>();
+    const std::string vector = "flow::containers::vector<" + g.type(stream.type) + ">";
+    g.compiledApart(vector, kVectorCost);
+    g.line(vector + " " + g.var(n, "mat") + "(" + g.memoryOf(n) + ", " + g.blockBytes() + "); // stream " + stream.name +
+           ", written once, read back later");
+  }
+  void beforeStatement(const Node& n) override { g.line(g.var(n, "mat") + ".clear();"); }
+  void element(const Node& n, const std::string& in, const Segment&) override {
+    g.line(g.var(n, "mat") + ".push_back(" + in + ");");
+  }
+  void finish(const Node& n) override { g.line(g.var(n, "mat") + ".flush();"); }
+};
+
+/// count, sum, min, max of a stream: the result lives beyond the statement's block, for
+/// the expression that called it.
+class AggregateCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  void beforeStatement(const Node& n) override {
+    const CallExpr& call = *n.get<CallExpr>();
+    const std::string T = g.type(call.type), result = g.aggregateVar(n);
+    switch (*call.builtin) {
+    case Builtin::Count: g.line("uint64_t " + result + " = 0;"); break;
+    case Builtin::Sum: g.line(T + " " + result + " = 0;"); break;
+    default:
+      g.line(T + " " + result + "{};");
+      g.line("bool " + g.var(n, "any") + " = false;");
+    }
+  }
+  void element(const Node& n, const std::string& in, const Segment&) override {
+    const CallExpr& call = *n.get<CallExpr>();
+    const std::string result = g.aggregateVar(n);
+    switch (*call.builtin) {
+    case Builtin::Count: g.line("++" + result + ";"); break;
+    case Builtin::Sum:
+      if (call.type->isInteger()) // wraps around, like all integer arithmetic
+        g.line(result + " = flow::script::add<" + g.type(call.type) + ">(" + result + ", " + in + ");");
+      else
+        g.line(result + " += " + in + ";");
+      break;
+    default: {
+      const bool min = *call.builtin == Builtin::Min;
+      const std::string any = g.var(n, "any");
+      g.line("if (!" + any + " || " +
+             (min ? Generator::keyLess(call.type, in, result) : Generator::keyLess(call.type, result, in)) + ") {");
+      g.line("  " + result + " = " + in + ";");
+      g.line("  " + any + " = true;");
+      g.line("}");
+    }
+    }
+  }
+  void finish(const Node& n) override {
+    const Builtin fn = *n.get<CallExpr>()->builtin;
+    if (fn == Builtin::Min || fn == Builtin::Max)
+      g.line("if (!" + g.var(n, "any") + ") throw flow::script::script_error(std::string(" + g.where(n.loc) +
+             ") + \": " + ast::info(fn).name + " of an empty stream\");");
+  }
+};
+
+/// `for x in pipeline { … }`: the body runs per element. In a lambda (its pipeline has a
+/// for stage), `break` sets the flag its source loop tests and `continue` returns.
+class LoopCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  void element(const Node& n, const std::string& in, const Segment& segment) override {
+    auto& f = *n.get<ForInStmt>();
+    g.line("{");
+    {
+      Generator::Indent x(g);
+      g.line("const auto& " + g.name(f.varSymbol) + " = " + in + ";");
+      const bool inLambda = g.downstreamOfLambda(n, segment.nodes);
+      g.loops_.push_back({inLambda, inLambda ? g.var(n, "stop") : ""});
+      g.emitStatements(f.body);
+      g.loops_.pop_back();
+    }
+    g.line("}");
+  }
+};
+
+} // namespace
+
+std::unique_ptr<NodeCodegen> makeWriteFileCodegen(Generator& g) { return std::make_unique<WriteFileCodegen>(g); }
+std::unique_ptr<NodeCodegen> makeWriteTextCodegen(Generator& g) { return std::make_unique<WriteTextCodegen>(g); }
+std::unique_ptr<NodeCodegen> makeVectorBuildCodegen(Generator& g) { return std::make_unique<VectorBuildCodegen>(g); }
+std::unique_ptr<NodeCodegen> makeVectorRefillCodegen(Generator& g) { return std::make_unique<VectorRefillCodegen>(g); }
+std::unique_ptr<NodeCodegen> makeMaterializeCodegen(Generator& g) { return std::make_unique<MaterializeCodegen>(g); }
+std::unique_ptr<NodeCodegen> makeAggregateCodegen(Generator& g) { return std::make_unique<AggregateCodegen>(g); }
+std::unique_ptr<NodeCodegen> makeLoopCodegen(Generator& g) { return std::make_unique<LoopCodegen>(g); }
+
+} // namespace flow::codegen

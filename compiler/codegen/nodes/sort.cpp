@@ -1,0 +1,53 @@
+// A sort: run formation (flow::algo::runs_creator) ends a segment with the runs written;
+// the merge (flow::algo::runs_merger) starts the next one, pulled element by element.
+#include "codegen/generator.hpp"
+
+namespace flow::codegen {
+
+using namespace flow::ast;
+
+namespace {
+
+class SortRunsCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  void declare(const Node& n) override {
+    auto& s = *n.get<SortStage>();
+    const std::string creator = "flow::algo::runs_creator<" + g.type(s.elementType) + ", " + g.orderType(s.order->order) + ">";
+    g.line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.runs) + " runs") +
+           " estimated");
+    g.compiledApart(creator, kRunsCreatorCost);
+    g.line(creator + " " + g.var(n, "runs") + "(" + g.memoryOf(n) + ", {}, fl_sort_options);");
+  }
+  void element(const Node& n, const std::string& in, const Segment&) override {
+    g.line(g.var(n, "runs") + ".push(" + in + ");");
+  }
+  void finish(const Node& n) override {
+    // The last runs are written before the phase ends, so their I/O counts in it.
+    g.line("auto " + g.var(n, "sorted") + " = " + g.var(n, "runs") + ".result();");
+  }
+};
+
+class SortMergeCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  void declare(const Node& n) override {
+    const Node& creator = g.plan_.nodes[n.partner];
+    auto& s = *n.get<SortStage>();
+    const std::string merger = "flow::algo::runs_merger<" + g.type(s.elementType) + ", " + g.orderType(s.order->order) + ">";
+    g.line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.passes) + " pass(es)") +
+           " estimated");
+    g.compiledApart(merger, kRunsMergerCost);
+    g.line(merger + " " + g.var(n, "merge") + "(std::move(" + g.var(creator, "sorted") + "), " + g.memoryOf(n) +
+           ", {}, fl_sort_options);");
+  }
+  std::string pullSource(const Node& n) const override { return g.var(n, "merge"); }
+  std::string count(const Node& n) override { return g.var(n, "merge") + ".size()"; } // the elements sorted
+};
+
+} // namespace
+
+std::unique_ptr<NodeCodegen> makeSortRunsCodegen(Generator& g) { return std::make_unique<SortRunsCodegen>(g); }
+std::unique_ptr<NodeCodegen> makeSortMergeCodegen(Generator& g) { return std::make_unique<SortMergeCodegen>(g); }
+
+} // namespace flow::codegen

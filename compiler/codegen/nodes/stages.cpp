@@ -1,0 +1,161 @@
+// Stages of one input: map, filter, unique, take (pushed: their code inlined in the
+// segment's loop; pulled by a merge, join or zip: the runtime's pull nodes), for stages
+// (the script's statements, their emits calling the downstream lambda) and a branch
+// (one stream handed to several consumers).
+#include "codegen/generator.hpp"
+
+namespace flow::codegen {
+
+using namespace flow::ast;
+
+namespace {
+
+class MapCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  bool declarePulled(const Node& n) override {
+    auto& m = *n.get<MapStage>();
+    g.line("auto " + g.var(n, "in") + " = flow::stream::map(" + g.pulledInput(g.plan_.nodes[n.inputs[0]]) +
+           ", [&](const " + g.type(m.varSymbol->type) + "& " + g.name(m.varSymbol) + ") -> " + g.type(m.elementType) +
+           " { return " + g.expr(*m.body) + "; });");
+    return true;
+  }
+  std::string count(const Node& n) override { return g.runtimeCount(g.plan_.nodes[n.inputs[0]]); }
+  void element(const Node& n, const std::string& in, const Segment& segment) override {
+    auto& m = *n.get<MapStage>();
+    const std::string v = g.var(n, "v");
+    g.line("{");
+    {
+      Generator::Indent x(g);
+      g.line("const auto& " + g.name(m.varSymbol) + " = " + in + ";");
+      g.line("const " + g.type(m.elementType) + " " + v + " = " + g.expr(*m.body) + ";");
+      g.consume(n, v, segment);
+    }
+    g.line("}");
+  }
+};
+
+class FilterCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  bool declarePulled(const Node& n) override {
+    auto& f = *n.get<FilterStage>();
+    g.line("auto " + g.var(n, "in") + " = flow::stream::filter(" + g.pulledInput(g.plan_.nodes[n.inputs[0]]) +
+           ", [&](const " + g.type(f.varSymbol->type) + "& " + g.name(f.varSymbol) + ") -> bool { return " +
+           g.expr(*f.cond) + "; });");
+    return true;
+  }
+  void element(const Node& n, const std::string& in, const Segment& segment) override {
+    auto& f = *n.get<FilterStage>();
+    g.line("{");
+    {
+      Generator::Indent x(g);
+      g.line("const auto& " + g.name(f.varSymbol) + " = " + in + ";");
+      g.line("if (" + g.expr(*f.cond) + ") {");
+      {
+        Generator::Indent y(g);
+        g.consume(n, in, segment);
+      }
+      g.line("}");
+    }
+    g.line("}");
+  }
+};
+
+/// The first element of each run of equal ones (in the order its input has).
+class UniqueCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  bool declarePulled(const Node& n) override {
+    const std::string same = g.uniqueKeysEqual(*n.get<UniqueStage>());
+    g.line("auto " + g.var(n, "in") + " = flow::stream::unique(" + g.pulledInput(g.plan_.nodes[n.inputs[0]]) +
+           (same.empty() ? "" : ", " + same) + ");");
+    return true;
+  }
+  void declare(const Node& n) override {
+    auto& u = *n.get<UniqueStage>();
+    const std::string T = g.type(u.elementType), same = g.uniqueKeysEqual(u);
+    if (same.empty()) {
+      g.line("flow::stream::first_of_group<" + T + "> " + g.var(n, "unique") + ";");
+      return;
+    }
+    g.line("auto " + g.var(n, "same") + " = " + same + ";");
+    g.line("flow::stream::first_of_group<" + T + ", decltype(" + g.var(n, "same") + ")> " + g.var(n, "unique") + "(" +
+           g.var(n, "same") + ");");
+  }
+  void element(const Node& n, const std::string& in, const Segment& segment) override {
+    g.line("if (" + g.var(n, "unique") + ".admit(" + in + ")) {");
+    {
+      Generator::Indent x(g);
+      g.consume(n, in, segment);
+    }
+    g.line("}");
+  }
+};
+
+class TakeCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  bool declarePulled(const Node& n) override {
+    g.line("auto " + g.var(n, "in") + " = flow::stream::take(" + g.pulledInput(g.plan_.nodes[n.inputs[0]]) + ", " +
+           g.expr(*n.get<TakeStage>()->count) + ");");
+    return true;
+  }
+  void declare(const Node& n) override {
+    g.line("flow::stream::take_count " + g.var(n, "take") + "(" + g.expr(*n.get<TakeStage>()->count) + ");");
+  }
+  void element(const Node& n, const std::string& in, const Segment& segment) override {
+    g.line("if (" + g.var(n, "take") + ".admit()) {");
+    {
+      Generator::Indent x(g);
+      g.consume(n, in, segment);
+    }
+    g.line("}");
+  }
+};
+
+/// The script's statements per element; its emits (and its end block's) call the
+/// downstream lambda.
+class ForStageCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  bool downstreamLambda(const Node&) const override { return true; }
+  const sema::Type* outputType(const Node& n) const override { return n.get<ForStage>()->elementType; }
+  void element(const Node& n, const std::string& in, const Segment&) override {
+    auto& f = *n.get<ForStage>();
+    g.line("{");
+    {
+      Generator::Indent x(g);
+      g.line("const auto& " + g.name(f.varSymbol) + " = " + in + ";");
+      g.emitStageStatements(n, f.body);
+    }
+    g.line("}");
+  }
+  void finish(const Node& n) override {
+    auto& f = *n.get<ForStage>();
+    if (!f.hasEnd) return;
+    g.line("{ // end block of the for stage at " + describe(f.loc) + ", after its last element");
+    {
+      Generator::Indent x(g);
+      g.emitStageStatements(n, f.end);
+    }
+    g.line("}");
+  }
+};
+
+class BranchCodegen : public NodeCodegen {
+public:
+  using NodeCodegen::NodeCodegen;
+  void element(const Node& n, const std::string& in, const Segment& segment) override { g.consume(n, in, segment); }
+};
+
+} // namespace
+
+std::unique_ptr<NodeCodegen> makeMapCodegen(Generator& g) { return std::make_unique<MapCodegen>(g); }
+std::unique_ptr<NodeCodegen> makeFilterCodegen(Generator& g) { return std::make_unique<FilterCodegen>(g); }
+std::unique_ptr<NodeCodegen> makeUniqueCodegen(Generator& g) { return std::make_unique<UniqueCodegen>(g); }
+std::unique_ptr<NodeCodegen> makeTakeCodegen(Generator& g) { return std::make_unique<TakeCodegen>(g); }
+std::unique_ptr<NodeCodegen> makeForStageCodegen(Generator& g) { return std::make_unique<ForStageCodegen>(g); }
+std::unique_ptr<NodeCodegen> makeBranchCodegen(Generator& g) { return std::make_unique<BranchCodegen>(g); }
+
+} // namespace flow::codegen
