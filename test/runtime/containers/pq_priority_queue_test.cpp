@@ -225,7 +225,7 @@ TEST(PqPlan, IoGrowsWithPushesAndIsZeroInMemory) {
   EXPECT_GT(a, 0u);
   EXPECT_GT(b, a);
   // One write and one read of every item but those still in the pool at the last push,
-  // at most a few levels' worth (test/runtime/pq_io_model_test.cpp checks it exactly).
+  // at most a few levels' worth (test/runtime/containers/pq_io_model_test.cpp checks it exactly).
   EXPECT_GE(b, 2 * 8 * ((1ull << 26) - c.pool_bytes / 8));
   EXPECT_LE(b, 2ull * 8 * (1ull << 26) * c.external_levels + (64ull << 20));
 }
