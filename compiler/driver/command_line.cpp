@@ -6,6 +6,7 @@
 
 #include "driver/frontend.hpp"
 #include "driver/version.hpp"
+#include "flow/edit_distance.hpp"
 
 #include <llvm/Support/Allocator.h>
 #include <llvm/Support/CommandLine.h>
@@ -407,7 +408,7 @@ std::string describe(const std::string& errors, const Command* command) {
     StringRef nearest;
     if (lines.size() > 1 && lines[1].consume_front("Did you mean '")) nearest = lines[1].rtrim("'?");
     StringRef given = StringRef(arg).ltrim('-').split('=').first, near = nearest.ltrim('-').split('=').first;
-    if (!nearest.empty() && given.edit_distance(near) <= std::max<unsigned>(1, given.size() / 3))
+    if (!nearest.empty() && flow::edit_distance(given, near) <= std::max<unsigned>(1, given.size() / 3))
       message += " (did you mean '" + nearest.str() + "'?)";
     else if (command && command->kind == Invocation::Run)
       message += " (program flags go after --)";

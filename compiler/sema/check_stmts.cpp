@@ -2,29 +2,13 @@
 #include "sema/checker.hpp"
 
 #include "flow/defaults.hpp"
+#include "flow/edit_distance.hpp"
 
 #include <algorithm>
 
 namespace flow::sema {
 
 using namespace flow::ast;
-
-namespace {
-size_t editDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-} // namespace
 
 Checker::Checker(Program& program, CheckedProgram& out, DiagnosticEngine& diags, const SemaOptions& options)
     : program_(program), out_(out), diags_(diags), file_(program.file), options_(options) {
@@ -75,7 +59,7 @@ std::string Checker::suggest(const std::string& name, const std::vector<std::str
   std::string best;
   size_t bestDistance = name.size() <= 3 ? 1 : 2;
   for (const std::string& c : candidates) {
-    size_t d = editDistance(name, c);
+    size_t d = flow::edit_distance(name, c);
     if (d <= bestDistance && d > 0 && (best.empty() || d < bestDistance)) {
       best = c;
       bestDistance = d;

@@ -60,6 +60,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -83,6 +84,8 @@ struct memory_shortfall;
 } // namespace plan
 
 namespace detail {
+class report_output;
+
 /// Appends a print() argument: integers in decimal (also i8/u8), bool as true/false,
 /// floats in their shortest round-trip form, strings as they are, else operator<<.
 void append_text(std::string& out, std::string_view s);
@@ -308,6 +311,20 @@ private:
   void redraw_progress() noexcept;
   int run_checked(const std::function<void()>& body);
   int fail(int status, const std::string& message);
+  // The steps of run_checked (src/program/run.cpp, file_checks.cpp). A step that returns
+  // a status has printed why the run stops; run() returns that status.
+  std::vector<std::string> output_paths() const;
+  std::optional<int> check_input_files(const std::vector<std::string>& outputs);
+  std::optional<int> check_output_files(const std::vector<std::string>& outputs);
+  void apply_settings();
+  std::optional<int> estimate_run();
+  int print_plan();
+  std::optional<int> check_disk_space(const mng::disk_config& disks);
+  /// Runs `body` with the phases' progress and (if `trace`) the trace; the error that
+  /// stopped it, if any.
+  std::optional<std::string> run_body(const std::function<void()>& body, bool trace);
+  void collect_report(const std::optional<std::string>& error);
+  std::optional<int> write_reports(detail::report_output* stats_file, detail::report_output* trace_file);
 
   std::string name_;
   std::string description_;
@@ -417,7 +434,7 @@ void program::add_param(std::string_view name, T& variable, std::string_view typ
   add_param_info(std::move(info));
 }
 
-// The param types a script has are compiled once, in libflow_runtime (src/program.cpp):
+// The param types a script has are compiled once, in libflow_runtime (src/program/declarations.cpp):
 // programs call them instead of instantiating add_param (and its three std::functions).
 #define FLOW_PARAM_TYPES(X)                                                                                     \
   X(bool) X(std::int8_t) X(std::int16_t) X(std::int32_t) X(std::int64_t) X(std::uint8_t) X(std::uint16_t)      \

@@ -3,7 +3,7 @@
 // is thread 0, N-1 helpers persist between calls, so a parallel step costs a wake-up, not
 // a thread start), and a background_worker runs queued tasks in order on one thread (run
 // formation sorts and writes run i there while the caller fills run i+1). Compiled once in
-// libflow_runtime (src/parallel.cpp): neither depends on what is sorted.
+// libflow_runtime (src/algo/parallel.cpp): neither depends on what is sorted.
 #include <algorithm>
 #include <condition_variable>
 #include <cstddef>

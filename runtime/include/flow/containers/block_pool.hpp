@@ -6,15 +6,34 @@
 #include <cstddef>
 #include <deque>
 #include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "flow/io/request.hpp"
+#include "flow/mng/allocation.hpp"
 #include "flow/mng/block_id.hpp"
+#include "flow/mng/block_manager.hpp"
 
 namespace flow::containers::detail {
 
 template <class Block> class block_pool {
 public:
+  /// The blocks a budget of `memory_bytes` buys a stack or queue (`container` names it in
+  /// the error): at least 3, two held by the container and one to write behind.
+  static std::size_t blocks_for(std::size_t memory_bytes, const char* container) {
+    const std::size_t n = memory_bytes / Block::raw_size;
+    if (n < 3) {
+      throw std::invalid_argument(std::string("flow: an external ") + container + " of " +
+                                  std::to_string(Block::raw_size) +
+                                  "-byte blocks needs a memory budget of at least 3 blocks (" +
+                                  std::to_string(3 * Block::raw_size) + " bytes), got " +
+                                  std::to_string(memory_bytes));
+    }
+    return n;
+  }
+
   explicit block_pool(std::size_t blocks) {
     owned_.reserve(blocks);
     for (std::size_t i = 0; i < blocks; ++i) {
@@ -31,6 +50,19 @@ public:
   block_pool& operator=(const block_pool&) = delete;
 
   std::size_t size() const noexcept { return owned_.size(); }
+  /// How many reads ahead a container holding two blocks may keep: all the others but one
+  /// spare buffer for writing (at least one).
+  std::size_t max_reads_ahead() const noexcept { return size() - 2 > 1 ? size() - 3 : 1; }
+
+  /// The container's end: drops the reads ahead and waits for the writes (errors dropped:
+  /// the container is going away). The container frees its disk blocks after this.
+  void close() noexcept {
+    drop_reads();
+    try {
+      flush_writes();
+    } catch (...) {
+    }
+  }
 
   /// A free buffer: if none, waits for the oldest write; if no write is in flight, drops
   /// the newest read-ahead (after its read finished). Rethrows a failed write.
@@ -57,6 +89,22 @@ public:
 
   /// Starts writing `b` (taken from this pool) to `id`; b is free again afterwards.
   void write(Block* b, const mng::block_id& id) { writes_.push_back({b, b->write(id), id}); }
+  /// Writes the full block `b` behind to a new disk block (the `index`-th of `strategy`
+  /// on `bm`) and takes a free buffer in its place: the new block's id and the buffer.
+  /// If no buffer can be taken the new block is freed again and nothing is written.
+  std::pair<mng::block_id, Block*> write_behind(Block* b, mng::block_manager& bm,
+                                                mng::allocation_strategy& strategy, std::size_t index) {
+    const mng::block_id id = bm.allocate(Block::raw_size, strategy, index);
+    Block* fresh = nullptr;
+    try {
+      fresh = take();
+    } catch (...) {
+      bm.free(id);
+      throw;
+    }
+    write(b, id);
+    return {id, fresh};
+  }
   /// Waits for all writes; rethrows the first failure.
   void flush_writes() {
     while (!writes_.empty()) {

@@ -25,17 +25,14 @@ public:
 
   explicit queue(std::size_t memory_bytes, mng::block_manager& bm = mng::block_manager::global(),
                  mng::allocation_strategy strategy = mng::allocation_strategy::striping())
-      : bm_(bm), strategy_(std::move(strategy)), pool_(blocks_for(memory_bytes)) {
+      : bm_(bm), strategy_(std::move(strategy)),
+        pool_(detail::block_pool<block_type>::blocks_for(memory_bytes, "queue")) {
     head_ = pool_.take();
     tail_ = pool_.take();
-    max_reads_ = pool_.size() - 2 > 1 ? pool_.size() - 3 : 1;
+    max_reads_ = pool_.max_reads_ahead();
   }
   ~queue() {
-    pool_.drop_reads();
-    try {
-      pool_.flush_writes();
-    } catch (...) {
-    }
+    pool_.close();
     for (const auto& id : on_disk_) bm_.free(id);
   }
   queue(const queue&) = delete;
@@ -64,28 +61,9 @@ public:
 private:
   using Block = block_type;
 
-  static std::size_t blocks_for(std::size_t memory_bytes) {
-    const std::size_t n = memory_bytes / BlockBytes;
-    if (n < 3) {
-      throw std::invalid_argument("flow: an external queue of " + std::to_string(BlockBytes) +
-                                  "-byte blocks needs a memory budget of at least 3 blocks (" +
-                                  std::to_string(3 * BlockBytes) + " bytes), got " +
-                                  std::to_string(memory_bytes));
-    }
-    return n;
-  }
-
   void tail_full() {
-    const mng::block_id id = bm_.allocate(BlockBytes, strategy_, blocks_written_);
-    Block* fresh = nullptr;
-    try {
-      fresh = pool_.take();
-    } catch (...) {
-      bm_.free(id);
-      throw;
-    }
+    const auto [id, fresh] = pool_.write_behind(tail_, bm_, strategy_, blocks_written_);
     ++blocks_written_;
-    pool_.write(tail_, id);
     on_disk_.push_back(id);
     tail_ = fresh;
     tail_count_ = 0;

@@ -26,18 +26,14 @@ public:
 
   explicit stack(std::size_t memory_bytes, mng::block_manager& bm = mng::block_manager::global(),
                  mng::allocation_strategy strategy = mng::allocation_strategy::striping())
-      : bm_(bm), strategy_(std::move(strategy)), pool_(blocks_for(memory_bytes)) {
+      : bm_(bm), strategy_(std::move(strategy)),
+        pool_(detail::block_pool<block_type>::blocks_for(memory_bytes, "stack")) {
     top_[0] = pool_.take();
     top_[1] = pool_.take();
-    // Leave one spare buffer for writing, the others may read ahead.
-    max_reads_ = pool_.size() - 2 > 1 ? pool_.size() - 3 : 1;
+    max_reads_ = pool_.max_reads_ahead();
   }
   ~stack() {
-    pool_.drop_reads();
-    try {
-      pool_.flush_writes();
-    } catch (...) {
-    }
+    pool_.close();
     bm_.free(on_disk_);
   }
   stack(const stack&) = delete;
@@ -63,16 +59,7 @@ public:
   }
 
 private:
-  static std::size_t blocks_for(std::size_t memory_bytes) {
-    const std::size_t n = memory_bytes / BlockBytes;
-    if (n < 3) {
-      throw std::invalid_argument("flow: an external stack of " + std::to_string(BlockBytes) +
-                                  "-byte blocks needs a memory budget of at least 3 blocks (" +
-                                  std::to_string(3 * BlockBytes) + " bytes), got " +
-                                  std::to_string(memory_bytes));
-    }
-    return n;
-  }
+  using Block = block_type;
 
   T& element(std::size_t i) noexcept {
     return i < block_elements ? (*top_[0])[i] : (*top_[1])[i - block_elements];
@@ -80,15 +67,7 @@ private:
 
   // Both top blocks are full: the lower one goes to disk (written behind).
   void spill() {
-    const mng::block_id id = bm_.allocate(BlockBytes, strategy_, on_disk_.size());
-    Block* fresh = nullptr;
-    try {
-      fresh = pool_.take();
-    } catch (...) {
-      bm_.free(id);
-      throw;
-    }
-    pool_.write(top_[0], id);
+    const auto [id, fresh] = pool_.write_behind(top_[0], bm_, strategy_, on_disk_.size());
     on_disk_.push_back(id);
     top_[0] = top_[1];
     top_[1] = fresh;
@@ -124,7 +103,6 @@ private:
     }
   }
 
-  using Block = block_type;
   mng::block_manager& bm_;
   mng::allocation_strategy strategy_;
   detail::block_pool<Block> pool_;

@@ -16,7 +16,7 @@
 //
 // A target that exists and is not a regular file (a device such as /dev/null, a FIFO)
 // cannot be replaced: it is written in place, and path() is the target itself.
-// Compiled once in libflow_runtime (src/atomic_output.cpp): programs only call it.
+// Compiled once in libflow_runtime (src/io/atomic_output.cpp): programs only call it.
 #include <string>
 
 

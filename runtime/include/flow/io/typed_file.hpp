@@ -83,7 +83,7 @@ template <class T> std::size_t typed_file_memory(std::size_t planned) {
 
 namespace detail {
 /// What file_reader<T> does that does not depend on T, compiled once in libflow_runtime
-/// (src/typed_file.cpp): opening, reading ahead, streams, errors. file_reader<T> keeps
+/// (src/io/typed_file.cpp): opening, reading ahead, streams, errors. file_reader<T> keeps
 /// only the element loop (a compare, a load and an add per element) inline.
 class file_reader_core {
 public:
@@ -132,7 +132,7 @@ private:
 };
 
 /// What file_writer<T> does that does not depend on T, compiled once in libflow_runtime
-/// (src/typed_file.cpp): the atomic output, writing behind, streams, errors.
+/// (src/io/typed_file.cpp): the atomic output, writing behind, streams, errors.
 /// file_writer<T> keeps only the element loop (a compare, a copy and an add) inline.
 class file_writer_core {
 public:

@@ -240,7 +240,7 @@ constexpr pq_push_pop_io pq_config::io(std::uint64_t pushes, std::uint64_t peak)
   // one gets the all-at-once value: no function of (pushes, peak) below it bounds every
   // order (pushing a flush's worth and popping it again, over and over, writes nearly
   // every push whatever the peak). It is an upper bound for interleaved orders in
-  // test/runtime/pq_io_model_test.cpp: random keys at two pushes per pop move 0.5 of
+  // test/runtime/containers/pq_io_model_test.cpp: random keys at two pushes per pop move 0.5 of
   // it, time-forward keys (MIS) 0.35 to 0.8, and less than the peak pushed and popped
   // would say for the latter (up to 2.7 times that).
   if (peak != 0 && peak < pushes && peak <= flush_items) return {};

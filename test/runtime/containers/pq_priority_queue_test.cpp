@@ -98,6 +98,21 @@ void pop_both(Q& q, R& ref, std::vector<u64>& got, std::vector<u64>& want, T*) {
   ref.pop();
 }
 
+/// Pops one scalar from `q` and from its std reference after checking their tops agree.
+template <class Q, class R> void pop_equal_tops(Q& q, R& ref) {
+  ASSERT_EQ(q.top(), ref.top());
+  q.pop();
+  ref.pop();
+}
+
+/// Pops both to the end, checking every top (pop_equal_tops), then that `q` is empty too.
+template <class Q, class R> void pop_all_equal_tops(Q& q, R& ref) {
+  while (!ref.empty()) {
+    ASSERT_NO_FATAL_FAILURE(pop_equal_tops(q, ref));
+  }
+  EXPECT_TRUE(q.empty());
+}
+
 /// Runs `ops` random operations: push with probability push_percent, else pop.
 /// Keys are drawn from [0, key_range). Checks every top against the reference and that
 /// the multiset of popped ids is the same (no item lost or duplicated).
@@ -225,7 +240,7 @@ TEST(PqPlan, IoGrowsWithPushesAndIsZeroInMemory) {
   EXPECT_GT(a, 0u);
   EXPECT_GT(b, a);
   // One write and one read of every item but those still in the pool at the last push,
-  // at most a few levels' worth (test/runtime/pq_io_model_test.cpp checks it exactly).
+  // at most a few levels' worth (test/runtime/containers/pq_io_model_test.cpp checks it exactly).
   EXPECT_GE(b, 2 * 8 * ((1ull << 26) - c.pool_bytes / 8));
   EXPECT_LE(b, 2ull * 8 * (1ull << 26) * c.external_levels + (64ull << 20));
 }
@@ -252,17 +267,10 @@ TEST_F(PqTest, SmallQueueInMemoryMatchesStd) {
       q.push(v);
       ref.push(v);
     } else {
-      ASSERT_EQ(q.top(), ref.top());
-      q.pop();
-      ref.pop();
+      ASSERT_NO_FATAL_FAILURE(pop_equal_tops(q, ref));
     }
   }
-  while (!ref.empty()) {
-    ASSERT_EQ(q.top(), ref.top());
-    q.pop();
-    ref.pop();
-  }
-  EXPECT_TRUE(q.empty());
+  pop_all_equal_tops(q, ref);
   EXPECT_EQ(q.stats().external_flushes, 0u);
   EXPECT_THROW(q.pop(), std::out_of_range);
 }
@@ -345,16 +353,10 @@ TEST_F(PqTest, DescendingOrderOfSmallScalars) {
     q.push(v);
     ref.push(v);
     if (i % 4 == 3) {
-      ASSERT_EQ(q.top(), ref.top());
-      q.pop();
-      ref.pop();
+      ASSERT_NO_FATAL_FAILURE(pop_equal_tops(q, ref));
     }
   }
-  while (!ref.empty()) {
-    ASSERT_EQ(q.top(), ref.top());
-    q.pop();
-    ref.pop();
-  }
+  ASSERT_NO_FATAL_FAILURE(pop_all_equal_tops(q, ref));
   EXPECT_GT(q.stats().external_flushes, 0u);
 }
 

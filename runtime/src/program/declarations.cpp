@@ -1,0 +1,175 @@
+// flow::program's declarations (params, files, defaults, the estimate) and the queries
+// that read them back, as the generated main() makes and asks them. See flow/program.hpp.
+#include <stdexcept>
+
+#include "flow/format.hpp"
+#include "flow/plan/memory_plan.hpp"
+#include "flow/program.hpp"
+#include "options.hpp"
+
+namespace flow {
+
+// ---- declarations ----------------------------------------------------------------------
+
+program::program(std::string name, std::string description)
+    : name_(std::move(name)), description_(std::move(description)) {
+  report_.program = name_;
+}
+
+program::~program() = default;
+
+void program::add_param_info(param_info info) {
+  const std::string n = detail::normalize_flag_name(info.name);
+  if (info.name.empty() || detail::is_builtin_option(info.name) || detail::is_builtin_option(n)) {
+    throw std::logic_error("flow::program::param: '" + info.name +
+                           "' cannot be a param name: the option --" + info.name +
+                           " of every program has it");
+  }
+  for (const auto& p : params_) {
+    if (detail::normalize_flag_name(p.name) == n) {
+      throw std::logic_error("flow::program::param: '" + info.name + "' is declared twice");
+    }
+  }
+  params_.push_back(std::move(info));
+}
+
+void program::memory_default(std::uint64_t bytes) {
+  if (bytes == 0) throw std::logic_error("flow::program::memory_default: a budget of 0 bytes");
+  memory_default_ = bytes;
+}
+
+void program::block_default(std::uint64_t bytes) {
+  if (bytes == 0 || bytes % 4096 != 0) {
+    throw std::logic_error("flow::program::block_default: " + std::to_string(bytes) +
+                           " bytes is not a positive multiple of 4096");
+  }
+  block_default_ = bytes;
+}
+
+void program::input_file(std::string path, std::size_t element_bytes, std::string type_name) {
+  if (element_bytes == 0) throw std::logic_error("flow::program::input_file: element size 0");
+  inputs_.push_back({std::move(path), element_bytes, std::move(type_name), 0, {}, false});
+}
+
+void program::input_file(std::function<std::string()> path, std::size_t element_bytes, std::string type_name) {
+  if (element_bytes == 0) throw std::logic_error("flow::program::input_file: element size 0");
+  inputs_.push_back({{}, element_bytes, std::move(type_name), 0, std::move(path), false});
+}
+
+void program::output_file(std::function<std::string()> path) { outputs_.push_back(std::move(path)); }
+
+void program::output_file(std::string path) {
+  outputs_.push_back([p = std::move(path)] { return p; });
+}
+
+void program::param(std::string_view name, std::string& variable, std::string_view type,
+                    std::string_view default_text, std::string_view description) {
+  if (type != "path") {
+    throw std::logic_error("flow::program::param: '" + std::string(name) + "' is declared " + std::string(type) +
+                           " but its variable is a path (std::string)");
+  }
+  param_info info;
+  info.name = std::string(name);
+  info.type = "path";
+  info.default_text = std::string(default_text);
+  info.description = std::string(description);
+  std::string* v = &variable;
+  info.set = [v](std::string_view text) {
+    if (text.empty()) throw std::invalid_argument("a path cannot be empty (- is standard input or output)");
+    *v = std::string(text);
+  };
+  auto quoted = [v] {
+    std::string s = "\"";
+    for (char c : *v) {
+      if (c == '"' || c == '\\') s += '\\';
+      if (static_cast<unsigned char>(c) < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+        s += buf;
+        continue;
+      }
+      s += c;
+    }
+    return s + "\"";
+  };
+  info.text = quoted;
+  info.json = quoted;
+  add_param_info(std::move(info));
+}
+
+void program::estimate(std::function<void(flow::estimate&)> fill) { estimate_fn_ = std::move(fill); }
+
+void program::calibrated_estimate(std::string by, std::function<void(flow::estimate&)> fill) {
+  calibrated_by_ = std::move(by);
+  calibrated_fn_ = std::move(fill);
+}
+
+void program::disk_need(unsigned phase, std::string_view label, std::uint64_t bytes) {
+  if (bytes > disk_need_.bytes) disk_need_ = {phase, std::string(label), bytes};
+}
+
+// ---- queries ---------------------------------------------------------------------------
+
+std::uint64_t program::memory() const noexcept {
+  return options_.memory.value_or(memory_default_ ? memory_default_ : fallback_memory);
+}
+
+void program::memory_too_small(const plan::memory_shortfall& shortfall, const std::vector<plan::memory_node>& nodes,
+                               const std::vector<std::pair<std::string, std::uint64_t>>& arrays) const {
+  std::string held;
+  for (const auto& [name, bytes] : arrays)
+    held += (held.empty() ? "" : ", ") + name + " (" + flow::format_bytes(bytes, true) + ")";
+  const std::optional<std::uint64_t> fixed_block =
+      options_.block ? options_.block : block_default_ ? std::optional<std::uint64_t>(block_default_) : std::nullopt;
+  const std::uint64_t least = plan::least_budget(nodes, memory(), fixed_block, threads());
+  // The least budget exactly: rounded up it could reach the next block size, which may
+  // not hold the plan.
+  const std::string advice =
+      least ? "; the least budget that holds this run's plan is " + flow::format_bytes(least, true) +
+                  (fixed_block ? "" : " (blocks of " + flow::format_bytes(block_for_memory(least)) + ")") +
+                  ": give --memory " + std::to_string(least) + ", or a smaller --block"
+            : "; no budget holds this run's plan: give smaller params or a smaller --block";
+  throw usage_error("--memory", "--memory: phase " + std::to_string(shortfall.phase) + " needs " +
+                                    flow::format_bytes(shortfall.needed, true) + " with blocks of " +
+                                    flow::format_bytes(block()) + (held.empty() ? "" : ", holding " + held) +
+                                    ", but the budget is " + flow::format_bytes(memory()) + advice);
+}
+
+std::uint64_t program::block() const noexcept {
+  return block_size(options_.block, block_default_ ? std::optional<std::uint64_t>(block_default_) : std::nullopt,
+                    memory());
+}
+
+unsigned program::threads() const noexcept {
+  return options_.threads ? *options_.threads : hardware_threads();
+}
+
+std::uint64_t program::input_elements(std::string_view path) const {
+  for (const auto& in : inputs_)
+    if (in.path == path) return in.elements;
+  throw std::logic_error("flow::program::input_elements: '" + std::string(path) +
+                         "' is not a declared input file");
+}
+
+bool program::input_size_known(std::string_view path) const {
+  for (const auto& in : inputs_)
+    if (in.path == path) return in.known;
+  throw std::logic_error("flow::program::input_size_known: '" + std::string(path) +
+                         "' is not a declared input file");
+}
+
+bool program::given(std::string_view name) const {
+  for (const auto& p : params_)
+    if (p.name == name) return p.given;
+  throw std::logic_error("flow::program::given: no param '" + std::string(name) + "'");
+}
+
+
+// The param types' add_param, compiled here once (program.hpp declares them extern).
+#define FLOW_DEFINE_ADD_PARAM(T)                                                                                \
+  template void program::add_param<T>(std::string_view, T&, std::string_view, std::string_view, std::string_view, \
+                                      std::function<void()>);
+FLOW_PARAM_TYPES(FLOW_DEFINE_ADD_PARAM)
+#undef FLOW_DEFINE_ADD_PARAM
+
+} // namespace flow
