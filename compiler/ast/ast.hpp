@@ -33,6 +33,16 @@ template <class Base> struct Node {
   virtual int kindOf() const = 0;
 };
 
+/// The base of one kind of node of a family (Expr, Stmt, …): the kind as `kKind`, which
+/// as<T>() compares, and as kind(). A node that stands for two kinds (`read` and
+/// `read_text`, `let` and `var`) is one type: its kKind is the first, and it overrides
+/// kind() to say which of the two it is.
+template <class Family, typename Family::Kind K> struct NodeKind : Family {
+  static constexpr int kKind = K;
+  typename Family::Kind kind() const override { return K; }
+  int kindOf() const final { return K; }
+};
+
 /// `a::b::c` — a name, possibly qualified (imported C++ names start with `cpp::`).
 struct QualifiedName {
   std::vector<std::string> parts;
@@ -48,20 +58,15 @@ using ExprPtr = std::unique_ptr<Expr>;
 struct TypeRef : Node<TypeRef> {
   enum Kind { Named, Array };
   virtual Kind kind() const = 0;
-  int kindOf() const override { return kind(); }
   const sema::Type* resolved = nullptr; // set by sema
 };
 using TypeRefPtr = std::unique_ptr<TypeRef>;
 
-struct NamedType : TypeRef {
-  static constexpr int kKind = Named;
-  Kind kind() const override { return Named; }
+struct NamedType : NodeKind<TypeRef, TypeRef::Named> {
   QualifiedName name;
 };
 
-struct ArrayType : TypeRef {
-  static constexpr int kKind = Array;
-  Kind kind() const override { return Array; }
+struct ArrayType : NodeKind<TypeRef, TypeRef::Array> {
   TypeRefPtr element;
   ExprPtr length;
 };
@@ -140,56 +145,41 @@ struct Expr : Node<Expr> {
     Unary, Binary, Cast, RecordInit, ArrayRepeat, ArrayList, PipelineArg, IfElse
   };
   virtual Kind kind() const = 0;
-  int kindOf() const override { return kind(); }
   /// Set by sema: the expression's type (never an untyped literal type after sema).
   const sema::Type* type = nullptr;
 };
 
-struct IntLitExpr : Expr {
-  static constexpr int kKind = IntLit;
-  Kind kind() const override { return IntLit; }
+struct IntLitExpr : NodeKind<Expr, Expr::IntLit> {
   uint64_t value = 0;
   std::string text;
 };
 
-struct FloatLitExpr : Expr {
-  static constexpr int kKind = FloatLit;
-  Kind kind() const override { return FloatLit; }
+struct FloatLitExpr : NodeKind<Expr, Expr::FloatLit> {
   double value = 0;
   std::string text;
 };
 
 /// `256 MiB`: a byte count.
-struct SizeLitExpr : Expr {
-  static constexpr int kKind = SizeLit;
-  Kind kind() const override { return SizeLit; }
+struct SizeLitExpr : NodeKind<Expr, Expr::SizeLit> {
   uint64_t bytes = 0;
   std::string text;
 };
 
-struct StringLitExpr : Expr {
-  static constexpr int kKind = StringLit;
-  Kind kind() const override { return StringLit; }
+struct StringLitExpr : NodeKind<Expr, Expr::StringLit> {
   StringLiteral literal;
 };
 
-struct BoolLitExpr : Expr {
-  static constexpr int kKind = BoolLit;
-  Kind kind() const override { return BoolLit; }
+struct BoolLitExpr : NodeKind<Expr, Expr::BoolLit> {
   bool value = false;
 };
 
-struct NameExpr : Expr {
-  static constexpr int kKind = Name;
-  Kind kind() const override { return Name; }
+struct NameExpr : NodeKind<Expr, Expr::Name> {
   QualifiedName name;
   const sema::Symbol* symbol = nullptr; // set by sema
 };
 
 /// `f(a, b)`, `cpp::ns::f(a)`, and builtins such as `rand(n)`, `min(a, b)`, `count(s)`.
-struct CallExpr : Expr {
-  static constexpr int kKind = Call;
-  Kind kind() const override { return Call; }
+struct CallExpr : NodeKind<Expr, Expr::Call> {
   QualifiedName callee;
   std::vector<ExprPtr> args;
   const sema::Symbol* symbol = nullptr; // set by sema: a builtin or an imported function
@@ -203,9 +193,7 @@ struct CallExpr : Expr {
 };
 
 /// `q.push(x)`, `v.size()`.
-struct MethodCallExpr : Expr {
-  static constexpr int kKind = MethodCall;
-  Kind kind() const override { return MethodCall; }
+struct MethodCallExpr : NodeKind<Expr, Expr::MethodCall> {
   ExprPtr object;
   std::string method;
   SourceLoc methodLoc;
@@ -214,38 +202,28 @@ struct MethodCallExpr : Expr {
   const sema::Symbol* container = nullptr; // set by sema: the queue or vector
 };
 
-struct FieldExpr : Expr {
-  static constexpr int kKind = Field;
-  Kind kind() const override { return Field; }
+struct FieldExpr : NodeKind<Expr, Expr::Field> {
   ExprPtr object;
   std::string field;
   SourceLoc fieldLoc;
 };
 
-struct IndexExpr : Expr {
-  static constexpr int kKind = Index;
-  Kind kind() const override { return Index; }
+struct IndexExpr : NodeKind<Expr, Expr::Index> {
   ExprPtr object;
   ExprPtr index;
 };
 
-struct UnaryExpr : Expr {
-  static constexpr int kKind = Unary;
-  Kind kind() const override { return Unary; }
+struct UnaryExpr : NodeKind<Expr, Expr::Unary> {
   UnaryOp op = UnaryOp::Neg;
   ExprPtr operand;
 };
 
-struct BinaryExpr : Expr {
-  static constexpr int kKind = Binary;
-  Kind kind() const override { return Binary; }
+struct BinaryExpr : NodeKind<Expr, Expr::Binary> {
   BinaryOp op = BinaryOp::Add;
   ExprPtr lhs, rhs;
 };
 
-struct CastExpr : Expr {
-  static constexpr int kKind = Cast;
-  Kind kind() const override { return Cast; }
+struct CastExpr : NodeKind<Expr, Expr::Cast> {
   ExprPtr operand;
   TypeRefPtr target;
 };
@@ -257,41 +235,31 @@ struct FieldInit {
 };
 
 /// `Edge { src: a, dst: b }`
-struct RecordInitExpr : Expr {
-  static constexpr int kKind = RecordInit;
-  Kind kind() const override { return RecordInit; }
+struct RecordInitExpr : NodeKind<Expr, Expr::RecordInit> {
   QualifiedName recordName;
   std::vector<FieldInit> fields;
 };
 
 /// `[0; 10]`
-struct ArrayRepeatExpr : Expr {
-  static constexpr int kKind = ArrayRepeat;
-  Kind kind() const override { return ArrayRepeat; }
+struct ArrayRepeatExpr : NodeKind<Expr, Expr::ArrayRepeat> {
   ExprPtr value;
   ExprPtr count;
 };
 
 /// `[a, b, c]`
-struct ArrayListExpr : Expr {
-  static constexpr int kKind = ArrayList;
-  Kind kind() const override { return ArrayList; }
+struct ArrayListExpr : NodeKind<Expr, Expr::ArrayList> {
   std::vector<ExprPtr> elements;
 };
 
 /// A call argument that is a pipeline rather than a plain expression:
 /// `count(graph | filter e => e.a > 0)`, `sum(range(0, 10))`.
-struct PipelineArgExpr : Expr {
-  static constexpr int kKind = PipelineArg;
-  Kind kind() const override { return PipelineArg; }
+struct PipelineArgExpr : NodeKind<Expr, Expr::PipelineArg> {
   PipelinePtr pipeline;
 };
 
 /// `if c { a } else { b }` as an expression; `else if` chains nest in `otherwise`.
 /// `otherwise` is null only in a script with an error (reported by the AST builder).
-struct IfExpr : Expr {
-  static constexpr int kKind = IfElse;
-  Kind kind() const override { return IfElse; }
+struct IfExpr : NodeKind<Expr, Expr::IfElse> {
   ExprPtr cond, then, otherwise;
 };
 
@@ -321,31 +289,24 @@ struct JoinKey {
 struct Source : Node<Source> {
   enum Kind { Generate, Range, Read, ReadText, Scan, Merge, Join, Zip, Concat, ExprSrc };
   virtual Kind kind() const = 0;
-  int kindOf() const override { return kind(); }
   const sema::Type* elementType = nullptr; // set by sema
 };
 
 /// `generate(count) { expr }` — expr may use `i` and `rand()`.
-struct GenerateSource : Source {
-  static constexpr int kKind = Generate;
-  Kind kind() const override { return Generate; }
+struct GenerateSource : NodeKind<Source, Source::Generate> {
   const sema::Symbol* indexSymbol = nullptr; // `i`, set by sema
   ExprPtr count;
   ExprPtr body;
 };
 
 /// `range(a, b)`: a, a+1, …, b-1.
-struct RangeSource : Source {
-  static constexpr int kKind = Range;
-  Kind kind() const override { return Range; }
+struct RangeSource : NodeKind<Source, Source::Range> {
   ExprPtr begin, end;
 };
 
 /// `read("path") as T ~ n` and `read_text("path") as T ~ n`.
-struct ReadSource : Source {
-  static constexpr int kKind = Read;
+struct ReadSource : NodeKind<Source, Source::Read> {
   Kind kind() const override { return text ? ReadText : Read; }
-  int kindOf() const override { return Read; }
   bool text = false;
   PathRef path;
   TypeRefPtr type;
@@ -353,27 +314,21 @@ struct ReadSource : Source {
 };
 
 /// `scan(v)`
-struct ScanSource : Source {
-  static constexpr int kKind = Scan;
-  Kind kind() const override { return Scan; }
+struct ScanSource : NodeKind<Source, Source::Scan> {
   std::string vector;
   SourceLoc vectorLoc;
   const sema::Symbol* symbol = nullptr; // set by sema
 };
 
 /// `merge(s1, s2, … by O)`
-struct MergeSource : Source {
-  static constexpr int kKind = Merge;
-  Kind kind() const override { return Merge; }
+struct MergeSource : NodeKind<Source, Source::Merge> {
   std::vector<PipelinePtr> inputs;
   OrderRef order;
 };
 
 /// `join(p1 by K1, p2 by K2) (a, b) => e ~ n` and `left_join(…) (a, b, found) => e`.
 /// Sema appends a sort to an input that is not already read in its key's order.
-struct JoinSource : Source {
-  static constexpr int kKind = Join;
-  Kind kind() const override { return Join; }
+struct JoinSource : NodeKind<Source, Source::Join> {
   bool left = false; // left_join
   PipelinePtr inputs[2];
   JoinKey keys[2];
@@ -382,24 +337,18 @@ struct JoinSource : Source {
 };
 
 /// `zip(p1, p2, …) (a, b, …) => e`
-struct ZipSource : Source {
-  static constexpr int kKind = Zip;
-  Kind kind() const override { return Zip; }
+struct ZipSource : NodeKind<Source, Source::Zip> {
   std::vector<PipelinePtr> inputs;
   Lambda fn;
 };
 
 /// `concat(p1, p2, …)`
-struct ConcatSource : Source {
-  static constexpr int kKind = Concat;
-  Kind kind() const override { return Concat; }
+struct ConcatSource : NodeKind<Source, Source::Concat> {
   std::vector<PipelinePtr> inputs;
 };
 
 /// Any other expression as a source; in a valid script, a named stream or vector.
-struct ExprSource : Source {
-  static constexpr int kKind = ExprSrc;
-  Kind kind() const override { return ExprSrc; }
+struct ExprSource : NodeKind<Source, Source::ExprSrc> {
   ExprPtr expr;
 };
 
@@ -411,14 +360,11 @@ using StmtPtr = std::unique_ptr<Stmt>;
 struct Stage : Node<Stage> {
   enum Kind { Map, Filter, Sort, Unique, Take, For, Reduce };
   virtual Kind kind() const = 0;
-  int kindOf() const override { return kind(); }
   const sema::Type* elementType = nullptr; // set by sema: the type this stage puts out
 };
 
 /// `map x => expr`
-struct MapStage : Stage {
-  static constexpr int kKind = Map;
-  Kind kind() const override { return Map; }
+struct MapStage : NodeKind<Stage, Stage::Map> {
   std::string var;
   SourceLoc varLoc;
   const sema::Symbol* varSymbol = nullptr;
@@ -426,9 +372,7 @@ struct MapStage : Stage {
 };
 
 /// `filter x => cond ~ selectivity`
-struct FilterStage : Stage {
-  static constexpr int kKind = Filter;
-  Kind kind() const override { return Filter; }
+struct FilterStage : NodeKind<Stage, Stage::Filter> {
   std::string var;
   SourceLoc varLoc;
   const sema::Symbol* varSymbol = nullptr;
@@ -437,33 +381,25 @@ struct FilterStage : Stage {
 };
 
 /// `sort` or `sort by O`, or a sort sema inserted before a join that needs it.
-struct SortStage : Stage {
-  static constexpr int kKind = Sort;
-  Kind kind() const override { return Sort; }
+struct SortStage : NodeKind<Stage, Stage::Sort> {
   std::optional<OrderRef> order;
   std::string insertedFor; // "join at 12:3" for an inserted sort; empty for the script's
 };
 
 /// `unique` (whole element) or `unique (key, …)`
-struct UniqueStage : Stage {
-  static constexpr int kKind = Unique;
-  Kind kind() const override { return Unique; }
+struct UniqueStage : NodeKind<Stage, Stage::Unique> {
   std::vector<ExprPtr> keys;
   std::optional<Estimate> estimate;
 };
 
 /// `take n`
-struct TakeStage : Stage {
-  static constexpr int kKind = Take;
-  Kind kind() const override { return Take; }
+struct TakeStage : NodeKind<Stage, Stage::Take> {
   ExprPtr count;
 };
 
 /// `for x { … emit e; … } end { … }` — a stateful stage; the end block runs once after
 /// the last element.
-struct ForStage : Stage {
-  static constexpr int kKind = For;
-  Kind kind() const override { return For; }
+struct ForStage : NodeKind<Stage, Stage::For> {
   std::string var;
   SourceLoc varLoc;
   const sema::Symbol* varSymbol = nullptr;
@@ -474,9 +410,7 @@ struct ForStage : Stage {
 };
 
 /// `reduce (k, …) with (a, b) => e ~ f`: one element per key, folded with the lambda.
-struct ReduceStage : Stage {
-  static constexpr int kKind = Reduce;
-  Kind kind() const override { return Reduce; }
+struct ReduceStage : NodeKind<Stage, Stage::Reduce> {
   std::vector<ExprPtr> keys;
   Lambda fn;
   std::optional<Estimate> estimate;
@@ -499,30 +433,23 @@ struct Stmt : Node<Stmt> {
     Return
   };
   virtual Kind kind() const = 0;
-  int kindOf() const override { return kind(); }
   bool isDeclaration() const { return kind() <= Pq; }
   const sema::Symbol* symbol = nullptr; // set by sema for declarations, let and var
 };
 
-struct ImportDecl : Stmt {
-  static constexpr int kKind = Import;
-  Kind kind() const override { return Import; }
+struct ImportDecl : NodeKind<Stmt, Stmt::Import> {
   StringLiteral path;
 };
 
-struct ParamDecl : Stmt {
-  static constexpr int kKind = Param;
-  Kind kind() const override { return Param; }
+struct ParamDecl : NodeKind<Stmt, Stmt::Param> {
   std::string name;
   TypeRefPtr type;
   ExprPtr init;
 };
 
 /// `memory SIZE;` and `block SIZE;`
-struct SizeDecl : Stmt {
-  static constexpr int kKind = Memory;
+struct SizeDecl : NodeKind<Stmt, Stmt::Memory> {
   Kind kind() const override { return isBlock ? BlockSize : Memory; }
-  int kindOf() const override { return Memory; }
   bool isBlock = false;
   uint64_t bytes = 0;
   std::string text;
@@ -535,17 +462,13 @@ struct FieldDecl {
   TypeRefPtr type;
 };
 
-struct RecordDecl : Stmt {
-  static constexpr int kKind = Record;
-  Kind kind() const override { return Record; }
+struct RecordDecl : NodeKind<Stmt, Stmt::Record> {
   std::string name;
   std::vector<FieldDecl> fields;
 };
 
 /// `order O on T = (k asc, …);` or `order O on T = cpp::functor;`
-struct OrderDecl : Stmt {
-  static constexpr int kKind = Order;
-  Kind kind() const override { return Order; }
+struct OrderDecl : NodeKind<Stmt, Stmt::Order> {
   std::string name;
   TypeRefPtr type;
   std::vector<OrderKey> keys;       // key order, or
@@ -553,9 +476,7 @@ struct OrderDecl : Stmt {
 };
 
 /// `stream s = pipeline;` or `stream s: T = pipeline;` (then the pipeline must give T).
-struct StreamDecl : Stmt {
-  static constexpr int kKind = Stream;
-  Kind kind() const override { return Stream; }
+struct StreamDecl : NodeKind<Stmt, Stmt::Stream> {
   std::string name;
   TypeRefPtr type; // may be null
   PipelinePtr pipeline;
@@ -572,9 +493,7 @@ struct FnParam {
 
 /// `fn name<T, …>(p: P, …) -> R = pipeline;` or `fn name(…) -> R { …; return e; }`.
 /// Checked and planned where it is called, once per call (sema expands it there).
-struct FnDecl : Stmt {
-  static constexpr int kKind = Fn;
-  Kind kind() const override { return Fn; }
+struct FnDecl : NodeKind<Stmt, Stmt::Fn> {
   std::string name;
   std::vector<std::pair<std::string, SourceLoc>> typeParams;
   std::vector<FnParam> params;
@@ -585,9 +504,7 @@ struct FnDecl : Stmt {
 };
 
 /// `use std.graph;` or `use "lib/mine.flow" as mine;`
-struct UseDecl : Stmt {
-  static constexpr int kKind = Use;
-  Kind kind() const override { return Use; }
+struct UseDecl : NodeKind<Stmt, Stmt::Use> {
   std::string module;   // "std.graph", or
   StringLiteral path;   // a file, when module is empty
   std::string alias;    // the name its declarations are used by ("graph", "mine")
@@ -595,61 +512,47 @@ struct UseDecl : Stmt {
 };
 
 /// `return e;` or `return;` at the end of a function's block body.
-struct ReturnStmt : Stmt {
-  static constexpr int kKind = Return;
-  Kind kind() const override { return Return; }
+struct ReturnStmt : NodeKind<Stmt, Stmt::Return> {
   PipelinePtr value; // may be null
 };
 
 /// `vector v: T;` or `vector v = pipeline;`
-struct VectorDecl : Stmt {
-  static constexpr int kKind = Vector;
-  Kind kind() const override { return Vector; }
+struct VectorDecl : NodeKind<Stmt, Stmt::Vector> {
   std::string name;
   TypeRefPtr type;       // or
   PipelinePtr pipeline;
 };
 
-struct PqDecl : Stmt {
-  static constexpr int kKind = Pq;
-  Kind kind() const override { return Pq; }
+struct PqDecl : NodeKind<Stmt, Stmt::Pq> {
   std::string name;
   TypeRefPtr type;
   OrderRef order;
 };
 
 /// `let x = e;` and `var x: T = e;`
-struct LetStmt : Stmt {
-  static constexpr int kKind = Let;
+struct LetStmt : NodeKind<Stmt, Stmt::Let> {
   Kind kind() const override { return isVar ? Var : Let; }
-  int kindOf() const override { return Let; }
   bool isVar = false;
   std::string name;
   TypeRefPtr type; // may be null
   ExprPtr init;
 };
 
-struct IfStmt : Stmt {
-  static constexpr int kKind = If;
-  Kind kind() const override { return If; }
+struct IfStmt : NodeKind<Stmt, Stmt::If> {
   ExprPtr cond;
   std::vector<StmtPtr> then;
   StmtPtr elseBranch; // an IfStmt (else if) or a BlockStmt, or null
 };
 
 /// `while cond ~ rounds { … }`
-struct WhileStmt : Stmt {
-  static constexpr int kKind = While;
-  Kind kind() const override { return While; }
+struct WhileStmt : NodeKind<Stmt, Stmt::While> {
   ExprPtr cond;
   std::optional<Estimate> rounds; // expected rounds, for the estimates
   std::vector<StmtPtr> body;
 };
 
 /// `for x in pipeline { … }`
-struct ForInStmt : Stmt {
-  static constexpr int kKind = ForIn;
-  Kind kind() const override { return ForIn; }
+struct ForInStmt : NodeKind<Stmt, Stmt::ForIn> {
   std::string var;
   SourceLoc varLoc;
   const sema::Symbol* varSymbol = nullptr;
@@ -658,39 +561,29 @@ struct ForInStmt : Stmt {
 };
 
 /// `break;` and `continue;`
-struct JumpStmt : Stmt {
-  static constexpr int kKind = Break;
+struct JumpStmt : NodeKind<Stmt, Stmt::Break> {
   Kind kind() const override { return isContinue ? Continue : Break; }
-  int kindOf() const override { return Break; }
   bool isContinue = false;
 };
 
-struct EmitStmt : Stmt {
-  static constexpr int kKind = Emit;
-  Kind kind() const override { return Emit; }
+struct EmitStmt : NodeKind<Stmt, Stmt::Emit> {
   ExprPtr value;
 };
 
-struct PrintStmt : Stmt {
-  static constexpr int kKind = Print;
-  Kind kind() const override { return Print; }
+struct PrintStmt : NodeKind<Stmt, Stmt::Print> {
   StringLiteral message;
 };
 
 /// `write p to "path";` and `write_text p to "path";`
-struct WriteStmt : Stmt {
-  static constexpr int kKind = Write;
+struct WriteStmt : NodeKind<Stmt, Stmt::Write> {
   Kind kind() const override { return text ? WriteText : Write; }
-  int kindOf() const override { return Write; }
   bool text = false;
   PipelinePtr pipeline;
   PathRef path;
 };
 
 /// `x = e`, `x += e`, …, and `v = pipeline` (a vector refilled).
-struct AssignStmt : Stmt {
-  static constexpr int kKind = Assign;
-  Kind kind() const override { return Assign; }
+struct AssignStmt : NodeKind<Stmt, Stmt::Assign> {
   std::optional<BinaryOp> op; // `x op= e`; none for `x = e`
   std::string spelling() const { return op ? std::string(ast::spelling(*op)) + "=" : "="; }
   ExprPtr target, value;
@@ -698,23 +591,17 @@ struct AssignStmt : Stmt {
   const sema::Symbol* vector = nullptr; // set by sema for `v = pipeline`: the vector refilled
 };
 
-struct ExprStmt : Stmt {
-  static constexpr int kKind = Evaluate;
-  Kind kind() const override { return Evaluate; }
+struct ExprStmt : NodeKind<Stmt, Stmt::Evaluate> {
   ExprPtr expr;
 };
 
-struct BlockStmt : Stmt {
-  static constexpr int kKind = Block;
-  Kind kind() const override { return Block; }
+struct BlockStmt : NodeKind<Stmt, Stmt::Block> {
   std::vector<StmtPtr> body;
 };
 
 /// `array a: T[n];` or `array a: T[n] = value;` — an in-memory array on the heap whose
 /// length is computed when the declaration is reached.
-struct ArrayDecl : Stmt {
-  static constexpr int kKind = Array;
-  Kind kind() const override { return Array; }
+struct ArrayDecl : NodeKind<Stmt, Stmt::Array> {
   std::string name;
   TypeRefPtr element;
   ExprPtr length;

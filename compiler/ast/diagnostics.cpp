@@ -6,22 +6,19 @@
 namespace flow {
 
 namespace {
-const char* severityName(Severity s) {
-  switch (s) {
-  case Severity::Error: return "error";
-  case Severity::Warning: return "warning";
-  case Severity::Note: return "note";
-  }
-  return "error";
-}
+/// How a severity is printed: its word, and the terminal colour of that word.
+struct SeverityStyle {
+  const char* name;
+  const char* color;
+};
 
-const char* severityColor(Severity s) {
+SeverityStyle styleOf(Severity s) {
   switch (s) {
-  case Severity::Error: return "\033[1;31m";
-  case Severity::Warning: return "\033[1;35m";
-  case Severity::Note: return "\033[1;36m";
+  case Severity::Error: return {"error", "\033[1;31m"};
+  case Severity::Warning: return {"warning", "\033[1;35m"};
+  case Severity::Note: return {"note", "\033[1;36m"};
   }
-  return "";
+  return {"error", ""};
 }
 
 bool isContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
@@ -131,8 +128,9 @@ void DiagnosticEngine::print(const Diagnostic& d) {
   } else {
     out_ << "flowc: ";
   }
-  if (color_) out_ << severityColor(d.severity);
-  out_ << severityName(d.severity) << ": ";
+  const SeverityStyle style = styleOf(d.severity);
+  if (color_) out_ << style.color;
+  out_ << style.name << ": ";
   if (color_) out_ << "\033[0m\033[1m";
   out_ << d.message;
   if (color_) out_ << "\033[0m";

@@ -1,125 +1,139 @@
 #include "ast/visit.hpp"
 
+#include <concepts>
+#include <type_traits>
+
 namespace flow::ast {
 
+// The child list is written once, as templates over a node type `N` that is either
+// const (for forEachChild) or not (for forEachChildSlot). `slot` is called with each
+// child's owning pointer (`const ExprPtr&` or `ExprPtr&`, …), never with a null one.
+// Each switch names every kind and has no default, so a kind left out does not compile.
 namespace {
-void each(const ExprPtr& e, const ChildFn& fn) {
-  if (e) fn(Child{.expr = e.get()});
-}
-void each(const StmtPtr& s, const ChildFn& fn) {
-  if (s) fn(Child{.stmt = s.get()});
-}
-void each(const PipelinePtr& p, const ChildFn& fn) {
-  if (p) fn(Child{.pipeline = p.get()});
-}
-void each(const TypeRefPtr& t, const ChildFn& fn) {
-  if (t) fn(Child{.type = t.get()});
-}
-template <class T> void each(const std::vector<T>& items, const ChildFn& fn) {
-  for (const T& item : items) each(item, fn);
-}
-void each(const StringLiteral& s, const ChildFn& fn) {
-  for (const StringPart& part : s.parts) each(part.expr, fn);
-}
-} // namespace
 
-void forEachChild(const Expr& e, const ChildFn& fn) {
+template <class N, class Family> concept Of = std::same_as<std::remove_const_t<N>, Family>;
+
+/// `n` as the node type T it is known to be, as const as `n`.
+template <class T, class N> auto& cast(N& n) { return *n.template as<T>(); }
+
+template <class P> concept Owning = requires(P& p) {
+  p.get();
+  p.reset();
+};
+
+template <class P, class S> requires Owning<std::remove_const_t<P>> void each(P& ptr, const S& slot) {
+  if (ptr) slot(ptr);
+}
+template <class T, class S> void each(std::vector<T>& items, const S& slot) {
+  for (T& item : items) each(item, slot);
+}
+template <class T, class S> void each(const std::vector<T>& items, const S& slot) {
+  for (const T& item : items) each(item, slot);
+}
+template <class L, class S> requires Of<L, StringLiteral> void each(L& literal, const S& slot) {
+  for (auto& part : literal.parts) each(part.expr, slot);
+}
+template <class K, class S> requires Of<K, OrderKey> void each(K& key, const S& slot) { each(key.key, slot); }
+
+template <class N, class S> requires Of<N, Expr> void children(N& e, const S& slot) {
   switch (e.kind()) {
   case Expr::IntLit:
   case Expr::FloatLit:
   case Expr::SizeLit:
   case Expr::BoolLit:
   case Expr::Name: return;
-  case Expr::StringLit: return each(e.as<StringLitExpr>()->literal, fn);
+  case Expr::StringLit: return each(cast<StringLitExpr>(e).literal, slot);
   case Expr::Call:
-    each(e.as<CallExpr>()->args, fn);
-    return each(e.as<CallExpr>()->inlined, fn);
+    each(cast<CallExpr>(e).args, slot);
+    return each(cast<CallExpr>(e).inlined, slot);
   case Expr::MethodCall:
-    each(e.as<MethodCallExpr>()->object, fn);
-    return each(e.as<MethodCallExpr>()->args, fn);
-  case Expr::Field: return each(e.as<FieldExpr>()->object, fn);
+    each(cast<MethodCallExpr>(e).object, slot);
+    return each(cast<MethodCallExpr>(e).args, slot);
+  case Expr::Field: return each(cast<FieldExpr>(e).object, slot);
   case Expr::Index:
-    each(e.as<IndexExpr>()->object, fn);
-    return each(e.as<IndexExpr>()->index, fn);
-  case Expr::Unary: return each(e.as<UnaryExpr>()->operand, fn);
+    each(cast<IndexExpr>(e).object, slot);
+    return each(cast<IndexExpr>(e).index, slot);
+  case Expr::Unary: return each(cast<UnaryExpr>(e).operand, slot);
   case Expr::Binary:
-    each(e.as<BinaryExpr>()->lhs, fn);
-    return each(e.as<BinaryExpr>()->rhs, fn);
+    each(cast<BinaryExpr>(e).lhs, slot);
+    return each(cast<BinaryExpr>(e).rhs, slot);
   case Expr::Cast:
-    each(e.as<CastExpr>()->operand, fn);
-    return each(e.as<CastExpr>()->target, fn);
+    each(cast<CastExpr>(e).operand, slot);
+    return each(cast<CastExpr>(e).target, slot);
   case Expr::RecordInit:
-    for (const FieldInit& f : e.as<RecordInitExpr>()->fields) each(f.value, fn);
+    for (auto& f : cast<RecordInitExpr>(e).fields) each(f.value, slot);
     return;
   case Expr::ArrayRepeat:
-    each(e.as<ArrayRepeatExpr>()->value, fn);
-    return each(e.as<ArrayRepeatExpr>()->count, fn);
-  case Expr::ArrayList: return each(e.as<ArrayListExpr>()->elements, fn);
-  case Expr::PipelineArg: return each(e.as<PipelineArgExpr>()->pipeline, fn);
+    each(cast<ArrayRepeatExpr>(e).value, slot);
+    return each(cast<ArrayRepeatExpr>(e).count, slot);
+  case Expr::ArrayList: return each(cast<ArrayListExpr>(e).elements, slot);
+  case Expr::PipelineArg: return each(cast<PipelineArgExpr>(e).pipeline, slot);
   case Expr::IfElse:
-    each(e.as<IfExpr>()->cond, fn);
-    each(e.as<IfExpr>()->then, fn);
-    return each(e.as<IfExpr>()->otherwise, fn);
+    each(cast<IfExpr>(e).cond, slot);
+    each(cast<IfExpr>(e).then, slot);
+    return each(cast<IfExpr>(e).otherwise, slot);
   }
 }
 
-void forEachChild(const Pipeline& p, const ChildFn& fn) {
-  if (p.source) fn(Child{.source = p.source.get()});
-  for (const StagePtr& s : p.stages) fn(Child{.stage = s.get()});
+template <class N, class S> requires Of<N, Pipeline> void children(N& p, const S& slot) {
+  each(p.source, slot);
+  each(p.stages, slot);
 }
 
-void forEachChild(const Source& s, const ChildFn& fn) {
+template <class N, class S> requires Of<N, Source> void children(N& s, const S& slot) {
   switch (s.kind()) {
   case Source::Generate:
-    each(s.as<GenerateSource>()->count, fn);
-    return each(s.as<GenerateSource>()->body, fn);
+    each(cast<GenerateSource>(s).count, slot);
+    return each(cast<GenerateSource>(s).body, slot);
   case Source::Range:
-    each(s.as<RangeSource>()->begin, fn);
-    return each(s.as<RangeSource>()->end, fn);
+    each(cast<RangeSource>(s).begin, slot);
+    return each(cast<RangeSource>(s).end, slot);
   case Source::Read:
-  case Source::ReadText: return each(s.as<ReadSource>()->type, fn);
+  case Source::ReadText: return each(cast<ReadSource>(s).type, slot);
   case Source::Scan: return;
-  case Source::Merge: return each(s.as<MergeSource>()->inputs, fn);
+  case Source::Merge: return each(cast<MergeSource>(s).inputs, slot);
   case Source::Join: {
-    auto& j = *s.as<JoinSource>();
+    auto& j = cast<JoinSource>(s);
     for (int side = 0; side < 2; ++side) {
-      each(j.inputs[side], fn);
-      for (const OrderKey& k : j.keys[side].keys) each(k.key, fn);
+      each(j.inputs[side], slot);
+      each(j.keys[side].keys, slot);
     }
-    return each(j.fn.body, fn);
+    return each(j.fn.body, slot);
   }
   case Source::Zip:
-    each(s.as<ZipSource>()->inputs, fn);
-    return each(s.as<ZipSource>()->fn.body, fn);
-  case Source::Concat: return each(s.as<ConcatSource>()->inputs, fn);
-  case Source::ExprSrc: return each(s.as<ExprSource>()->expr, fn);
+    each(cast<ZipSource>(s).inputs, slot);
+    return each(cast<ZipSource>(s).fn.body, slot);
+  case Source::Concat: return each(cast<ConcatSource>(s).inputs, slot);
+  case Source::ExprSrc: return each(cast<ExprSource>(s).expr, slot);
   }
 }
 
-void forEachChild(const Stage& s, const ChildFn& fn) {
+template <class N, class S> requires Of<N, Stage> void children(N& s, const S& slot) {
   switch (s.kind()) {
-  case Stage::Map: return each(s.as<MapStage>()->body, fn);
-  case Stage::Filter: return each(s.as<FilterStage>()->cond, fn);
+  case Stage::Map: return each(cast<MapStage>(s).body, slot);
+  case Stage::Filter: return each(cast<FilterStage>(s).cond, slot);
   case Stage::Sort: return;
-  case Stage::Unique: return each(s.as<UniqueStage>()->keys, fn);
-  case Stage::Take: return each(s.as<TakeStage>()->count, fn);
+  case Stage::Unique: return each(cast<UniqueStage>(s).keys, slot);
+  case Stage::Take: return each(cast<TakeStage>(s).count, slot);
   case Stage::For:
-    each(s.as<ForStage>()->body, fn);
-    return each(s.as<ForStage>()->end, fn);
+    each(cast<ForStage>(s).body, slot);
+    return each(cast<ForStage>(s).end, slot);
   case Stage::Reduce:
-    each(s.as<ReduceStage>()->keys, fn);
-    return each(s.as<ReduceStage>()->fn.body, fn);
+    each(cast<ReduceStage>(s).keys, slot);
+    return each(cast<ReduceStage>(s).fn.body, slot);
   }
 }
 
-void forEachChild(const TypeRef& t, const ChildFn& fn) {
-  if (auto* a = t.as<ArrayType>()) {
-    each(a->element, fn);
-    each(a->length, fn);
+template <class N, class S> requires Of<N, TypeRef> void children(N& t, const S& slot) {
+  switch (t.kind()) {
+  case TypeRef::Named: return;
+  case TypeRef::Array:
+    each(cast<ArrayType>(t).element, slot);
+    return each(cast<ArrayType>(t).length, slot);
   }
 }
 
-void forEachChild(const Stmt& s, const ChildFn& fn) {
+template <class N, class S> requires Of<N, Stmt> void children(N& s, const S& slot) {
   switch (s.kind()) {
   case Stmt::Import:
   case Stmt::Use:
@@ -131,63 +145,93 @@ void forEachChild(const Stmt& s, const ChildFn& fn) {
   case Stmt::Break:
   case Stmt::Continue: return;
   case Stmt::Param:
-    each(s.as<ParamDecl>()->type, fn);
-    return each(s.as<ParamDecl>()->init, fn);
+    each(cast<ParamDecl>(s).type, slot);
+    return each(cast<ParamDecl>(s).init, slot);
   case Stmt::Record:
-    for (const FieldDecl& f : s.as<RecordDecl>()->fields) each(f.type, fn);
+    for (auto& f : cast<RecordDecl>(s).fields) each(f.type, slot);
     return;
   case Stmt::Order:
-    each(s.as<OrderDecl>()->type, fn);
-    for (const OrderKey& k : s.as<OrderDecl>()->keys) each(k.key, fn);
-    return;
+    each(cast<OrderDecl>(s).type, slot);
+    return each(cast<OrderDecl>(s).keys, slot);
   case Stmt::Stream:
-    each(s.as<StreamDecl>()->type, fn);
-    return each(s.as<StreamDecl>()->pipeline, fn);
+    each(cast<StreamDecl>(s).type, slot);
+    return each(cast<StreamDecl>(s).pipeline, slot);
   case Stmt::Vector:
-    each(s.as<VectorDecl>()->type, fn);
-    return each(s.as<VectorDecl>()->pipeline, fn);
-  case Stmt::Pq: return each(s.as<PqDecl>()->type, fn);
+    each(cast<VectorDecl>(s).type, slot);
+    return each(cast<VectorDecl>(s).pipeline, slot);
+  case Stmt::Pq: return each(cast<PqDecl>(s).type, slot);
   case Stmt::Let:
   case Stmt::Var:
-    each(s.as<LetStmt>()->type, fn);
-    return each(s.as<LetStmt>()->init, fn);
+    each(cast<LetStmt>(s).type, slot);
+    return each(cast<LetStmt>(s).init, slot);
   case Stmt::If:
-    each(s.as<IfStmt>()->cond, fn);
-    each(s.as<IfStmt>()->then, fn);
-    return each(s.as<IfStmt>()->elseBranch, fn);
+    each(cast<IfStmt>(s).cond, slot);
+    each(cast<IfStmt>(s).then, slot);
+    return each(cast<IfStmt>(s).elseBranch, slot);
   case Stmt::While:
-    each(s.as<WhileStmt>()->cond, fn);
-    return each(s.as<WhileStmt>()->body, fn);
+    each(cast<WhileStmt>(s).cond, slot);
+    return each(cast<WhileStmt>(s).body, slot);
   case Stmt::ForIn:
-    each(s.as<ForInStmt>()->pipeline, fn);
-    return each(s.as<ForInStmt>()->body, fn);
-  case Stmt::Emit: return each(s.as<EmitStmt>()->value, fn);
-  case Stmt::Print: return each(s.as<PrintStmt>()->message, fn);
+    each(cast<ForInStmt>(s).pipeline, slot);
+    return each(cast<ForInStmt>(s).body, slot);
+  case Stmt::Emit: return each(cast<EmitStmt>(s).value, slot);
+  case Stmt::Print: return each(cast<PrintStmt>(s).message, slot);
   case Stmt::Write:
   case Stmt::WriteText:
-    each(s.as<WriteStmt>()->pipeline, fn);
-    return each(s.as<WriteStmt>()->path.literal, fn);
+    each(cast<WriteStmt>(s).pipeline, slot);
+    return each(cast<WriteStmt>(s).path.literal, slot);
   case Stmt::Assign:
-    each(s.as<AssignStmt>()->target, fn);
-    each(s.as<AssignStmt>()->value, fn);
-    return each(s.as<AssignStmt>()->pipeline, fn);
-  case Stmt::Evaluate: return each(s.as<ExprStmt>()->expr, fn);
-  case Stmt::Block: return each(s.as<BlockStmt>()->body, fn);
+    each(cast<AssignStmt>(s).target, slot);
+    each(cast<AssignStmt>(s).value, slot);
+    return each(cast<AssignStmt>(s).pipeline, slot);
+  case Stmt::Evaluate: return each(cast<ExprStmt>(s).expr, slot);
+  case Stmt::Block: return each(cast<BlockStmt>(s).body, slot);
   case Stmt::Array:
-    each(s.as<ArrayDecl>()->element, fn);
-    each(s.as<ArrayDecl>()->length, fn);
-    return each(s.as<ArrayDecl>()->init, fn);
-  case Stmt::Return: return each(s.as<ReturnStmt>()->value, fn);
+    each(cast<ArrayDecl>(s).element, slot);
+    each(cast<ArrayDecl>(s).length, slot);
+    return each(cast<ArrayDecl>(s).init, slot);
+  case Stmt::Return: return each(cast<ReturnStmt>(s).value, slot);
   }
 }
 
+/// What forEachChild hands out: the child itself.
+struct ReadChild {
+  const ChildFn& fn;
+#define FLOW_READ_CHILD(T, name)                                                                                       \
+  void operator()(const std::unique_ptr<T>& p) const { fn(Child{.name = p.get()}); }
+  FLOW_AST_FAMILIES(FLOW_READ_CHILD)
+#undef FLOW_READ_CHILD
+};
+
+/// What forEachChildSlot hands out: the pointer that owns the child.
+struct SlotOfChild {
+  const ChildSlotFn& fn;
+#define FLOW_SLOT_OF_CHILD(T, name)                                                                                    \
+  void operator()(std::unique_ptr<T>& p) const { fn(ChildSlot{.name = &p}); }
+  FLOW_AST_FAMILIES(FLOW_SLOT_OF_CHILD)
+#undef FLOW_SLOT_OF_CHILD
+};
+
+} // namespace
+
+#define FLOW_FOR_EACH_CHILD(T, name)                                                                                   \
+  void forEachChild(const T& node, const ChildFn& fn) { children(node, ReadChild{fn}); }                               \
+  void forEachChildSlot(T& node, const ChildSlotFn& fn) { children(node, SlotOfChild{fn}); }
+FLOW_AST_FAMILIES(FLOW_FOR_EACH_CHILD)
+#undef FLOW_FOR_EACH_CHILD
+
 void Visitor::walk(const Child& c) {
-  if (c.expr) walk(*c.expr);
-  else if (c.stmt) walk(*c.stmt);
-  else if (c.pipeline) walk(*c.pipeline);
-  else if (c.source) walk(*c.source);
-  else if (c.stage) walk(*c.stage);
-  else if (c.type) walk(*c.type);
+#define FLOW_WALK_CHILD(T, name)                                                                                       \
+  if (c.name) return walk(*c.name);
+  FLOW_AST_FAMILIES(FLOW_WALK_CHILD)
+#undef FLOW_WALK_CHILD
+}
+
+void MutatingVisitor::walk(const ChildSlot& c) {
+#define FLOW_WALK_SLOT(T, name)                                                                                        \
+  if (c.name) return walk(*c.name);
+  FLOW_AST_FAMILIES(FLOW_WALK_SLOT)
+#undef FLOW_WALK_SLOT
 }
 
 } // namespace flow::ast

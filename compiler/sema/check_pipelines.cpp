@@ -137,14 +137,22 @@ const Type* Checker::checkLambda(Lambda& fn, const std::vector<const Type*>& par
     p.type = params[i];
     fn.params[i].symbol = &declare(std::move(p));
   }
+  return elementValue(*fn.body, checkPerElement(*fn.body), what + " must compute a value");
+}
+
+const Type* Checker::checkPerElement(Expr& body) {
   ++lambdaDepth_;
-  const Type* t = check(*fn.body);
+  const Type* t = check(body);
   --lambdaDepth_;
   popScope();
+  return t;
+}
+
+const Type* Checker::elementValue(Expr& body, const Type* t, const std::string& needs) {
   if (t->isError()) return t;
-  t = finalize(*fn.body);
+  t = finalize(body);
   if (t->kind == Type::Void || t->kind == Type::String) {
-    error(fn.body->loc, what + " must compute a value, not " + t->name());
+    error(body.loc, needs + ", not " + t->name());
     return out_.types.error();
   }
   return t;
@@ -289,17 +297,7 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
     Symbol index{Symbol::Index, "i", g.loc};
     index.type = u64;
     g.indexSymbol = &declare(std::move(index));
-    ++lambdaDepth_;
-    const Type* t = check(*g.body);
-    --lambdaDepth_;
-    popScope();
-    if (t->isError()) return t;
-    t = finalize(*g.body);
-    if (t->kind == Type::Void || t->kind == Type::String) {
-      error(g.body->loc, "generate needs a value to produce, not " + t->name());
-      return out_.types.error();
-    }
-    return t;
+    return elementValue(*g.body, checkPerElement(*g.body), "generate needs a value to produce");
   }
   case Source::Range: {
     auto& r = *s.as<RangeSource>();
@@ -453,10 +451,7 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
     const Symbol* sym = &declare(std::move(element));
     if (isMap) s.as<MapStage>()->varSymbol = sym;
     else s.as<FilterStage>()->varSymbol = sym;
-    ++lambdaDepth_;
-    const Type* t = check(body);
-    --lambdaDepth_;
-    popScope();
+    const Type* t = checkPerElement(body);
     if (t->isError()) return t;
     if (!isMap) {
       checkEstimate(s.as<FilterStage>()->estimate, true);
@@ -466,12 +461,7 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
       }
       return input;
     }
-    t = finalize(body);
-    if (t->kind == Type::Void || t->kind == Type::String) {
-      error(body.loc, "map needs a value for each element, not " + t->name());
-      return out_.types.error();
-    }
-    return t;
+    return elementValue(body, t, "map needs a value for each element");
   }
   case Stage::Sort: {
     auto& so = *s.as<SortStage>();

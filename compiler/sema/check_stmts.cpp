@@ -98,6 +98,14 @@ void Checker::run() {
 }
 
 void Checker::checkItem(Stmt& s) {
+  // A stream or a vector: its name, for what its pipeline (or its declared type) holds.
+  auto declareFilled = [this](Symbol::Kind kind, auto& d, const Type* t) {
+    Symbol sym{kind, d.name, d.loc};
+    sym.type = t;
+    sym.pipeline = d.pipeline.get();
+    sym.decl = &d;
+    d.symbol = &declare(std::move(sym));
+  };
   switch (s.kind()) {
   case Stmt::Import:
   case Stmt::Use:
@@ -117,22 +125,12 @@ void Checker::checkItem(Stmt& s) {
                                    t->name());
       if (!declared->isError()) t = declared;
     }
-    Symbol sym{Symbol::Stream, d.name, d.loc};
-    sym.type = t;
-    sym.pipeline = d.pipeline.get();
-    sym.decl = &d;
-    d.symbol = &declare(std::move(sym));
-    return;
+    return declareFilled(Symbol::Stream, d, t);
   }
   case Stmt::Vector: {
     auto& d = *s.as<VectorDecl>();
     const Type* t = d.type ? resolveType(*d.type) : checkPipeline(*d.pipeline, "vector " + d.name);
-    Symbol sym{Symbol::Vector, d.name, d.loc};
-    sym.type = t;
-    sym.pipeline = d.pipeline.get();
-    sym.decl = &d;
-    d.symbol = &declare(std::move(sym));
-    return;
+    return declareFilled(Symbol::Vector, d, t);
   }
   case Stmt::Pq: {
     auto& d = *s.as<PqDecl>();

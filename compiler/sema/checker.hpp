@@ -94,6 +94,13 @@ private:
   /// returns the type it computes. `what` names it in messages ("reduce's function").
   const Type* checkLambda(ast::Lambda& fn, const std::vector<const Type*>& params, const std::string& what,
                           const std::vector<std::string>& paramNames = {});
+  /// An expression that runs once per element (the body of a map, filter, generate or
+  /// lambda), checked in the scope its caller opened for the element or the parameters;
+  /// closes that scope.
+  const Type* checkPerElement(ast::Expr& body);
+  /// `t`, the type checkPerElement gave `body`, finalized; an error unless it is a value an
+  /// element can be (`needs` says what was wanted: "map needs a value for each element").
+  const Type* elementValue(ast::Expr& body, const Type* t, const std::string& needs);
   const Type* checkJoin(ast::JoinSource& j);
   /// Whether zip (or join) can pull the pipeline one element at a time.
   bool readableSideBySide(const ast::Pipeline& p) const;

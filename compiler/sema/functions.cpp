@@ -263,148 +263,116 @@ const SourceFile* Checker::fileOf(const FnDecl& fn) const {
 
 namespace {
 /// The first call, innermost first, that must become statements before its statement
-/// runs; calls found where that is impossible (per element, in a while condition) are
-/// left for checkCall to report.
-struct CallFinder {
-  std::function<FnDecl*(const Expr&)> called;
-  std::function<bool(const FnDecl&)> inlinable;
+/// runs. Only what the statement evaluates once, when it runs, is searched; calls found
+/// elsewhere (per element, in a while condition) are left for checkCall to report, and
+/// nested statements (bodies, branches, a for stage's block) are expanded where they
+/// stand, when their own block is checked.
+class CallFinder : public MutatingVisitor {
+public:
+  CallFinder(std::function<FnDecl*(const Expr&)> called, std::function<bool(const FnDecl&)> inlinable)
+      : called_(std::move(called)), inlinable_(std::move(inlinable)) {}
+
   ExprPtr* found = nullptr;
   Pipeline* foundSource = nullptr; // the pipeline whose source the call is, if it is one
 
-  bool expr(ExprPtr& e, bool once) {
-    if (!e) return false;
-    // Arguments first: they run before the call.
-    forEachSlot(*e, once);
-    if (found) return true;
-    FnDecl* fn = called(*e);
-    if (fn && !inlinable(*fn) && once) found = &e;
-    return found != nullptr;
-  }
-  void forEachSlot(Expr& e, bool once) {
-    switch (e.kind()) {
-    case Expr::Call:
-      for (ExprPtr& a : e.as<CallExpr>()->args)
-        if (expr(a, once)) return;
-      return;
-    case Expr::MethodCall:
-      if (expr(e.as<MethodCallExpr>()->object, once)) return;
-      for (ExprPtr& a : e.as<MethodCallExpr>()->args)
-        if (expr(a, once)) return;
-      return;
-    case Expr::Field: expr(e.as<FieldExpr>()->object, once); return;
-    case Expr::Index:
-      if (!expr(e.as<IndexExpr>()->object, once)) expr(e.as<IndexExpr>()->index, once);
-      return;
-    case Expr::Unary: expr(e.as<UnaryExpr>()->operand, once); return;
-    case Expr::Binary:
-      if (!expr(e.as<BinaryExpr>()->lhs, once)) expr(e.as<BinaryExpr>()->rhs, once);
-      return;
-    case Expr::Cast: expr(e.as<CastExpr>()->operand, once); return;
-    case Expr::RecordInit:
-      for (FieldInit& f : e.as<RecordInitExpr>()->fields)
-        if (expr(f.value, once)) return;
-      return;
-    case Expr::ArrayRepeat:
-      if (!expr(e.as<ArrayRepeatExpr>()->value, once)) expr(e.as<ArrayRepeatExpr>()->count, once);
-      return;
-    case Expr::ArrayList:
-      for (ExprPtr& x : e.as<ArrayListExpr>()->elements)
-        if (expr(x, once)) return;
-      return;
-    case Expr::PipelineArg: pipeline(*e.as<PipelineArgExpr>()->pipeline, once); return;
-    case Expr::IfElse: {
-      auto& i = *e.as<IfExpr>();
-      if (!expr(i.cond, once) && !expr(i.then, once)) expr(i.otherwise, once);
-      return;
-    }
-    case Expr::StringLit:
-      for (StringPart& p : e.as<StringLitExpr>()->literal.parts)
-        if (expr(p.expr, once)) return;
-      return;
-    default: return;
-    }
-  }
-  bool pipeline(Pipeline& p, bool once) {
-    if (found) return true;
-    Source& s = *p.source;
+  void statement(Stmt& s) {
     switch (s.kind()) {
-    case Source::Generate:
-      expr(s.as<GenerateSource>()->count, once) || expr(s.as<GenerateSource>()->body, false);
-      break;
-    case Source::Range: expr(s.as<RangeSource>()->begin, once) || expr(s.as<RangeSource>()->end, once); break;
-    case Source::Merge:
-      for (PipelinePtr& in : s.as<MergeSource>()->inputs)
-        if (pipeline(*in, once)) break;
-      break;
-    case Source::Join: {
-      auto& j = *s.as<JoinSource>();
-      pipeline(*j.inputs[0], once) || pipeline(*j.inputs[1], once) || expr(j.fn.body, false);
-      break;
-    }
-    case Source::Zip:
-      for (PipelinePtr& in : s.as<ZipSource>()->inputs)
-        if (pipeline(*in, once)) break;
-      if (!found) expr(s.as<ZipSource>()->fn.body, false);
-      break;
-    case Source::Concat:
-      for (PipelinePtr& in : s.as<ConcatSource>()->inputs)
-        if (pipeline(*in, once)) break;
-      break;
-    case Source::ExprSrc: {
-      ExprPtr& e = s.as<ExprSource>()->expr;
-      expr(e, once);
-      if (found == &e) foundSource = &p;
-      break;
-    }
-    default: break;
-    }
-    for (StagePtr& st : p.stages) {
-      if (found) break;
-      switch (st->kind()) {
-      case Stage::Map: expr(st->as<MapStage>()->body, false); break;
-      case Stage::Filter: expr(st->as<FilterStage>()->cond, false); break;
-      case Stage::Take: expr(st->as<TakeStage>()->count, once); break;
-      case Stage::Reduce: expr(st->as<ReduceStage>()->fn.body, false); break;
-      case Stage::Unique:
-        for (ExprPtr& k : st->as<UniqueStage>()->keys)
-          if (expr(k, false)) break;
-        break;
-      default: break; // a for stage's statements are checked (and expanded) as a block
-      }
-    }
-    return found != nullptr;
-  }
-  void stmt(Stmt& s) {
-    switch (s.kind()) {
-    case Stmt::Stream: pipeline(*s.as<StreamDecl>()->pipeline, true); return;
+    case Stmt::Stream:
     case Stmt::Vector:
-      if (s.as<VectorDecl>()->pipeline) pipeline(*s.as<VectorDecl>()->pipeline, true);
-      return;
     case Stmt::Let:
-    case Stmt::Var: expr(s.as<LetStmt>()->init, true); return;
-    case Stmt::If: expr(s.as<IfStmt>()->cond, true); return;
-    case Stmt::While: expr(s.as<WhileStmt>()->cond, false); return;
-    case Stmt::ForIn: pipeline(*s.as<ForInStmt>()->pipeline, true); return;
-    case Stmt::Emit: expr(s.as<EmitStmt>()->value, true); return;
+    case Stmt::Var:
+    case Stmt::If:
+    case Stmt::ForIn:
+    case Stmt::Emit:
     case Stmt::Print:
-      for (StringPart& p : s.as<PrintStmt>()->message.parts)
-        if (expr(p.expr, true)) return;
-      return;
+    case Stmt::Assign:
+    case Stmt::Evaluate:
+    case Stmt::Array: return walkChildren(s);
+    // Not its path: a literal or a param (one with `{…}` in it is reported as an error).
     case Stmt::Write:
-    case Stmt::WriteText: pipeline(*s.as<WriteStmt>()->pipeline, true); return;
-    case Stmt::Assign: {
-      auto& a = *s.as<AssignStmt>();
-      if (expr(a.target, true) || expr(a.value, true)) return;
-      if (a.pipeline) pipeline(*a.pipeline, true);
-      return;
-    }
-    case Stmt::Evaluate: expr(s.as<ExprStmt>()->expr, true); return;
-    case Stmt::Array:
-      if (!expr(s.as<ArrayDecl>()->length, true)) expr(s.as<ArrayDecl>()->init, true);
-      return;
-    default: return;
+    case Stmt::WriteText: return walk(s.as<WriteStmt>()->pipeline);
+    // Nothing runs when these run, or only statements and types (see the visits below).
+    case Stmt::Import:
+    case Stmt::Use:
+    case Stmt::Fn:
+    case Stmt::Memory:
+    case Stmt::BlockSize:
+    case Stmt::Break:
+    case Stmt::Continue:
+    case Stmt::Record:
+    case Stmt::Pq:
+    case Stmt::Block:
+    // A param's default is a constant, fixed before anything runs; an order's keys are
+    // read per comparison; a while condition runs each round; a `return` that reaches
+    // here is misplaced and reported as such.
+    case Stmt::Param:
+    case Stmt::Order:
+    case Stmt::While:
+    case Stmt::Return: return;
     }
   }
+
+private:
+  std::function<FnDecl*(const Expr&)> called_;
+  std::function<bool(const FnDecl&)> inlinable_;
+
+  bool visit(ExprPtr& e) override {
+    if (found) return false;
+    // Arguments first: they run before the call. (A call's `inlined` body is still empty
+    // here: sema fills it in when it checks the call, after this.)
+    walkChildren(*e);
+    FnDecl* fn = found ? nullptr : called_(*e);
+    if (fn && !inlinable_(*fn)) found = &e;
+    return false;
+  }
+  bool visit(PipelinePtr& p) override {
+    if (found) return false;
+    walkChildren(*p);
+    auto* s = p->source ? p->source->as<ExprSource>() : nullptr;
+    if (s && found == &s->expr) foundSource = p.get();
+    return false;
+  }
+  bool visit(SourcePtr& s) override {
+    if (found) return false;
+    switch (s->kind()) {
+    case Source::Range:
+    case Source::Merge:
+    case Source::Concat:
+    case Source::ExprSrc: return true;
+    // A path, a type or a vector's name.
+    case Source::Read:
+    case Source::ReadText:
+    case Source::Scan: return false;
+    // Only the inputs and the count run once; the function (and a join's keys, a
+    // generate's body) run per element.
+    case Source::Generate: walk(s->as<GenerateSource>()->count); return false;
+    case Source::Join:
+      for (PipelinePtr& input : s->as<JoinSource>()->inputs) walk(input);
+      return false;
+    case Source::Zip:
+      for (PipelinePtr& input : s->as<ZipSource>()->inputs) walk(input);
+      return false;
+    }
+    return false;
+  }
+  bool visit(StagePtr& s) override {
+    if (found) return false;
+    switch (s->kind()) {
+    case Stage::Sort:
+    case Stage::Take: return true;
+    // Per element; a for stage's statements are checked (and expanded) as a block.
+    case Stage::Map:
+    case Stage::Filter:
+    case Stage::Unique:
+    case Stage::Reduce:
+    case Stage::For: return false;
+    }
+    return false;
+  }
+  // Nested statements are expanded where they stand (see above).
+  bool visit(StmtPtr&) override { return false; }
+  // A type's array length is a constant.
+  bool visit(TypeRefPtr&) override { return false; }
 };
 } // namespace
 
@@ -422,7 +390,7 @@ void Checker::checkStatements(std::vector<StmtPtr>& body, bool topLevel) {
 bool Checker::expandCall(std::vector<StmtPtr>& body, size_t& i) {
   CallFinder finder{[this](const Expr& e) { return functionCalled(e); },
                     [this](const FnDecl& fn) { return inlinable(fn); }};
-  finder.stmt(*body[i]);
+  finder.statement(*body[i]);
   if (!finder.found) return false;
   ExprPtr& slot = *finder.found;
   auto& call = *slot->as<CallExpr>();
