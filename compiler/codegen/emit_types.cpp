@@ -78,12 +78,7 @@ std::string Generator::where(SourceLoc loc) const {
   if (slash != std::string::npos) file = file.substr(slash + 1);
   // A place in a module or function body names its own file and the script's call.
   std::string text = loc.origin ? describe(loc) : file + ":" + describe(loc);
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
-  }
-  return quoted + "\"";
+  return quote(text);
 }
 
 void Generator::emitRecords() {
