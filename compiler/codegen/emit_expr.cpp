@@ -5,6 +5,7 @@
 // division, float-to-integer casts and computed array indexes go through checked helpers.
 #include "codegen/generator.hpp"
 
+#include "ast/unreachable.hpp"
 #include "ast/visit.hpp"
 
 #include <cmath>
@@ -116,7 +117,7 @@ std::string Generator::expr(const Expr& e) {
   case Expr::FloatLit:
   case Expr::SizeLit:
   case Expr::BoolLit: return literal(e);
-  case Expr::StringLit: return "\"\"";
+  case Expr::StringLit: unreachable("codegen: a string as a value (sema allows it only in print and as a path)");
   case Expr::Name: return name(e.as<NameExpr>()->symbol);
   case Expr::Unary: {
     auto& u = *e.as<UnaryExpr>();
@@ -166,7 +167,7 @@ std::string Generator::expr(const Expr& e) {
     for (const ExprPtr& el : e.as<ArrayListExpr>()->elements) items += (items.empty() ? "" : ", ") + expr(*el);
     return type(e.type) + "{" + items + "}";
   }
-  case Expr::PipelineArg: return "0";
+  case Expr::PipelineArg: unreachable("codegen: a pipeline argument outside its aggregate (a plan node computes it)");
   case Expr::IfElse: {
     // Both arms have the expression's type; only the chosen one is evaluated.
     auto& x = *e.as<IfExpr>();
@@ -175,7 +176,7 @@ std::string Generator::expr(const Expr& e) {
            expr(*x.otherwise) + "))";
   }
   }
-  return "0";
+  unreachable("codegen: an expression of no known kind");
 }
 
 const Symbol* Generator::indexed(const IndexExpr& e) {
@@ -298,7 +299,7 @@ std::string Generator::method(const MethodCallExpr& e) {
   case ast::Method::Clear: return object + ".clear()";
   case ast::Method::Fill: return object + ".fill(" + expr(*e.args[0]) + ")";
   }
-  return object;
+  unreachable("codegen: a method of no known kind");
 }
 
 std::string Generator::recordInit(const RecordInitExpr& e) {

@@ -4,6 +4,8 @@
 // function that changes a key cannot move an element to another group).
 #include "codegen/generator.hpp"
 
+#include "ast/unreachable.hpp"
+
 namespace flow::codegen {
 
 using namespace flow::ast;
@@ -13,6 +15,9 @@ using sema::Type;
 
 std::vector<OrderKeyInfo> Generator::keysOf(const sema::OrderInfo* order) {
   if (order->kind == sema::OrderInfo::Keys) return order->keys;
+  // A reduce's keys are always a key list, and sema rejects a C++ comparator in a join:
+  // keys compared, hashed and put back one by one need fields to name.
+  if (order->kind == sema::OrderInfo::Cpp) unreachable("codegen: the keys of a C++ comparator");
   OrderKeyInfo whole; // asc or desc: the element itself
   whole.descending = order->kind == sema::OrderInfo::Desc;
   whole.type = order->type;
@@ -28,7 +33,9 @@ std::string Generator::keyPath(const OrderKeyInfo& key, const Type* element) con
       t = t->element;
     } else {
       path += "." + fieldName(t, step.field);
-      t = t->record->field(step.field)->type;
+      const sema::FieldInfo* f = t->record->field(step.field);
+      if (!f) unreachable("codegen: an order key names no field of its record (sema resolved it)");
+      t = f->type;
     }
   }
   return path;

@@ -5,6 +5,8 @@
 // generated code composes them and inlines only the script's own per-element code.
 #include "codegen/generator.hpp"
 
+#include "flow/escape.hpp"
+
 #include <algorithm>
 #include <functional>
 
@@ -247,22 +249,7 @@ void Generator::stopChecks(const std::vector<std::string>& stops) {
   if (atTopLevel()) line("fl_program.advance();");
 }
 
-std::string Generator::quote(const std::string& text) {
-  std::string q = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') q += '\\';
-    if (c == '\n') {
-      q += "\\n";
-      continue;
-    }
-    if (c == '\t') {
-      q += "\\t";
-      continue;
-    }
-    q += c;
-  }
-  return q + "\"";
-}
+std::string Generator::quote(const std::string& text) { return flow::cpp_string_literal(text); }
 
 std::string Generator::keyPath(const Expr& key, const Type* element) const {
   if (auto* nm = key.as<NameExpr>()) return "." + fieldName(element, nm->name.str());

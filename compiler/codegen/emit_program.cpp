@@ -4,6 +4,7 @@
 
 #include "ast/ast_printer.hpp"
 #include "ast/visit.hpp"
+#include "flow/escape.hpp"
 #include "plan/memory.hpp"
 
 #include <clang/Format/Format.h>
@@ -313,7 +314,7 @@ void Generator::emitParams() {
         description = "set when built (the script's default: \"" +
                       static_cast<const ParamDecl*>(s->decl)->init->as<StringLitExpr>()->literal.text() + "\")" +
                       (description.empty() ? "" : "; " + description);
-      line("fl_program.param(" + quote(s->name) + ", " + name(s) + ", \"path\", " + quote("\"" + text + "\"") + ", " +
+      line("fl_program.param(" + quote(s->name) + ", " + name(s) + ", \"path\", " + quote(flow::json_string(text)) + ", " +
            quote(description) + ");");
       continue;
     }

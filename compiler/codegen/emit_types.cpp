@@ -78,12 +78,7 @@ std::string Generator::where(SourceLoc loc) const {
   if (slash != std::string::npos) file = file.substr(slash + 1);
   // A place in a module or function body names its own file and the script's call.
   std::string text = loc.origin ? describe(loc) : file + ":" + describe(loc);
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
-  }
-  return quoted + "\"";
+  return quote(text);
 }
 
 void Generator::emitRecords() {
@@ -159,21 +154,7 @@ void Generator::emitOrder(const OrderInfo& o, const std::string& n) {
   }
   std::vector<OrderKey> keys;
   if (o.kind == OrderInfo::Keys) {
-    for (const OrderKeyInfo& k : o.keys) {
-      std::string path;
-      const Type* at = o.type; // the type the next step goes into
-      for (const OrderKeyInfo::Step& st : k.path) {
-        if (st.field.empty()) {
-          path += "[" + std::to_string(st.index) + "]";
-          at = at->element;
-          continue;
-        }
-        path += "." + fieldName(at, st.field);
-        for (const FieldInfo& f : at->record->fields)
-          if (f.name == st.field) at = f.type;
-      }
-      keys.push_back({path, k.type, k.descending});
-    }
+    for (const OrderKeyInfo& k : o.keys) keys.push_back({keyPath(k, o.type), k.type, k.descending});
     std::string text;
     for (size_t i = 0; i < o.keys.size(); ++i)
       text += (i ? ", " : "") + o.keys[i].text + (o.keys[i].descending ? " desc" : " asc");

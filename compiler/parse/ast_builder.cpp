@@ -1,5 +1,7 @@
 #include "parse/ast_builder.hpp"
 
+#include "ast/unreachable.hpp"
+
 #include "parse/literals.hpp"
 #include "parse/parser.hpp"
 
@@ -113,7 +115,7 @@ StmtPtr AstBuilder::declaration(P::DeclarationContext* ctx) {
     }
     return d;
   }
-  throw std::logic_error("AstBuilder: an unknown declaration");
+  unreachable("AstBuilder: a declaration of no known alternative");
 }
 
 FnParam AstBuilder::fnType(P::FnTypeContext* ctx) {
@@ -286,6 +288,7 @@ SourcePtr AstBuilder::source(P::SourceContext* ctx) {
     return s;
   }
   auto* c = dynamic_cast<P::ExprSourceContext*>(ctx);
+  if (!c) unreachable("AstBuilder: a source of no known alternative");
   auto s = make<ExprSource>(loc(ctx));
   s->expr = expr(c->expr());
   return s;
@@ -499,6 +502,7 @@ StmtPtr AstBuilder::statement(P::StatementContext* ctx) {
     return s;
   }
   auto* c = dynamic_cast<P::BlockStmtContext*>(ctx);
+  if (!c) unreachable("AstBuilder: a statement of no known alternative");
   auto s = make<BlockStmt>(loc(ctx));
   s->body = block(c->block());
   return s;
@@ -542,6 +546,7 @@ ExprPtr AstBuilder::expr(P::ExprContext* ctx) {
     return e;
   }
   auto* c = dynamic_cast<P::BinaryExprContext*>(ctx);
+  if (!c) unreachable("AstBuilder: an expression of no known alternative");
   // A binary expression is located at its operator, where a type error would point.
   auto e = make<BinaryExpr>(loc(c->op));
   e->op = *findBinaryOp(c->op->getText());
@@ -599,6 +604,7 @@ ExprPtr AstBuilder::primary(P::PrimaryContext* ctx) {
   if (auto* c = dynamic_cast<P::ParenExprContext*>(ctx)) return expr(c->expr());
   if (auto* c = dynamic_cast<P::IfExprPrimaryContext*>(ctx)) return ifExpr(c->ifExpr());
   auto* c = dynamic_cast<P::ArrayExprContext*>(ctx);
+  if (!c) unreachable("AstBuilder: a primary expression of no known alternative");
   if (c->count) {
     auto e = make<ArrayRepeatExpr>(loc(ctx));
     e->value = expr(c->expr(0));

@@ -1,6 +1,8 @@
 // `flowc explain` output: a table for people, JSON for tools, DOT for drawings.
 #include "plan/plan.hpp"
 
+#include "flow/escape.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <iomanip>
@@ -66,18 +68,7 @@ std::string number(double v) {
   return buf;
 }
 
-std::string jsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
+std::string jsonString(const std::string& s) { return flow::json_string(s); } // valid JSON for any bytes
 
 /// A DOT string: quotes escaped, `\n` kept as DOT's line break.
 std::string dotString(const std::string& s) {

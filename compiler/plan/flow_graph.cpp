@@ -5,6 +5,7 @@
 
 #include "ast/visit.hpp"
 #include "parse/parser.hpp"
+#include "flow/escape.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -57,9 +58,7 @@ bool GraphBuilder::evaluateParams() {
       const auto* init = static_cast<const ParamDecl*>(s->decl)->init->as<StringLitExpr>();
       const std::string value = set != options_.setParams.end() ? set->second : init ? init->literal.text() : "";
       plan_.pathValues[s] = value;
-      std::string quoted = "\""; // a JSON string too (explain --format=json)
-      for (char c : value) quoted += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
-      plan_.params.emplace_back(s->name, quoted + "\"");
+      plan_.params.emplace_back(s->name, flow::json_string(value)); // explain --format=json pastes it
       continue;
     }
     std::optional<ConstValue> value;

@@ -4,6 +4,7 @@
 // satisfies `join(… by (cust), …)` when by_cust's first key is `cust asc`.
 #include "sema/checker.hpp"
 
+#include "ast/unreachable.hpp"
 #include "ast/visit.hpp"
 
 namespace flow::sema {
@@ -72,7 +73,7 @@ Checker::Ordering Checker::orderingOf(const OrderInfo* o) {
   case OrderInfo::Keys: return o->keys;
   case OrderInfo::Cpp: return {}; // opaque: only the same order is known to match
   }
-  return {};
+  unreachable("sema: an order of no known kind");
 }
 
 Checker::Ordering Checker::throughFunction(const Ordering& in, const Expr& body,
@@ -135,8 +136,14 @@ Checker::Ordering Checker::sourceOrdering(const Source& s) const {
   case Source::ExprSrc:
     if (auto* n = s.as<ExprSource>()->expr->as<NameExpr>()) return namedOrdering(n->symbol);
     return {};
-  default: return {}; // generate, read, zip, concat: in no known order
+  // Listed, not a default: a new source's order should be a decision, not an accident.
+  case Source::Generate:
+  case Source::Read:
+  case Source::ReadText:
+  case Source::Zip:
+  case Source::Concat: return {}; // in no known order
   }
+  unreachable("sema: a source of no known kind");
 }
 
 Checker::Ordering Checker::namedOrdering(const Symbol* s) const {
@@ -160,7 +167,7 @@ Checker::Ordering Checker::stageOrdering(const Stage& s, const Ordering& in) {
   }
   case Stage::For: return {};
   }
-  return {};
+  unreachable("sema: a stage of no known kind");
 }
 
 void Checker::findChangedVectors() {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ast/unreachable.hpp"
 #include "ast/visit.hpp"
 
 namespace flow::sema {
@@ -434,7 +435,8 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
     return out_.types.error();
   }
   }
-  return out_.types.error();
+  // An error type here would have no diagnostic: the script would fail without a word.
+  unreachable("sema: a source of no known kind");
 }
 
 const Type* Checker::checkStage(Stage& s, const Type* input) {

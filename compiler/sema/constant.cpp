@@ -1,6 +1,7 @@
 #include "sema/constant.hpp"
 
 #include "ast/ast.hpp"
+#include "ast/unreachable.hpp"
 #include "sema/symbols.hpp"
 #include "sema/types.hpp"
 
@@ -196,7 +197,7 @@ std::string ConstValue::str() const {
   }
   case Bool: return b ? "true" : "false";
   }
-  return "";
+  unreachable("sema: a constant of no known kind");
 }
 
 std::optional<ConstValue> evaluate(const ast::Expr& expr, const SymbolValue& lookup, std::string* whyNot) {

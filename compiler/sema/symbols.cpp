@@ -1,5 +1,7 @@
 #include "sema/symbols.hpp"
 
+#include "ast/unreachable.hpp"
+
 namespace flow::sema {
 
 const char* Symbol::kindName() const {
@@ -20,7 +22,7 @@ const char* Symbol::kindName() const {
   case Builtin: return "builtin function";
   case Array: return "array";
   }
-  return "name";
+  unreachable("sema: a symbol of no known kind");
 }
 
 std::vector<const Symbol*> CheckedProgram::symbolsOf(Symbol::Kind kind) const {

@@ -1,5 +1,7 @@
 #include "sema/sema.hpp"
 
+#include "ast/unreachable.hpp"
+
 #include <ostream>
 
 namespace flow::sema {
@@ -25,7 +27,7 @@ std::string stageText(const ast::Stage& s) {
     return "reduce by " + r.keyOrder->name + (r.inputSorted ? " (input in key order)" : "");
   }
   }
-  return "";
+  unreachable("sema: a stage of no known kind");
 }
 
 std::string sourceText(const ast::Source& s) {
@@ -44,7 +46,7 @@ std::string sourceText(const ast::Source& s) {
     return n ? "from " + n->name.str() : "from";
   }
   }
-  return "";
+  unreachable("sema: a source of no known kind");
 }
 
 void pipeline(const ast::Pipeline& p, std::ostream& out, const std::string& indent) {

@@ -1,5 +1,6 @@
 // The process-wide I/O statistics and their report formats.
 #include "flow/io/stats.hpp"
+#include "flow/escape.hpp"
 #include "flow/format.hpp"
 
 #include <cstdio>
@@ -11,25 +12,8 @@ namespace {
 
 double seconds_of(std::uint64_t ns) { return static_cast<double>(ns) * 1e-9; }
 
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 void disk_json(std::ostream& o, const disk_snapshot& d) {
-  o << "{\"name\":\"" << json_escape(d.name) << "\",\"reads\":" << d.reads
+  o << "{\"name\":" << json_string(d.name) << ",\"reads\":" << d.reads
     << ",\"writes\":" << d.writes << ",\"read_bytes\":" << d.read_bytes
     << ",\"write_bytes\":" << d.write_bytes << ",\"read_seconds\":" << d.read_seconds
     << ",\"write_seconds\":" << d.write_seconds << "}";

@@ -78,20 +78,7 @@ void program::param(std::string_view name, std::string& variable, std::string_vi
     if (text.empty()) throw std::invalid_argument("a path cannot be empty (- is standard input or output)");
     *v = std::string(text);
   };
-  auto quoted = [v] {
-    std::string s = "\"";
-    for (char c : *v) {
-      if (c == '"' || c == '\\') s += '\\';
-      if (static_cast<unsigned char>(c) < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-        s += buf;
-        continue;
-      }
-      s += c;
-    }
-    return s + "\"";
-  };
+  auto quoted = [v] { return json_string(*v); };
   info.text = quoted;
   info.json = quoted;
   add_param_info(std::move(info));

@@ -56,29 +56,6 @@ double estimate::write_bytes() const noexcept {
   return s;
 }
 
-std::string json_string(std::string_view s) {
-  std::string o = "\"";
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-    case '"': o += "\\\""; break;
-    case '\\': o += "\\\\"; break;
-    case '\n': o += "\\n"; break;
-    case '\t': o += "\\t"; break;
-    case '\r': o += "\\r"; break;
-    default:
-      if (c < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        o += buf;
-      } else {
-        o += ch;
-      }
-    }
-  }
-  return o + "\"";
-}
-
 namespace {
 
 std::string seconds_json(double s) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "flow/escape.hpp" // json_string, which the report's JSON and its callers use
 #include "flow/program/node_counts.hpp"
 
 namespace flow {
@@ -128,9 +129,6 @@ std::string to_json(const run_report& r);
 
 /// The report as an aligned text table (ends with a newline).
 std::string to_text(const run_report& r);
-
-/// JSON string literal of `s`, with quotes.
-std::string json_string(std::string_view s);
 
 /// What one progress line shows: the phase, its elements, the intermediate merge passes
 /// of its sorts (work before the first element comes out) and its I/O so far.
