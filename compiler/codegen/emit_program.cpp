@@ -390,19 +390,33 @@ void Generator::emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::
   const std::string nodes = calibrated ? "fl_calibrated_nodes" : "fl_nodes";
   // The planner's split of the budget, made again for this run's params and --memory
   // (the same algorithm, flow/plan/memory_plan.hpp): sorts and queues get the memory
-  // the data they will really see calls for.
-  line("// the memory plan for this run's params and --memory: {role, phase, phases (queues), elements,");
-  line("// element bytes, keyed order (sorts), other half (sorts), combines (reduces)}");
+  // the data they will really see calls for. Each row is the planner's own
+  // (MemoryPlanner::demands), its counts scaled for this run; fields left out keep
+  // memory_node's defaults.
+  line("// the memory plan for this run's params and --memory: what each node needs, and how its");
+  line("// I/O is priced (flow::plan::memory_node)");
+  const std::vector<plan::memory_node> demands = plan::MemoryPlanner::demands(plan);
   for (const Node& n : plan.nodes) {
-    const plan::memory_role role = n.traits().memory;
-    if (role == plan::memory_role::none) continue;
+    const plan::memory_node& d = demands[static_cast<size_t>(n.id)];
+    if (d.role == plan::memory_role::none) continue;
+    const std::string& sv = scale.at(n.id);
     std::string live;
-    for (int p : n.livePhases) live += (live.empty() ? "" : ", ") + std::to_string(p);
+    for (int p : d.live_phases) live += (live.empty() ? "" : ", ") + std::to_string(p);
+    std::string row = ".role = flow::plan::memory_role::" + std::string(plan::name(d.role)) +
+                      ", .phase = " + std::to_string(d.phase) + (live.empty() ? "" : ", .live_phases = {" + live + "}") +
+                      ", .elements = " + number(n.startElements) + " * " + sv +
+                      ", .element_bytes = " + std::to_string(d.element_bytes);
+    if (d.keyed) row += ", .keyed = true";
+    if (d.partner >= 0) row += ", .partner = " + std::to_string(d.partner);
+    if (d.io != plan::io_rule::none) row += ", .io = flow::plan::io_rule::" + std::string(plan::name(d.io));
+    // v[i]'s accesses and writes follow its count's scale.
+    if (d.accesses > 0) row += ", .accesses = " + number(d.accesses) + " * " + sv;
+    if (d.writes > 0) row += ", .writes = " + number(d.writes) + " * " + sv;
+    if (d.hashing != plan::reduce_hashing::no)
+      row += ", .hashing = flow::plan::reduce_hashing::" + std::string(plan::name(d.hashing));
+    if (d.peak_fraction > 0) row += ", .peak_fraction = " + number(d.peak_fraction); // measured
     line("// n" + std::to_string(n.id) + " " + n.name);
-    line(nodes + "[" + std::to_string(n.id) + "] = {flow::plan::memory_role::" + plan::name(role) + ", " +
-         std::to_string(n.phase) + ", {" + live + "}, " + number(n.startElements) + " * " + scale.at(n.id) + ", " +
-         std::to_string(n.elementBytes) + ", " + (n.keyed ? "true" : "false") + ", " + std::to_string(n.partner) +
-         (n.traits().io == plan::io_rule::reduce_runs ? ", true" : "") + "};");
+    line(nodes + "[" + std::to_string(n.id) + "] = {" + row + "};");
   }
   // A phase that cannot hold its arrays names them with their sizes for this run.
   std::vector<std::string> arrays;
@@ -413,9 +427,11 @@ void Generator::emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::
                        ", flow::plan::sat_mul(flow::plan::memory_planner::elements(fl_nodes[" + std::to_string(n.id) +
                        "]), " + std::to_string(n.elementBytes) + ")});");
   if (calibrated) {
-    // The run's memory is split by the static plan (above); the calibrated counts are
-    // priced with that split, as `flowc explain --calibrate` does.
-    line("for (std::size_t i = 0; i < fl_nodes.size(); ++i) fl_calibrated_nodes[i].memory = fl_nodes[i].memory;");
+    // The run's memory is split by the static plan (above), and its queues and reduces
+    // are built as that plan configures them: the calibrated counts are priced with
+    // those, as `flowc explain --calibrate` does.
+    line("fl_memory.adopt(flow::plan::memory_planner(fl_nodes, fl_program.memory(), fl_program.block(), "
+         "fl_program.threads()));");
     return;
   }
   if (arrays.empty()) {
@@ -457,8 +473,9 @@ std::string Generator::exactCount(int id) {
 
 void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
   // The plan's estimate for the params the program actually runs with: each source's
-  // count relative to the planned one scales everything downstream of it; sorts and
-  // queues are priced again with the runtime's own models.
+  // count relative to the planned one scales everything downstream of it; the budget is
+  // split again and every node priced again by the runtime's planner, with the functions
+  // `flowc explain` plans and prices with (flow/plan/memory_plan.hpp).
   const std::string nodes = calibrated ? "fl_calibrated_nodes" : "fl_nodes";
   if (calibrated) {
     line("fl_program.calibrated_estimate(" + quote(options_.calibratedBy) + ", [&](flow::estimate& fl_e) {");
@@ -467,9 +484,7 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
     line("fl_program.estimate([&](flow::estimate& fl_e) {");
   }
   Indent in(*this);
-  // (priced by the runtime's models; a calibrated estimate without sorts does not use it)
-  line(std::string(calibrated ? "[[maybe_unused]] " : "") + "flow::plan::memory_planner fl_memory(" + nodes +
-       ", fl_program.memory(), fl_program.block(), fl_program.threads());");
+  line("flow::plan::memory_planner fl_memory(" + nodes + ", fl_program.memory(), fl_program.block(), fl_program.threads());");
   auto phaseLabel = [&](int phase) {
     for (const plan::Phase& p : plan.phases)
       if (p.id == phase) return quote(p.label);
@@ -512,16 +527,10 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
     }
     const std::string sv = "fl_scale" + std::to_string(n.id);
     // maybe_unused: a node's scale is there for the scales derived from it, and a node
-    // whose estimate is a constant uses none (-Wall -Wextra stay quiet on generated code).
+    // without a row in the memory plan uses none (-Wall -Wextra stay quiet on generated code).
     line("[[maybe_unused]] const double " + sv + " = " + sc + ";");
     scale[n.id] = sv;
   }
-  // Each node's estimate, queues last: the estimate lists a phase where it first meets it.
-  std::vector<const Node*> order;
-  for (const Node& n : plan.nodes)
-    if (n.kind != Node::Queue) order.push_back(&n);
-  for (const Node& n : plan.nodes)
-    if (n.kind == Node::Queue) order.push_back(&n);
   emitMemoryPlan(plan, scale, calibrated);
   // Phases in while loops: the rounds planned, for the params this run has.
   for (const plan::Phase& p : plan.phases) {
@@ -531,112 +540,55 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
       if (w->rounds) rounds += (rounds.empty() ? "" : " * ") + std::string("static_cast<double>(") + expr(*w->rounds->expr) + ")";
     line("fl_e.rounds(" + std::to_string(p.id) + ", " + phaseLabel(p.id) + ", " + (rounds.empty() ? "1.0" : rounds) + ");");
   }
-  // Each node's share and I/O for this run, as `flowc explain` lists them (--plan prints
-  // them); its I/O adds to its phase's estimate.
-  auto node = [&](const Node& n, const std::string& read, const std::string& write, const std::string& queue = "") {
-    std::string phases;
-    for (int p : n.spansPhases() ? n.livePhases : std::vector<int>{n.phase})
-      phases += (phases.empty() ? "" : ", ") + std::to_string(p);
-    const bool planned = n.traits().memory != plan::memory_role::none;
-    line("fl_e.node({" + std::to_string(n.id) + ", " + quote(n.name) + ", " + std::to_string(n.phase) + ", {" + phases +
-         "}, " + (planned ? memoryOf(n) : std::string("0")) + ", " + read + ", " + write + (queue.empty() ? "" : ", " + queue) +
-         "}, " + phaseLabel(n.phase) + ");");
-  };
-  for (const Node* np : order) {
+  // The nodes --plan lists: every node with a row in the memory plan, a sort's merge
+  // after its run formation, queues last (the estimate lists a phase where it first
+  // meets it), a queue that lives in no phase (declared in a loop body) not at all.
+  std::vector<const Node*> listed;
+  for (const Node& n : plan.nodes) {
+    const plan::io_rule io = n.traits().io;
+    if (n.traits().memory == plan::memory_role::none || io == plan::io_rule::queue) continue;
+    if (io == plan::io_rule::sort_merge || io == plan::io_rule::reduce_merge) continue; // with its run formation
+    listed.push_back(&n);
+    if (io == plan::io_rule::sort_runs || io == plan::io_rule::reduce_runs) listed.push_back(&plan.nodes[n.partner]);
+  }
+  for (const Node& n : plan.nodes)
+    if (n.traits().io == plan::io_rule::queue && !n.livePhases.empty()) listed.push_back(&n);
+  if (!listed.empty()) {
+    line("// Each node's memory and I/O for this run, as `flowc explain` lists them (--plan prints");
+    line("// them; a node's I/O adds to its phase's): {node, name, phase of its I/O, phases of its");
+    line("// memory, that phase's label}. Every node is priced by flow::plan::memory_planner::cost,");
+    line("// the function explain prices it with.");
+    line("const flow::estimate::listed_node fl_listed[] = {");
+    for (const Node* n : listed) {
+      std::string phases;
+      for (int p : n->spansPhases() ? n->livePhases : std::vector<int>{n->phase})
+        phases += (phases.empty() ? "" : ", ") + std::to_string(p);
+      line("    {" + std::to_string(n->id) + ", " + quote(n->name) + ", " + std::to_string(n->phase) + ", {" + phases +
+           "}, " + phaseLabel(n->phase) + "},");
+    }
+    line("};");
+    line("for (const flow::estimate::listed_node& fl_n : fl_listed) {");
+    line("  const flow::plan::node_cost fl_cost = fl_memory.cost(fl_n.id);");
+    line("  fl_e.node({fl_n.id, std::string(fl_n.name), fl_n.phase, fl_n.memory_phases, " + nodes +
+         "[fl_n.id].memory, fl_cost.read_bytes, fl_cost.write_bytes,");
+    line("             fl_cost.queue ? flow::containers::describe(*fl_cost.queue) : std::string()},");
+    line("            fl_n.phase_label);");
+    line("}");
+  }
+  // A sort's runs are all on disk when run formation ends, and an intermediate merge adds
+  // its output (sort_cost::disk_peak): a --disk SIZE below that is an error before any
+  // work (flow::program::disk_need), when the count is exact and the sort surely runs:
+  // its statement is a top-level one (not in an `if`, a loop body or an aggregate call,
+  // which may not run).
+  for (const Node* np : listed) {
     const Node& n = *np;
-    const std::string& sv = scale[n.id];
-    switch (n.kind) {
-    case Node::SortRuns: {
-      const Node& merge = plan.nodes[n.partner];
-      const std::string sort = "fl_sort" + std::to_string(n.id);
-      line("const auto " + sort + " = fl_memory.sort(" + nodes + "[" + std::to_string(n.id) + "]);");
-      // Byte counts are whole numbers, the estimate's are doubles: cast, since a uint64_t
-      // in braces is a narrowing conversion (-Wnarrowing, on by default).
-      auto bytes = [&](const char* field) { return "static_cast<double>(" + sort + field + ")"; };
-      node(n, "0", bytes(".runs_write"));
-      node(merge, bytes(".merge_read"), bytes(".merge_write"));
-      // The runs are all on disk when run formation ends, and an intermediate merge adds
-      // its output (sort_cost::disk_peak): a --disk SIZE below that is an error before
-      // any work (flow::program::disk_need), when the count is exact and the
-      // sort surely runs: its statement is a top-level one (not in an `if`, a loop body or
-      // an aggregate call, which may not run).
-      bool topLevel = false;
-      if (const auto* owner = std::get_if<const ast::Stmt*>(&n.owner))
-        for (const auto& item : program_.ast->items) topLevel = topLevel || item.get() == *owner;
-      if (const std::string exact = exactCount(n.inputs[0]); !calibrated && topLevel && exact != "false")
-        line("if (" + exact + ") fl_program.disk_need(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) +
-             ", " + sort + ".disk_peak);");
-      break;
-    }
-    case Node::SortMerge: break; // with its run formation
-    case Node::ReduceRuns: {
-      // Priced again for this run's budget (reduce_model.hpp), as the planner does: a
-      // hash table holds the distinct keys it expects and writes nothing, else equal keys
-      // combine as runs form and merge.
-      const Node& merge = plan.nodes[n.partner];
-      const std::string reduce = "fl_reduce" + std::to_string(n.id);
-      // The reduce's estimate from the counts and memory of a vector of plan nodes.
-      auto estimate = [&](const std::string& vector) {
-        const std::string runs = vector + "[" + std::to_string(n.id) + "]",
-                          merged = vector + "[" + std::to_string(merge.id) + "]";
-        return "flow::plan::reduce_estimate(fl_memory.setup(" + runs + "), flow::plan::memory_planner::elements(" +
-               runs + "), flow::plan::memory_planner::elements(" + merged + "), " + runs + ".memory, " + merged +
-               ".memory)";
-      };
-      line("const auto " + reduce + " = " + estimate(nodes) + ";");
-      // Whether it hashes is the program's choice, by the static count of distinct keys.
-      const std::string hashes = calibrated ? estimate("fl_nodes") + ".hash_in_memory" : reduce + ".hash_in_memory";
-      const std::string spills = "!" + reduce + ".sort.in_memory" + (merge.counted ? " && !" + hashes : "");
-      line("const bool " + reduce + "_spills = " + spills + ";");
-      node(n, "0", reduce + "_spills ? static_cast<double>(" + reduce + ".sort.runs_write) : 0.0");
-      node(merge, reduce + "_spills ? static_cast<double>(" + reduce + ".sort.merge_read) : 0.0",
-           reduce + "_spills ? static_cast<double>(" + reduce + ".sort.merge_write) : 0.0");
-      break;
-    }
-    case Node::ReduceMerge: break; // with its run formation
-    case Node::Queue: {
-      if (n.livePhases.empty()) break;
-      std::string items = "static_cast<uint64_t>(" + number(n.startElements) + " * " + sv + ")";
-      const std::string pq = "fl_pq" + std::to_string(n.id);
-      // Configured as the program configures it: for the static plan's pushes.
-      const std::string planned = calibrated ? "static_cast<uint64_t>(fl_nodes[" + std::to_string(n.id) + "].elements)" : items;
-      line("const auto " + pq + " = flow::containers::plan_priority_queue(" + memoryOf(n) + ", " + planned + ", " +
-           std::to_string(n.elementBytes) + ", " + blockBytes() + ");");
-      if (calibrated && n.calibrated && n.calibrated->peakFraction > 0) {
-        // The items it holds at once, as a share of its pushes measured (the runtime's
-        // model: none written while they fit its internal arrays).
-        line("const uint64_t " + pq + "_peak = static_cast<uint64_t>(std::max(1.0, std::ceil(" + number(n.startElements) +
-             " * " + sv + " * " + number(n.calibrated->peakFraction) + ")));");
-        line("const double " + pq + "_io = " + pq + ".io_bytes(" + items + ", " + pq +
-             "_peak) / 2.0; // half read, half written");
-      } else {
-        line("const double " + pq + "_io = " + pq + ".io_bytes(" + items + ", " + items +
-             ") / 2.0; // as if every push were held at once; half read, half written");
-      }
-      node(n, pq + "_io", pq + "_io", "flow::containers::describe(" + pq + ")");
-      break;
-    }
-    case Node::VectorIndex: {
-      // An upper bound: a block read per access, a block written per write, in this
-      // run's blocks.
-      const std::string block = "static_cast<double>(" + blockBytes() + ")";
-      node(n, number(n.accesses) + " * " + sv + " * " + block, number(n.writes) + " * " + sv + " * " + block);
-      break;
-    }
-    default: {
-      // Files, scans and sinks move their elements once: priced from the count the
-      // program starts from, so a read without `~ N` is estimated at its file's size.
-      double read = n.readBytes, write = n.writeBytes;
-      if (n.elements == 0 && n.startElements > 0) {
-        const double bytes = n.startElements * static_cast<double>(n.elementBytes);
-        if (n.traits().readsElements()) read = bytes;
-        if (n.traits().writesElements()) write = bytes;
-      }
-      if (read > 0 || write > 0 || n.traits().memory != plan::memory_role::none)
-        node(n, number(read) + " * " + sv, number(write) + " * " + sv);
-      break;
-    }
-    }
+    if (calibrated || n.traits().io != plan::io_rule::sort_runs) continue;
+    bool topLevel = false;
+    if (const auto* owner = std::get_if<const ast::Stmt*>(&n.owner))
+      for (const auto& item : program_.ast->items) topLevel = topLevel || item.get() == *owner;
+    if (const std::string exact = exactCount(n.inputs[0]); topLevel && exact != "false")
+      line("if (" + exact + ") fl_program.disk_need(" + std::to_string(n.phase) + ", " + phaseLabel(n.phase) +
+           ", fl_memory.cost(" + std::to_string(n.id) + ").sort.disk_peak); // " + n.name);
   }
   --indent_;
   line("});");

@@ -150,12 +150,14 @@ public:
   /// The estimate lambda for `plan`: the static plan's (fl_program.estimate, which also
   /// makes the run's memory plan in fl_nodes), or a calibrated plan's
   /// (fl_program.calibrated_estimate: its own counts in fl_calibrated_nodes, priced with
-  /// the memory fl_nodes got).
+  /// the memory and choices fl_nodes got, memory_planner::adopt). Data only: the plan's
+  /// rows and the nodes to list, each priced by flow::plan::memory_planner::cost.
   void emitEstimate(const plan::Plan& plan, bool calibrated);
   /// A C++ condition that holds when node `id`'s count is exact when the program runs
   /// (generate/range counts, input files of known size, `~ N` on a read, through maps),
   /// "false" when it is a guess or an upper bound (filters, unique, joins, ...).
   std::string exactCount(int id);
+  /// The plan's rows (plan::MemoryPlanner::demands, counts scaled by `scale`) and its split.
   void emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::string>& scale, bool calibrated);
   std::string blockBytes() const;
 

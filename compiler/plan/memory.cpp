@@ -5,7 +5,6 @@
 
 #include "flow/defaults.hpp"
 #include "flow/format.hpp"
-#include "flow/plan/reduce_model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -24,11 +23,22 @@ unsigned planningThreads() { return flow::hardware_threads(); }
 } // namespace
 
 MemoryPlanner::MemoryPlanner(Plan& plan, DiagnosticEngine& diags, const SourceFile* file)
-    : plan_(plan), diags_(diags), file_(file) {
-  for (const Node& n : plan_.nodes)
-    nodes_.push_back({.role = n.traits().memory, .phase = n.phase, .live_phases = n.livePhases,
-                      .elements = n.elements, .element_bytes = n.elementBytes, .keyed = n.keyed,
-                      .partner = n.partner, .combines = n.traits().io == io_rule::reduce_runs});
+    : plan_(plan), diags_(diags), file_(file), nodes_(demands(plan)) {}
+
+std::vector<memory_node> MemoryPlanner::demands(const Plan& plan) {
+  std::vector<memory_node> nodes;
+  for (const Node& n : plan.nodes) {
+    const io_rule io = n.traits().io;
+    // A reduce may hash only when it knows how many distinct keys to expect.
+    const bool mayHash = io == io_rule::reduce_runs && plan.nodes[static_cast<size_t>(n.partner)].counted;
+    const bool peak = io == io_rule::queue && n.calibrated && n.calibrated->peakFraction > 0;
+    nodes.push_back({.role = n.traits().memory, .phase = n.phase, .live_phases = n.livePhases,
+                     .elements = n.elements, .element_bytes = n.elementBytes, .keyed = n.keyed,
+                     .partner = n.partner, .io = io, .accesses = n.accesses, .writes = n.writes,
+                     .hashing = mayHash ? reduce_hashing::if_fits : reduce_hashing::no,
+                     .peak_fraction = peak ? n.calibrated->peakFraction : 0});
+  }
+  return nodes;
 }
 
 flow::plan::memory_planner MemoryPlanner::planner() {
@@ -52,14 +62,16 @@ bool MemoryPlanner::assign() {
 
 void MemoryPlanner::adopt(const Plan& program) {
   if (program.nodes.size() != plan_.nodes.size()) throw std::logic_error("plan: adopt() from a plan of other nodes");
-  program_ = &program;
-  for (size_t i = 0; i < nodes_.size(); ++i) nodes_[i].memory = plan_.nodes[i].memoryBytes = program.nodes[i].memoryBytes;
+  std::vector<memory_node> theirs = demands(program);
+  for (size_t i = 0; i < theirs.size(); ++i) theirs[i].memory = program.nodes[i].memoryBytes;
+  // What a calibrated program does at start (flow::plan::memory_planner::adopt).
+  planner().adopt(flow::plan::memory_planner(theirs, program.memoryBytes, program.blockBytes, planningThreads()));
   for (size_t i = 0; i < nodes_.size(); ++i) {
     Node& n = plan_.nodes[i];
+    n.memoryBytes = nodes_[i].memory;
     if (n.traits().io != io_rule::sort_runs && n.traits().io != io_rule::sort_merge) continue;
-    const sort_cost c = planner().sort(nodes_[i]); // the runtime decides in memory or not by the real count
-    n.inMemory = nodes_[i].in_memory = c.in_memory;
-    n.runs = nodes_[i].runs = c.runs;
+    n.inMemory = nodes_[i].in_memory;
+    n.runs = nodes_[i].runs;
   }
 }
 
@@ -116,97 +128,46 @@ void MemoryPlanner::reportTooSmall(int phase, uint64_t needed) {
 }
 
 void MemoryPlanner::computeIo() {
+  // Each node is priced by the runtime's one function, which generated programs call
+  // again at start for their own params and --memory: here only what explains it.
+  const flow::plan::memory_planner prices = planner();
   for (Node& n : plan_.nodes) {
-    double bytes = n.elements * n.elementBytes;
-    switch (n.traits().io) {
-    case io_rule::none: break;
-    case io_rule::reads_file:
-    case io_rule::reads_store: n.readBytes = bytes; break;
-    case io_rule::writes_file:
-    case io_rule::writes_store: n.writeBytes = bytes; break;
-    case io_rule::sort_runs:
-      n.writeBytes = static_cast<double>(planner().sort(nodes_[static_cast<size_t>(n.id)]).runs_write); // whole blocks
-      n.tempDiskBytes = n.writeBytes;
-      break;
-    case io_rule::sort_merge: {
-      // The final merge reads the runs; intermediate passes merge the smallest runs,
-      // reading and writing them once more.
-      const sort_cost c = planner().sort(nodes_[static_cast<size_t>(n.id)]);
-      if (c.in_memory) break;
-      n.fanIn = c.fan_in;
-      n.passes = plan_.nodes[n.partner].passes = static_cast<int>(c.passes);
-      n.readBytes = static_cast<double>(c.merge_read);
-      n.writeBytes = static_cast<double>(c.merge_write);
-      n.tempDiskBytes = static_cast<double>(c.disk_peak); // the runs, and a second level while it is merged
-      break;
+    const node_cost c = prices.cost(static_cast<size_t>(n.id));
+    n.readBytes = c.read_bytes;
+    n.writeBytes = c.write_bytes;
+    n.tempDiskBytes = c.temp_disk_bytes;
+    n.passes = static_cast<int>(c.passes);
+    n.fanIn = c.fan_in;
+    const io_rule io = n.traits().io;
+    if (io == io_rule::reduce_runs) {
+      const Node& merge = plan_.nodes[static_cast<size_t>(n.partner)];
+      n.hashed = c.hashed; // what the code generator builds
+      const std::string keys = formatCount(merge.elements) + " distinct keys expected";
+      const std::string capacity = formatCount(static_cast<double>(c.hash_capacity));
+      n.note = n.hashed ? "a hash table: the " + keys + " fit in it (it holds " + capacity + ")"
+               : !merge.counted
+                   ? "combines while forming runs and merging: the distinct keys are not known"
+                   : "combines while forming runs and merging: " + keys + ", more than a hash table holds (" +
+                         capacity + ")";
     }
-    case io_rule::reduce_runs:
-    case io_rule::reduce_merge: {
-      // Equal keys are combined as runs form and as they merge, so the I/O shrinks with
-      // the distinct keys (the merge's output count); where they all fit in the hash
-      // table the reduce writes nothing.
-      const Node& runs = n.traits().io == io_rule::reduce_runs ? n : plan_.nodes[n.partner];
-      const Node& merge = plan_.nodes[static_cast<size_t>(runs.partner)];
-      const memory_node& rn = nodes_[static_cast<size_t>(runs.id)];
-      const memory_node& mn = nodes_[static_cast<size_t>(merge.id)];
-      const reduce_cost c = reduce_estimate(planner().setup(rn), memory_planner::elements(rn),
-                                            memory_planner::elements(mn), rn.memory, mn.memory);
-      if (n.traits().io == io_rule::reduce_runs) {
-        // The code generator chose the hash table by the static plan (adopt).
-        n.hashed = program_ ? program_->nodes[static_cast<size_t>(n.id)].hashed : merge.counted && c.hash_in_memory;
-        const std::string keys = formatCount(merge.elements) + " distinct keys expected";
-        const std::string capacity = formatCount(static_cast<double>(c.hash_capacity));
-        n.note = n.hashed ? "a hash table: the " + keys + " fit in it (it holds " + capacity + ")"
-                 : !merge.counted
-                     ? "combines while forming runs and merging: the distinct keys are not known"
-                     : "combines while forming runs and merging: " + keys + ", more than a hash table holds (" +
-                           capacity + ")";
-        if (!n.hashed && !c.sort.in_memory) n.tempDiskBytes = n.writeBytes = static_cast<double>(c.sort.runs_write);
-      } else if (!runs.hashed && !c.sort.in_memory) {
-        n.fanIn = c.sort.fan_in;
-        n.passes = static_cast<int>(c.sort.passes);
-        n.readBytes = static_cast<double>(c.sort.merge_read);
-        n.writeBytes = static_cast<double>(c.sort.merge_write);
-        n.tempDiskBytes = static_cast<double>(c.sort.disk_peak);
-      }
-      break;
-    }
-    case io_rule::block_accesses:
-      // An upper bound: every access misses the cache and reads a block, every write
-      // writes one back.
-      n.readBytes = n.accesses * static_cast<double>(plan_.blockBytes);
-      n.writeBytes = n.writes * static_cast<double>(plan_.blockBytes);
+    if (io == io_rule::block_accesses)
       n.note = "an upper bound: one block read per access (" + formatCount(n.accesses) + ") and one written per write (" +
                formatCount(n.writes) + "); the cache holds " +
                formatCount(static_cast<double>(n.memoryBytes / std::max<uint64_t>(1, plan_.blockBytes))) + " blocks";
-      break;
-    case io_rule::queue: {
-      // The queue is configured for the pushes the program plans with (adopt: the static
-      // plan's); its I/O is the runtime's model (pq_config::io) for its pushes and the
-      // items it holds at once: all of them, unless a calibration measured its peak.
-      const double planned = program_ ? program_->nodes[static_cast<size_t>(n.id)].elements : n.elements;
-      auto cfg = containers::plan_priority_queue(n.memoryBytes, static_cast<uint64_t>(planned), n.elementBytes,
-                                                 plan_.blockBytes);
-      const bool peak = n.calibrated && n.calibrated->peakFraction > 0;
-      const double items = peak ? std::max(1.0, std::ceil(n.elements * n.calibrated->peakFraction)) : n.elements;
-      const auto io = cfg.io(static_cast<uint64_t>(n.elements), static_cast<uint64_t>(items));
-      n.readBytes = n.writeBytes = static_cast<double>(io.bytes) / 2;
-      if (!peak)
+    if (io == io_rule::queue) {
+      n.queue = containers::describe(*c.queue);
+      if (!n.calibrated || !(n.calibrated->peakFraction > 0))
         n.note = "an upper bound: as if all " + formatCount(n.elements) +
                  " pushes were held at once (flowc explain --calibrate measures the peak)";
       else {
         char share[64];
         std::snprintf(share, sizeof share, "%.4g%% of its pushes", n.calibrated->peakFraction * 100);
-        n.note = "calibrated: " + formatCount(n.elements) + " pushes, at most " + formatCount(items) +
+        n.note = "calibrated: " + formatCount(n.elements) + " pushes, at most " + formatCount(c.held) +
                  " items at once (" + share + " in the calibration run)" +
-                 (io.bytes > 0 ? ": more than its internal arrays hold, so an upper bound as if all were held at once"
-                               : ": within its internal arrays, nothing written");
+                 (c.read_bytes + c.write_bytes > 0
+                      ? ": more than its internal arrays hold, so an upper bound as if all were held at once"
+                      : ": within its internal arrays, nothing written");
       }
-      n.passes = static_cast<int>(io.levels);
-      n.queue = containers::describe(cfg);
-      n.tempDiskBytes = n.writeBytes; // an upper bound: what it writes out, never freed early
-      break;
-    }
     }
     if (n.traits().memory == memory_role::reserved && n.counted)
       n.note = "in memory, " + formatBytes(n.elements * static_cast<double>(n.elementBytes)) + " reserved in phases " +
@@ -219,7 +180,6 @@ void MemoryPlanner::computeIo() {
     const sema::Symbol* stored = n.storeWritten();
     n.tempDiskUntil = n.phase;
     if (!stored) continue;
-    n.tempDiskBytes = n.writeBytes;
     for (const Node& reader : plan_.nodes)
       if (reader.storeRead() == stored) n.tempDiskUntil = std::max(n.tempDiskUntil, reader.phase);
   }

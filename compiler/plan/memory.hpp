@@ -17,8 +17,13 @@ public:
   /// of `program`, the static plan of the same script and params, which is what the
   /// program, built without calibration, makes at start. Before computeIo.
   void adopt(const Plan& program);
+  /// Prices every node (flow::plan::memory_planner::cost) and adds explain's notes, the
+  /// temporary disk's phases and the cost as if every stream were materialized.
   void computeIo();
   void totals();
+  /// What each node of `plan` asks of the budget and how its I/O is priced, in plan
+  /// order: the rows of the memory plan, here and in generated programs.
+  static std::vector<memory_node> demands(const Plan& plan);
 
 private:
   flow::plan::memory_planner planner();

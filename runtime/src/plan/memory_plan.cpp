@@ -2,6 +2,8 @@
 // every generated program's memory plan call it.
 #include "flow/plan/memory_plan.hpp"
 
+#include "flow/plan/reduce_model.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +25,32 @@ const char* name(memory_role role) {
   case memory_role::cache: return "cache";
   }
   return "none"; // not reached: -Wswitch names a role left out above
+}
+
+const char* name(io_rule rule) {
+  switch (rule) {
+  case io_rule::none: return "none";
+  case io_rule::reads_file: return "reads_file";
+  case io_rule::reads_store: return "reads_store";
+  case io_rule::writes_file: return "writes_file";
+  case io_rule::writes_store: return "writes_store";
+  case io_rule::sort_runs: return "sort_runs";
+  case io_rule::sort_merge: return "sort_merge";
+  case io_rule::reduce_runs: return "reduce_runs";
+  case io_rule::reduce_merge: return "reduce_merge";
+  case io_rule::queue: return "queue";
+  case io_rule::block_accesses: return "block_accesses";
+  }
+  return "none"; // not reached: -Wswitch names a rule left out above
+}
+
+const char* name(reduce_hashing hashing) {
+  switch (hashing) {
+  case reduce_hashing::no: return "no";
+  case reduce_hashing::if_fits: return "if_fits";
+  case reduce_hashing::yes: return "yes";
+  }
+  return "no"; // not reached: -Wswitch names a choice left out above
 }
 
 too_many_elements::too_many_elements(int phase, double elements)
@@ -63,6 +91,104 @@ sort_cost memory_planner::sort(const memory_node& n) const {
   const memory_node& runs = n.role == memory_role::sort_runs ? n : nodes_[static_cast<std::size_t>(n.partner)];
   const memory_node& merge = nodes_[static_cast<std::size_t>(runs.partner)];
   return sort_estimate(setup(runs), elements(runs), runs.memory, merge.memory);
+}
+
+node_cost memory_planner::cost(std::size_t node) const {
+  const memory_node& n = nodes_[node];
+  node_cost c;
+  const double bytes = n.elements * static_cast<double>(n.element_bytes);
+  // No default: a rule added to io_rule without its price here is a -Wswitch error.
+  switch (n.io) {
+  case io_rule::none: break;
+  case io_rule::reads_file:
+  case io_rule::reads_store: c.read_bytes = bytes; break;
+  case io_rule::writes_file: c.write_bytes = bytes; break;
+  case io_rule::writes_store: // its blocks stay on the temporary disk until it is read for the last time
+    c.write_bytes = c.temp_disk_bytes = bytes;
+    break;
+  case io_rule::sort_runs:
+  case io_rule::sort_merge:
+    c.sort = sort(n);
+    c.passes = c.sort.passes;
+    if (n.io == io_rule::sort_runs) {
+      c.write_bytes = c.temp_disk_bytes = static_cast<double>(c.sort.runs_write); // whole blocks
+    } else {
+      // The final merge reads the runs; intermediate passes merge the smallest runs,
+      // reading and writing them once more. The disk holds the runs, and a second level
+      // while it is merged. (All 0 when the sort stays in memory.)
+      c.fan_in = c.sort.fan_in;
+      c.read_bytes = static_cast<double>(c.sort.merge_read);
+      c.write_bytes = static_cast<double>(c.sort.merge_write);
+      c.temp_disk_bytes = static_cast<double>(c.sort.disk_peak);
+    }
+    break;
+  case io_rule::reduce_runs:
+  case io_rule::reduce_merge: {
+    // Equal keys are combined as runs form and as they merge, so the I/O shrinks with the
+    // distinct keys (the merge's count); where a hash table holds them all the reduce
+    // writes nothing.
+    const memory_node& runs = n.io == io_rule::reduce_runs ? n : nodes_[static_cast<std::size_t>(n.partner)];
+    const memory_node& merge = nodes_[static_cast<std::size_t>(runs.partner)];
+    const reduce_cost r = reduce_estimate(setup(runs), elements(runs), elements(merge), runs.memory, merge.memory);
+    c.sort = r.sort;
+    c.hash_capacity = r.hash_capacity;
+    switch (runs.hashing) {
+    case reduce_hashing::no: c.hashed = false; break;
+    case reduce_hashing::if_fits: c.hashed = r.hash_in_memory; break;
+    case reduce_hashing::yes: c.hashed = true; break;
+    }
+    if (c.hashed || r.sort.in_memory) break;
+    if (n.io == io_rule::reduce_runs) {
+      c.write_bytes = c.temp_disk_bytes = static_cast<double>(r.sort.runs_write);
+    } else {
+      c.passes = r.sort.passes;
+      c.fan_in = r.sort.fan_in;
+      c.read_bytes = static_cast<double>(r.sort.merge_read);
+      c.write_bytes = static_cast<double>(r.sort.merge_write);
+      c.temp_disk_bytes = static_cast<double>(r.sort.disk_peak);
+    }
+    break;
+  }
+  case io_rule::queue: {
+    // Configured for the pushes the program plans with (adopt: the static plan's); its
+    // I/O is the queue's own model (pq_config::io) for its pushes and the items it holds
+    // at once: all of them, unless a calibration measured its peak. Half of what it moves
+    // is read, half written; what it writes stays on disk while it lives (a bound).
+    const auto cfg = containers::plan_priority_queue(n.memory, static_cast<std::uint64_t>(n.configured_for.value_or(n.elements)),
+                                                     n.element_bytes, block_);
+    c.held = n.peak_fraction > 0 ? std::max(1.0, std::ceil(n.elements * n.peak_fraction)) : n.elements;
+    const auto io = cfg.io(static_cast<std::uint64_t>(n.elements), static_cast<std::uint64_t>(c.held));
+    c.read_bytes = c.write_bytes = c.temp_disk_bytes = static_cast<double>(io.bytes) / 2;
+    c.passes = io.levels;
+    c.queue = cfg;
+    break;
+  }
+  case io_rule::block_accesses:
+    // An upper bound: every access misses the cache and reads a block, every write
+    // writes one back.
+    c.read_bytes = n.accesses * static_cast<double>(block_);
+    c.write_bytes = n.writes * static_cast<double>(block_);
+    break;
+  }
+  return c;
+}
+
+void memory_planner::adopt(const memory_planner& program) {
+  if (program.nodes_.size() != nodes_.size()) throw std::logic_error("memory_planner: adopt() from a plan of other nodes");
+  for (std::size_t i = 0; i < nodes_.size(); ++i) nodes_[i].memory = program.nodes_[i].memory;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    memory_node& n = nodes_[i];
+    const memory_node& theirs = program.nodes_[i];
+    if (n.io == io_rule::queue) n.configured_for = theirs.configured_for.value_or(theirs.elements);
+    // The code generator chose the hash table by the program's plan, and a program
+    // prices that choice with its own counts.
+    if (n.io == io_rule::reduce_runs) n.hashing = program.cost(i).hashed ? reduce_hashing::yes : reduce_hashing::no;
+    if (n.io == io_rule::sort_runs || n.io == io_rule::sort_merge) {
+      const sort_cost c = sort(n); // the runtime decides in memory or not by the real count
+      n.in_memory = c.in_memory;
+      n.runs = c.runs;
+    }
+  }
 }
 
 std::uint64_t memory_planner::queue_minimum(const memory_node& n) const {

@@ -1,11 +1,12 @@
 #pragma once
-// How a program's memory budget is split among the nodes of each phase — the one copy
-// of that algorithm. The compiler's planner (flowc explain, and the plan comments of
-// generated code) runs it on the counts it estimates; a generated program runs it again
-// at start with the counts of its actual params and --memory, so its sorts and queues are
-// sized for the data they will really get. Compiled once (runtime/src/plan/memory_plan.cpp,
-// in libflow_runtime and linked into flowc); depends only on the sort model and the
-// priority queue's planner. docs/estimates.md describes the steps.
+// How a program's memory budget is split among the nodes of each phase, and what each
+// node then costs — the one copy of both. The compiler's planner (flowc explain, and the
+// plan comments of generated code) runs them on the counts it estimates; a generated
+// program runs them again at start with the counts of its actual params and --memory, so
+// its sorts and queues are sized, and its estimate priced, for the data they will really
+// get. Compiled once (runtime/src/plan/memory_plan.cpp, in libflow_runtime and linked into
+// flowc); depends only on the sort, reduce and join models and the priority queue's
+// planner. docs/estimates.md describes the steps.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -50,20 +51,61 @@ enum class io_rule {
   queue,          ///< a priority queue's external levels (pq_config::io)
   block_accesses, ///< v[i]: a block read per access, a block written per write (a bound)
 };
+/// The rule as C++ names it ("sort_runs"): generated programs write their memory plan with it.
+const char* name(io_rule rule);
 
+/// Whether a reduce forms its runs in a hash table (reduce_model.hpp), which writes
+/// nothing while its distinct keys fit, or sorts and combines.
+enum class reduce_hashing {
+  no,      ///< sorts and combines: its distinct keys are not known, or the program chose so
+  if_fits, ///< a hash table when the distinct keys expected (its merge's count) fit the one its budget holds
+  yes,     ///< a hash table: the program's plan chose it (memory_planner::adopt)
+};
+/// The choice as C++ names it ("if_fits").
+const char* name(reduce_hashing hashing);
+
+/// A node of the plan: what it asks of the budget, how its I/O is priced, and what it
+/// got. One row of the memory plan (a generated program writes its rows as C++, with
+/// designated initializers, the counts scaled for its params).
 struct memory_node {
   memory_role role = memory_role::none;
   int phase = 0;
-  std::vector<int> live_phases; ///< queues, arrays and caches: every phase they live in
+  std::vector<int> live_phases = {}; ///< queues, arrays and caches: every phase they live in
   double elements = 0;          ///< elements (a queue: pushes)
   std::uint64_t element_bytes = 0;
   bool keyed = false;           ///< sorts: the order has a radix key
   int partner = -1;             ///< sorts: index of the other half
-  bool combines = false;        ///< reduces: equal keys fold as runs form; the merge's count is the distinct keys
+  // How its I/O is priced (memory_planner::cost)
+  io_rule io = io_rule::none;   ///< reduce_runs also: equal keys fold as runs form; the merge's count is the distinct keys
+  double accesses = 0;          ///< v[i]: its reads, each a block at most
+  double writes = 0;            ///< v[i]: its writes, each a block at most
+  reduce_hashing hashing = reduce_hashing::no; ///< a reduce's run formation
+  double peak_fraction = 0;     ///< queues: the most items at once / pushes, as a calibration measured (0: all at once)
+  /// Queues: the pushes it is configured for, when not `elements` (adopt: the program's plan's).
+  std::optional<double> configured_for = std::nullopt;
   // results
   std::uint64_t memory = 0;
   bool in_memory = false; ///< sorts: done in memory, nothing written
   std::uint64_t runs = 0; ///< sorts: runs written
+};
+
+/// What a node costs with the budgets assigned (memory_planner::cost): the one pricing that
+/// `flowc explain` prints and a program's estimate (--plan, --stats) evaluates at start.
+struct node_cost {
+  double read_bytes = 0;      ///< per round (a node in a while loop's phase: each round)
+  double write_bytes = 0;
+  /// What it keeps on the temporary disk at most: a sort's runs, a merge's peak
+  /// (sort_cost::disk_peak), a queue's or a store's writes.
+  double temp_disk_bytes = 0;
+  unsigned passes = 0;        ///< a sort's merge passes (both halves; 0 in memory), a reduce's merge's, a queue's external levels
+  std::uint64_t fan_in = 0;   ///< a sort's or reduce's merge: its final fan-in (0 in memory)
+  /// Sorts and reduces (either half): the sort model's cost (a reduce's combining sort,
+  /// priced whether or not it hashes): in_memory, runs, disk_peak.
+  sort_cost sort{};
+  bool hashed = false;              ///< a reduce: a hash table holds its keys, nothing is written
+  std::uint64_t hash_capacity = 0;  ///< a reduce: the distinct keys a hash table of its run budget holds
+  std::optional<containers::pq_config> queue; ///< a queue: its configuration
+  double held = 0;                  ///< a queue: the items it is priced as holding at once
 };
 
 /// A phase that cannot hold the minimum of everything in it.
@@ -104,7 +146,7 @@ public:
   /// The keys a run formation's runs hold at most: a reduce's distinct keys (its merge's
   /// count, if it has one), else every element.
   std::uint64_t distinct(const memory_node& runs) const {
-    if (!runs.combines) return max_elements;
+    if (runs.io != io_rule::reduce_runs) return max_elements;
     const std::uint64_t d = elements(nodes_[static_cast<std::size_t>(runs.partner)]);
     return d > 0 ? d : max_elements;
   }
@@ -122,6 +164,19 @@ public:
 
   /// Splits the budget. Returns the first phase that cannot hold its minimums.
   std::optional<memory_shortfall> assign();
+
+  /// Node `node`'s I/O (and temporary disk, passes, a sort's model, a reduce's choice of a
+  /// hash table, a queue's configuration) with the budgets assigned, by its io rule
+  /// (docs/estimates.md has each formula). The one pricing of a node: flowc explain
+  /// prints it, a generated program calls it at start for its own params and --memory.
+  node_cost cost(std::size_t node) const;
+
+  /// Takes the memory split of `program`, a plan of the same nodes with other counts
+  /// (explain --calibrate and a calibrated program's estimate: the static plan, which is
+  /// what the program makes at start), and what it configured by its own counts: a
+  /// queue's pushes, a reduce's choice of a hash table. Sorts' in_memory and runs follow
+  /// this plan's counts, as the runtime decides them. Instead of assign().
+  void adopt(const memory_planner& program);
 
 private:
   static bool flexible(memory_role r) {

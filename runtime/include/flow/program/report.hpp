@@ -49,6 +49,16 @@ public:
   };
   /// Node `n`; its I/O adds to phase n.phase (`label`), as phase() does.
   void node(node_estimate n, std::string_view label);
+  /// A node as a generated program lists it before it prices it: which node of its plan,
+  /// what the node's estimate calls it and shows it in, and its phase's label. The
+  /// program prices each with flow::plan::memory_planner::cost and passes it to node().
+  struct listed_node {
+    unsigned id = 0;                     ///< the node's index in the program's memory plan
+    std::string_view name;
+    unsigned phase = 0;                  ///< where its I/O counts
+    std::vector<unsigned> memory_phases; ///< where its memory counts
+    std::string_view phase_label;
+  };
   const std::vector<node_estimate>& nodes() const noexcept { return nodes_; }
 
   const std::vector<phase_estimate>& phases() const noexcept { return phases_; }
