@@ -121,6 +121,9 @@ stage
     | 'take' expr                                # takeStage
     | 'for' IDENT block ('end' endBlock=block)?  # forStage
     | 'reduce' '(' expr (',' expr)* ','? ')' 'with' lambda estimate?   # reduceStage
+    // `window 3`, `sample 0.1`, `enumerate`: a stage of the table in ast/builtins.def
+    // (STAGE), named by a word; sema reports a word that names none.
+    | IDENT expr?                                # namedStage
     ;
 
 // Where a read or write goes: a string literal, or a param of type path (sema checks).

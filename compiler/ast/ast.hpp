@@ -358,7 +358,7 @@ struct Stmt;
 using StmtPtr = std::unique_ptr<Stmt>;
 
 struct Stage : Node<Stage> {
-  enum Kind { Map, Filter, Sort, Unique, Take, For, Reduce };
+  enum Kind { Map, Filter, Sort, Unique, Take, For, Reduce, Named };
   virtual Kind kind() const = 0;
   const sema::Type* elementType = nullptr; // set by sema: the type this stage puts out
 };
@@ -395,6 +395,15 @@ struct UniqueStage : NodeKind<Stage, Stage::Unique> {
 /// `take n`
 struct TakeStage : NodeKind<Stage, Stage::Take> {
   ExprPtr count;
+};
+
+/// A stage named by a word, with at most one argument: `window 3`, `sample 0.1`,
+/// `enumerate` (the STAGE rows of ast/builtins.def).
+struct NamedStage : NodeKind<Stage, Stage::Named> {
+  std::string name;
+  ExprPtr argument;              // null when none is given
+  std::optional<StageId> id;     // set by sema: the stage the name names
+  uint64_t constantArgument = 0; // set by sema for a constant_count argument (window's N)
 };
 
 /// `for x { … emit e; … } end { … }` — a stateful stage; the end block runs once after

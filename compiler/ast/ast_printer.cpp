@@ -461,6 +461,13 @@ private:
       expr(*s.as<TakeStage>()->count);
       break;
     }
+    case Stage::Named: {
+      auto& x = *s.as<NamedStage>();
+      line("Stage " + x.name, s.loc);
+      Indent in(*this);
+      if (x.argument) expr(*x.argument);
+      break;
+    }
     case Stage::For: {
       auto& x = *s.as<ForStage>();
       line("ForStage " + x.var, s.loc);

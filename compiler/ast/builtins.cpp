@@ -9,6 +9,11 @@ constexpr BuiltinInfo kBuiltins[] = {
 #define BUILTIN(Id, name, minArgs, maxArgs, stream) {Builtin::Id, name, minArgs, maxArgs, stream},
 #include "ast/builtins.def"
 };
+constexpr StageInfo kStages[] = {
+#define STAGE(Id, name, argument, output, keepsOrder)                                                                 \
+  {StageId::Id, name, StageArgument::argument, StageOutput::output, keepsOrder},
+#include "ast/builtins.def"
+};
 constexpr MethodInfo kMethods[] = {
 #define METHOD(Id, name, args, queue, vector, changes) {Method::Id, name, args, queue, vector, changes},
 #include "ast/builtins.def"
@@ -17,6 +22,14 @@ constexpr MethodInfo kMethods[] = {
 
 const BuiltinInfo& info(Builtin b) { return kBuiltins[static_cast<int>(b)]; }
 const MethodInfo& info(Method m) { return kMethods[static_cast<int>(m)]; }
+const StageInfo& info(StageId s) { return kStages[static_cast<int>(s)]; }
+std::span<const StageInfo> namedStages() { return kStages; }
+
+std::optional<StageId> findStage(std::string_view name) {
+  for (const StageInfo& s : kStages)
+    if (name == s.name) return s.id;
+  return std::nullopt;
+}
 std::span<const BuiltinInfo> builtins() { return kBuiltins; }
 std::span<const MethodInfo> methods() { return kMethods; }
 

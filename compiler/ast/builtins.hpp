@@ -32,7 +32,26 @@ struct MethodInfo {
   bool changes; // not allowed in map and filter
 };
 
+/// The stages named by a word (`window 3`): the STAGE rows of builtins.def.
+enum class StageId {
+#define STAGE(Id, name, argument, output, keepsOrder) Id,
+#include "ast/builtins.def"
+};
+enum class StageArgument { none, constant_count, fraction };
+enum class StageOutput { input, array_of_input, indexed_input };
+
+struct StageInfo {
+  StageId id;
+  const char* name;
+  StageArgument argument;
+  StageOutput output;
+  bool keepsOrder;
+};
+
 const BuiltinInfo& info(Builtin b);
+const StageInfo& info(StageId s);
+std::span<const StageInfo> namedStages();
+std::optional<StageId> findStage(std::string_view name);
 const MethodInfo& info(Method m);
 /// Every builtin (or method), in the table's order.
 std::span<const BuiltinInfo> builtins();

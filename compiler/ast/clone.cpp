@@ -413,6 +413,13 @@ StagePtr Cloner::stage(const Stage& s) {
     x->count = expr(*s.as<TakeStage>()->count);
     return x;
   }
+  case Stage::Named: {
+    auto& n = *s.as<NamedStage>();
+    auto x = fresh<NamedStage>(s.loc);
+    x->name = n.name;
+    if (n.argument) x->argument = expr(*n.argument);
+    return x;
+  }
   case Stage::For: {
     auto& f = *s.as<ForStage>();
     auto x = fresh<ForStage>(s.loc);

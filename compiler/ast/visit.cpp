@@ -121,6 +121,7 @@ template <class N, class S> requires Of<N, Stage> void children(N& s, const S& s
   case Stage::Reduce:
     each(cast<ReduceStage>(s).keys, slot);
     return each(cast<ReduceStage>(s).fn.body, slot);
+  case Stage::Named: return each(cast<NamedStage>(s).argument, slot);
   }
 }
 

@@ -46,9 +46,8 @@ inline std::string hex64(uint64_t value) {
 }
 
 /// Every runtime header a generated program may include, in the order it includes them
-/// (a program includes all but those of nodes it lacks: reduce's estimate, join, zip and
-/// concat, reduce, sources). flowc precompiles
-/// them all once per compiler command (driver/precompiled_header.cpp).
+/// (a program includes all but those of node kinds it lacks, NodeCodegen::headers).
+/// flowc precompiles them all once per compiler command (driver/precompiled_header.cpp).
 const std::vector<std::string>& runtimeHeaders();
 
 /// A runtime class the program instantiates (a sorter's run creator or merger, a

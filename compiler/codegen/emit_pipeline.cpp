@@ -47,7 +47,7 @@ std::string Generator::memoryOf(const Node& n) const {
   return "fl_nodes[" + std::to_string(n.id) + "].memory";
 }
 
-NodeCodegen& Generator::codeOf(const Node& n) { return *codegen_[n.kind]; }
+NodeCodegen& Generator::codeOf(const Node& n) { return codegen_[n.kind]; }
 
 // What a kind's class generates where it says nothing else.
 std::string NodeCodegen::pullSource(const Node& n) const { return g.var(n, "in"); }
@@ -57,6 +57,45 @@ const sema::Type* NodeCodegen::outputType(const Node& n) const {
 }
 void NodeCodegen::element(const Node& n, const std::string&, const Segment&) {
   throw std::logic_error(std::string("codegen: a ") + n.kindName() + " node takes no elements");
+}
+
+bool NodeCodegen::pullNode(const Node& n, const std::string& call, const std::string& args) {
+  g.line("auto " + g.var(n, "in") + " = flow::stream::" + call + "(" + g.pulledInput(g.plan_.nodes[n.inputs[0]]) +
+         (args.empty() ? "" : ", " + args) + ");");
+  return true;
+}
+
+void NodeCodegen::passIf(const Node& n, const std::string& condition, const std::string& in, const Segment& segment) {
+  g.line("if (" + condition + ") {");
+  {
+    Generator::Indent x(g);
+    g.consume(n, in, segment);
+  }
+  g.line("}");
+}
+
+NodeCodegenTable::NodeCodegenTable(Generator& g) : classes_(plan::kNodeKinds) {
+  addSourceCodegen(g, *this);
+  addSortCodegen(g, *this);
+  addReduceCodegen(g, *this);
+  addCombineCodegen(g, *this);
+  addStageCodegen(g, *this);
+  addSequenceCodegen(g, *this);
+  addSinkCodegen(g, *this);
+  addContainerCodegen(g, *this);
+  for (size_t k = 0; k < classes_.size(); ++k)
+    if (!classes_[k])
+      throw std::logic_error(std::string("codegen: no class generates ") +
+                             Node::traitsOf(static_cast<Node::Kind>(k)).label + " nodes (codegen/nodes/)");
+}
+
+void NodeCodegenTable::put(Node::Kind kind, std::unique_ptr<NodeCodegen> c) {
+  if (classes_[kind]) throw std::logic_error(std::string("codegen: two classes generate ") + Node::traitsOf(kind).label + " nodes");
+  classes_[kind] = std::move(c);
+}
+
+void NodeCodegenTable::addPlain(Generator& g, std::initializer_list<Node::Kind> kinds) {
+  for (Node::Kind k : kinds) put(k, std::make_unique<NodeCodegen>(g));
 }
 
 bool Generator::hasDownstreamLambda(const Node& n) { return codeOf(n).downstreamLambda(n); }

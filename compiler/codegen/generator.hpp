@@ -178,7 +178,7 @@ public:
 
   const sema::CheckedProgram& program_;
   const plan::Plan& plan_;
-  std::vector<std::unique_ptr<NodeCodegen>> codegen_; // by Node::Kind
+  NodeCodegenTable codegen_;
   CodegenOptions options_;
   std::ostringstream out_;
   int indent_ = 0;

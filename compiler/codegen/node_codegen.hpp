@@ -6,10 +6,12 @@
 // Generator (emit_pipeline.cpp) only walks segments in flow order and asks each node's
 // class; it lists no kinds.
 //
-// Each row of plan/node_kinds.def needs its make<Kind>Codegen below: a kind added to the
-// table without its class does not link.
+// Each class says which kind it generates (`static constexpr Node::Kind kind`); each
+// family file adds its classes to the table (addSourceCodegen, …), and the Generator
+// checks when it starts that every row of plan/node_kinds.def has one.
 #include "plan/plan.hpp"
 
+#include <initializer_list>
 #include <memory>
 #include <set>
 #include <string>
@@ -64,11 +66,43 @@ public:
   virtual void finish(const Node&) {}
 
 protected:
+  /// declarePulled's usual form: `auto fl_inN = flow::stream::CALL(input[, ARGS]);`.
+  bool pullNode(const Node& n, const std::string& call, const std::string& args = "");
+  /// element()'s usual form for a stage that passes some elements on: `if (CONDITION) { … }`.
+  void passIf(const Node& n, const std::string& condition, const std::string& in, const Segment& segment);
+
   Generator& g;
 };
 
-#define FLOW_NODE(Kind, ...) std::unique_ptr<NodeCodegen> make##Kind##Codegen(Generator& g);
-#include "plan/node_kinds.def"
-#undef FLOW_NODE
+/// The base of the class of node kind K.
+template <Node::Kind K> struct KindCodegen : NodeCodegen {
+  static constexpr Node::Kind kind = K;
+  using NodeCodegen::NodeCodegen;
+};
+
+/// The class of each node kind, by Node::Kind.
+class NodeCodegenTable {
+public:
+  explicit NodeCodegenTable(Generator& g);
+  NodeCodegen& operator[](Node::Kind kind) const { return *classes_[kind]; }
+  /// Adds classes C…, each for its C::kind.
+  template <class... C> void add(Generator& g) { (put(C::kind, std::make_unique<C>(g)), ...); }
+  /// Kinds that generate nothing in a segment (NodeCodegen's defaults).
+  void addPlain(Generator& g, std::initializer_list<Node::Kind> kinds);
+
+private:
+  void put(Node::Kind kind, std::unique_ptr<NodeCodegen> c);
+  std::vector<std::unique_ptr<NodeCodegen>> classes_;
+};
+
+// The family files (codegen/nodes/*.cpp).
+void addSourceCodegen(Generator& g, NodeCodegenTable& table);
+void addSortCodegen(Generator& g, NodeCodegenTable& table);
+void addReduceCodegen(Generator& g, NodeCodegenTable& table);
+void addCombineCodegen(Generator& g, NodeCodegenTable& table);
+void addStageCodegen(Generator& g, NodeCodegenTable& table);
+void addSequenceCodegen(Generator& g, NodeCodegenTable& table);
+void addSinkCodegen(Generator& g, NodeCodegenTable& table);
+void addContainerCodegen(Generator& g, NodeCodegenTable& table);
 
 } // namespace flow::codegen

@@ -326,6 +326,12 @@ StagePtr AstBuilder::stage(P::StageContext* ctx) {
     s->count = expr(c->expr());
     return s;
   }
+  if (auto* c = dynamic_cast<P::NamedStageContext*>(ctx)) {
+    auto s = make<NamedStage>(loc(ctx));
+    s->name = c->IDENT()->getText();
+    if (c->expr()) s->argument = expr(c->expr());
+    return s;
+  }
   if (auto* c = dynamic_cast<P::ReduceStageContext*>(ctx)) {
     auto s = make<ReduceStage>(loc(ctx));
     for (P::ExprContext* key : c->expr()) s->keys.push_back(expr(key));

@@ -871,6 +871,31 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
     calibrateCount(id, n);
     return {id, in.phase};
   }
+  case Stage::Named: {
+    auto& named = *s.as<NamedStage>();
+    double out = n; // enumerate: every element, with its position
+    int id = 0;
+    switch (*named.id) {
+    case StageId::Window:
+      // One array per element from the N-th on.
+      out = std::max(0.0, n - static_cast<double>(named.constantArgument) + 1);
+      id = add(Node::Window, "window " + std::to_string(named.constantArgument), s.loc, in.phase, out, s.elementType,
+               {in.node}, &named);
+      break;
+    case StageId::Sample: {
+      const std::optional<double> fraction = count(*named.argument); // known when the params are
+      id = add(Node::Sample, "sample", s.loc, in.phase, n * std::min(1.0, fraction.value_or(1.0)), s.elementType,
+               {in.node}, &named);
+      if (!fraction) plan_.nodes[id].note = "assumed to keep every element: its fraction is computed at run time";
+      calibrateCount(id, n);
+      break;
+    }
+    case StageId::Enumerate:
+      id = add(Node::Enumerate, "enumerate", s.loc, in.phase, out, s.elementType, {in.node}, &named);
+      break;
+    }
+    return {id, in.phase};
+  }
   case Stage::Take: {
     auto& t = *s.as<TakeStage>();
     auto k = count(*t.count);

@@ -26,7 +26,7 @@ using Payload = std::variant<std::monostate, const ast::GenerateSource*, const a
                              const ast::VectorDecl*, const ast::PqDecl*, const ast::CallExpr*,
                              const ast::ForInStmt*, const sema::Symbol*, const ast::JoinSource*,
                              const ast::ZipSource*, const ast::ConcatSource*, const ast::ReduceStage*,
-                             const ast::AssignStmt*, const ast::ArrayDecl*>;
+                             const ast::AssignStmt*, const ast::ArrayDecl*, const ast::NamedStage*>;
 
 /// How a node's element count follows the params and input files a program runs with:
 /// its planned count times a scale. A source whose count the program can compute at
@@ -141,6 +141,13 @@ struct Node {
   const sema::Symbol* storeWritten() const;
   const sema::Symbol* storeRead() const;
 };
+
+/// How many kinds node_kinds.def has.
+inline constexpr size_t kNodeKinds = 0
+#define FLOW_NODE(Kind, ...) +1
+#include "plan/node_kinds.def"
+#undef FLOW_NODE
+    ;
 
 struct Phase {
   int id = 0;

@@ -166,6 +166,10 @@ Checker::Ordering Checker::stageOrdering(const Stage& s, const Ordering& in) {
     return throughFunction(in, *m.body, {{m.varSymbol, in}});
   }
   case Stage::For: return {};
+  case Stage::Named: {
+    const auto& n = *s.as<NamedStage>();
+    return n.id && info(*n.id).keepsOrder ? in : Ordering{};
+  }
   }
   unreachable("sema: a stage of no known kind");
 }

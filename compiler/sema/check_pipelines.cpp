@@ -439,6 +439,82 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
   unreachable("sema: a source of no known kind");
 }
 
+const Type* Checker::checkNamedStage(NamedStage& s, const Type* input) {
+  const std::optional<StageId> id = findStage(s.name);
+  if (!id) {
+    std::vector<std::string> names = {"map", "filter", "sort", "unique", "take", "for", "reduce"};
+    for (const StageInfo& stage : namedStages()) names.push_back(stage.name);
+    error(s.loc, "unknown stage '" + s.name + "'" + suggest(s.name, names));
+    return out_.types.error();
+  }
+  s.id = id;
+  const StageInfo& stage = info(*id);
+  const std::string name = stage.name;
+  switch (stage.argument) {
+  case StageArgument::none:
+    if (s.argument) {
+      error(s.argument->loc, "'" + name + "' takes no argument");
+      return out_.types.error();
+    }
+    break;
+  case StageArgument::constant_count: {
+    if (!s.argument) {
+      error(s.loc, "'" + name + "' takes a count: " + name + " N, with N a constant such as 3");
+      return out_.types.error();
+    }
+    const Type* u64 = out_.types.scalar(Type::U64);
+    if (check(*s.argument, u64)->isError() || !convert(*s.argument, u64, "as the count of " + name))
+      return out_.types.error();
+    // Params are known only when the program runs, after the type is fixed.
+    std::string why;
+    const auto n = evaluate(*s.argument, [](const Symbol*) { return std::nullopt; }, &why);
+    if (!n) {
+      error(s.argument->loc, "the count of " + name + " must be a constant (it is part of the type " + name +
+                                 " puts out): " + why);
+      return out_.types.error();
+    }
+    if (n->i <= 0 || n->i > (1 << 24)) {
+      error(s.argument->loc, "the count of " + name + " must be between 1 and 16777216, not " + n->str());
+      return out_.types.error();
+    }
+    s.constantArgument = static_cast<uint64_t>(n->i);
+    break;
+  }
+  case StageArgument::fraction: {
+    if (!s.argument) {
+      error(s.loc, "'" + name + "' takes a fraction: " + name + " F, with F between 0 and 1 (" + name + " 0.01)");
+      return out_.types.error();
+    }
+    const Type* f64 = out_.types.scalar(Type::F64);
+    if (check(*s.argument, f64)->isError() || !convert(*s.argument, f64, "as the fraction of " + name))
+      return out_.types.error();
+    if (const auto f = constant(*s.argument, nullptr); f && !(f->asDouble() >= 0 && f->asDouble() <= 1)) {
+      error(s.argument->loc, "the fraction of " + name + " must be between 0 and 1, not " + f->str());
+      return out_.types.error();
+    }
+    break;
+  }
+  }
+  switch (stage.output) {
+  case StageOutput::input: return input;
+  case StageOutput::array_of_input: return out_.types.array(input, s.constantArgument);
+  case StageOutput::indexed_input: return indexedRecord(input, s.loc);
+  }
+  unreachable("sema: a named stage of no known output");
+}
+
+const Type* Checker::indexedRecord(const Type* value, SourceLoc loc) {
+  if (auto it = indexedRecords_.find(value); it != indexedRecords_.end()) return it->second;
+  RecordInfo& r = out_.records.emplace_back();
+  r.name = "Indexed<" + value->name() + ">";
+  r.cppName = r.name;
+  r.loc = loc;
+  r.fields.push_back({.name = "index", .type = out_.types.scalar(Type::U64), .loc = loc});
+  r.fields.push_back({.name = "value", .type = value, .loc = loc});
+  TypeContext::layOut(r);
+  return indexedRecords_[value] = out_.types.record(&r);
+}
+
 const Type* Checker::checkStage(Stage& s, const Type* input) {
   switch (s.kind()) {
   case Stage::Map:
@@ -501,6 +577,7 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
     }
     return input;
   }
+  case Stage::Named: return checkNamedStage(*s.as<NamedStage>(), input);
   case Stage::Take: {
     auto& t = *s.as<TakeStage>();
     const Type* u64 = out_.types.scalar(Type::U64);

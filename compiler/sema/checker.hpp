@@ -89,6 +89,10 @@ private:
   bool readableInOrder(const ast::Pipeline& p) const; // usable as a merge input
   const Type* checkSource(ast::Source& s, const std::string& consumer);
   const Type* checkStage(ast::Stage& s, const Type* input);
+  /// `window 3`, `sample 0.1`, `enumerate`: by the rules of its STAGE row (ast/builtins.def).
+  const Type* checkNamedStage(ast::NamedStage& s, const Type* input);
+  /// The record `{ index: u64, value: T }` that enumerate puts out, one per T.
+  const Type* indexedRecord(const Type* value, SourceLoc loc);
   void consume(Symbol& s, SourceLoc loc, const std::string& what);
   /// The function of a reduce, join or zip, with one parameter per type in `params`;
   /// returns the type it computes. `what` names it in messages ("reduce's function").
@@ -189,6 +193,7 @@ private:
   /// body) is an error: its first read writes it out for the later ones.
   void checkLaterReads();
   std::map<std::string, RecordInfo*> recordsByName_;
+  std::map<const Type*, const Type*> indexedRecords_; // indexedRecord's, by value type
   std::map<RecordInfo*, ast::RecordDecl*> declOfRecord_;
   std::set<const RecordInfo*> layingOut_; // records whose fields are being resolved (cycles)
   std::map<std::string, const RecordInfo*> importedRecords_; // by C++ qualified name

@@ -359,7 +359,8 @@ private:
     if (found) return false;
     switch (s->kind()) {
     case Stage::Sort:
-    case Stage::Take: return true;
+    case Stage::Take:
+    case Stage::Named: return true; // an argument runs once, as the stage starts
     // Per element; a for stage's statements are checked (and expanded) as a block.
     case Stage::Map:
     case Stage::Filter:

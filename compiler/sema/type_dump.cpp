@@ -21,6 +21,7 @@ std::string stageText(const ast::Stage& s) {
   }
   case ast::Stage::Unique: return s.as<ast::UniqueStage>()->keys.empty() ? "unique" : "unique by keys";
   case ast::Stage::Take: return "take";
+  case ast::Stage::Named: return s.as<ast::NamedStage>()->name;
   case ast::Stage::For: return "for stage";
   case ast::Stage::Reduce: {
     auto& r = *s.as<ast::ReduceStage>();

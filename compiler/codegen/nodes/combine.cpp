@@ -10,9 +10,8 @@ using namespace flow::ast;
 
 namespace {
 
-class MergeCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct MergeCodegen : KindCodegen<Node::Merge> {
+  using KindCodegen::KindCodegen;
   void declare(const Node& n) override {
     // The runtime's merge (a loser tree; ties go to the earlier input) over the inputs'
     // pull streams.
@@ -24,9 +23,8 @@ public:
   std::string count(const Node& n) override { return g.sumOfCounts(n); }
 };
 
-class JoinCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct JoinCodegen : KindCodegen<Node::Join> {
+  using KindCodegen::KindCodegen;
   std::vector<std::string> headers() const override { return {"flow/stream/join.hpp"}; }
   void declare(const Node& n) override {
     auto& j = *n.get<JoinSource>();
@@ -64,9 +62,8 @@ public:
   const sema::Type* outputType(const Node& n) const override { return n.get<JoinSource>()->elementType; }
 };
 
-class ZipCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct ZipCodegen : KindCodegen<Node::Zip> {
+  using KindCodegen::KindCodegen;
   std::vector<std::string> headers() const override { return {"flow/stream/combine.hpp"}; }
   void declare(const Node& n) override {
     auto& z = *n.get<ZipSource>();
@@ -83,9 +80,8 @@ public:
 };
 
 /// Its inputs run one after the other in its segment, each calling its downstream.
-class ConcatCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct ConcatCodegen : KindCodegen<Node::Concat> {
+  using KindCodegen::KindCodegen;
   std::vector<std::string> headers() const override { return {"flow/stream/combine.hpp"}; }
   std::string count(const Node& n) override { return g.sumOfCounts(n); }
   bool downstreamLambda(const Node&) const override { return true; }
@@ -97,9 +93,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<NodeCodegen> makeMergeCodegen(Generator& g) { return std::make_unique<MergeCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeJoinCodegen(Generator& g) { return std::make_unique<JoinCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeZipCodegen(Generator& g) { return std::make_unique<ZipCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeConcatCodegen(Generator& g) { return std::make_unique<ConcatCodegen>(g); }
+void addCombineCodegen(Generator& g, NodeCodegenTable& table) {
+  table.add<MergeCodegen, JoinCodegen, ZipCodegen, ConcatCodegen>(g);
+}
 
 } // namespace flow::codegen

@@ -7,9 +7,8 @@
 
 namespace flow::codegen {
 
-std::unique_ptr<NodeCodegen> makeQueueCodegen(Generator& g) { return std::make_unique<NodeCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeVectorPushCodegen(Generator& g) { return std::make_unique<NodeCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeArrayAllocCodegen(Generator& g) { return std::make_unique<NodeCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeVectorIndexCodegen(Generator& g) { return std::make_unique<NodeCodegen>(g); }
+void addContainerCodegen(Generator& g, NodeCodegenTable& table) {
+  table.addPlain(g, {Node::Queue, Node::VectorPush, Node::ArrayAlloc, Node::VectorIndex});
+}
 
 } // namespace flow::codegen

@@ -10,12 +10,9 @@ using namespace flow::ast;
 
 namespace {
 
-class ReduceRunsCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
-  std::vector<std::string> headers() const override {
-    return {"flow/stream/reduce.hpp", "flow/plan/reduce_model.hpp"}; // the model: its estimate
-  }
+struct ReduceRunsCodegen : KindCodegen<Node::ReduceRuns> {
+  using KindCodegen::KindCodegen;
+  std::vector<std::string> headers() const override { return {"flow/stream/reduce.hpp"}; }
   void declare(const Node& n) override {
     auto& r = *n.get<ReduceStage>();
     const std::string T = g.type(r.elementType), combine = g.var(n, "combine");
@@ -46,9 +43,8 @@ public:
   const sema::Type* outputType(const Node& n) const override { return n.get<ReduceStage>()->elementType; }
 };
 
-class ReduceMergeCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct ReduceMergeCodegen : KindCodegen<Node::ReduceMerge> {
+  using KindCodegen::KindCodegen;
   void declare(const Node& n) override {
     auto& r = *n.get<ReduceStage>();
     const Node& runs = g.plan_.nodes[n.partner];
@@ -62,16 +58,13 @@ public:
 };
 
 /// A reduce of input in key order: each group folded as it streams by.
-class FoldCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct FoldCodegen : KindCodegen<Node::Fold> {
+  using KindCodegen::KindCodegen;
   std::vector<std::string> headers() const override { return {"flow/stream/reduce.hpp"}; }
   bool declarePulled(const Node& n) override {
     auto& r = *n.get<ReduceStage>();
     g.declareCombine(n, r);
-    g.line("auto " + g.var(n, "in") + " = flow::stream::reduce_sorted(" + g.pulledInput(g.plan_.nodes[n.inputs[0]]) +
-           ", " + g.sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ", " + g.var(n, "combine") + ");");
-    return true;
+    return pullNode(n, "reduce_sorted", g.sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ", " + g.var(n, "combine"));
   }
   void declare(const Node& n) override {
     auto& r = *n.get<ReduceStage>();
@@ -95,8 +88,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<NodeCodegen> makeReduceRunsCodegen(Generator& g) { return std::make_unique<ReduceRunsCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeReduceMergeCodegen(Generator& g) { return std::make_unique<ReduceMergeCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeFoldCodegen(Generator& g) { return std::make_unique<FoldCodegen>(g); }
+void addReduceCodegen(Generator& g, NodeCodegenTable& table) {
+  table.add<ReduceRunsCodegen, ReduceMergeCodegen, FoldCodegen>(g);
+}
 
 } // namespace flow::codegen

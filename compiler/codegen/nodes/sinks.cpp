@@ -12,8 +12,7 @@ namespace {
 
 /// Files the script writes: completed (flushed, then renamed into place) as their
 /// segment ends.
-class WriterCodegen : public NodeCodegen {
-public:
+struct WriterCodegen : NodeCodegen {
   using NodeCodegen::NodeCodegen;
   void element(const Node& n, const std::string& in, const Segment&) override {
     g.line(g.var(n, "out") + ".push(" + in + ");");
@@ -21,8 +20,8 @@ public:
   void finish(const Node& n) override { g.line(g.var(n, "out") + ".finish();"); }
 };
 
-class WriteFileCodegen : public WriterCodegen {
-public:
+struct WriteFileCodegen : WriterCodegen {
+  static constexpr Node::Kind kind = Node::WriteFile;
   using WriterCodegen::WriterCodegen;
   void declare(const Node& n) override {
     auto& w = *n.get<WriteStmt>();
@@ -32,8 +31,8 @@ public:
   }
 };
 
-class WriteTextCodegen : public WriterCodegen {
-public:
+struct WriteTextCodegen : WriterCodegen {
+  static constexpr Node::Kind kind = Node::WriteText;
   using WriterCodegen::WriterCodegen;
   void declare(const Node& n) override {
     auto& w = *n.get<WriteStmt>();
@@ -43,9 +42,8 @@ public:
 };
 
 /// `vector v = pipeline;` (the vector is declared by its statement, emitTopLevel).
-class VectorBuildCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct VectorBuildCodegen : KindCodegen<Node::VectorBuild> {
+  using KindCodegen::KindCodegen;
   void element(const Node& n, const std::string& in, const Segment&) override {
     g.line(g.name(n.get<VectorDecl>()->symbol) + ".push_back(" + in + ");");
   }
@@ -58,9 +56,8 @@ public:
 
 /// `v = pipeline;`: the new contents go to a vector of their own (emitRefill), which
 /// takes v's place once the pipeline, which may read v, is done.
-class VectorRefillCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct VectorRefillCodegen : KindCodegen<Node::VectorRefill> {
+  using KindCodegen::KindCodegen;
   void element(const Node& n, const std::string& in, const Segment&) override {
     g.line(g.var(n, "new") + ".push_back(" + in + ");");
   }
@@ -69,9 +66,8 @@ public:
 
 /// A stream read by later statements: written to a vector declared at the start of the
 /// program, anew each time its statement runs.
-class MaterializeCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct MaterializeCodegen : KindCodegen<Node::Materialize> {
+  using KindCodegen::KindCodegen;
   void programState(const Node& n) override {
     const Symbol& stream = *n.get<Symbol>();
     const std::string vector = "flow::containers::vector<" + g.type(stream.type) + ">";
@@ -88,9 +84,8 @@ public:
 
 /// count, sum, min, max of a stream: the result lives beyond the statement's block, for
 /// the expression that called it.
-class AggregateCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct AggregateCodegen : KindCodegen<Node::Aggregate> {
+  using KindCodegen::KindCodegen;
   void beforeStatement(const Node& n) override {
     const CallExpr& call = *n.get<CallExpr>();
     const std::string T = g.type(call.type), result = g.aggregateVar(n);
@@ -134,9 +129,8 @@ public:
 
 /// `for x in pipeline { … }`: the body runs per element. In a lambda (its pipeline has a
 /// for stage), `break` sets the flag its source loop tests and `continue` returns.
-class LoopCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct LoopCodegen : KindCodegen<Node::Loop> {
+  using KindCodegen::KindCodegen;
   void element(const Node& n, const std::string& in, const Segment& segment) override {
     auto& f = *n.get<ForInStmt>();
     g.line("{");
@@ -154,12 +148,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<NodeCodegen> makeWriteFileCodegen(Generator& g) { return std::make_unique<WriteFileCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeWriteTextCodegen(Generator& g) { return std::make_unique<WriteTextCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeVectorBuildCodegen(Generator& g) { return std::make_unique<VectorBuildCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeVectorRefillCodegen(Generator& g) { return std::make_unique<VectorRefillCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeMaterializeCodegen(Generator& g) { return std::make_unique<MaterializeCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeAggregateCodegen(Generator& g) { return std::make_unique<AggregateCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeLoopCodegen(Generator& g) { return std::make_unique<LoopCodegen>(g); }
+void addSinkCodegen(Generator& g, NodeCodegenTable& table) {
+  table.add<WriteFileCodegen, WriteTextCodegen, VectorBuildCodegen, VectorRefillCodegen, MaterializeCodegen, AggregateCodegen, LoopCodegen>(g);
+}
 
 } // namespace flow::codegen

@@ -8,9 +8,8 @@ using namespace flow::ast;
 
 namespace {
 
-class SortRunsCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct SortRunsCodegen : KindCodegen<Node::SortRuns> {
+  using KindCodegen::KindCodegen;
   void declare(const Node& n) override {
     auto& s = *n.get<SortStage>();
     const std::string creator = "flow::algo::runs_creator<" + g.type(s.elementType) + ", " + g.orderType(s.order->order) + ">";
@@ -28,9 +27,8 @@ public:
   }
 };
 
-class SortMergeCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct SortMergeCodegen : KindCodegen<Node::SortMerge> {
+  using KindCodegen::KindCodegen;
   void declare(const Node& n) override {
     const Node& creator = g.plan_.nodes[n.partner];
     auto& s = *n.get<SortStage>();
@@ -47,7 +45,6 @@ public:
 
 } // namespace
 
-std::unique_ptr<NodeCodegen> makeSortRunsCodegen(Generator& g) { return std::make_unique<SortRunsCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeSortMergeCodegen(Generator& g) { return std::make_unique<SortMergeCodegen>(g); }
+void addSortCodegen(Generator& g, NodeCodegenTable& table) { table.add<SortRunsCodegen, SortMergeCodegen>(g); }
 
 } // namespace flow::codegen

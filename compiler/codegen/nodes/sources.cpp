@@ -10,9 +10,8 @@ using sema::Symbol;
 
 namespace {
 
-class GenerateCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct GenerateCodegen : KindCodegen<Node::Generate> {
+  using KindCodegen::KindCodegen;
   std::vector<std::string> headers() const override { return {"flow/stream/sources.hpp"}; }
   bool declarePulled(const Node& n) override {
     auto& gen = *n.get<GenerateSource>();
@@ -37,9 +36,8 @@ public:
   }
 };
 
-class RangeCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct RangeCodegen : KindCodegen<Node::Range> {
+  using KindCodegen::KindCodegen;
   std::vector<std::string> headers() const override { return {"flow/stream/sources.hpp"}; }
   bool declarePulled(const Node& n) override {
     auto& r = *n.get<RangeSource>();
@@ -67,16 +65,15 @@ public:
 
 /// The readers of files, vectors and stored streams: the plan gives their buffers to the
 /// phases after their own, while the reader object lives to the end of the statement.
-class ReaderCodegen : public NodeCodegen {
-public:
+struct ReaderCodegen : NodeCodegen {
   using NodeCodegen::NodeCodegen;
   void finish(const Node& n) override {
     g.line(g.var(n, "in") + ".close(); // its buffers go back as its phase ends");
   }
 };
 
-class ReadFileCodegen : public ReaderCodegen {
-public:
+struct ReadFileCodegen : ReaderCodegen {
+  static constexpr Node::Kind kind = Node::ReadFile;
   using ReaderCodegen::ReaderCodegen;
   void declare(const Node& n) override {
     auto& r = *n.get<ReadSource>();
@@ -91,9 +88,8 @@ public:
   }
 };
 
-class ReadTextCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct ReadTextCodegen : KindCodegen<Node::ReadText> {
+  using KindCodegen::KindCodegen;
   void declare(const Node& n) override {
     auto& r = *n.get<ReadSource>();
     g.line("flow::script::text_reader<" + g.type(r.elementType) + ", " + g.textFields(r.elementType) + "> " +
@@ -101,8 +97,8 @@ public:
   }
 };
 
-class ScanVectorCodegen : public ReaderCodegen {
-public:
+struct ScanVectorCodegen : ReaderCodegen {
+  static constexpr Node::Kind kind = Node::ScanVector;
   using ReaderCodegen::ReaderCodegen;
   void declare(const Node& n) override {
     // The vector's symbol is the scan's source (scan(v) or a bare vector name).
@@ -111,8 +107,8 @@ public:
   std::string count(const Node& n) override { return g.name(n.get<Symbol>()) + ".size()"; }
 };
 
-class RereadCodegen : public ReaderCodegen {
-public:
+struct RereadCodegen : ReaderCodegen {
+  static constexpr Node::Kind kind = Node::Reread;
   using ReaderCodegen::ReaderCodegen;
   void declare(const Node& n) override {
     g.line("auto " + g.var(n, "in") + " = " + g.var(g.plan_.nodes[n.inputs[0]], "mat") + ".scan();");
@@ -122,11 +118,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<NodeCodegen> makeGenerateCodegen(Generator& g) { return std::make_unique<GenerateCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeRangeCodegen(Generator& g) { return std::make_unique<RangeCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeReadFileCodegen(Generator& g) { return std::make_unique<ReadFileCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeReadTextCodegen(Generator& g) { return std::make_unique<ReadTextCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeScanVectorCodegen(Generator& g) { return std::make_unique<ScanVectorCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeRereadCodegen(Generator& g) { return std::make_unique<RereadCodegen>(g); }
+void addSourceCodegen(Generator& g, NodeCodegenTable& table) {
+  table.add<GenerateCodegen, RangeCodegen, ReadFileCodegen, ReadTextCodegen, ScanVectorCodegen, RereadCodegen>(g);
+}
 
 } // namespace flow::codegen

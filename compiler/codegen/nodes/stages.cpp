@@ -10,15 +10,12 @@ using namespace flow::ast;
 
 namespace {
 
-class MapCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct MapCodegen : KindCodegen<Node::Map> {
+  using KindCodegen::KindCodegen;
   bool declarePulled(const Node& n) override {
     auto& m = *n.get<MapStage>();
-    g.line("auto " + g.var(n, "in") + " = flow::stream::map(" + g.pulledInput(g.plan_.nodes[n.inputs[0]]) +
-           ", [&](const " + g.type(m.varSymbol->type) + "& " + g.name(m.varSymbol) + ") -> " + g.type(m.elementType) +
-           " { return " + g.expr(*m.body) + "; });");
-    return true;
+    return pullNode(n, "map", "[&](const " + g.type(m.varSymbol->type) + "& " + g.name(m.varSymbol) + ") -> " +
+                                  g.type(m.elementType) + " { return " + g.expr(*m.body) + "; }");
   }
   std::string count(const Node& n) override { return g.runtimeCount(g.plan_.nodes[n.inputs[0]]); }
   void element(const Node& n, const std::string& in, const Segment& segment) override {
@@ -35,15 +32,12 @@ public:
   }
 };
 
-class FilterCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct FilterCodegen : KindCodegen<Node::Filter> {
+  using KindCodegen::KindCodegen;
   bool declarePulled(const Node& n) override {
     auto& f = *n.get<FilterStage>();
-    g.line("auto " + g.var(n, "in") + " = flow::stream::filter(" + g.pulledInput(g.plan_.nodes[n.inputs[0]]) +
-           ", [&](const " + g.type(f.varSymbol->type) + "& " + g.name(f.varSymbol) + ") -> bool { return " +
-           g.expr(*f.cond) + "; });");
-    return true;
+    return pullNode(n, "filter", "[&](const " + g.type(f.varSymbol->type) + "& " + g.name(f.varSymbol) +
+                                     ") -> bool { return " + g.expr(*f.cond) + "; }");
   }
   void element(const Node& n, const std::string& in, const Segment& segment) override {
     auto& f = *n.get<FilterStage>();
@@ -63,14 +57,10 @@ public:
 };
 
 /// The first element of each run of equal ones (in the order its input has).
-class UniqueCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct UniqueCodegen : KindCodegen<Node::Unique> {
+  using KindCodegen::KindCodegen;
   bool declarePulled(const Node& n) override {
-    const std::string same = g.uniqueKeysEqual(*n.get<UniqueStage>());
-    g.line("auto " + g.var(n, "in") + " = flow::stream::unique(" + g.pulledInput(g.plan_.nodes[n.inputs[0]]) +
-           (same.empty() ? "" : ", " + same) + ");");
-    return true;
+    return pullNode(n, "unique", g.uniqueKeysEqual(*n.get<UniqueStage>()));
   }
   void declare(const Node& n) override {
     auto& u = *n.get<UniqueStage>();
@@ -84,41 +74,27 @@ public:
            g.var(n, "same") + ");");
   }
   void element(const Node& n, const std::string& in, const Segment& segment) override {
-    g.line("if (" + g.var(n, "unique") + ".admit(" + in + ")) {");
-    {
-      Generator::Indent x(g);
-      g.consume(n, in, segment);
-    }
-    g.line("}");
+    passIf(n, g.var(n, "unique") + ".admit(" + in + ")", in, segment);
   }
 };
 
-class TakeCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct TakeCodegen : KindCodegen<Node::Take> {
+  using KindCodegen::KindCodegen;
   bool declarePulled(const Node& n) override {
-    g.line("auto " + g.var(n, "in") + " = flow::stream::take(" + g.pulledInput(g.plan_.nodes[n.inputs[0]]) + ", " +
-           g.expr(*n.get<TakeStage>()->count) + ");");
-    return true;
+    return pullNode(n, "take", g.expr(*n.get<TakeStage>()->count));
   }
   void declare(const Node& n) override {
     g.line("flow::stream::take_count " + g.var(n, "take") + "(" + g.expr(*n.get<TakeStage>()->count) + ");");
   }
   void element(const Node& n, const std::string& in, const Segment& segment) override {
-    g.line("if (" + g.var(n, "take") + ".admit()) {");
-    {
-      Generator::Indent x(g);
-      g.consume(n, in, segment);
-    }
-    g.line("}");
+    passIf(n, g.var(n, "take") + ".admit()", in, segment);
   }
 };
 
 /// The script's statements per element; its emits (and its end block's) call the
 /// downstream lambda.
-class ForStageCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct ForStageCodegen : KindCodegen<Node::ForStage> {
+  using KindCodegen::KindCodegen;
   bool downstreamLambda(const Node&) const override { return true; }
   const sema::Type* outputType(const Node& n) const override { return n.get<ForStage>()->elementType; }
   void element(const Node& n, const std::string& in, const Segment&) override {
@@ -143,19 +119,15 @@ public:
   }
 };
 
-class BranchCodegen : public NodeCodegen {
-public:
-  using NodeCodegen::NodeCodegen;
+struct BranchCodegen : KindCodegen<Node::Branch> {
+  using KindCodegen::KindCodegen;
   void element(const Node& n, const std::string& in, const Segment& segment) override { g.consume(n, in, segment); }
 };
 
 } // namespace
 
-std::unique_ptr<NodeCodegen> makeMapCodegen(Generator& g) { return std::make_unique<MapCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeFilterCodegen(Generator& g) { return std::make_unique<FilterCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeUniqueCodegen(Generator& g) { return std::make_unique<UniqueCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeTakeCodegen(Generator& g) { return std::make_unique<TakeCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeForStageCodegen(Generator& g) { return std::make_unique<ForStageCodegen>(g); }
-std::unique_ptr<NodeCodegen> makeBranchCodegen(Generator& g) { return std::make_unique<BranchCodegen>(g); }
+void addStageCodegen(Generator& g, NodeCodegenTable& table) {
+  table.add<MapCodegen, FilterCodegen, UniqueCodegen, TakeCodegen, ForStageCodegen, BranchCodegen>(g);
+}
 
 } // namespace flow::codegen

@@ -7,6 +7,7 @@
 #include "flow/stream/merge.hpp"
 #include "flow/stream/node.hpp"
 #include "flow/stream/reduce.hpp"
+#include "flow/stream/sequence.hpp"
 #include "flow/stream/sinks.hpp"
 #include "flow/stream/sort.hpp"
 #include "flow/stream/sources.hpp"
