@@ -101,6 +101,8 @@ std::string describeExpected(const antlr4::misc::IntervalSet& expected,
   if (stage) {
     drop(kStageStart);
     literals.erase("for");
+    // a name here is a stage named by a word (window, sample, …)
+    if (!expression && !source) symbols.erase(FlowParser::IDENT);
     words.push_back("a pipeline stage");
   }
   if (source) {

@@ -444,7 +444,12 @@ const Type* Checker::checkNamedStage(NamedStage& s, const Type* input) {
   if (!id) {
     std::vector<std::string> names = {"map", "filter", "sort", "unique", "take", "for", "reduce"};
     for (const StageInfo& stage : namedStages()) names.push_back(stage.name);
-    error(s.loc, "unknown stage '" + s.name + "'" + suggest(s.name, names));
+    std::string near = suggest(s.name, names);
+    if (near.empty()) {
+      near = "; the stages are";
+      for (const std::string& n : names) near += (n == names.front() ? " " : ", ") + n;
+    }
+    error(s.loc, "unknown stage '" + s.name + "'" + near);
     return out_.types.error();
   }
   s.id = id;
