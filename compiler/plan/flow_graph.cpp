@@ -208,7 +208,7 @@ void GraphBuilder::build() {
   std::vector<std::pair<const ast::Stmt*, int>> itemEnds; // top-level statement, its first phase
   for (const auto& [item, first] : itemFirstPhase_) itemEnds.push_back({item, first});
   for (const Node& n : plan_.nodes)
-    if (n.kind == Node::WriteFile || n.kind == Node::WriteText) {
+    if (n.traits().io == io_rule::writes_file) {
       const PathRef& p = n.get<WriteStmt>()->path;
       if (p.isParam()) plan_.writtenPathParams.insert(p.symbol);
       else if (p.literal.text() != "-") plan_.writtenFiles.insert(p.literal.text());
