@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,20 @@ template <class T> T value_of(std::uint64_t i) {
 
 using element_types = ::testing::Types<std::uint8_t, std::uint32_t, std::uint64_t,
                                        bytes_elem<16>, bytes_elem<24>, bytes_elem<100>>;
+
+/// The ascending order of an unsigned integer type as the sorter takes it
+/// (flow/algo/sort_traits.hpp): comparison only.
+template <class U> struct ascending {
+  bool operator()(U a, U b) const { return a < b; }
+  static U min_value() { return std::numeric_limits<U>::min(); }
+  static U max_value() { return std::numeric_limits<U>::max(); }
+};
+/// The same order with the value itself as its radix key, which decides it (total).
+template <class U> struct keyed_ascending : ascending<U> {
+  using key_type = U;
+  static key_type key(U v) { return v; }
+  static constexpr bool key_is_total = true;
+};
 
 /// Counts that cross block boundaries for blocks of B elements.
 inline std::vector<std::uint64_t> boundary_counts(std::uint64_t B) {

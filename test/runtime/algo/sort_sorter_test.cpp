@@ -82,20 +82,8 @@ using flow::test::mix;
 
 // ---- element types and orders -------------------------------------------------------
 
-struct u32_order { // keyed, total
-  bool operator()(std::uint32_t a, std::uint32_t b) const { return a < b; }
-  static std::uint32_t min_value() { return 0; }
-  static std::uint32_t max_value() { return UINT32_MAX; }
-  using key_type = std::uint32_t;
-  static key_type key(std::uint32_t v) { return v; }
-  static constexpr bool key_is_total = true;
-};
-
-struct u64_order { // comparison only
-  bool operator()(std::uint64_t a, std::uint64_t b) const { return a < b; }
-  static std::uint64_t min_value() { return 0; }
-  static std::uint64_t max_value() { return UINT64_MAX; }
-};
+using u32_order = flow::test::keyed_ascending<std::uint32_t>; // keyed, total
+using u64_order = flow::test::ascending<std::uint64_t>;       // comparison only
 
 struct edge {
   std::uint32_t src, dst, a, b;
