@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -63,6 +65,21 @@ template <class U> struct keyed_ascending : ascending<U> {
   static key_type key(U v) { return v; }
   static constexpr bool key_is_total = true;
 };
+
+/// Appends what is left of a batch node to `out`, mixing batch() / advance() with
+/// operator* / operator++: half of each batch (at least one element), then one element.
+template <class Node, class T> void read_mixed(Node& node, std::vector<T>& out) {
+  while (!node.empty()) {
+    auto b = node.batch();
+    const std::size_t take = std::max<std::size_t>(1, b.size() / 2);
+    out.insert(out.end(), b.begin(), b.begin() + static_cast<std::ptrdiff_t>(take));
+    node.advance(take);
+    if (!node.empty()) {
+      out.push_back(*node);
+      ++node;
+    }
+  }
+}
 
 /// Counts that cross block boundaries for blocks of B elements.
 inline std::vector<std::uint64_t> boundary_counts(std::uint64_t B) {

@@ -244,16 +244,7 @@ std::vector<T> run_sorter(const std::vector<T>& in, std::size_t memory, flow::mn
   s.finish();
   std::vector<T> out;
   out.reserve(in.size());
-  while (!s.empty()) { // mixes batch and element access
-    auto b = s.batch();
-    const std::size_t take = std::max<std::size_t>(1, b.size() / 2);
-    out.insert(out.end(), b.begin(), b.begin() + static_cast<std::ptrdiff_t>(take));
-    s.advance(take);
-    if (!s.empty()) {
-      out.push_back(*s);
-      ++s;
-    }
-  }
+  flow::test::read_mixed(s, out);
   if (passes) *passes = s.merge_passes();
   return out;
 }
