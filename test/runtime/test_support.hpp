@@ -13,7 +13,9 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -79,6 +81,13 @@ template <class Node, class T> void read_mixed(Node& node, std::vector<T>& out) 
       ++node;
     }
   }
+}
+
+/// Expects `message` (an error's what(), a report) to contain each of `parts`; a failure
+/// shows the part and the whole message.
+inline void expect_mentions(const std::string& message, std::initializer_list<std::string_view> parts) {
+  for (const std::string_view part : parts)
+    EXPECT_NE(message.find(part), std::string::npos) << "no \"" << part << "\" in: " << message;
 }
 
 /// Counts that cross block boundaries for blocks of B elements.
