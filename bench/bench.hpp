@@ -3,6 +3,8 @@
 // are timed alike.
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 namespace bench {
 
@@ -21,6 +23,17 @@ inline std::uint64_t rnd_at(std::uint64_t k) { return mix(42 + (k + 1) * 0x9e377
 /// The same sequence one after another (rnd() is rnd_at(0), rnd_at(1), ...).
 inline std::uint64_t rng_state = 42;
 inline std::uint64_t rnd() { return mix(rng_state += 0x9e3779b97f4a7c15ULL); }
+
+/// Whether the program got at least `args` arguments; if not, prints "usage: PROGRAM
+/// USAGE" (the caller then exits with status 2).
+inline bool has_args(int argc, char** argv, int args, const char* usage) {
+  if (argc > args) return true;
+  std::fprintf(stderr, "usage: %s %s\n", argv[0], usage);
+  return false;
+}
+
+/// 2^k for an argument k (a LOG2_N).
+inline std::uint64_t pow2_arg(const char* log2) { return std::uint64_t(1) << std::atoi(log2); }
 
 inline double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();

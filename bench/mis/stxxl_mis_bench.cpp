@@ -94,12 +94,9 @@ struct time_forward {
 };
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s stl|stream LOG2_EDGES\n", argv[0]);
-    return 2;
-  }
+  if (!bench::has_args(argc, argv, 2, "stl|stream LOG2_EDGES")) return 2;
   const std::string style = argv[1];
-  const u64 n = u64(1) << std::atoi(argv[2]);
+  const u64 n = bench::pow2_arg(argv[2]);
   stxxl::stats* st = stxxl::stats::get_instance();
   stxxl::block_manager::get_instance(); // open the disk before timing
   const stxxl::stats_data s0(*st);

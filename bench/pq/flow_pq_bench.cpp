@@ -24,13 +24,10 @@ using bench::now;
 using u64 = std::uint64_t;
 
 int main(int argc, char** argv) {
-  if (argc < 4) {
-    std::fprintf(stderr, "usage: %s push-rand-pop|push-asc-pop|bulk-rewrite|bulk-rewrite-bulk LOG2_N DIR\n",
-                 argv[0]);
+  if (!bench::has_args(argc, argv, 3, "push-rand-pop|push-asc-pop|bulk-rewrite|bulk-rewrite-bulk LOG2_N DIR"))
     return 2;
-  }
   const std::string bench = argv[1];
-  const u64 n = u64(1) << std::atoi(argv[2]);
+  const u64 n = bench::pow2_arg(argv[2]);
   flow::mng::disk_config cfg;
   cfg.disks.push_back(flow::mng::disk_spec::parse(argv[3]));
   cfg.direct = true;

@@ -32,12 +32,9 @@ typedef stxxl::PRIORITY_QUEUE_GENERATOR<u64, greater_u64, queue_mem, (1ull << 28
     pq_type;
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s push-rand-pop|push-asc-pop|bulk-rewrite LOG2_N\n", argv[0]);
-    return 2;
-  }
+  if (!bench::has_args(argc, argv, 2, "push-rand-pop|push-asc-pop|bulk-rewrite LOG2_N")) return 2;
   const std::string bench = argv[1];
-  const u64 n = u64(1) << std::atoi(argv[2]);
+  const u64 n = bench::pow2_arg(argv[2]);
   stxxl::stats* st = stxxl::stats::get_instance();
   pq_type pq(pool_mem, pool_mem);
   bool ok = true;

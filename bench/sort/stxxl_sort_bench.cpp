@@ -84,10 +84,7 @@ private:
 };
 
 int main(int argc, char** argv) {
-  if (argc < 4) {
-    std::fprintf(stderr, "usage: %s edges LOG2_N MEM_MIB | rec100 DATA_MIB MEM_MIB\n", argv[0]);
-    return 2;
-  }
+  if (!bench::has_args(argc, argv, 3, "edges LOG2_N MEM_MIB | rec100 DATA_MIB MEM_MIB")) return 2;
   const std::string bench = argv[1];
   const std::size_t memory = std::size_t(std::atoll(argv[3])) << 20;
   stxxl::stats* st = stxxl::stats::get_instance();
@@ -97,7 +94,7 @@ int main(int argc, char** argv) {
   std::uint64_t n = 0, count = 0, checksum = 0;
   bool ok = true;
   if (bench == "edges") {
-    n = std::uint64_t{1} << std::atoi(argv[2]);
+    n = bench::pow2_arg(argv[2]);
     edge_stream gen(n);
     typedef stxxl::stream::sort<edge_stream, edge_cmp> sorter_type;
     sorter_type sorted(gen, edge_cmp(), memory);

@@ -6,11 +6,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -48,6 +53,42 @@ template <class T> T value_of(std::uint64_t i) {
 
 using element_types = ::testing::Types<std::uint8_t, std::uint32_t, std::uint64_t,
                                        bytes_elem<16>, bytes_elem<24>, bytes_elem<100>>;
+
+/// The ascending order of an unsigned integer type as the sorter takes it
+/// (flow/algo/sort_traits.hpp): comparison only.
+template <class U> struct ascending {
+  bool operator()(U a, U b) const { return a < b; }
+  static U min_value() { return std::numeric_limits<U>::min(); }
+  static U max_value() { return std::numeric_limits<U>::max(); }
+};
+/// The same order with the value itself as its radix key, which decides it (total).
+template <class U> struct keyed_ascending : ascending<U> {
+  using key_type = U;
+  static key_type key(U v) { return v; }
+  static constexpr bool key_is_total = true;
+};
+
+/// Appends what is left of a batch node to `out`, mixing batch() / advance() with
+/// operator* / operator++: half of each batch (at least one element), then one element.
+template <class Node, class T> void read_mixed(Node& node, std::vector<T>& out) {
+  while (!node.empty()) {
+    auto b = node.batch();
+    const std::size_t take = std::max<std::size_t>(1, b.size() / 2);
+    out.insert(out.end(), b.begin(), b.begin() + static_cast<std::ptrdiff_t>(take));
+    node.advance(take);
+    if (!node.empty()) {
+      out.push_back(*node);
+      ++node;
+    }
+  }
+}
+
+/// Expects `message` (an error's what(), a report) to contain each of `parts`; a failure
+/// shows the part and the whole message.
+inline void expect_mentions(const std::string& message, std::initializer_list<std::string_view> parts) {
+  for (const std::string_view part : parts)
+    EXPECT_NE(message.find(part), std::string::npos) << "no \"" << part << "\" in: " << message;
+}
 
 /// Counts that cross block boundaries for blocks of B elements.
 inline std::vector<std::uint64_t> boundary_counts(std::uint64_t B) {

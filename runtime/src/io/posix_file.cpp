@@ -113,6 +113,10 @@ bool posix_file::drop_direct(int error_number) {
   return true;
 }
 
+bool posix_file::retry_after(int error_number) {
+  return error_number == EINTR || (error_number == EINVAL && drop_direct(error_number));
+}
+
 std::uint64_t posix_file::size() {
   check_open("cannot ask the size of", 0, 0);
   struct stat st;
@@ -139,8 +143,7 @@ std::size_t posix_file::read_at(void* buffer, std::uint64_t offset, std::size_t 
   while (done < bytes) {
     const ssize_t n = ::pread(fd_, p + done, bytes - done, static_cast<off_t>(offset + done));
     if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EINVAL && drop_direct(errno)) continue;
+      if (retry_after(errno)) continue;
       throw_system_error("cannot read from", path(), offset, bytes, errno);
     }
     if (n == 0) break; // end of file
@@ -169,8 +172,7 @@ void posix_file::write_at(const void* buffer, std::uint64_t offset, std::size_t 
   while (done < bytes) {
     const ssize_t n = ::pwrite(fd_, p + done, bytes - done, static_cast<off_t>(offset + done));
     if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EINVAL && drop_direct(errno)) continue;
+      if (retry_after(errno)) continue;
       throw_system_error("cannot write to", path(), offset, bytes, errno);
     }
     if (n == 0) throw_system_error("cannot write to", path(), offset, bytes, ENOSPC);

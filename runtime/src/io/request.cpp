@@ -118,6 +118,14 @@ std::size_t poll_any(std::span<const request_ptr> requests) noexcept {
   return requests.size();
 }
 
+void wait_quietly(const request_ptr& r) noexcept {
+  if (!r) return;
+  try {
+    r->wait();
+  } catch (...) {
+  }
+}
+
 std::size_t wait_any(std::span<const request_ptr> requests) {
   std::size_t i = poll_any(requests);
   if (i < requests.size()) return i;

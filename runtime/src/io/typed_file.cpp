@@ -13,6 +13,8 @@
 #include <set>
 #include <utility>
 
+#include "flow/io/request.hpp"
+
 namespace flow::io::detail {
 
 chunking plan_chunks(std::size_t element_bytes, std::size_t memory_bytes, const std::string& path) {
@@ -123,12 +125,7 @@ file_reader_core::~file_reader_core() {
 }
 
 void file_reader_core::close() noexcept {
-  for (auto& f : in_flight_) {
-    try {
-      f.request->wait();
-    } catch (...) {
-    }
-  }
+  for (auto& f : in_flight_) io::wait_quietly(f.request);
   in_flight_.clear();
   free_.clear();
   current_ = aligned_buffer();
@@ -238,12 +235,7 @@ file_writer_core::file_writer_core(const std::string& path, std::size_t element_
 file_writer_core::~file_writer_core() {
   if (stream_fd_ > 1) ::close(stream_fd_);
   if (finished_ || !file_) return; // a stream: what was written stays written
-  for (auto& f : in_flight_) {
-    try {
-      f.request->wait();
-    } catch (...) {
-    }
-  }
+  for (auto& f : in_flight_) io::wait_quietly(f.request);
   try {
     file_->close();
   } catch (...) {

@@ -14,22 +14,12 @@
 #include "flow/algo/multiway_merge.hpp"
 #include "flow/algo/parallel.hpp"
 #include "flow/algo/run_sort.hpp"
+#include "test_support.hpp"
 
 namespace {
 
-struct k64 { // total key
-  bool operator()(std::uint64_t a, std::uint64_t b) const { return a < b; }
-  static std::uint64_t min_value() { return 0; }
-  static std::uint64_t max_value() { return UINT64_MAX; }
-  using key_type = std::uint64_t;
-  static key_type key(std::uint64_t v) { return v; }
-  static constexpr bool key_is_total = true;
-};
-struct c64 { // comparison only
-  bool operator()(std::uint64_t a, std::uint64_t b) const { return a < b; }
-  static std::uint64_t min_value() { return 0; }
-  static std::uint64_t max_value() { return UINT64_MAX; }
-};
+using k64 = flow::test::keyed_ascending<std::uint64_t>; // total key
+using c64 = flow::test::ascending<std::uint64_t>;       // comparison only
 struct pair32 {
   std::uint32_t key, tie;
 };

@@ -82,20 +82,8 @@ using flow::test::mix;
 
 // ---- element types and orders -------------------------------------------------------
 
-struct u32_order { // keyed, total
-  bool operator()(std::uint32_t a, std::uint32_t b) const { return a < b; }
-  static std::uint32_t min_value() { return 0; }
-  static std::uint32_t max_value() { return UINT32_MAX; }
-  using key_type = std::uint32_t;
-  static key_type key(std::uint32_t v) { return v; }
-  static constexpr bool key_is_total = true;
-};
-
-struct u64_order { // comparison only
-  bool operator()(std::uint64_t a, std::uint64_t b) const { return a < b; }
-  static std::uint64_t min_value() { return 0; }
-  static std::uint64_t max_value() { return UINT64_MAX; }
-};
+using u32_order = flow::test::keyed_ascending<std::uint32_t>; // keyed, total
+using u64_order = flow::test::ascending<std::uint64_t>;       // comparison only
 
 struct edge {
   std::uint32_t src, dst, a, b;
@@ -130,31 +118,23 @@ inline std::uint64_t be64(const unsigned char* p) {
   return __builtin_bswap64(k);
 }
 
-struct rec24_order { // whole 24 bytes, comparison only
-  bool operator()(const rec<24>& x, const rec<24>& y) const { return std::memcmp(x.b, y.b, 24) < 0; }
-  static rec<24> min_value() { return filled<24>(0); }
-  static rec<24> max_value() { return filled<24>(255); }
+/// Records of N bytes in the order of their first Bytes bytes (memcmp), comparison only.
+template <std::size_t N, std::size_t Bytes> struct prefix_order {
+  bool operator()(const rec<N>& x, const rec<N>& y) const { return std::memcmp(x.b, y.b, Bytes) < 0; }
+  static rec<N> min_value() { return filled<N>(0); }
+  static rec<N> max_value() { return filled<N>(255); }
 };
-struct rec24_prefix_order { // first 12 bytes; key = first 8 (not total): radix + ties
-  bool operator()(const rec<24>& x, const rec<24>& y) const { return std::memcmp(x.b, y.b, 12) < 0; }
-  static rec<24> min_value() { return filled<24>(0); }
-  static rec<24> max_value() { return filled<24>(255); }
+/// The same order with its first 8 bytes as a radix key that does not decide it: radix + ties.
+template <std::size_t N, std::size_t Bytes> struct be64_prefix_order : prefix_order<N, Bytes> {
   using key_type = std::uint64_t;
-  static key_type key(const rec<24>& r) { return be64(r.b); }
+  static key_type key(const rec<N>& r) { return be64(r.b); }
   static constexpr bool key_is_total = false;
 };
-struct rec100_order { // sort-benchmark records: 10-byte key; key = first 8 bytes
-  bool operator()(const rec<100>& x, const rec<100>& y) const { return std::memcmp(x.b, y.b, 10) < 0; }
-  static rec<100> min_value() { return filled<100>(0); }
-  static rec<100> max_value() { return filled<100>(255); }
-  using key_type = std::uint64_t;
-  static key_type key(const rec<100>& r) { return be64(r.b); }
-  static constexpr bool key_is_total = false;
-};
-struct rec100_wide_order { // the same with the whole 10-byte key in an unsigned __int128
-  bool operator()(const rec<100>& x, const rec<100>& y) const { return std::memcmp(x.b, y.b, 10) < 0; }
-  static rec<100> min_value() { return filled<100>(0); }
-  static rec<100> max_value() { return filled<100>(255); }
+
+using rec24_order = prefix_order<24, 24>;              // whole 24 bytes, comparison only
+using rec24_prefix_order = be64_prefix_order<24, 12>;  // first 12 bytes; key = first 8 (not total)
+using rec100_order = be64_prefix_order<100, 10>;       // sort-benchmark records: 10-byte key; key = first 8 bytes
+struct rec100_wide_order : prefix_order<100, 10> { // the same with the whole 10-byte key in an unsigned __int128
   using key_type = unsigned __int128;
   static key_type key(const rec<100>& r) {
     unsigned __int128 k = 0;
@@ -163,11 +143,7 @@ struct rec100_wide_order { // the same with the whole 10-byte key in an unsigned
   }
   static constexpr bool key_is_total = true;
 };
-struct rec100_cmp_order { // comparison only
-  bool operator()(const rec<100>& x, const rec<100>& y) const { return std::memcmp(x.b, y.b, 10) < 0; }
-  static rec<100> min_value() { return filled<100>(0); }
-  static rec<100> max_value() { return filled<100>(255); }
-};
+using rec100_cmp_order = prefix_order<100, 10>; // comparison only
 
 // ---- inputs --------------------------------------------------------------------------
 
@@ -256,16 +232,7 @@ std::vector<T> run_sorter(const std::vector<T>& in, std::size_t memory, flow::mn
   s.finish();
   std::vector<T> out;
   out.reserve(in.size());
-  while (!s.empty()) { // mixes batch and element access
-    auto b = s.batch();
-    const std::size_t take = std::max<std::size_t>(1, b.size() / 2);
-    out.insert(out.end(), b.begin(), b.begin() + static_cast<std::ptrdiff_t>(take));
-    s.advance(take);
-    if (!s.empty()) {
-      out.push_back(*s);
-      ++s;
-    }
-  }
+  flow::test::read_mixed(s, out);
   if (passes) *passes = s.merge_passes();
   return out;
 }

@@ -1,8 +1,8 @@
 // External vector, stack and queue against std:: references, for every element size, on
 // a memory disk and O_DIRECT files, within their memory budgets.
-#include <deque>
 #include <random>
 #include <numeric>
+#include <queue>
 #include <stack>
 #include <vector>
 
@@ -37,6 +37,48 @@ template <class F> void on_each_disk(std::size_t budget, F body) {
   }
   EXPECT_TRUE(dir.entries().empty());
 }
+
+// A stack or queue under test and its std reference (std::stack or std::queue of the
+// indices whose value_of<T> it holds), put through the same random pushes and pops.
+template <class T, class C, class Ref> class against_reference {
+public:
+  against_reference(C& c, std::uint64_t seed) : c_(c), rng_(seed) {}
+  /// `ops` operations, each a push with probability push_percent% (always when empty),
+  /// else a pop; every popped element and every size must agree with the reference.
+  void run(std::uint64_t ops, unsigned push_percent) {
+    for (std::uint64_t k = 0; k < ops; ++k) {
+      if (ref_.empty() || rng_() % 100 < push_percent) {
+        c_.push(value_of<T>(next_));
+        ref_.push(next_++);
+      } else {
+        ASSERT_TRUE(next_out(c_) == value_of<T>(next_out(ref_)));
+        c_.pop();
+        ref_.pop();
+      }
+      ASSERT_EQ(c_.size(), ref_.size());
+    }
+  }
+  /// Pops both to the end, checking each element; then `c` must be empty too.
+  void drain() {
+    while (!ref_.empty()) {
+      ASSERT_TRUE(next_out(c_) == value_of<T>(next_out(ref_)));
+      c_.pop();
+      ref_.pop();
+    }
+    EXPECT_TRUE(c_.empty());
+  }
+
+private:
+  /// What pop removes next: top() of a stack, front() of a queue.
+  template <class X> static decltype(auto) next_out(X& x) {
+    if constexpr (requires { x.top(); }) return x.top();
+    else return x.front();
+  }
+  C& c_;
+  Ref ref_;
+  std::mt19937_64 rng_;
+  std::uint64_t next_ = 0;
+};
 } // namespace
 
 template <class T> class Containers : public ::testing::Test {
@@ -81,34 +123,14 @@ TYPED_TEST(Containers, StackMatchesStdStackUnderRandomOperations) {
   const std::size_t budget = 5 * block_bytes;
   on_each_disk(budget, [&](mng::block_manager& bm) {
     containers::stack<T, block_bytes> s(budget, bm);
-    std::stack<std::uint64_t> ref;
-    std::mt19937_64 rng(17);
-    std::uint64_t next = 0;
+    against_reference<T, decltype(s), std::stack<std::uint64_t>> check(s, 17);
     // Phases: grow a lot, alternate around block boundaries, shrink to empty, regrow.
-    auto run = [&](std::uint64_t ops, unsigned push_percent) {
-      for (std::uint64_t k = 0; k < ops; ++k) {
-        if (ref.empty() || rng() % 100 < push_percent) {
-          s.push(value_of<T>(next));
-          ref.push(next++);
-        } else {
-          ASSERT_TRUE(s.top() == value_of<T>(ref.top()));
-          s.pop();
-          ref.pop();
-        }
-        ASSERT_EQ(s.size(), ref.size());
-      }
-    };
-    run(6 * TestFixture::B, 100);
-    run(4 * TestFixture::B, 50);
-    run(3 * TestFixture::B, 30);
-    while (!ref.empty()) {
-      ASSERT_TRUE(s.top() == value_of<T>(ref.top()));
-      s.pop();
-      ref.pop();
-    }
-    EXPECT_TRUE(s.empty());
+    check.run(6 * TestFixture::B, 100);
+    check.run(4 * TestFixture::B, 50);
+    check.run(3 * TestFixture::B, 30);
+    ASSERT_NO_FATAL_FAILURE(check.drain());
     EXPECT_THROW(s.pop(), std::out_of_range);
-    run(2 * TestFixture::B + 1, 100); // leaves blocks on disk: the destructor frees them
+    check.run(2 * TestFixture::B + 1, 100); // leaves blocks on disk: the destructor frees them
   });
 }
 
@@ -117,34 +139,14 @@ TYPED_TEST(Containers, QueueMatchesStdDequeUnderRandomOperations) {
   const std::size_t budget = 5 * block_bytes;
   on_each_disk(budget, [&](mng::block_manager& bm) {
     containers::queue<T, block_bytes> q(budget, bm);
-    std::deque<std::uint64_t> ref;
-    std::mt19937_64 rng(23);
-    std::uint64_t next = 0;
-    auto run = [&](std::uint64_t ops, unsigned push_percent) {
-      for (std::uint64_t k = 0; k < ops; ++k) {
-        if (ref.empty() || rng() % 100 < push_percent) {
-          q.push(value_of<T>(next));
-          ref.push_back(next++);
-        } else {
-          ASSERT_TRUE(q.front() == value_of<T>(ref.front()));
-          q.pop();
-          ref.pop_front();
-        }
-        ASSERT_EQ(q.size(), ref.size());
-      }
-    };
-    run(TestFixture::B - 1, 100); // fits in memory
-    run(TestFixture::B, 50);
-    run(6 * TestFixture::B, 80); // grows onto disk
-    run(4 * TestFixture::B, 50);
-    while (!ref.empty()) {
-      ASSERT_TRUE(q.front() == value_of<T>(ref.front()));
-      q.pop();
-      ref.pop_front();
-    }
-    EXPECT_TRUE(q.empty());
+    against_reference<T, decltype(q), std::queue<std::uint64_t>> check(q, 23);
+    check.run(TestFixture::B - 1, 100); // fits in memory
+    check.run(TestFixture::B, 50);
+    check.run(6 * TestFixture::B, 80); // grows onto disk
+    check.run(4 * TestFixture::B, 50);
+    ASSERT_NO_FATAL_FAILURE(check.drain());
     EXPECT_THROW(q.front(), std::out_of_range);
-    run(3 * TestFixture::B, 100);
+    check.run(3 * TestFixture::B, 100);
   });
 }
 

@@ -113,6 +113,25 @@ template <class Q, class R> void pop_all_equal_tops(Q& q, R& ref) {
   EXPECT_TRUE(q.empty());
 }
 
+/// A queue under test and its std reference, fed the same items: each new item gets the
+/// next id, so that lost or duplicated items show.
+template <std::size_t N, class Order = key_less> struct pq_and_reference {
+  using T = item<N>;
+  pq_and_reference(flow::mng::block_manager& bm, u64 budget) : q(budget, 0, small_block, bm) {}
+  /// A new item with `key` (and the next id).
+  T make(u64 key) { return make_item<N>(key, next_id++); }
+  /// A new item with `key`, pushed to both.
+  void push(u64 key) {
+    const T x = make(key);
+    q.push(x);
+    ref.push(x);
+  }
+
+  small_pq<N, Order> q;
+  std::priority_queue<T, std::vector<T>, key_greater> ref;
+  u64 next_id = 1;
+};
+
 /// Runs `ops` random operations: push with probability push_percent, else pop.
 /// Keys are drawn from [0, key_range). Checks every top against the reference and that
 /// the multiset of popped ids is the same (no item lost or duplicated).
@@ -120,21 +139,15 @@ template <std::size_t N, class Order = key_less>
 void random_run(flow::mng::block_manager& bm, u64 budget, u64 prefill, u64 ops, int push_percent,
                 u64 key_range, u64 seed, bool check_external = true) {
   using T = item<N>;
-  small_pq<N, Order> q(budget, 0, small_block, bm);
-  std::priority_queue<T, std::vector<T>, key_greater> ref;
+  pq_and_reference<N, Order> both(bm, budget);
+  auto& q = both.q;
+  auto& ref = both.ref;
   std::mt19937_64 rng(seed);
-  u64 next_id = 1;
   std::vector<u64> got, want;
-  for (u64 i = 0; i < prefill; ++i) {
-    const T x = make_item<N>(rng() % key_range, next_id++);
-    q.push(x);
-    ref.push(x);
-  }
+  for (u64 i = 0; i < prefill; ++i) both.push(rng() % key_range);
   for (u64 i = 0; i < ops; ++i) {
     if (ref.empty() || static_cast<int>(rng() % 100) < push_percent) {
-      const T x = make_item<N>(rng() % key_range, next_id++);
-      q.push(x);
-      ref.push(x);
+      both.push(rng() % key_range);
     } else {
       pop_both(q, ref, got, want, static_cast<T*>(nullptr));
       if (::testing::Test::HasFatalFailure()) return;
@@ -363,15 +376,11 @@ TEST_F(PqTest, DescendingOrderOfSmallScalars) {
 TEST_F(PqTest, MonotoneTimeForwardUse) {
   // Time-forward processing: each pop may push items with keys >= the popped key.
   using T = item<16>;
-  small_pq<16> q(512u << 10, 0, small_block, bm);
-  std::priority_queue<T, std::vector<T>, key_greater> ref;
+  pq_and_reference<16> both(bm, 512u << 10);
+  auto& q = both.q;
+  auto& ref = both.ref;
   std::mt19937_64 rng(10);
-  u64 id = 1;
-  for (int i = 0; i < 50000; ++i) {
-    const T x = make_item<16>(rng() % 100000, id++);
-    q.push(x);
-    ref.push(x);
-  }
+  for (int i = 0; i < 50000; ++i) both.push(rng() % 100000);
   u64 last = 0, pops = 0;
   while (!ref.empty()) {
     const T a = q.top(), b = ref.top();
@@ -382,11 +391,7 @@ TEST_F(PqTest, MonotoneTimeForwardUse) {
     ref.pop();
     ++pops;
     const int children = pops < 150000 ? static_cast<int>(rng() % 3) : 0;
-    for (int c = 0; c < children; ++c) {
-      const T x = make_item<16>(last + rng() % 5000, id++);
-      q.push(x);
-      ref.push(x);
-    }
+    for (int c = 0; c < children; ++c) both.push(last + rng() % 5000);
   }
   EXPECT_TRUE(q.empty());
   EXPECT_GT(q.stats().external_flushes, 0u);
@@ -463,10 +468,10 @@ TEST(PqDirect, RandomRunOnODirectFile) {
 
 TEST_F(PqTest, BulkPushAndBulkPopMatchStd) {
   using T = item<16>;
-  small_pq<16> q(512u << 10, 0, small_block, bm);
-  std::priority_queue<T, std::vector<T>, key_greater> ref;
+  pq_and_reference<16> both(bm, 512u << 10);
+  auto& q = both.q;
+  auto& ref = both.ref;
   std::mt19937_64 rng(15);
-  u64 id = 1;
   std::vector<T> out, batch;
   std::vector<u64> got, want;
   for (int round = 0; round < 40; ++round) {
@@ -474,7 +479,7 @@ TEST_F(PqTest, BulkPushAndBulkPopMatchStd) {
     q.bulk_push_begin(pushes);
     batch.clear();
     for (std::size_t i = 0; i < pushes; ++i) {
-      const T x = make_item<16>(rng() % 50000, id++);
+      const T x = both.make(rng() % 50000);
       if (i % 2) q.bulk_push(x);
       else batch.push_back(x);
       ref.push(x);

@@ -156,9 +156,7 @@ TEST(Errors, ShortReadNamesFileOffsetAndSize) {
     FAIL() << "expected short_read_error";
   } catch (const short_read_error& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find(path), std::string::npos) << m;
-    EXPECT_NE(m.find("offset 4096"), std::string::npos) << m;
-    EXPECT_NE(m.find("4096 bytes"), std::string::npos) << m;
+    flow::test::expect_mentions(m, {path, "offset 4096", "4096 bytes"});
     EXPECT_EQ(e.path(), path);
     EXPECT_EQ(e.offset(), 4096u);
   }
@@ -182,8 +180,7 @@ TEST(Errors, NoSpaceBecomesDiskFullErrorInTheWaitingThread) {
   });
   waiter.join();
   EXPECT_EQ(error_number, ENOSPC);
-  EXPECT_NE(message.find("/dev/full"), std::string::npos) << message;
-  EXPECT_NE(message.find("No space left on device"), std::string::npos) << message;
+  flow::test::expect_mentions(message, {"/dev/full", "No space left on device"});
   EXPECT_NE(message.find("--disk"), std::string::npos) << "says what to do: " << message;
 }
 
@@ -206,8 +203,7 @@ TEST(Errors, WritingAFileOpenedReadOnlyFails) {
 TEST(Errors, OpeningInAMissingDirectoryOrReadOnlyPlace) {
   const std::string missing = "/nonexistent-flow-dir/x/disk";
   const std::string m = what_of([&] { posix_file f(missing, open_mode::write | open_mode::create); });
-  EXPECT_NE(m.find(missing), std::string::npos) << m;
-  EXPECT_NE(m.find("No such file or directory"), std::string::npos) << m;
+  flow::test::expect_mentions(m, {missing, "No such file or directory"});
   EXPECT_THROW(posix_file("/nonexistent-flow-dir/x", open_mode::write | open_mode::create),
                open_error);
   // /proc refuses new files even to root.

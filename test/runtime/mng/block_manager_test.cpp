@@ -44,8 +44,7 @@ TEST(Disk, CapacityIsEnforced) {
     FAIL() << "expected disk_full_error";
   } catch (const disk_full_error& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find("--disk PATH:SIZE"), std::string::npos) << m;
-    EXPECT_NE(m.find("16.0 KiB"), std::string::npos) << m;
+    flow::test::expect_mentions(m, {"--disk PATH:SIZE", "16.0 KiB"});
   }
 }
 

@@ -884,32 +884,27 @@ TEST(ProgramInput, MissingWrongSizeAndGoodFiles) {
     EXPECT_EQ(elements, 10u);
     EXPECT_THROW(p.input_elements("other"), std::logic_error);
   }
-  {
+  // What a program declaring these input files prints when it refuses to run (status 1).
+  const auto refused = [](const std::function<void(program&)>& declare_inputs) {
     program p("prog");
-    p.input_file(good, 16, "Edge");
-    p.input_file(missing, 16, "Edge");
+    declare_inputs(p);
     const captured c = run_captured(p, {"--disk=:memory:"}, [] { FAIL() << "ran"; });
     EXPECT_EQ(c.status, 1);
-    EXPECT_EQ(c.err, "prog: error: cannot read input file '" + missing +
-                         "': No such file or directory (errno 2); check the path (relative paths start at "
-                         "the current directory)\n");
-  }
-  {
-    program p("prog");
-    p.input_file(bad, 16, "Edge");
-    const captured c = run_captured(p, {"--disk=:memory:"}, [] { FAIL() << "ran"; });
-    EXPECT_EQ(c.status, 1);
-    EXPECT_EQ(c.err, "prog: error: input file '" + bad +
-                         "' has 100 bytes, not a multiple of 16 (the size of one Edge): it is not a file "
-                         "of Edge, or it is truncated\n");
-  }
-  {
-    program p("prog");
-    p.input_file(dir.path(), 8);
-    const captured c = run_captured(p, {"--disk=:memory:"}, [] { FAIL() << "ran"; });
-    EXPECT_EQ(c.status, 1);
-    EXPECT_EQ(c.err, "prog: error: input file '" + dir.path() + "' is a directory\n");
-  }
+    return c.err;
+  };
+  EXPECT_EQ(refused([&](program& p) {
+              p.input_file(good, 16, "Edge");
+              p.input_file(missing, 16, "Edge");
+            }),
+            "prog: error: cannot read input file '" + missing +
+                "': No such file or directory (errno 2); check the path (relative paths start at "
+                "the current directory)\n");
+  EXPECT_EQ(refused([&](program& p) { p.input_file(bad, 16, "Edge"); }),
+            "prog: error: input file '" + bad +
+                "' has 100 bytes, not a multiple of 16 (the size of one Edge): it is not a file "
+                "of Edge, or it is truncated\n");
+  EXPECT_EQ(refused([&](program& p) { p.input_file(dir.path(), 8); }),
+            "prog: error: input file '" + dir.path() + "' is a directory\n");
   {
     // The estimate sees the input's size.
     program p("prog");

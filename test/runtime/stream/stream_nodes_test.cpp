@@ -38,11 +38,7 @@ struct by_dst { // comparison only
   static edge min_value() { return {0, 0, 0}; }
   static edge max_value() { return {UINT32_MAX, UINT32_MAX, 0}; }
 };
-struct u64_asc {
-  bool operator()(std::uint64_t a, std::uint64_t b) const { return a < b; }
-  static std::uint64_t min_value() { return 0; }
-  static std::uint64_t max_value() { return UINT64_MAX; }
-};
+using u64_asc = flow::test::ascending<std::uint64_t>;
 
 edge make_edge(std::uint64_t i, std::uint32_t nodes) {
   const std::uint64_t r = flow::test::mix(i);

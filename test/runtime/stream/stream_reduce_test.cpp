@@ -128,19 +128,6 @@ template <class T> void expect_reduced(const std::vector<T>& in, const std::vect
   }
 }
 
-/// Reads a node mixing batch and element access.
-template <class N, class T> void drain(N& m, std::vector<T>& out) {
-  while (!m.empty()) {
-    auto b = m.batch();
-    const std::size_t take = std::max<std::size_t>(1, b.size() / 2);
-    out.insert(out.end(), b.begin(), b.begin() + static_cast<std::ptrdiff_t>(take));
-    m.advance(take);
-    if (!m.empty()) {
-      out.push_back(*m);
-      ++m;
-    }
-  }
-}
 
 flow::algo::sort_options options(flow::mng::block_manager& bm, std::size_t block, bool keep_last = false) {
   flow::algo::sort_options opt;
@@ -162,7 +149,7 @@ std::vector<T> via_sort(const std::vector<T>& in, std::size_t memory, std::size_
   flow::algo::sorted_runs<T> runs = rr.result();
   flow::stream::reduce_merge<T, Cmp, sum_count> rm(std::move(runs), merge_memory, {}, opt);
   std::vector<T> out;
-  drain(rm, out);
+  flow::test::read_mixed(rm, out);
   if (passes) *passes = rm.merge_passes();
   return out;
 }
@@ -179,7 +166,7 @@ std::vector<T> via_hash(const std::vector<T>& in, std::size_t memory, std::size_
   flow::algo::sorted_runs<T> runs = h.result();
   flow::stream::reduce_merge<T, Cmp, sum_count> rm(std::move(runs), merge_memory, {}, opt);
   std::vector<T> out;
-  drain(rm, out);
+  flow::test::read_mixed(rm, out);
   return out;
 }
 

@@ -19,6 +19,7 @@
 #include "flow/algo/loser_tree.hpp"
 #include "flow/algo/parallel.hpp"
 #include "flow/algo/sort_traits.hpp"
+#include "flow/algo/weighted_median.hpp"
 
 namespace flow::algo {
 
@@ -212,11 +213,7 @@ void multiway_split(std::span<const segment<T>> segs, std::size_t rank, const Cm
     for (std::size_t i = 0; i < k; ++i) cut[i] = hi[i];
     return;
   }
-  struct candidate {
-    const T* value;
-    std::size_t weight;
-  };
-  std::vector<candidate> cands;
+  std::vector<weighted_pivot<T>> cands;
   cands.reserve(k);
   for (;;) {
     if (sum_lo == rank) {
@@ -236,18 +233,7 @@ void multiway_split(std::span<const segment<T>> segs, std::size_t rank, const Cm
         weight += hi[i] - lo[i];
       }
     }
-    std::sort(cands.begin(), cands.end(),
-              [&](const candidate& a, const candidate& b) { return less(*a.value, *b.value); });
-    std::size_t acc = 0;
-    const T* pivot = cands.back().value;
-    for (const auto& c : cands) {
-      acc += c.weight;
-      if (2 * acc >= weight) {
-        pivot = c.value;
-        break;
-      }
-    }
-    const T pv = *pivot;
+    const T pv = *weighted_median(cands, weight, less);
     std::size_t L = 0, U = 0;
     for (std::size_t i = 0; i < k; ++i) {
       const T* b = segs[i].begin;

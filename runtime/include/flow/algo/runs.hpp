@@ -220,12 +220,7 @@ std::vector<io::request_ptr> write_run_in_place(T* data, std::size_t n, const bl
       requests.push_back(id.storage->file().awrite(data + b * g.elements, id.offset, g.bytes));
     }
   } catch (...) {
-    for (auto& r : requests) {
-      try {
-        r->wait();
-      } catch (...) {
-      }
-    }
+    for (auto& r : requests) io::wait_quietly(r);
     run.release(bm, g.bytes);
     throw;
   }
@@ -244,13 +239,7 @@ public:
     if (blocks_) run_.extent = bm.allocate(blocks_ * g.bytes, strategy, run_index);
   }
   ~run_writer() {
-    for (auto& r : requests_) {
-      if (!r) continue;
-      try {
-        r->wait();
-      } catch (...) {
-      }
-    }
+    for (auto& r : requests_) io::wait_quietly(r);
     if (!finished_ && run_.extent.valid()) {
       try {
         bm_.free(mng::block_id{run_.extent.storage, run_.extent.offset, blocks_ * g_.bytes});

@@ -44,6 +44,7 @@
 #include "flow/algo/runs.hpp"
 #include "flow/algo/sort_traits.hpp"
 #include "flow/io/buffer.hpp"
+#include "flow/io/request.hpp"
 #include "flow/mng/allocation.hpp"
 
 namespace flow::algo {
@@ -268,13 +269,7 @@ template <class T, class Cmp, class Combine>
 runs_creator<T, Cmp, Combine>::~runs_creator() {
   worker_.reset(); // finishes queued sorts (their buffers are ours)
   wait_writes_noexcept();
-  for (auto& r : ring_requests_) {
-    if (!r) continue;
-    try {
-      r->wait();
-    } catch (...) {
-    }
-  }
+  for (auto& r : ring_requests_) io::wait_quietly(r);
   result_.release();
 }
 
@@ -485,11 +480,7 @@ void runs_creator<T, Cmp, Combine>::sort_and_gather(int slot, std::size_t n) {
     }
   } catch (...) {
     for (auto& q : ring_requests_) { // no write may still use the ring when we unwind
-      if (!q) continue;
-      try {
-        q->wait();
-      } catch (...) {
-      }
+      io::wait_quietly(q);
       q = nullptr;
     }
     run.firsts.resize(run.firsts.capacity());

@@ -88,12 +88,7 @@ public:
     issue();
   }
   ~merge_engine() {
-    for (auto& p : inflight_) {
-      try {
-        p.request->wait();
-      } catch (...) {
-      }
-    }
+    for (auto& p : inflight_) io::wait_quietly(p.request);
   }
   merge_engine(const merge_engine&) = delete;
   merge_engine& operator=(const merge_engine&) = delete;

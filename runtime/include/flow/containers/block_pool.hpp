@@ -43,8 +43,8 @@ public:
   }
   /// Waits for everything in flight (errors dropped: the container is going away).
   ~block_pool() {
-    for (auto& w : writes_) quiet_wait(w.request);
-    for (auto& r : reads_) quiet_wait(r.request);
+    for (auto& w : writes_) io::wait_quietly(w.request);
+    for (auto& r : reads_) io::wait_quietly(r.request);
   }
   block_pool(const block_pool&) = delete;
   block_pool& operator=(const block_pool&) = delete;
@@ -77,7 +77,7 @@ public:
         io_op r = std::move(reads_.back());
         reads_.pop_back();
         free_.push_back(r.block);
-        quiet_wait(r.request); // its data is not needed any more
+        io::wait_quietly(r.request); // its data is not needed any more
       }
     }
     Block* b = free_.back();
@@ -135,7 +135,7 @@ public:
   void drop_reads() {
     while (!reads_.empty()) {
       free_.push_back(reads_.back().block);
-      quiet_wait(reads_.back().request);
+      io::wait_quietly(reads_.back().request);
       reads_.pop_back();
     }
   }
@@ -146,13 +146,6 @@ private:
     io::request_ptr request;
     mng::block_id id;
   };
-  static void quiet_wait(const io::request_ptr& r) noexcept {
-    try {
-      r->wait();
-    } catch (...) {
-    }
-  }
-
   std::vector<std::unique_ptr<Block>> owned_;
   std::vector<Block*> free_;
   std::deque<io_op> writes_;

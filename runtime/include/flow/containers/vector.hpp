@@ -279,14 +279,7 @@ vector<T>::vector(std::size_t memory_bytes, std::size_t block_bytes,
 
 template <class T>
 vector<T>::~vector() {
-  for (auto& s : slots_) {
-    if (s.pending) {
-      try {
-        s.pending->wait();
-      } catch (...) {
-      }
-    }
-  }
+  for (auto& s : slots_) io::wait_quietly(s.pending);
   bm_.free(blocks_);
 }
 

@@ -56,6 +56,9 @@ protected:
 private:
   /// Turns O_DIRECT off after the file system refused a direct transfer (warns once).
   bool drop_direct(int error_number);
+  /// Whether a pread/pwrite that failed with `error_number` is tried again: when it was
+  /// interrupted (EINTR), or refused as direct (EINVAL) and the file is now buffered.
+  bool retry_after(int error_number);
 
   int fd_ = -1;
   std::atomic<bool> direct_{false};

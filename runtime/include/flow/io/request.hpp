@@ -83,6 +83,10 @@ std::size_t wait_any(std::span<const request_ptr> requests);
 /// Index of a finished request, or requests.size() if none has finished. Never blocks.
 std::size_t poll_any(std::span<const request_ptr> requests) noexcept;
 
+/// Waits until `r` (if any) finished and drops its error: for destructors and unwinding,
+/// where nobody asks for the transfer's result but its buffer must outlive it.
+void wait_quietly(const request_ptr& r) noexcept;
+
 /// Iterator forms (STXXL style): wait_all(v.begin(), v.end()).
 template <class It> void wait_all(It first, It last) {
   std::vector<request_ptr> all(first, last);

@@ -28,12 +28,7 @@ public:
   /// Waits for the writes still in flight. Their errors are dropped here: call flush()
   /// first to see them.
   ~buffered_writer() {
-    for (auto& r : in_flight_requests_) {
-      try {
-        r->wait();
-      } catch (...) {
-      }
-    }
+    for (auto& r : in_flight_requests_) io::wait_quietly(r);
   }
   buffered_writer(const buffered_writer&) = delete;
   buffered_writer& operator=(const buffered_writer&) = delete;

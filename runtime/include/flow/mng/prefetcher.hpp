@@ -41,12 +41,7 @@ public:
   }
   /// Waits for reads still in flight (their errors are dropped: nobody asked for them).
   ~block_prefetcher() {
-    for (auto& f : in_flight_) {
-      try {
-        f.request->wait();
-      } catch (...) {
-      }
-    }
+    for (auto& f : in_flight_) io::wait_quietly(f.request);
   }
   block_prefetcher(const block_prefetcher&) = delete;
   block_prefetcher& operator=(const block_prefetcher&) = delete;

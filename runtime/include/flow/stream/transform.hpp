@@ -109,6 +109,8 @@ public:
     has_ = true;
     return true;
   }
+  /// admit(x), as filter_node calls its predicate (unique_node).
+  bool operator()(const T& x) { return admit(x); }
 
 private:
   bool equal(const T& a, const T& b) const { return same_group(same_, a, b); }
@@ -117,34 +119,16 @@ private:
   bool has_ = false;
 };
 
-/// The first element of every group of adjacent equal elements (see first_of_group).
-template <class In, class Same> class unique_node {
-public:
-  using value_type = value_t<In>;
-
-  unique_node(In&& in, Same same) : in_(std::forward<In>(in)), first_(std::move(same)) { skip(); }
-  bool empty() const { return in_.empty(); }
-  decltype(auto) operator*() const { return *in_; }
-  unique_node& operator++() {
-    ++in_;
-    skip();
-    return *this;
-  }
-
-private:
-  void skip() {
-    while (!in_.empty() && !first_.admit(*in_)) ++in_;
-  }
-  input_storage<In> in_;
-  first_of_group<value_type, Same> first_;
-};
+/// The first element of every group of adjacent equal elements (see first_of_group): a
+/// filter whose predicate is the group rule.
+template <class In, class Same> using unique_node = filter_node<In, first_of_group<value_t<In>, Same>>;
 
 template <class In> auto unique(In&& in) {
-  return unique_node<In, same_value>(std::forward<In>(in), same_value{});
+  return unique_node<In, same_value>(std::forward<In>(in), first_of_group<value_t<In>, same_value>());
 }
 /// `same` is a binary equality predicate or a unary key function.
 template <class In, class Same> unique_node<In, Same> unique(In&& in, Same same) {
-  return unique_node<In, Same>(std::forward<In>(in), std::move(same));
+  return unique_node<In, Same>(std::forward<In>(in), first_of_group<value_t<In>, Same>(std::move(same)));
 }
 
 /// The rule of take, one element at a time: admit() is true for the first n calls.

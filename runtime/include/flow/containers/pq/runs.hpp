@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "flow/algo/weighted_median.hpp"
 #include "flow/containers/pq/loser_tree.hpp"
 
 namespace flow::containers::pq {
@@ -70,11 +71,7 @@ std::vector<std::uint64_t> multiseq_split(std::span<const run_range<T>> runs, st
     lo[i] = runs[i].begin;
     hi[i] = runs[i].end;
   }
-  struct cand {
-    const T* v;
-    std::uint64_t w;
-  };
-  std::vector<cand> cands;
+  std::vector<algo::weighted_pivot<T>> cands;
   for (;;) {
     cands.clear();
     std::uint64_t total = 0;
@@ -85,18 +82,7 @@ std::vector<std::uint64_t> multiseq_split(std::span<const run_range<T>> runs, st
       }
     }
     if (cands.empty()) return lo; // base == rank here
-    // Weighted median of the middle elements.
-    std::sort(cands.begin(), cands.end(), [&](const cand& a, const cand& b) { return cmp(*a.v, *b.v); });
-    std::uint64_t acc = 0;
-    const T* pivot = cands.back().v;
-    for (const cand& c : cands) {
-      acc += c.w;
-      if (2 * acc >= total) {
-        pivot = c.v;
-        break;
-      }
-    }
-    const T v = *pivot;
+    const T v = *algo::weighted_median(cands, total, cmp);
     std::uint64_t n_lt = base, n_le = base;
     for (std::size_t i = 0; i < s; ++i) {
       lt[i] = lower_pos(runs[i], lo[i], hi[i], v, cmp);
