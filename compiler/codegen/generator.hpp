@@ -18,6 +18,12 @@
 
 namespace flow::codegen {
 
+// Codegen's files (emit_*.cpp, nodes/*.cpp) read the script's AST and sema's symbols and
+// types by their own names.
+using namespace flow::ast;
+using sema::Symbol;
+using sema::Type;
+
 // What each runtime class compiled apart costs to compile (seconds of gcc 12 -O2 for
 // bfs.flow's, with the precompiled runtime loaded): flowc build balances its parts with
 // these and GeneratedCpp::mainCost.

@@ -4,8 +4,6 @@
 
 namespace flow::codegen {
 
-using namespace flow::ast;
-
 namespace {
 
 struct SortRunsCodegen : KindCodegen<Node::SortRuns> {

@@ -6,8 +6,6 @@
 
 namespace flow::codegen {
 
-using namespace flow::ast;
-
 namespace {
 
 struct MapCodegen : KindCodegen<Node::Map> {
