@@ -38,7 +38,6 @@ struct ReduceRunsCodegen : KindCodegen<Node::ReduceRuns> {
     // The last runs are written before the phase ends, so their I/O counts in it.
     g.line("auto " + g.var(n, "sorted") + " = " + g.var(n, "runs") + ".result();");
   }
-  const sema::Type* outputType(const Node& n) const override { return n.get<ReduceStage>()->elementType; }
 };
 
 struct ReduceMergeCodegen : KindCodegen<Node::ReduceMerge> {
@@ -52,7 +51,6 @@ struct ReduceMergeCodegen : KindCodegen<Node::ReduceMerge> {
            g.memoryOf(n) + ", " + g.var(runs, "combine") + ", fl_sort_options);");
   }
   std::string pullSource(const Node& n) const override { return g.var(n, "merge"); }
-  const sema::Type* outputType(const Node& n) const override { return n.get<ReduceStage>()->elementType; }
 };
 
 /// A reduce of input in key order: each group folded as it streams by.
@@ -75,7 +73,6 @@ struct FoldCodegen : KindCodegen<Node::Fold> {
   // Pushed, a group is complete when the next begins or the input ends: it puts out from
   // its push and from its flush.
   bool downstreamLambda(const Node& n) const override { return !g.pulled_.count(n.id); }
-  const sema::Type* outputType(const Node& n) const override { return n.get<ReduceStage>()->elementType; }
   void element(const Node& n, const std::string& in, const Segment&) override {
     g.line(g.var(n, "fold") + ".push(" + in + ", " + g.var(n, "emit") + ");");
   }
