@@ -224,4 +224,18 @@ public:
   }
 };
 
+/// The run formation of a sort or a reduce (SortRuns, ReduceRuns), declared as its kind
+/// needs (`fl_runsN`): each element goes to its runs; as its segment ends, the last runs
+/// are written and their result (`fl_sortedN`) waits for its merge, its partner.
+template <Node::Kind K> struct RunsCodegen : KindCodegen<K> {
+  using KindCodegen<K>::KindCodegen;
+  void element(const Node& n, const std::string& in, const Segment&) override {
+    this->g.line(this->g.var(n, "runs") + ".push(" + in + ");");
+  }
+  void finish(const Node& n) override {
+    // The last runs are written before the phase ends, so their I/O counts in it.
+    this->g.line("auto " + this->g.var(n, "sorted") + " = " + this->g.var(n, "runs") + ".result();");
+  }
+};
+
 } // namespace flow::codegen

@@ -8,8 +8,8 @@ namespace flow::codegen {
 
 namespace {
 
-struct ReduceRunsCodegen : KindCodegen<Node::ReduceRuns> {
-  using KindCodegen::KindCodegen;
+struct ReduceRunsCodegen : RunsCodegen<Node::ReduceRuns> {
+  using RunsCodegen::RunsCodegen;
   std::vector<std::string> headers() const override { return {"flow/stream/reduce.hpp"}; }
   void declare(const Node& n) override {
     auto& r = *n.get<ReduceStage>();
@@ -30,13 +30,6 @@ struct ReduceRunsCodegen : KindCodegen<Node::ReduceRuns> {
            "), decltype(" + combine + ")> " + g.var(n, "runs") + "(" + g.memoryOf(n) + ", " + combine +
            ", fl_sort_options, " + hash + ", " + same + ", " + order + "{}, static_cast<uint64_t>(fl_nodes[" +
            std::to_string(n.partner) + "].elements));");
-  }
-  void element(const Node& n, const std::string& in, const Segment&) override {
-    g.line(g.var(n, "runs") + ".push(" + in + ");");
-  }
-  void finish(const Node& n) override {
-    // The last runs are written before the phase ends, so their I/O counts in it.
-    g.line("auto " + g.var(n, "sorted") + " = " + g.var(n, "runs") + ".result();");
   }
 };
 
