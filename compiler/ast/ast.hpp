@@ -357,6 +357,14 @@ struct ExprSource : NodeKind<Source, Source::ExprSrc> {
 struct Stmt;
 using StmtPtr = std::unique_ptr<Stmt>;
 
+/// The variable that names each element in turn: `x` in `map x => …`, `filter x => …`,
+/// `for x { … }` and `for x in pipeline { … }`.
+struct ElementVar {
+  std::string var;
+  SourceLoc varLoc;
+  const sema::Symbol* varSymbol = nullptr; // set by sema
+};
+
 struct Stage : Node<Stage> {
   enum Kind { Map, Filter, Sort, Unique, Take, For, Reduce, Named };
   virtual Kind kind() const = 0;
@@ -364,18 +372,12 @@ struct Stage : Node<Stage> {
 };
 
 /// `map x => expr`
-struct MapStage : NodeKind<Stage, Stage::Map> {
-  std::string var;
-  SourceLoc varLoc;
-  const sema::Symbol* varSymbol = nullptr;
+struct MapStage : NodeKind<Stage, Stage::Map>, ElementVar {
   ExprPtr body;
 };
 
 /// `filter x => cond ~ selectivity`
-struct FilterStage : NodeKind<Stage, Stage::Filter> {
-  std::string var;
-  SourceLoc varLoc;
-  const sema::Symbol* varSymbol = nullptr;
+struct FilterStage : NodeKind<Stage, Stage::Filter>, ElementVar {
   ExprPtr cond;
   std::optional<Estimate> estimate;
 };
@@ -408,10 +410,7 @@ struct NamedStage : NodeKind<Stage, Stage::Named> {
 
 /// `for x { … emit e; … } end { … }` — a stateful stage; the end block runs once after
 /// the last element.
-struct ForStage : NodeKind<Stage, Stage::For> {
-  std::string var;
-  SourceLoc varLoc;
-  const sema::Symbol* varSymbol = nullptr;
+struct ForStage : NodeKind<Stage, Stage::For>, ElementVar {
   std::vector<StmtPtr> body;
   bool hasEnd = false;
   SourceLoc endLoc;
@@ -561,10 +560,7 @@ struct WhileStmt : NodeKind<Stmt, Stmt::While> {
 };
 
 /// `for x in pipeline { … }`
-struct ForInStmt : NodeKind<Stmt, Stmt::ForIn> {
-  std::string var;
-  SourceLoc varLoc;
-  const sema::Symbol* varSymbol = nullptr;
+struct ForInStmt : NodeKind<Stmt, Stmt::ForIn>, ElementVar {
   PipelinePtr pipeline;
   std::vector<StmtPtr> body;
 };

@@ -1,5 +1,7 @@
 #include "ast/builtins.hpp"
 
+#include "ast/tables.hpp"
+
 #include <array>
 
 namespace flow::ast {
@@ -26,23 +28,17 @@ const StageInfo& info(StageId s) { return kStages[static_cast<int>(s)]; }
 std::span<const StageInfo> namedStages() { return kStages; }
 
 std::optional<StageId> findStage(std::string_view name) {
-  for (const StageInfo& s : kStages)
-    if (name == s.name) return s.id;
-  return std::nullopt;
+  return findRow(kStages, name, &StageInfo::id, &StageInfo::name);
 }
 std::span<const BuiltinInfo> builtins() { return kBuiltins; }
 std::span<const MethodInfo> methods() { return kMethods; }
 
 std::optional<Builtin> findBuiltin(std::string_view name) {
-  for (const BuiltinInfo& b : kBuiltins)
-    if (name == b.name) return b.id;
-  return std::nullopt;
+  return findRow(kBuiltins, name, &BuiltinInfo::id, &BuiltinInfo::name);
 }
 
 std::optional<Method> findMethod(std::string_view name) {
-  for (const MethodInfo& m : kMethods)
-    if (name == m.name) return m.id;
-  return std::nullopt;
+  return findRow(kMethods, name, &MethodInfo::id, &MethodInfo::name);
 }
 
 } // namespace flow::ast

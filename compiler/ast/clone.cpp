@@ -90,6 +90,11 @@ Lambda Cloner::lambda(const Lambda& l) {
   return out;
 }
 
+void Cloner::elementVar(ElementVar& out, const ElementVar& v) {
+  out.var = rename(v.var);
+  out.varLoc = at(v.varLoc);
+}
+
 JoinKey Cloner::joinKey(const JoinKey& k) {
   JoinKey out;
   for (const OrderKey& key : k.keys) out.keys.push_back(orderKey(key));
@@ -380,16 +385,14 @@ StagePtr Cloner::stage(const Stage& s) {
   case Stage::Map: {
     auto& m = *s.as<MapStage>();
     auto x = fresh<MapStage>(s.loc);
-    x->var = rename(m.var);
-    x->varLoc = at(m.varLoc);
+    elementVar(*x, m);
     x->body = expr(*m.body);
     return x;
   }
   case Stage::Filter: {
     auto& f = *s.as<FilterStage>();
     auto x = fresh<FilterStage>(s.loc);
-    x->var = rename(f.var);
-    x->varLoc = at(f.varLoc);
+    elementVar(*x, f);
     x->cond = expr(*f.cond);
     x->estimate = estimate(f.estimate);
     return x;
@@ -423,8 +426,7 @@ StagePtr Cloner::stage(const Stage& s) {
   case Stage::For: {
     auto& f = *s.as<ForStage>();
     auto x = fresh<ForStage>(s.loc);
-    x->var = rename(f.var);
-    x->varLoc = at(f.varLoc);
+    elementVar(*x, f);
     x->body = stmts(f.body);
     x->hasEnd = f.hasEnd;
     x->endLoc = at(f.endLoc);
@@ -569,8 +571,7 @@ StmtPtr Cloner::stmt(const Stmt& s) {
   case Stmt::ForIn: {
     auto& f = *s.as<ForInStmt>();
     auto x = fresh<ForInStmt>(s.loc);
-    x->var = rename(f.var);
-    x->varLoc = at(f.varLoc);
+    elementVar(*x, f);
     x->pipeline = pipeline(*f.pipeline);
     x->body = stmts(f.body);
     return x;

@@ -51,6 +51,7 @@ private:
   PathRef path(const PathRef& p);
   std::optional<Estimate> estimate(const std::optional<Estimate>& e);
   Lambda lambda(const Lambda& l);
+  void elementVar(ElementVar& out, const ElementVar& v); // renamed; its symbol is sema's
   JoinKey joinKey(const JoinKey& k);
   SourcePtr source(const Source& s);
   StagePtr stage(const Stage& s);

@@ -1,5 +1,7 @@
 #include "ast/operators.hpp"
 
+#include "ast/tables.hpp"
+
 namespace flow::ast {
 
 namespace {
@@ -27,15 +29,11 @@ const char* spelling(UnaryOp op) { return kUnary[static_cast<int>(op)].spelling;
 OperatorKind kindOf(BinaryOp op) { return kBinary[static_cast<int>(op)].kind; }
 
 std::optional<BinaryOp> findBinaryOp(std::string_view text) {
-  for (const BinaryInfo& b : kBinary)
-    if (text == b.spelling) return b.op;
-  return std::nullopt;
+  return findRow(kBinary, text, &BinaryInfo::op, &BinaryInfo::spelling);
 }
 
 std::optional<UnaryOp> findUnaryOp(std::string_view text) {
-  for (const UnaryInfo& u : kUnary)
-    if (text == u.spelling) return u.op;
-  return std::nullopt;
+  return findRow(kUnary, text, &UnaryInfo::op, &UnaryInfo::spelling);
 }
 
 } // namespace flow::ast

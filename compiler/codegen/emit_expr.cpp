@@ -12,10 +12,6 @@
 
 namespace flow::codegen {
 
-using namespace flow::ast;
-using sema::Symbol;
-using sema::Type;
-
 namespace {
 bool narrow(const Type* t) { return t->isInteger() && t->bits() < 32; }
 std::string castIfNarrow(const Type* t, const std::string& cppType, const std::string& e) {

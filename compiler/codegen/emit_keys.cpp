@@ -8,10 +8,7 @@
 
 namespace flow::codegen {
 
-using namespace flow::ast;
-using plan::Node;
 using sema::OrderKeyInfo;
-using sema::Type;
 
 std::vector<OrderKeyInfo> Generator::keysOf(const sema::OrderInfo* order) {
   if (order->kind == sema::OrderInfo::Keys) return order->keys;

@@ -12,11 +12,6 @@
 
 namespace flow::codegen {
 
-using namespace flow::ast;
-using plan::Node;
-using sema::Symbol;
-using sema::Type;
-
 std::string Generator::var(const Node& n, const char* role) const {
   return std::string("fl_") + role + std::to_string(n.id);
 }

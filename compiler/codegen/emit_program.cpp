@@ -14,11 +14,6 @@
 
 namespace flow::codegen {
 
-using namespace flow::ast;
-using plan::Node;
-using sema::Symbol;
-using sema::Type;
-
 Generator::Generator(const sema::CheckedProgram& program, const plan::Plan& plan, const CodegenOptions& options)
     : program_(program), plan_(plan), codegen_(*this), options_(options) {
   consumers_.resize(plan.nodes.size());

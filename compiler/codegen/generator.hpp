@@ -18,6 +18,12 @@
 
 namespace flow::codegen {
 
+// Codegen's files (emit_*.cpp, nodes/*.cpp) read the script's AST and sema's symbols and
+// types by their own names.
+using namespace flow::ast;
+using sema::Symbol;
+using sema::Type;
+
 // What each runtime class compiled apart costs to compile (seconds of gcc 12 -O2 for
 // bfs.flow's, with the precompiled runtime loaded): flowc build balances its parts with
 // these and GeneratedCpp::mainCost.
@@ -215,6 +221,20 @@ public:
     for (const LoopContext& l : loops_)
       if (!l.isWhile) return false;
     return emitTargets_.empty() && lambdaDepth_ == 0;
+  }
+};
+
+/// The run formation of a sort or a reduce (SortRuns, ReduceRuns), declared as its kind
+/// needs (`fl_runsN`): each element goes to its runs; as its segment ends, the last runs
+/// are written and their result (`fl_sortedN`) waits for its merge, its partner.
+template <Node::Kind K> struct RunsCodegen : KindCodegen<K> {
+  using KindCodegen<K>::KindCodegen;
+  void element(const Node& n, const std::string& in, const Segment&) override {
+    this->g.line(this->g.var(n, "runs") + ".push(" + in + ");");
+  }
+  void finish(const Node& n) override {
+    // The last runs are written before the phase ends, so their I/O counts in it.
+    this->g.line("auto " + this->g.var(n, "sorted") + " = " + this->g.var(n, "runs") + ".result();");
   }
 };
 

@@ -77,7 +77,13 @@ protected:
 /// The base of the class of node kind K.
 template <Node::Kind K> struct KindCodegen : NodeCodegen {
   static constexpr Node::Kind kind = K;
+  using Payload = plan::PayloadOf<K>;
   using NodeCodegen::NodeCodegen;
+  /// A stage's or a source's elements are of its AST node's elementType.
+  const sema::Type* outputType(const Node& n) const override {
+    if constexpr (requires(const Payload& p) { p.elementType; }) return n.get<Payload>()->elementType;
+    else return NodeCodegen::outputType(n);
+  }
 };
 
 /// The class of each node kind, by Node::Kind.

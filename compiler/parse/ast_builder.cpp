@@ -27,6 +27,11 @@ SourceLoc AstBuilder::loc(antlr4::ParserRuleContext* ctx) const { return map_.st
 SourceLoc AstBuilder::loc(antlr4::tree::TerminalNode* node) const { return map_.start(node->getSymbol()); }
 SourceLoc AstBuilder::loc(antlr4::Token* token) const { return map_.start(token); }
 
+void AstBuilder::elementVar(ElementVar& v, antlr4::tree::TerminalNode* name) const {
+  v.var = name->getText();
+  v.varLoc = loc(name);
+}
+
 void AstBuilder::error(SourceLoc at, std::string message) { diags_.error(&file_, at, std::move(message)); }
 
 std::unique_ptr<Program> AstBuilder::program(P::ProgramContext* ctx) {
@@ -297,15 +302,13 @@ SourcePtr AstBuilder::source(P::SourceContext* ctx) {
 StagePtr AstBuilder::stage(P::StageContext* ctx) {
   if (auto* c = dynamic_cast<P::MapStageContext*>(ctx)) {
     auto s = make<MapStage>(loc(ctx));
-    s->var = c->IDENT()->getText();
-    s->varLoc = loc(c->IDENT());
+    elementVar(*s, c->IDENT());
     s->body = expr(c->expr());
     return s;
   }
   if (auto* c = dynamic_cast<P::FilterStageContext*>(ctx)) {
     auto s = make<FilterStage>(loc(ctx));
-    s->var = c->IDENT()->getText();
-    s->varLoc = loc(c->IDENT());
+    elementVar(*s, c->IDENT());
     s->cond = expr(c->expr());
     s->estimate = estimate(c->estimate());
     return s;
@@ -341,8 +344,7 @@ StagePtr AstBuilder::stage(P::StageContext* ctx) {
   }
   auto* c = dynamic_cast<P::ForStageContext*>(ctx);
   auto s = make<ForStage>(loc(ctx));
-  s->var = c->IDENT()->getText();
-  s->varLoc = loc(c->IDENT());
+  elementVar(*s, c->IDENT());
   s->body = block(c->block(0));
   if (c->endBlock) {
     s->hasEnd = true;
@@ -441,8 +443,7 @@ StmtPtr AstBuilder::statement(P::StatementContext* ctx) {
   }
   if (auto* c = dynamic_cast<P::ForInStmtContext*>(ctx)) {
     auto s = make<ForInStmt>(loc(ctx));
-    s->var = c->IDENT()->getText();
-    s->varLoc = loc(c->IDENT());
+    elementVar(*s, c->IDENT());
     s->pipeline = pipeline(c->pipeline());
     s->body = block(c->block());
     return s;

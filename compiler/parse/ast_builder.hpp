@@ -46,6 +46,7 @@ private:
   SourceLoc loc(antlr4::ParserRuleContext* ctx) const;
   SourceLoc loc(antlr4::tree::TerminalNode* node) const;
   SourceLoc loc(antlr4::Token* token) const;
+  void elementVar(ast::ElementVar& v, antlr4::tree::TerminalNode* name) const; // its name and where
   void error(SourceLoc at, std::string message);
 
   const SourceFile& file_;

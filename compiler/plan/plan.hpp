@@ -149,6 +149,16 @@ inline constexpr size_t kNodeKinds = 0
 #undef FLOW_NODE
     ;
 
+/// What a node of kind K holds (node_kinds.def's Payload column): Node::get<PayloadOf<K>>().
+template <Node::Kind K> struct PayloadOfKind;
+#define FLOW_NODE(Kind, label, Payload, ...)                                                                            \
+  template <> struct PayloadOfKind<Node::Kind> {                                                                       \
+    using type = Payload;                                                                                              \
+  };
+#include "plan/node_kinds.def"
+#undef FLOW_NODE
+template <Node::Kind K> using PayloadOf = typename PayloadOfKind<K>::type;
+
 struct Phase {
   int id = 0;
   std::string label;   // "for loop at 18:1", "write to \"mis.bin\""

@@ -525,15 +525,10 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
   case Stage::Map:
   case Stage::Filter: {
     bool isMap = s.kind() == Stage::Map;
-    std::string var = isMap ? s.as<MapStage>()->var : s.as<FilterStage>()->var;
-    SourceLoc varLoc = isMap ? s.as<MapStage>()->varLoc : s.as<FilterStage>()->varLoc;
+    ElementVar& var = isMap ? static_cast<ElementVar&>(*s.as<MapStage>()) : *s.as<FilterStage>();
     Expr& body = isMap ? *s.as<MapStage>()->body : *s.as<FilterStage>()->cond;
     pushScope();
-    Symbol element{Symbol::LambdaVar, var, varLoc};
-    element.type = input;
-    const Symbol* sym = &declare(std::move(element));
-    if (isMap) s.as<MapStage>()->varSymbol = sym;
-    else s.as<FilterStage>()->varSymbol = sym;
+    declareElement(var, Symbol::LambdaVar, input);
     const Type* t = checkPerElement(body);
     if (t->isError()) return t;
     if (!isMap) {
@@ -593,9 +588,7 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
   case Stage::For: {
     auto& f = *s.as<ForStage>();
     pushScope();
-    Symbol element{Symbol::LambdaVar, f.var, f.varLoc};
-    element.type = input;
-    f.varSymbol = &declare(std::move(element));
+    declareElement(f, Symbol::LambdaVar, input);
     stages_.push_back({&f, nullptr, loopDepth_});
     int savedLoops = loopDepth_;
     loopDepth_ = 0; // a for stage's body runs once per element; it is not a loop to break out of

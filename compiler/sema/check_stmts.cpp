@@ -42,6 +42,12 @@ Symbol& Checker::declare(Symbol symbol) {
   return s;
 }
 
+void Checker::declareElement(ElementVar& v, Symbol::Kind kind, const Type* type) {
+  Symbol element{kind, v.var, v.varLoc};
+  element.type = type;
+  v.varSymbol = &declare(std::move(element));
+}
+
 Symbol* Checker::lookup(const std::string& name) {
   for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope)
     if (auto it = scope->find(name); it != scope->end()) return it->second;
@@ -418,9 +424,7 @@ void Checker::checkStmt(Stmt& s) {
     auto& f = *s.as<ForInStmt>();
     const Type* t = checkPipeline(*f.pipeline, "for loop");
     pushScope();
-    Symbol element{Symbol::LoopVar, f.var, f.varLoc};
-    element.type = t;
-    f.varSymbol = &declare(std::move(element));
+    declareElement(f, Symbol::LoopVar, t);
     ++loopDepth_;
     checkBlock(f.body);
     --loopDepth_;

@@ -24,6 +24,8 @@ private:
   // ---- scopes
   Symbol& declare(Symbol symbol);           // reports a redefinition in the same scope
   Symbol* lookup(const std::string& name);  // innermost first
+  /// Declares `v`'s variable, of kind `kind` and type `type`, and points v at its symbol.
+  void declareElement(ast::ElementVar& v, Symbol::Kind kind, const Type* type);
   /// `runsWhenOuterRuns`: a plain `{ … }` block, which runs whenever the code around it
   /// runs (unlike the body of an if, else or loop).
   void pushScope(bool runsWhenOuterRuns = false) {

@@ -286,37 +286,32 @@ private:
     t.spelling = spelling;
     if (const auto* bt = canon->getAs<clang::BuiltinType>()) {
       uint64_t bits = bt->isVoidType() ? 0 : ctx_.getTypeSize(canon);
-      auto integer = [&](bool isSigned) -> CppType {
-        if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return unsupported(spelling);
+      auto scalar = [&](bool fits, std::string name) -> CppType {
+        if (!fits) return unsupported(spelling);
         t.kind = CppType::Scalar;
-        t.scalar = (isSigned ? "i" : "u") + std::to_string(bits);
+        t.scalar = std::move(name);
         return t;
       };
       switch (bt->getKind()) {
       case clang::BuiltinType::Void: t.kind = CppType::Void; return t;
-      case clang::BuiltinType::Bool: t.kind = CppType::Scalar; t.scalar = "bool"; return t;
+      case clang::BuiltinType::Bool: return scalar(true, "bool");
+      // The integers of 8, 16, 32 or 64 bits, signed or not as Clang says (plain char too).
       case clang::BuiltinType::Char_S:
       case clang::BuiltinType::SChar:
       case clang::BuiltinType::Short:
       case clang::BuiltinType::Int:
       case clang::BuiltinType::Long:
-      case clang::BuiltinType::LongLong: return integer(true);
+      case clang::BuiltinType::LongLong:
       case clang::BuiltinType::Char_U:
       case clang::BuiltinType::UChar:
       case clang::BuiltinType::UShort:
       case clang::BuiltinType::UInt:
       case clang::BuiltinType::ULong:
-      case clang::BuiltinType::ULongLong: return integer(false);
-      case clang::BuiltinType::Float:
-        if (bits != 32) return unsupported(spelling);
-        t.kind = CppType::Scalar;
-        t.scalar = "f32";
-        return t;
-      case clang::BuiltinType::Double:
-        if (bits != 64) return unsupported(spelling);
-        t.kind = CppType::Scalar;
-        t.scalar = "f64";
-        return t;
+      case clang::BuiltinType::ULongLong:
+        return scalar(bits == 8 || bits == 16 || bits == 32 || bits == 64,
+                      (bt->isSignedInteger() ? "i" : "u") + std::to_string(bits));
+      case clang::BuiltinType::Float: return scalar(bits == 32, "f32");
+      case clang::BuiltinType::Double: return scalar(bits == 64, "f64");
       default: return unsupported(spelling);
       }
     }

@@ -6,8 +6,6 @@
 
 namespace flow::codegen {
 
-using namespace flow::ast;
-
 namespace {
 
 struct MergeCodegen : KindCodegen<Node::Merge> {
@@ -59,7 +57,6 @@ struct JoinCodegen : KindCodegen<Node::Join> {
            g.var(n, "compare") + ", " + g.var(n, "same") + ", " + g.var(n, "fn") + ", " + g.memoryOf(n) +
            ", fl_program.block());");
   }
-  const sema::Type* outputType(const Node& n) const override { return n.get<JoinSource>()->elementType; }
 };
 
 struct ZipCodegen : KindCodegen<Node::Zip> {
@@ -76,7 +73,6 @@ struct ZipCodegen : KindCodegen<Node::Zip> {
            g.expr(*z.fn.body) + "; };");
     g.line("auto " + g.var(n, "in") + " = flow::stream::zip(" + g.where(n.loc) + ", " + g.var(n, "fn") + inputs + ");");
   }
-  const sema::Type* outputType(const Node& n) const override { return n.get<ZipSource>()->elementType; }
 };
 
 /// Its inputs run one after the other in its segment, each calling its downstream.
@@ -85,7 +81,6 @@ struct ConcatCodegen : KindCodegen<Node::Concat> {
   std::vector<std::string> headers() const override { return {"flow/stream/combine.hpp"}; }
   std::string count(const Node& n) override { return g.sumOfCounts(n); }
   bool downstreamLambda(const Node&) const override { return true; }
-  const sema::Type* outputType(const Node& n) const override { return n.get<ConcatSource>()->elementType; }
   void element(const Node& n, const std::string& in, const Segment&) override {
     g.line(g.var(n, "emit") + "(" + in + ");");
   }

@@ -6,12 +6,10 @@
 
 namespace flow::codegen {
 
-using namespace flow::ast;
-
 namespace {
 
-struct ReduceRunsCodegen : KindCodegen<Node::ReduceRuns> {
-  using KindCodegen::KindCodegen;
+struct ReduceRunsCodegen : RunsCodegen<Node::ReduceRuns> {
+  using RunsCodegen::RunsCodegen;
   std::vector<std::string> headers() const override { return {"flow/stream/reduce.hpp"}; }
   void declare(const Node& n) override {
     auto& r = *n.get<ReduceStage>();
@@ -33,14 +31,6 @@ struct ReduceRunsCodegen : KindCodegen<Node::ReduceRuns> {
            ", fl_sort_options, " + hash + ", " + same + ", " + order + "{}, static_cast<uint64_t>(fl_nodes[" +
            std::to_string(n.partner) + "].elements));");
   }
-  void element(const Node& n, const std::string& in, const Segment&) override {
-    g.line(g.var(n, "runs") + ".push(" + in + ");");
-  }
-  void finish(const Node& n) override {
-    // The last runs are written before the phase ends, so their I/O counts in it.
-    g.line("auto " + g.var(n, "sorted") + " = " + g.var(n, "runs") + ".result();");
-  }
-  const sema::Type* outputType(const Node& n) const override { return n.get<ReduceStage>()->elementType; }
 };
 
 struct ReduceMergeCodegen : KindCodegen<Node::ReduceMerge> {
@@ -54,7 +44,6 @@ struct ReduceMergeCodegen : KindCodegen<Node::ReduceMerge> {
            g.memoryOf(n) + ", " + g.var(runs, "combine") + ", fl_sort_options);");
   }
   std::string pullSource(const Node& n) const override { return g.var(n, "merge"); }
-  const sema::Type* outputType(const Node& n) const override { return n.get<ReduceStage>()->elementType; }
 };
 
 /// A reduce of input in key order: each group folded as it streams by.
@@ -77,7 +66,6 @@ struct FoldCodegen : KindCodegen<Node::Fold> {
   // Pushed, a group is complete when the next begins or the input ends: it puts out from
   // its push and from its flush.
   bool downstreamLambda(const Node& n) const override { return !g.pulled_.count(n.id); }
-  const sema::Type* outputType(const Node& n) const override { return n.get<ReduceStage>()->elementType; }
   void element(const Node& n, const std::string& in, const Segment&) override {
     g.line(g.var(n, "fold") + ".push(" + in + ", " + g.var(n, "emit") + ");");
   }

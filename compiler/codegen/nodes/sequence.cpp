@@ -5,8 +5,6 @@
 
 namespace flow::codegen {
 
-using namespace flow::ast;
-
 namespace {
 
 struct WindowCodegen : KindCodegen<Node::Window> {

@@ -5,9 +5,6 @@
 
 namespace flow::codegen {
 
-using namespace flow::ast;
-using sema::Symbol;
-
 namespace {
 
 /// Files the script writes: completed (flushed, then renamed into place) as their

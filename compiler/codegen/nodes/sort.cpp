@@ -4,12 +4,10 @@
 
 namespace flow::codegen {
 
-using namespace flow::ast;
-
 namespace {
 
-struct SortRunsCodegen : KindCodegen<Node::SortRuns> {
-  using KindCodegen::KindCodegen;
+struct SortRunsCodegen : RunsCodegen<Node::SortRuns> {
+  using RunsCodegen::RunsCodegen;
   void declare(const Node& n) override {
     auto& s = *n.get<SortStage>();
     const std::string creator = "flow::algo::runs_creator<" + g.type(s.elementType) + ", " + g.orderType(s.order->order) + ">";
@@ -17,13 +15,6 @@ struct SortRunsCodegen : KindCodegen<Node::SortRuns> {
            " estimated");
     g.compiledApart(creator, kRunsCreatorCost);
     g.line(creator + " " + g.var(n, "runs") + "(" + g.memoryOf(n) + ", {}, fl_sort_options);");
-  }
-  void element(const Node& n, const std::string& in, const Segment&) override {
-    g.line(g.var(n, "runs") + ".push(" + in + ");");
-  }
-  void finish(const Node& n) override {
-    // The last runs are written before the phase ends, so their I/O counts in it.
-    g.line("auto " + g.var(n, "sorted") + " = " + g.var(n, "runs") + ".result();");
   }
 };
 

@@ -5,9 +5,6 @@
 
 namespace flow::codegen {
 
-using namespace flow::ast;
-using sema::Symbol;
-
 namespace {
 
 struct GenerateCodegen : KindCodegen<Node::Generate> {

@@ -6,8 +6,6 @@
 
 namespace flow::codegen {
 
-using namespace flow::ast;
-
 namespace {
 
 struct MapCodegen : KindCodegen<Node::Map> {
@@ -96,7 +94,6 @@ struct TakeCodegen : KindCodegen<Node::Take> {
 struct ForStageCodegen : KindCodegen<Node::ForStage> {
   using KindCodegen::KindCodegen;
   bool downstreamLambda(const Node&) const override { return true; }
-  const sema::Type* outputType(const Node& n) const override { return n.get<ForStage>()->elementType; }
   void element(const Node& n, const std::string& in, const Segment&) override {
     auto& f = *n.get<ForStage>();
     g.line("{");
