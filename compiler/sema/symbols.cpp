@@ -15,7 +15,7 @@ const char* Symbol::kindName() const {
   case Let: return "let value";
   case Var: return "variable";
   case LoopVar: return "loop variable";
-  case LambdaVar: return "element";
+  case LambdaVar: return "stream element"; // "is a stream element" (not "a element")
   case Index: return "index";
   case Field: return "field";
   case CppFunction: return "C++ function";
