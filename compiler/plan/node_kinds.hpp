@@ -31,9 +31,7 @@ struct NodeTraits {
   /// Where the runs of its phase start: a source, or the merge of a sort in an earlier phase.
   bool startsStretch() const { return pipeline == PipelineRole::source || pipeline == PipelineRole::sort_output; }
   /// Holds memory over all the phases it lives in (Node::livePhases), not just its own.
-  bool spansPhases() const {
-    return memory == memory_role::queue || memory == memory_role::reserved || memory == memory_role::cache;
-  }
+  bool spansPhases() const { return spans_phases(memory); }
   bool readsElements() const { return io == io_rule::reads_file || io == io_rule::reads_store; }
   bool writesElements() const { return io == io_rule::writes_file || io == io_rule::writes_store; }
   /// One of a sort's or a reduce's two halves (Node::partner is the other).

@@ -36,6 +36,11 @@ enum class memory_role {
 };
 /// The role as C++ names it ("sort_runs"): generated programs write their memory plan with it.
 const char* name(memory_role role);
+/// Whether a node of the role holds its memory over every phase it lives in (its
+/// live_phases), not just its own: queues, arrays and the caches of v[i].
+inline bool spans_phases(memory_role r) {
+  return r == memory_role::queue || r == memory_role::reserved || r == memory_role::cache;
+}
 
 /// How a node's I/O is priced (docs/estimates.md has each formula).
 enum class io_rule {
@@ -182,9 +187,6 @@ private:
   static bool flexible(memory_role r) {
     return r == memory_role::sort_runs || r == memory_role::sort_merge || r == memory_role::queue ||
            r == memory_role::cache;
-  }
-  static bool spans_phases(memory_role r) {
-    return r == memory_role::queue || r == memory_role::reserved || r == memory_role::cache;
   }
   static std::uint64_t reserved_bytes(const memory_node& n) {
     return sat_mul(elements(n), std::max<std::uint64_t>(1, n.element_bytes));
