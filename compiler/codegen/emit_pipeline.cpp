@@ -45,8 +45,8 @@ std::string Generator::memoryOf(const Node& n) const {
 NodeCodegen& Generator::codeOf(const Node& n) { return codegen_[n.kind]; }
 
 // What a kind's class generates where it says nothing else.
-std::string NodeCodegen::pullSource(const Node& n) const { return g.var(n, "in"); }
-void NodeCodegen::loop(const Node& n, const Segment& segment) { g.pullLoop(n, segment); }
+std::string NodeCodegen::pullSource(const Node& n) const { return g->var(n, "in"); }
+void NodeCodegen::loop(const Node& n, const Segment& segment) { g->pullLoop(n, segment); }
 const sema::Type* NodeCodegen::outputType(const Node& n) const {
   throw std::logic_error(std::string("codegen: a ") + n.kindName() + " node has no downstream lambda");
 }
@@ -55,42 +55,39 @@ void NodeCodegen::element(const Node& n, const std::string&, const Segment&) {
 }
 
 bool NodeCodegen::pullNode(const Node& n, const std::string& call, const std::string& args) {
-  g.line("auto " + g.var(n, "in") + " = flow::stream::" + call + "(" + g.pulledInput(g.plan_.nodes[n.inputs[0]]) +
+  g->line("auto " + g->var(n, "in") + " = flow::stream::" + call + "(" + g->pulledInput(g->plan_.nodes[n.inputs[0]]) +
          (args.empty() ? "" : ", " + args) + ");");
   return true;
 }
 
 void NodeCodegen::passIf(const Node& n, const std::string& condition, const std::string& in, const Segment& segment) {
-  g.line("if (" + condition + ") {");
-  {
-    Generator::Indent x(g);
-    g.consume(n, in, segment);
-  }
-  g.line("}");
+  g->block("if (" + condition + ") {", [&] { g->consume(n, in, segment); });
 }
 
-NodeCodegenTable::NodeCodegenTable(Generator& g) : classes_(plan::kNodeKinds) {
-  addSourceCodegen(g, *this);
-  addSortCodegen(g, *this);
-  addReduceCodegen(g, *this);
-  addCombineCodegen(g, *this);
-  addStageCodegen(g, *this);
-  addSequenceCodegen(g, *this);
-  addSinkCodegen(g, *this);
-  addContainerCodegen(g, *this);
+NodeCodegenTable::NodeCodegenTable(Generator& g) : g_(g), classes_(plan::kNodeKinds), headers_(plan::kNodeKinds) {
+  addSourceCodegen(*this);
+  addSortCodegen(*this);
+  addReduceCodegen(*this);
+  addCombineCodegen(*this);
+  addStageCodegen(*this);
+  addSequenceCodegen(*this);
+  addSinkCodegen(*this);
+  addContainerCodegen(*this);
   for (size_t k = 0; k < classes_.size(); ++k)
     if (!classes_[k])
       throw std::logic_error(std::string("codegen: no class generates ") +
                              Node::traitsOf(static_cast<Node::Kind>(k)).label + " nodes (codegen/nodes/)");
 }
 
-void NodeCodegenTable::put(Node::Kind kind, std::unique_ptr<NodeCodegen> c) {
+void NodeCodegenTable::put(Node::Kind kind, std::unique_ptr<NodeCodegen> c, const std::vector<std::string>& headers) {
   if (classes_[kind]) throw std::logic_error(std::string("codegen: two classes generate ") + Node::traitsOf(kind).label + " nodes");
+  c->g = &g_;
   classes_[kind] = std::move(c);
+  headers_[kind] = headers;
 }
 
-void NodeCodegenTable::addPlain(Generator& g, std::initializer_list<Node::Kind> kinds) {
-  for (Node::Kind k : kinds) put(k, std::make_unique<NodeCodegen>(g));
+void NodeCodegenTable::addPlain(std::initializer_list<Node::Kind> kinds) {
+  for (Node::Kind k : kinds) put(k, std::make_unique<NodeCodegen>(), {});
 }
 
 bool Generator::hasDownstreamLambda(const Node& n) { return codeOf(n).downstreamLambda(n); }
@@ -258,15 +255,12 @@ void Generator::emitSegment(const std::vector<int>& nodes, bool phase) {
 
 void Generator::pullLoop(const Node& n, const Segment& segment) {
   const std::string source = codeOf(n).pullSource(n), v = var(n, "v");
-  line("for (; !" + source + ".empty(); ++" + source + ") {");
-  {
-    Indent in(*this);
+  block("for (; !" + source + ".empty(); ++" + source + ") {", [&] {
     stopChecks(segment.stops);
     // maybe_unused: a consumer such as count() does not look at the element
     line("[[maybe_unused]] const auto& " + v + " = *" + source + ";");
     consume(n, v, segment);
-  }
-  line("}");
+  });
 }
 
 bool Generator::downstreamOfLambda(const Node& n, const std::set<int>& inSegment) {

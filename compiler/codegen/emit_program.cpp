@@ -133,38 +133,29 @@ void Generator::emitStatement(const Stmt& s) {
       line("}");
       return;
     }
-    line("} else {");
-    {
-      Indent in(*this);
+    block("} else {", [&] {
       emitStatement(*i->elseBranch);
-    }
-    line("}");
+    });
     return;
   }
   case Stmt::While: {
     auto& w = *s.as<WhileStmt>();
     if (!hasAggregate(*w.cond)) {
-      line("while (" + expr(*w.cond) + ") {");
-      {
-        Indent in(*this);
+      block("while (" + expr(*w.cond) + ") {", [&] {
         loops_.push_back({false, "", true});
         emitStatements(w.body);
         loops_.pop_back();
-      }
-      line("}");
+      });
       return;
     }
     // The condition is tested at the top of every round, aggregates in it included.
-    line("while (true) {");
-    {
-      Indent in(*this);
+    block("while (true) {", [&] {
       loops_.push_back({false, "", true});
       hoistAggregates(*w.cond);
       line("if (!(" + expr(*w.cond) + ")) break;");
       emitStatements(w.body);
       loops_.pop_back();
-    }
-    line("}");
+    });
     return;
   }
   case Stmt::ForIn:
@@ -201,12 +192,9 @@ void Generator::emitStatement(const Stmt& s) {
     return;
   case Stmt::Array: emitArray(*s.as<ArrayDecl>()); return;
   case Stmt::Block:
-    line("{");
-    {
-      Indent in(*this);
+    block("{", [&] {
       emitStatements(s.as<BlockStmt>()->body);
-    }
-    line("}");
+    });
     return;
   default: emitTopLevel(s); return;
   }
@@ -219,16 +207,13 @@ void Generator::emitRefill(const AssignStmt& a) {
   for (const Node& n : plan_.nodes)
     if (n.kind == Node::VectorRefill && n.get<AssignStmt>() == &a) refill = &n;
   if (!refill) throw std::logic_error("codegen: a vector refill without its plan node");
-  line("{ // " + a.vector->name + " = … (" + describe(a.loc) + ")");
-  {
-    Indent in(*this);
+  block("{ // " + a.vector->name + " = … (" + describe(a.loc) + ")", [&] {
     compiledApart("flow::containers::vector<" + type(a.vector->type) + ">", kVectorCost);
     line("flow::containers::vector<" + type(a.vector->type) + "> " + var(*refill, "new") + "(" + memoryOf(*refill) + ", " +
          blockBytes() + ");");
     emitOwner(&a, atTopLevel());
     line(name(a.vector) + ".take_elements(" + var(*refill, "new") + ");");
-  }
-  line("}");
+  });
 }
 
 void Generator::emitArray(const ArrayDecl& d) {
@@ -654,9 +639,9 @@ GeneratedCpp Generator::run() {
   // Every program includes all but the headers of the node kinds it lacks.
   std::set<std::string> used(runtimeHeaders().begin(), runtimeHeaders().end());
   for (size_t k = 0; k < plan::kNodeKinds; ++k)
-    for (const std::string& h : codegen_[static_cast<Node::Kind>(k)].headers()) used.erase(h);
+    for (const std::string& h : codegen_.headers(static_cast<Node::Kind>(k))) used.erase(h);
   for (const Node& n : plan_.nodes)
-    for (const std::string& h : codeOf(n).headers()) used.insert(h);
+    for (const std::string& h : codegen_.headers(n.kind)) used.insert(h);
   for (const std::string& h : runtimeHeaders())
     if (used.count(h)) line("#include \"" + h + "\"");
   for (const auto& h : program_.headers) line("#include " + quote(h->path));
@@ -687,9 +672,7 @@ GeneratedCpp Generator::run() {
   if (!program_.headers.empty()) partClasses_.clear();
   emitPartClasses();
   if (!partClasses_.empty()) line("#if !defined(FLOW_PARTS) || defined(FLOW_PART_MAIN)");
-  line("int main(int argc, char** argv) {");
-  {
-    Indent in(*this);
+  block("int main(int argc, char** argv) {", [&] {
     line("using namespace fl_script;");
     line("flow::program fl_program(" + quote(options_.programName) + ");");
     line("fl_program.origin(fl_built_by);");
@@ -736,8 +719,7 @@ GeneratedCpp Generator::run() {
     line("return fl_program.run(argc, argv, [&] {");
     out_ << body;
     line("});");
-  }
-  line("}");
+  });
   if (!partClasses_.empty()) line("#endif");
   GeneratedCpp result;
   for (size_t k = 0; k < partClasses_.size(); ++k)

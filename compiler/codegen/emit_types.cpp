@@ -171,9 +171,7 @@ void Generator::emitOrder(const OrderInfo& o, const std::string& n) {
 
 void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::string& T) {
   Indent in(*this);
-  line("bool operator()(const " + T + "& a, const " + T + "& b) const {");
-  {
-    Indent in2(*this);
+  block("bool operator()(const " + T + "& a, const " + T + "& b) const {", [&] {
     for (size_t i = 0; i < keys.size(); ++i) {
       const OrderKey& k = keys[i];
       const std::string a = "a" + k.path, b = "b" + k.path;
@@ -185,13 +183,10 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
         line("return " + less + ";");
       }
     }
-  }
-  line("}");
+  });
   // Sentinels: every key at its smallest (largest) value under the order.
   for (int max = 0; max < 2; ++max) {
-    line(std::string("static ") + T + (max ? " max_value() {" : " min_value() {"));
-    {
-      Indent in2(*this);
+    block(std::string("static ") + T + (max ? " max_value() {" : " min_value() {"), [&] {
       line(T + " v{};");
       for (const OrderKey& k : keys) {
         bool high = (max == 1) != k.descending;
@@ -205,8 +200,7 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
         else line("v" + k.path + " = " + bound + ";");
       }
       line("return v;");
-    }
-    line("}");
+    });
   }
   // A radix key for the sorter when the keys are integers or floats: the keys' bits
   // packed big-endian into 64 bits (descending keys complemented, signed keys with the
@@ -240,9 +234,7 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
   }
   if (!parts.empty()) {
     line("using key_type = uint64_t;");
-    line("static key_type key(const " + T + "& v) {");
-    {
-      Indent in2(*this);
+    block("static key_type key(const " + T + "& v) {", [&] {
       std::string e;
       unsigned shift = 64;
       for (auto& [image, bits] : parts) {
@@ -251,8 +243,7 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
         e += (e.empty() ? "" : " | ") + term;
       }
       line("return " + e + ";");
-    }
-    line("}");
+    });
     line(std::string("static constexpr bool key_is_total = ") + (total ? "true" : "false") + ";");
   }
 }

@@ -175,6 +175,16 @@ public:
     }
     out_ << std::string(indent_ * 2, ' ') << text << '\n';
   }
+  /// `head` (a line that opens a brace), then body()'s lines indented, then the `}`.
+  template <class Body> void block(const std::string& head, Body&& body) {
+    line(head);
+    {
+      Indent in(*this);
+      body();
+    }
+    line("}");
+  }
+
   std::string pendingLineDirective_; // CodegenOptions::lineDirectives
   struct Indent {
     Generator& g;
@@ -228,13 +238,12 @@ public:
 /// needs (`fl_runsN`): each element goes to its runs; as its segment ends, the last runs
 /// are written and their result (`fl_sortedN`) waits for its merge, its partner.
 template <Node::Kind K> struct RunsCodegen : KindCodegen<K> {
-  using KindCodegen<K>::KindCodegen;
   void element(const Node& n, const std::string& in, const Segment&) override {
-    this->g.line(this->g.var(n, "runs") + ".push(" + in + ");");
+    this->g->line(this->g->var(n, "runs") + ".push(" + in + ");");
   }
   void finish(const Node& n) override {
     // The last runs are written before the phase ends, so their I/O counts in it.
-    this->g.line("auto " + this->g.var(n, "sorted") + " = " + this->g.var(n, "runs") + ".result();");
+    this->g->line("auto " + this->g->var(n, "sorted") + " = " + this->g->var(n, "runs") + ".result();");
   }
 };
 

@@ -31,12 +31,8 @@ struct Segment {
 
 class NodeCodegen {
 public:
-  explicit NodeCodegen(Generator& g) : g(g) {}
   virtual ~NodeCodegen() = default;
 
-  /// Runtime headers a program with such a node includes beyond every program's
-  /// (codegen.hpp: runtimeHeaders lists them all).
-  virtual std::vector<std::string> headers() const { return {}; }
   /// State that lives through the whole program, declared at the start of main() (a
   /// stream written once and read back by later statements, anywhere after it).
   virtual void programState(const Node&) {}
@@ -71,14 +67,17 @@ protected:
   /// element()'s usual form for a stage that passes some elements on: `if (CONDITION) { … }`.
   void passIf(const Node& n, const std::string& condition, const std::string& in, const Segment& segment);
 
-  Generator& g;
+  /// The generator it writes with (NodeCodegenTable sets it).
+  Generator* g = nullptr;
+
+private:
+  friend class NodeCodegenTable;
 };
 
 /// The base of the class of node kind K.
 template <Node::Kind K> struct KindCodegen : NodeCodegen {
   static constexpr Node::Kind kind = K;
   using Payload = plan::PayloadOf<K>;
-  using NodeCodegen::NodeCodegen;
   /// A stage's or a source's elements are of its AST node's elementType.
   const sema::Type* outputType(const Node& n) const override {
     if constexpr (requires(const Payload& p) { p.elementType; }) return n.get<Payload>()->elementType;
@@ -86,29 +85,36 @@ template <Node::Kind K> struct KindCodegen : NodeCodegen {
   }
 };
 
-/// The class of each node kind, by Node::Kind.
+/// The class of each node kind, by Node::Kind, and the runtime headers its code needs.
 class NodeCodegenTable {
 public:
   explicit NodeCodegenTable(Generator& g);
   NodeCodegen& operator[](Node::Kind kind) const { return *classes_[kind]; }
-  /// Adds classes C…, each for its C::kind.
-  template <class... C> void add(Generator& g) { (put(C::kind, std::make_unique<C>(g)), ...); }
+  /// Runtime headers a program with a node of the kind includes beyond every program's
+  /// (codegen.hpp: runtimeHeaders lists them all).
+  const std::vector<std::string>& headers(Node::Kind kind) const { return headers_[kind]; }
+  /// Adds classes C…, each for its C::kind, whose code needs `headers`.
+  template <class... C> void add(const std::vector<std::string>& headers = {}) {
+    (put(C::kind, std::make_unique<C>(), headers), ...);
+  }
   /// Kinds that generate nothing in a segment (NodeCodegen's defaults).
-  void addPlain(Generator& g, std::initializer_list<Node::Kind> kinds);
+  void addPlain(std::initializer_list<Node::Kind> kinds);
 
 private:
-  void put(Node::Kind kind, std::unique_ptr<NodeCodegen> c);
+  void put(Node::Kind kind, std::unique_ptr<NodeCodegen> c, const std::vector<std::string>& headers);
+  Generator& g_;
   std::vector<std::unique_ptr<NodeCodegen>> classes_;
+  std::vector<std::vector<std::string>> headers_;
 };
 
 // The family files (codegen/nodes/*.cpp).
-void addSourceCodegen(Generator& g, NodeCodegenTable& table);
-void addSortCodegen(Generator& g, NodeCodegenTable& table);
-void addReduceCodegen(Generator& g, NodeCodegenTable& table);
-void addCombineCodegen(Generator& g, NodeCodegenTable& table);
-void addStageCodegen(Generator& g, NodeCodegenTable& table);
-void addSequenceCodegen(Generator& g, NodeCodegenTable& table);
-void addSinkCodegen(Generator& g, NodeCodegenTable& table);
-void addContainerCodegen(Generator& g, NodeCodegenTable& table);
+void addSourceCodegen(NodeCodegenTable& table);
+void addSortCodegen(NodeCodegenTable& table);
+void addReduceCodegen(NodeCodegenTable& table);
+void addCombineCodegen(NodeCodegenTable& table);
+void addStageCodegen(NodeCodegenTable& table);
+void addSequenceCodegen(NodeCodegenTable& table);
+void addSinkCodegen(NodeCodegenTable& table);
+void addContainerCodegen(NodeCodegenTable& table);
 
 } // namespace flow::codegen

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 
 namespace flow::parse {
@@ -177,6 +179,25 @@ void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* 
       return;
     }
   }
+  // `Indexed<u64>` in a type: the generic types messages show have no name to write.
+  if (offending && offending->getText() == "<" && previous && previous->getType() == FlowParser::IDENT) {
+    diags_.error(&file_, map_.start(offending),
+                 "Flow types take no type arguments: '" + previous->getText() +
+                     "<…>' is how messages show a record the language makes (enumerate's Indexed<T>), which "
+                     "has no name to write; read its fields, or map it to a record of your own");
+    return;
+  }
+  // `sample 1%`: a percentage where a fraction goes.
+  if (previous && previous->getText() == "%")
+    if (antlr4::Token* number = tokenBefore(parser, previous);
+        number && (number->getType() == FlowParser::INT || number->getType() == FlowParser::FLOAT)) {
+      char fraction[32];
+      std::snprintf(fraction, sizeof fraction, "%g", std::strtod(number->getText().c_str(), nullptr) / 100);
+      diags_.error(&file_, map_.start(number),
+                   "'" + number->getText() + "%' is not a number in Flow: write the fraction, " + fraction +
+                       " ('%' is the remainder operator)");
+      return;
+    }
   std::string what = describeExpected(expected, parser->getVocabulary());
   // Prediction that fails inside `b.` or `a +` reports the set from before the operator;
   // what is missing is the operand after it.

@@ -291,23 +291,23 @@ public:
     // Not its path: a literal or a param (one with `{…}` in it is reported as an error).
     case Stmt::Write:
     case Stmt::WriteText: return walk(s.as<WriteStmt>()->pipeline);
-    // Nothing runs when these run, or only statements and types (see the visits below).
-    case Stmt::Import:
-    case Stmt::Use:
-    case Stmt::Fn:
-    case Stmt::Memory:
-    case Stmt::BlockSize:
-    case Stmt::Break:
-    case Stmt::Continue:
+    // Declarations: nothing in them runs when they do. A param's default is a constant,
+    // fixed before anything runs; an order's keys are read per comparison.
     case Stmt::Record:
     case Stmt::Pq:
-    case Stmt::Block:
-    // A param's default is a constant, fixed before anything runs; an order's keys are
-    // read per comparison; a while condition runs each round; a `return` that reaches
-    // here is misplaced and reported as such.
-    case Stmt::Param:
     case Stmt::Order:
+    case Stmt::Param:
+    case Stmt::Fn:
+    case Stmt::Import:
+    case Stmt::Use:
+    case Stmt::Memory:
+    case Stmt::BlockSize:
+    // Statements of their own (expanded where they stand); a while condition runs each
+    // round; a `return` that reaches here is misplaced and reported as such.
+    case Stmt::Block:
     case Stmt::While:
+    case Stmt::Break:
+    case Stmt::Continue:
     case Stmt::Return: return;
     }
   }
@@ -335,6 +335,11 @@ private:
   bool visit(SourcePtr& s) override {
     if (found) return false;
     switch (s->kind()) {
+    // Only the inputs and the count run once; the function (and a join's keys, a
+    // generate's body) run per element.
+    case Source::Generate: walk(s->as<GenerateSource>()->count); return false;
+    case Source::Join: return walkInputs(s->as<JoinSource>()->inputs);
+    case Source::Zip: return walkInputs(s->as<ZipSource>()->inputs);
     case Source::Range:
     case Source::Merge:
     case Source::Concat:
@@ -343,16 +348,11 @@ private:
     case Source::Read:
     case Source::ReadText:
     case Source::Scan: return false;
-    // Only the inputs and the count run once; the function (and a join's keys, a
-    // generate's body) run per element.
-    case Source::Generate: walk(s->as<GenerateSource>()->count); return false;
-    case Source::Join:
-      for (PipelinePtr& input : s->as<JoinSource>()->inputs) walk(input);
-      return false;
-    case Source::Zip:
-      for (PipelinePtr& input : s->as<ZipSource>()->inputs) walk(input);
-      return false;
     }
+    return false;
+  }
+  template <class Inputs> bool walkInputs(Inputs& inputs) {
+    for (PipelinePtr& input : inputs) walk(input);
     return false;
   }
   bool visit(StagePtr& s) override {

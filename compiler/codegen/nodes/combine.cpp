@@ -9,87 +9,82 @@ namespace flow::codegen {
 namespace {
 
 struct MergeCodegen : KindCodegen<Node::Merge> {
-  using KindCodegen::KindCodegen;
   void declare(const Node& n) override {
     // The runtime's merge (a loser tree; ties go to the earlier input) over the inputs'
     // pull streams.
     std::string inputs;
-    for (int in : n.inputs) inputs += ", " + g.pulledInput(g.plan_.nodes[in]);
-    g.line("auto " + g.var(n, "in") + " = flow::stream::merge<" + g.orderType(n.get<MergeSource>()->order.order) +
+    for (int in : n.inputs) inputs += ", " + g->pulledInput(g->plan_.nodes[in]);
+    g->line("auto " + g->var(n, "in") + " = flow::stream::merge<" + g->orderType(n.get<MergeSource>()->order.order) +
            ">(" + inputs.substr(2) + ");");
   }
-  std::string count(const Node& n) override { return g.sumOfCounts(n); }
+  std::string count(const Node& n) override { return g->sumOfCounts(n); }
 };
 
 struct JoinCodegen : KindCodegen<Node::Join> {
-  using KindCodegen::KindCodegen;
-  std::vector<std::string> headers() const override { return {"flow/stream/join.hpp"}; }
   void declare(const Node& n) override {
     auto& j = *n.get<JoinSource>();
-    const std::string L = g.type(j.inputs[0]->elementType), R = g.type(j.inputs[1]->elementType);
+    const std::string L = g->type(j.inputs[0]->elementType), R = g->type(j.inputs[1]->elementType);
     // The keys compared across the two sides, and the right side's groups of equal keys.
-    g.line("auto " + g.var(n, "compare") + " = [](const " + L + "& a, const " + R + "& b) -> int {");
+    g->line("auto " + g->var(n, "compare") + " = [](const " + L + "& a, const " + R + "& b) -> int {");
     {
-      Generator::Indent in(g);
+      Generator::Indent in(*g);
       const auto& left = j.keys[0].resolved;
       const auto& right = j.keys[1].resolved;
       const std::vector<sema::OrderKeyInfo> lk = Generator::keysOf(left), rk = Generator::keysOf(right);
       for (size_t k = 0; k < lk.size(); ++k) {
-        const std::string a = "a" + g.keyPath(lk[k], left->type), b = "b" + g.keyPath(rk[k], right->type);
+        const std::string a = "a" + g->keyPath(lk[k], left->type), b = "b" + g->keyPath(rk[k], right->type);
         const bool desc = lk[k].descending;
-        g.line("if (" + (desc ? Generator::keyLess(lk[k].type, b, a) : Generator::keyLess(lk[k].type, a, b)) +
+        g->line("if (" + (desc ? Generator::keyLess(lk[k].type, b, a) : Generator::keyLess(lk[k].type, a, b)) +
                ") return -1;");
-        g.line("if (" + (desc ? Generator::keyLess(lk[k].type, a, b) : Generator::keyLess(lk[k].type, b, a)) +
+        g->line("if (" + (desc ? Generator::keyLess(lk[k].type, a, b) : Generator::keyLess(lk[k].type, b, a)) +
                ") return 1;");
       }
-      g.line("return 0;");
+      g->line("return 0;");
     }
-    g.line("};");
-    g.line("auto " + g.var(n, "same") + " = " +
-           g.sameKeys(Generator::keysOf(j.keys[1].resolved), j.keys[1].resolved->type) + ";");
-    std::string params = "const " + L + "& " + g.name(j.fn.params[0].symbol) + ", const " + R + "& " +
-                         g.name(j.fn.params[1].symbol);
-    if (j.left) params += ", [[maybe_unused]] bool " + g.name(j.fn.params[2].symbol); // the script may ignore it
-    g.line("auto " + g.var(n, "fn") + " = [&](" + params + ") -> " + g.type(j.elementType) + " { return " +
-           g.expr(*j.fn.body) + "; };");
-    g.line("auto " + g.var(n, "in") + " = flow::stream::" + (j.left ? "left_join" : "join") + "(" +
-           g.pulledInput(g.plan_.nodes[n.inputs[0]]) + ", " + g.pulledInput(g.plan_.nodes[n.inputs[1]]) + ", " +
-           g.var(n, "compare") + ", " + g.var(n, "same") + ", " + g.var(n, "fn") + ", " + g.memoryOf(n) +
+    g->line("};");
+    g->line("auto " + g->var(n, "same") + " = " +
+           g->sameKeys(Generator::keysOf(j.keys[1].resolved), j.keys[1].resolved->type) + ";");
+    std::string params = "const " + L + "& " + g->name(j.fn.params[0].symbol) + ", const " + R + "& " +
+                         g->name(j.fn.params[1].symbol);
+    if (j.left) params += ", [[maybe_unused]] bool " + g->name(j.fn.params[2].symbol); // the script may ignore it
+    g->line("auto " + g->var(n, "fn") + " = [&](" + params + ") -> " + g->type(j.elementType) + " { return " +
+           g->expr(*j.fn.body) + "; };");
+    g->line("auto " + g->var(n, "in") + " = flow::stream::" + (j.left ? "left_join" : "join") + "(" +
+           g->pulledInput(g->plan_.nodes[n.inputs[0]]) + ", " + g->pulledInput(g->plan_.nodes[n.inputs[1]]) + ", " +
+           g->var(n, "compare") + ", " + g->var(n, "same") + ", " + g->var(n, "fn") + ", " + g->memoryOf(n) +
            ", fl_program.block());");
   }
 };
 
 struct ZipCodegen : KindCodegen<Node::Zip> {
-  using KindCodegen::KindCodegen;
-  std::vector<std::string> headers() const override { return {"flow/stream/combine.hpp"}; }
   void declare(const Node& n) override {
     auto& z = *n.get<ZipSource>();
     std::string params, inputs;
     for (size_t i = 0; i < z.inputs.size(); ++i) {
-      params += (i ? ", const " : "const ") + g.type(z.inputs[i]->elementType) + "& " + g.name(z.fn.params[i].symbol);
-      inputs += ", " + g.pulledInput(g.plan_.nodes[n.inputs[i]]);
+      params += (i ? ", const " : "const ") + g->type(z.inputs[i]->elementType) + "& " + g->name(z.fn.params[i].symbol);
+      inputs += ", " + g->pulledInput(g->plan_.nodes[n.inputs[i]]);
     }
-    g.line("auto " + g.var(n, "fn") + " = [&](" + params + ") -> " + g.type(z.elementType) + " { return " +
-           g.expr(*z.fn.body) + "; };");
-    g.line("auto " + g.var(n, "in") + " = flow::stream::zip(" + g.where(n.loc) + ", " + g.var(n, "fn") + inputs + ");");
+    g->line("auto " + g->var(n, "fn") + " = [&](" + params + ") -> " + g->type(z.elementType) + " { return " +
+           g->expr(*z.fn.body) + "; };");
+    g->line("auto " + g->var(n, "in") + " = flow::stream::zip(" + g->where(n.loc) + ", " + g->var(n, "fn") + inputs + ");");
   }
 };
 
 /// Its inputs run one after the other in its segment, each calling its downstream.
 struct ConcatCodegen : KindCodegen<Node::Concat> {
-  using KindCodegen::KindCodegen;
-  std::vector<std::string> headers() const override { return {"flow/stream/combine.hpp"}; }
-  std::string count(const Node& n) override { return g.sumOfCounts(n); }
+  std::string count(const Node& n) override { return g->sumOfCounts(n); }
   bool downstreamLambda(const Node&) const override { return true; }
   void element(const Node& n, const std::string& in, const Segment&) override {
-    g.line(g.var(n, "emit") + "(" + in + ");");
+    g->line(g->var(n, "emit") + "(" + in + ");");
   }
 };
 
 } // namespace
 
-void addCombineCodegen(Generator& g, NodeCodegenTable& table) {
-  table.add<MergeCodegen, JoinCodegen, ZipCodegen, ConcatCodegen>(g);
+void addCombineCodegen(NodeCodegenTable& table) {
+  table.add<MergeCodegen>();
+  table.add<JoinCodegen>({"flow/stream/join.hpp"});
+  table.add<ZipCodegen, ConcatCodegen>({"flow/stream/combine.hpp"});
 }
 
 } // namespace flow::codegen

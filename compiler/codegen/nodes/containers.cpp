@@ -7,8 +7,8 @@
 
 namespace flow::codegen {
 
-void addContainerCodegen(Generator& g, NodeCodegenTable& table) {
-  table.addPlain(g, {Node::Queue, Node::VectorPush, Node::ArrayAlloc, Node::VectorIndex});
+void addContainerCodegen(NodeCodegenTable& table) {
+  table.addPlain({Node::Queue, Node::VectorPush, Node::ArrayAlloc, Node::VectorIndex});
 }
 
 } // namespace flow::codegen

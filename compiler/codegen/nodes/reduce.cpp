@@ -9,75 +9,70 @@ namespace flow::codegen {
 namespace {
 
 struct ReduceRunsCodegen : RunsCodegen<Node::ReduceRuns> {
-  using RunsCodegen::RunsCodegen;
-  std::vector<std::string> headers() const override { return {"flow/stream/reduce.hpp"}; }
   void declare(const Node& n) override {
     auto& r = *n.get<ReduceStage>();
-    const std::string T = g.type(r.elementType), combine = g.var(n, "combine");
-    g.declareCombine(n, r);
-    const std::string order = g.orderType(r.keyOrder);
-    g.line("// " + n.name + ": " + (n.hashed ? "a hash table" : "run formation") + " that combines equal keys");
-    g.classesInMainCost_ += n.hashed ? kHashReduceCost : kRunsCreatorCost;
+    const std::string T = g->type(r.elementType), combine = g->var(n, "combine");
+    g->declareCombine(n, r);
+    const std::string order = g->orderType(r.keyOrder);
+    g->line("// " + n.name + ": " + (n.hashed ? "a hash table" : "run formation") + " that combines equal keys");
+    g->classesInMainCost_ += n.hashed ? kHashReduceCost : kRunsCreatorCost;
     if (!n.hashed) {
-      g.line("flow::stream::reduce_runs<" + T + ", " + order + ", decltype(" + combine + ")> " + g.var(n, "runs") + "(" +
-             g.memoryOf(n) + ", " + combine + ", fl_sort_options);");
+      g->line("flow::stream::reduce_runs<" + T + ", " + order + ", decltype(" + combine + ")> " + g->var(n, "runs") + "(" +
+             g->memoryOf(n) + ", " + combine + ", fl_sort_options);");
       return;
     }
-    const std::string hash = g.var(n, "hash"), same = g.var(n, "same");
-    g.line("auto " + hash + " = " + g.hashKeys(r) + ";");
-    g.line("auto " + same + " = " + g.sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ";");
-    g.line("flow::stream::hash_reduce_runs<" + T + ", " + order + ", decltype(" + hash + "), decltype(" + same +
-           "), decltype(" + combine + ")> " + g.var(n, "runs") + "(" + g.memoryOf(n) + ", " + combine +
+    const std::string hash = g->var(n, "hash"), same = g->var(n, "same");
+    g->line("auto " + hash + " = " + g->hashKeys(r) + ";");
+    g->line("auto " + same + " = " + g->sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ";");
+    g->line("flow::stream::hash_reduce_runs<" + T + ", " + order + ", decltype(" + hash + "), decltype(" + same +
+           "), decltype(" + combine + ")> " + g->var(n, "runs") + "(" + g->memoryOf(n) + ", " + combine +
            ", fl_sort_options, " + hash + ", " + same + ", " + order + "{}, static_cast<uint64_t>(fl_nodes[" +
            std::to_string(n.partner) + "].elements));");
   }
 };
 
 struct ReduceMergeCodegen : KindCodegen<Node::ReduceMerge> {
-  using KindCodegen::KindCodegen;
   void declare(const Node& n) override {
     auto& r = *n.get<ReduceStage>();
-    const Node& runs = g.plan_.nodes[n.partner];
-    g.classesInMainCost_ += kRunsMergerCost;
-    g.line("flow::stream::reduce_merge<" + g.type(r.elementType) + ", " + g.orderType(r.keyOrder) + ", decltype(" +
-           g.var(runs, "combine") + ")> " + g.var(n, "merge") + "(std::move(" + g.var(runs, "sorted") + "), " +
-           g.memoryOf(n) + ", " + g.var(runs, "combine") + ", fl_sort_options);");
+    const Node& runs = g->plan_.nodes[n.partner];
+    g->classesInMainCost_ += kRunsMergerCost;
+    g->line("flow::stream::reduce_merge<" + g->type(r.elementType) + ", " + g->orderType(r.keyOrder) + ", decltype(" +
+           g->var(runs, "combine") + ")> " + g->var(n, "merge") + "(std::move(" + g->var(runs, "sorted") + "), " +
+           g->memoryOf(n) + ", " + g->var(runs, "combine") + ", fl_sort_options);");
   }
-  std::string pullSource(const Node& n) const override { return g.var(n, "merge"); }
+  std::string pullSource(const Node& n) const override { return g->var(n, "merge"); }
 };
 
 /// A reduce of input in key order: each group folded as it streams by.
 struct FoldCodegen : KindCodegen<Node::Fold> {
-  using KindCodegen::KindCodegen;
-  std::vector<std::string> headers() const override { return {"flow/stream/reduce.hpp"}; }
   bool declarePulled(const Node& n) override {
     auto& r = *n.get<ReduceStage>();
-    g.declareCombine(n, r);
-    return pullNode(n, "reduce_sorted", g.sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ", " + g.var(n, "combine"));
+    g->declareCombine(n, r);
+    return pullNode(n, "reduce_sorted", g->sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ", " + g->var(n, "combine"));
   }
   void declare(const Node& n) override {
     auto& r = *n.get<ReduceStage>();
-    const std::string same = g.var(n, "same"), combine = g.var(n, "combine");
-    g.declareCombine(n, r);
-    g.line("auto " + same + " = " + g.sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ";");
-    g.line("flow::stream::fold_groups<" + g.type(r.elementType) + ", decltype(" + same + "), decltype(" + combine +
-           ")> " + g.var(n, "fold") + "(" + same + ", " + combine + ");");
+    const std::string same = g->var(n, "same"), combine = g->var(n, "combine");
+    g->declareCombine(n, r);
+    g->line("auto " + same + " = " + g->sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ";");
+    g->line("flow::stream::fold_groups<" + g->type(r.elementType) + ", decltype(" + same + "), decltype(" + combine +
+           ")> " + g->var(n, "fold") + "(" + same + ", " + combine + ");");
   }
   // Pushed, a group is complete when the next begins or the input ends: it puts out from
   // its push and from its flush.
-  bool downstreamLambda(const Node& n) const override { return !g.pulled_.count(n.id); }
+  bool downstreamLambda(const Node& n) const override { return !g->pulled_.count(n.id); }
   void element(const Node& n, const std::string& in, const Segment&) override {
-    g.line(g.var(n, "fold") + ".push(" + in + ", " + g.var(n, "emit") + ");");
+    g->line(g->var(n, "fold") + ".push(" + in + ", " + g->var(n, "emit") + ");");
   }
   void finish(const Node& n) override {
-    if (!g.pulled_.count(n.id)) g.line(g.var(n, "fold") + ".finish(" + g.var(n, "emit") + "); // the last group");
+    if (!g->pulled_.count(n.id)) g->line(g->var(n, "fold") + ".finish(" + g->var(n, "emit") + "); // the last group");
   }
 };
 
 } // namespace
 
-void addReduceCodegen(Generator& g, NodeCodegenTable& table) {
-  table.add<ReduceRunsCodegen, ReduceMergeCodegen, FoldCodegen>(g);
+void addReduceCodegen(NodeCodegenTable& table) {
+  table.add<ReduceRunsCodegen, ReduceMergeCodegen, FoldCodegen>({"flow/stream/reduce.hpp"});
 }
 
 } // namespace flow::codegen

@@ -10,116 +10,116 @@ namespace {
 /// Files the script writes: completed (flushed, then renamed into place) as their
 /// segment ends.
 struct WriterCodegen : NodeCodegen {
-  using NodeCodegen::NodeCodegen;
   void element(const Node& n, const std::string& in, const Segment&) override {
-    g.line(g.var(n, "out") + ".push(" + in + ");");
+    g->line(g->var(n, "out") + ".push(" + in + ");");
   }
-  void finish(const Node& n) override { g.line(g.var(n, "out") + ".finish();"); }
+  void finish(const Node& n) override { g->line(g->var(n, "out") + ".finish();"); }
 };
 
 struct WriteFileCodegen : WriterCodegen {
   static constexpr Node::Kind kind = Node::WriteFile;
-  using WriterCodegen::WriterCodegen;
   void declare(const Node& n) override {
     auto& w = *n.get<WriteStmt>();
-    const std::string T = g.type(w.pipeline->elementType);
-    g.line("flow::io::file_writer<" + T + "> " + g.var(n, "out") + "(" + g.path(w.path) +
-           ", flow::io::typed_file_memory<" + T + ">(" + g.memoryOf(n) + "));");
+    const std::string T = g->type(w.pipeline->elementType);
+    g->line("flow::io::file_writer<" + T + "> " + g->var(n, "out") + "(" + g->path(w.path) +
+           ", flow::io::typed_file_memory<" + T + ">(" + g->memoryOf(n) + "));");
   }
 };
 
 struct WriteTextCodegen : WriterCodegen {
   static constexpr Node::Kind kind = Node::WriteText;
-  using WriterCodegen::WriterCodegen;
   void declare(const Node& n) override {
     auto& w = *n.get<WriteStmt>();
-    g.line("flow::script::text_writer<" + g.type(w.pipeline->elementType) + ", " +
-           g.textFields(w.pipeline->elementType) + "> " + g.var(n, "out") + "(" + g.path(w.path) + ");");
+    g->line("flow::script::text_writer<" + g->type(w.pipeline->elementType) + ", " +
+           g->textFields(w.pipeline->elementType) + "> " + g->var(n, "out") + "(" + g->path(w.path) + ");");
   }
 };
 
 /// `vector v = pipeline;` (the vector is declared by its statement, emitTopLevel).
 struct VectorBuildCodegen : KindCodegen<Node::VectorBuild> {
-  using KindCodegen::KindCodegen;
   void element(const Node& n, const std::string& in, const Segment&) override {
-    g.line(g.name(n.get<VectorDecl>()->symbol) + ".push_back(" + in + ");");
+    g->line(g->name(n.get<VectorDecl>()->symbol) + ".push_back(" + in + ");");
   }
   void finish(const Node& n) override {
     // Built: its cached blocks go back (the plan gives them to this phase only; a vector
     // built in a loop body would hold them through the round's later phases).
-    g.line(g.name(n.get<VectorDecl>()->symbol) + ".release_cache(); // written, its buffers go back");
+    g->line(g->name(n.get<VectorDecl>()->symbol) + ".release_cache(); // written, its buffers go back");
   }
+};
+
+/// Elements written to a vector of the program's own, g->var(n, vector): pushed, and the
+/// last block flushed as the segment ends, so that its writes count in the phase.
+struct VectorWriterCodegen : NodeCodegen {
+  explicit VectorWriterCodegen(const char* vector) : vector(vector) {}
+  void element(const Node& n, const std::string& in, const Segment&) override {
+    g->line(g->var(n, vector) + ".push_back(" + in + ");");
+  }
+  void finish(const Node& n) override { g->line(g->var(n, vector) + ".flush(); // written within the phase"); }
+  const char* vector;
 };
 
 /// `v = pipeline;`: the new contents go to a vector of their own (emitRefill), which
 /// takes v's place once the pipeline, which may read v, is done.
-struct VectorRefillCodegen : KindCodegen<Node::VectorRefill> {
-  using KindCodegen::KindCodegen;
-  void element(const Node& n, const std::string& in, const Segment&) override {
-    g.line(g.var(n, "new") + ".push_back(" + in + ");");
-  }
-  void finish(const Node& n) override { g.line(g.var(n, "new") + ".flush(); // written within the phase"); }
+struct VectorRefillCodegen : VectorWriterCodegen {
+  static constexpr Node::Kind kind = Node::VectorRefill;
+  VectorRefillCodegen() : VectorWriterCodegen("new") {}
 };
 
 /// A stream read by later statements: written to a vector declared at the start of the
 /// program, anew each time its statement runs.
-struct MaterializeCodegen : KindCodegen<Node::Materialize> {
-  using KindCodegen::KindCodegen;
+struct MaterializeCodegen : VectorWriterCodegen {
+  static constexpr Node::Kind kind = Node::Materialize;
+  MaterializeCodegen() : VectorWriterCodegen("mat") {}
   void programState(const Node& n) override {
     const Symbol& stream = *n.get<Symbol>();
-    const std::string vector = "flow::containers::vector<" + g.type(stream.type) + ">";
-    g.compiledApart(vector, kVectorCost);
-    g.line(vector + " " + g.var(n, "mat") + "(" + g.memoryOf(n) + ", " + g.blockBytes() + "); // stream " + stream.name +
+    const std::string vector = "flow::containers::vector<" + g->type(stream.type) + ">";
+    g->compiledApart(vector, kVectorCost);
+    g->line(vector + " " + g->var(n, "mat") + "(" + g->memoryOf(n) + ", " + g->blockBytes() + "); // stream " + stream.name +
            ", written once, read back later");
   }
-  void beforeStatement(const Node& n) override { g.line(g.var(n, "mat") + ".clear();"); }
-  void element(const Node& n, const std::string& in, const Segment&) override {
-    g.line(g.var(n, "mat") + ".push_back(" + in + ");");
-  }
-  void finish(const Node& n) override { g.line(g.var(n, "mat") + ".flush();"); }
+  void beforeStatement(const Node& n) override { g->line(g->var(n, "mat") + ".clear();"); }
 };
 
 /// count, sum, min, max of a stream: the result lives beyond the statement's block, for
 /// the expression that called it.
 struct AggregateCodegen : KindCodegen<Node::Aggregate> {
-  using KindCodegen::KindCodegen;
   void beforeStatement(const Node& n) override {
     const CallExpr& call = *n.get<CallExpr>();
-    const std::string T = g.type(call.type), result = g.aggregateVar(n);
+    const std::string T = g->type(call.type), result = g->aggregateVar(n);
     switch (*call.builtin) {
-    case Builtin::Count: g.line("uint64_t " + result + " = 0;"); break;
-    case Builtin::Sum: g.line(T + " " + result + " = 0;"); break;
+    case Builtin::Count: g->line("uint64_t " + result + " = 0;"); break;
+    case Builtin::Sum: g->line(T + " " + result + " = 0;"); break;
     default:
-      g.line(T + " " + result + "{};");
-      g.line("bool " + g.var(n, "any") + " = false;");
+      g->line(T + " " + result + "{};");
+      g->line("bool " + g->var(n, "any") + " = false;");
     }
   }
   void element(const Node& n, const std::string& in, const Segment&) override {
     const CallExpr& call = *n.get<CallExpr>();
-    const std::string result = g.aggregateVar(n);
+    const std::string result = g->aggregateVar(n);
     switch (*call.builtin) {
-    case Builtin::Count: g.line("++" + result + ";"); break;
+    case Builtin::Count: g->line("++" + result + ";"); break;
     case Builtin::Sum:
       if (call.type->isInteger()) // wraps around, like all integer arithmetic
-        g.line(result + " = flow::script::add<" + g.type(call.type) + ">(" + result + ", " + in + ");");
+        g->line(result + " = flow::script::add<" + g->type(call.type) + ">(" + result + ", " + in + ");");
       else
-        g.line(result + " += " + in + ";");
+        g->line(result + " += " + in + ";");
       break;
     default: {
       const bool min = *call.builtin == Builtin::Min;
-      const std::string any = g.var(n, "any");
-      g.line("if (!" + any + " || " +
+      const std::string any = g->var(n, "any");
+      g->line("if (!" + any + " || " +
              (min ? Generator::keyLess(call.type, in, result) : Generator::keyLess(call.type, result, in)) + ") {");
-      g.line("  " + result + " = " + in + ";");
-      g.line("  " + any + " = true;");
-      g.line("}");
+      g->line("  " + result + " = " + in + ";");
+      g->line("  " + any + " = true;");
+      g->line("}");
     }
     }
   }
   void finish(const Node& n) override {
     const Builtin fn = *n.get<CallExpr>()->builtin;
     if (fn == Builtin::Min || fn == Builtin::Max)
-      g.line("if (!" + g.var(n, "any") + ") throw flow::script::script_error(std::string(" + g.where(n.loc) +
+      g->line("if (!" + g->var(n, "any") + ") throw flow::script::script_error(std::string(" + g->where(n.loc) +
              ") + \": " + ast::info(fn).name + " of an empty stream\");");
   }
 };
@@ -127,26 +127,22 @@ struct AggregateCodegen : KindCodegen<Node::Aggregate> {
 /// `for x in pipeline { … }`: the body runs per element. In a lambda (its pipeline has a
 /// for stage), `break` sets the flag its source loop tests and `continue` returns.
 struct LoopCodegen : KindCodegen<Node::Loop> {
-  using KindCodegen::KindCodegen;
   void element(const Node& n, const std::string& in, const Segment& segment) override {
     auto& f = *n.get<ForInStmt>();
-    g.line("{");
-    {
-      Generator::Indent x(g);
-      g.line("const auto& " + g.name(f.varSymbol) + " = " + in + ";");
-      const bool inLambda = g.downstreamOfLambda(n, segment.nodes);
-      g.loops_.push_back({inLambda, inLambda ? g.var(n, "stop") : ""});
-      g.emitStatements(f.body);
-      g.loops_.pop_back();
-    }
-    g.line("}");
+    g->block("{", [&] {
+      g->line("const auto& " + g->name(f.varSymbol) + " = " + in + ";");
+      const bool inLambda = g->downstreamOfLambda(n, segment.nodes);
+      g->loops_.push_back({inLambda, inLambda ? g->var(n, "stop") : ""});
+      g->emitStatements(f.body);
+      g->loops_.pop_back();
+    });
   }
 };
 
 } // namespace
 
-void addSinkCodegen(Generator& g, NodeCodegenTable& table) {
-  table.add<WriteFileCodegen, WriteTextCodegen, VectorBuildCodegen, VectorRefillCodegen, MaterializeCodegen, AggregateCodegen, LoopCodegen>(g);
+void addSinkCodegen(NodeCodegenTable& table) {
+  table.add<WriteFileCodegen, WriteTextCodegen, VectorBuildCodegen, VectorRefillCodegen, MaterializeCodegen, AggregateCodegen, LoopCodegen>();
 }
 
 } // namespace flow::codegen

@@ -7,35 +7,33 @@ namespace flow::codegen {
 namespace {
 
 struct SortRunsCodegen : RunsCodegen<Node::SortRuns> {
-  using RunsCodegen::RunsCodegen;
   void declare(const Node& n) override {
     auto& s = *n.get<SortStage>();
-    const std::string creator = "flow::algo::runs_creator<" + g.type(s.elementType) + ", " + g.orderType(s.order->order) + ">";
-    g.line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.runs) + " runs") +
+    const std::string creator = "flow::algo::runs_creator<" + g->type(s.elementType) + ", " + g->orderType(s.order->order) + ">";
+    g->line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.runs) + " runs") +
            " estimated");
-    g.compiledApart(creator, kRunsCreatorCost);
-    g.line(creator + " " + g.var(n, "runs") + "(" + g.memoryOf(n) + ", {}, fl_sort_options);");
+    g->compiledApart(creator, kRunsCreatorCost);
+    g->line(creator + " " + g->var(n, "runs") + "(" + g->memoryOf(n) + ", {}, fl_sort_options);");
   }
 };
 
 struct SortMergeCodegen : KindCodegen<Node::SortMerge> {
-  using KindCodegen::KindCodegen;
   void declare(const Node& n) override {
-    const Node& creator = g.plan_.nodes[n.partner];
+    const Node& creator = g->plan_.nodes[n.partner];
     auto& s = *n.get<SortStage>();
-    const std::string merger = "flow::algo::runs_merger<" + g.type(s.elementType) + ", " + g.orderType(s.order->order) + ">";
-    g.line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.passes) + " pass(es)") +
+    const std::string merger = "flow::algo::runs_merger<" + g->type(s.elementType) + ", " + g->orderType(s.order->order) + ">";
+    g->line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.passes) + " pass(es)") +
            " estimated");
-    g.compiledApart(merger, kRunsMergerCost);
-    g.line(merger + " " + g.var(n, "merge") + "(std::move(" + g.var(creator, "sorted") + "), " + g.memoryOf(n) +
+    g->compiledApart(merger, kRunsMergerCost);
+    g->line(merger + " " + g->var(n, "merge") + "(std::move(" + g->var(creator, "sorted") + "), " + g->memoryOf(n) +
            ", {}, fl_sort_options);");
   }
-  std::string pullSource(const Node& n) const override { return g.var(n, "merge"); }
-  std::string count(const Node& n) override { return g.var(n, "merge") + ".size()"; } // the elements sorted
+  std::string pullSource(const Node& n) const override { return g->var(n, "merge"); }
+  std::string count(const Node& n) override { return g->var(n, "merge") + ".size()"; } // the elements sorted
 };
 
 } // namespace
 
-void addSortCodegen(Generator& g, NodeCodegenTable& table) { table.add<SortRunsCodegen, SortMergeCodegen>(g); }
+void addSortCodegen(NodeCodegenTable& table) { table.add<SortRunsCodegen, SortMergeCodegen>(); }
 
 } // namespace flow::codegen

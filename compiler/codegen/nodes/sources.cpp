@@ -8,115 +8,101 @@ namespace flow::codegen {
 namespace {
 
 struct GenerateCodegen : KindCodegen<Node::Generate> {
-  using KindCodegen::KindCodegen;
-  std::vector<std::string> headers() const override { return {"flow/stream/sources.hpp"}; }
   bool declarePulled(const Node& n) override {
     auto& gen = *n.get<GenerateSource>();
-    g.line("auto " + g.var(n, "in") + " = flow::stream::generate(" + g.expr(*gen.count) + ", [&](uint64_t " +
-           g.name(gen.indexSymbol) + ") -> " + g.type(gen.elementType) + " { return " + g.expr(*gen.body) + "; });");
+    g->line("auto " + g->var(n, "in") + " = flow::stream::generate(" + g->expr(*gen.count) + ", [&](uint64_t " +
+           g->name(gen.indexSymbol) + ") -> " + g->type(gen.elementType) + " { return " + g->expr(*gen.body) + "; });");
     return true;
   }
-  std::string count(const Node& n) override { return g.pulled_.count(n.id) ? g.var(n, "in") + ".remaining()" : ""; }
+  std::string count(const Node& n) override { return g->pulled_.count(n.id) ? g->var(n, "in") + ".remaining()" : ""; }
   void loop(const Node& n, const Segment& segment) override {
     auto& gen = *n.get<GenerateSource>();
-    const std::string i = g.name(gen.indexSymbol), v = g.var(n, "v");
-    g.line("const uint64_t " + g.var(n, "n") + " = " + g.expr(*gen.count) + ";");
-    if (segment.phase) g.line("fl_program.expect(" + g.var(n, "n") + ");");
-    g.line("for (uint64_t " + i + " = 0; " + i + " < " + g.var(n, "n") + "; ++" + i + ") {");
-    {
-      Generator::Indent in(g);
-      g.stopChecks(segment.stops);
-      g.line("const " + g.type(gen.elementType) + " " + v + " = " + g.expr(*gen.body) + ";");
-      g.consume(n, v, segment);
-    }
-    g.line("}");
+    const std::string i = g->name(gen.indexSymbol), v = g->var(n, "v");
+    g->line("const uint64_t " + g->var(n, "n") + " = " + g->expr(*gen.count) + ";");
+    if (segment.phase) g->line("fl_program.expect(" + g->var(n, "n") + ");");
+    g->block("for (uint64_t " + i + " = 0; " + i + " < " + g->var(n, "n") + "; ++" + i + ") {", [&] {
+      g->stopChecks(segment.stops);
+      g->line("const " + g->type(gen.elementType) + " " + v + " = " + g->expr(*gen.body) + ";");
+      g->consume(n, v, segment);
+    });
   }
 };
 
 struct RangeCodegen : KindCodegen<Node::Range> {
-  using KindCodegen::KindCodegen;
-  std::vector<std::string> headers() const override { return {"flow/stream/sources.hpp"}; }
   bool declarePulled(const Node& n) override {
     auto& r = *n.get<RangeSource>();
-    g.line("auto " + g.var(n, "in") + " = flow::stream::range<" + g.type(r.elementType) + ">(" + g.expr(*r.begin) +
-           ", " + g.expr(*r.end) + ");");
+    g->line("auto " + g->var(n, "in") + " = flow::stream::range<" + g->type(r.elementType) + ">(" + g->expr(*r.begin) +
+           ", " + g->expr(*r.end) + ");");
     return true;
   }
   void loop(const Node& n, const Segment& segment) override {
     auto& r = *n.get<RangeSource>();
-    const std::string T = g.type(r.elementType), v = g.var(n, "v"), begin = g.var(n, "begin"), end = g.var(n, "end");
-    g.line("const " + T + " " + begin + " = " + g.expr(*r.begin) + ";");
-    g.line("const " + T + " " + end + " = " + g.expr(*r.end) + ";");
+    const std::string T = g->type(r.elementType), v = g->var(n, "v"), begin = g->var(n, "begin"), end = g->var(n, "end");
+    g->line("const " + T + " " + begin + " = " + g->expr(*r.begin) + ";");
+    g->line("const " + T + " " + end + " = " + g->expr(*r.end) + ";");
     if (segment.phase)
-      g.line("fl_program.expect(" + begin + " < " + end + " ? static_cast<uint64_t>(" + end +
+      g->line("fl_program.expect(" + begin + " < " + end + " ? static_cast<uint64_t>(" + end +
              ") - static_cast<uint64_t>(" + begin + ") : 0);");
-    g.line("for (" + T + " " + v + " = " + begin + "; " + v + " < " + end + "; ++" + v + ") {");
-    {
-      Generator::Indent in(g);
-      g.stopChecks(segment.stops);
-      g.consume(n, v, segment);
-    }
-    g.line("}");
+    g->block("for (" + T + " " + v + " = " + begin + "; " + v + " < " + end + "; ++" + v + ") {", [&] {
+      g->stopChecks(segment.stops);
+      g->consume(n, v, segment);
+    });
   }
 };
 
 /// The readers of files, vectors and stored streams: the plan gives their buffers to the
 /// phases after their own, while the reader object lives to the end of the statement.
 struct ReaderCodegen : NodeCodegen {
-  using NodeCodegen::NodeCodegen;
   void finish(const Node& n) override {
-    g.line(g.var(n, "in") + ".close(); // its buffers go back as its phase ends");
+    g->line(g->var(n, "in") + ".close(); // its buffers go back as its phase ends");
   }
 };
 
 struct ReadFileCodegen : ReaderCodegen {
   static constexpr Node::Kind kind = Node::ReadFile;
-  using ReaderCodegen::ReaderCodegen;
   void declare(const Node& n) override {
     auto& r = *n.get<ReadSource>();
-    const std::string T = g.type(r.elementType);
+    const std::string T = g->type(r.elementType);
     // `where` names the script line when standard input ends inside an element.
     // Its buffers are the plan's (flow::io::typed_file_memory: at least one chunk).
-    g.line("flow::io::file_reader<" + T + "> " + g.var(n, "in") + "(" + g.path(r.path) +
-           ", flow::io::typed_file_memory<" + T + ">(" + g.memoryOf(n) + "), true, " + g.where(r.loc) + ");");
+    g->line("flow::io::file_reader<" + T + "> " + g->var(n, "in") + "(" + g->path(r.path) +
+           ", flow::io::typed_file_memory<" + T + ">(" + g->memoryOf(n) + "), true, " + g->where(r.loc) + ");");
   }
   std::string count(const Node& n) override {
-    return g.var(n, "in") + ".size()"; // 0 for standard input or a pipe: unknown
+    return g->var(n, "in") + ".size()"; // 0 for standard input or a pipe: unknown
   }
 };
 
 struct ReadTextCodegen : KindCodegen<Node::ReadText> {
-  using KindCodegen::KindCodegen;
   void declare(const Node& n) override {
     auto& r = *n.get<ReadSource>();
-    g.line("flow::script::text_reader<" + g.type(r.elementType) + ", " + g.textFields(r.elementType) + "> " +
-           g.var(n, "in") + "(" + g.path(r.path) + ");");
+    g->line("flow::script::text_reader<" + g->type(r.elementType) + ", " + g->textFields(r.elementType) + "> " +
+           g->var(n, "in") + "(" + g->path(r.path) + ");");
   }
 };
 
 struct ScanVectorCodegen : ReaderCodegen {
   static constexpr Node::Kind kind = Node::ScanVector;
-  using ReaderCodegen::ReaderCodegen;
   void declare(const Node& n) override {
     // The vector's symbol is the scan's source (scan(v) or a bare vector name).
-    g.line("auto " + g.var(n, "in") + " = " + g.name(n.get<Symbol>()) + ".scan();");
+    g->line("auto " + g->var(n, "in") + " = " + g->name(n.get<Symbol>()) + ".scan();");
   }
-  std::string count(const Node& n) override { return g.name(n.get<Symbol>()) + ".size()"; }
+  std::string count(const Node& n) override { return g->name(n.get<Symbol>()) + ".size()"; }
 };
 
 struct RereadCodegen : ReaderCodegen {
   static constexpr Node::Kind kind = Node::Reread;
-  using ReaderCodegen::ReaderCodegen;
   void declare(const Node& n) override {
-    g.line("auto " + g.var(n, "in") + " = " + g.var(g.plan_.nodes[n.inputs[0]], "mat") + ".scan();");
+    g->line("auto " + g->var(n, "in") + " = " + g->var(g->plan_.nodes[n.inputs[0]], "mat") + ".scan();");
   }
-  std::string count(const Node& n) override { return g.var(g.plan_.nodes[n.inputs[0]], "mat") + ".size()"; }
+  std::string count(const Node& n) override { return g->var(g->plan_.nodes[n.inputs[0]], "mat") + ".size()"; }
 };
 
 } // namespace
 
-void addSourceCodegen(Generator& g, NodeCodegenTable& table) {
-  table.add<GenerateCodegen, RangeCodegen, ReadFileCodegen, ReadTextCodegen, ScanVectorCodegen, RereadCodegen>(g);
+void addSourceCodegen(NodeCodegenTable& table) {
+  table.add<GenerateCodegen, RangeCodegen>({"flow/stream/sources.hpp"});
+  table.add<ReadFileCodegen, ReadTextCodegen, ScanVectorCodegen, RereadCodegen>();
 }
 
 } // namespace flow::codegen

@@ -9,122 +9,101 @@ namespace flow::codegen {
 namespace {
 
 struct MapCodegen : KindCodegen<Node::Map> {
-  using KindCodegen::KindCodegen;
   bool declarePulled(const Node& n) override {
     auto& m = *n.get<MapStage>();
-    return pullNode(n, "map", "[&](const " + g.type(m.varSymbol->type) + "& " + g.name(m.varSymbol) + ") -> " +
-                                  g.type(m.elementType) + " { return " + g.expr(*m.body) + "; }");
+    return pullNode(n, "map", "[&](const " + g->type(m.varSymbol->type) + "& " + g->name(m.varSymbol) + ") -> " +
+                                  g->type(m.elementType) + " { return " + g->expr(*m.body) + "; }");
   }
-  std::string count(const Node& n) override { return g.runtimeCount(g.plan_.nodes[n.inputs[0]]); }
+  std::string count(const Node& n) override { return g->runtimeCount(g->plan_.nodes[n.inputs[0]]); }
   void element(const Node& n, const std::string& in, const Segment& segment) override {
     auto& m = *n.get<MapStage>();
-    const std::string v = g.var(n, "v");
-    g.line("{");
-    {
-      Generator::Indent x(g);
-      g.line("const auto& " + g.name(m.varSymbol) + " = " + in + ";");
-      g.line("const " + g.type(m.elementType) + " " + v + " = " + g.expr(*m.body) + ";");
-      g.consume(n, v, segment);
-    }
-    g.line("}");
+    const std::string v = g->var(n, "v");
+    g->block("{", [&] {
+      g->line("const auto& " + g->name(m.varSymbol) + " = " + in + ";");
+      g->line("const " + g->type(m.elementType) + " " + v + " = " + g->expr(*m.body) + ";");
+      g->consume(n, v, segment);
+    });
   }
 };
 
 struct FilterCodegen : KindCodegen<Node::Filter> {
-  using KindCodegen::KindCodegen;
   bool declarePulled(const Node& n) override {
     auto& f = *n.get<FilterStage>();
-    return pullNode(n, "filter", "[&](const " + g.type(f.varSymbol->type) + "& " + g.name(f.varSymbol) +
-                                     ") -> bool { return " + g.expr(*f.cond) + "; }");
+    return pullNode(n, "filter", "[&](const " + g->type(f.varSymbol->type) + "& " + g->name(f.varSymbol) +
+                                     ") -> bool { return " + g->expr(*f.cond) + "; }");
   }
   void element(const Node& n, const std::string& in, const Segment& segment) override {
     auto& f = *n.get<FilterStage>();
-    g.line("{");
-    {
-      Generator::Indent x(g);
-      g.line("const auto& " + g.name(f.varSymbol) + " = " + in + ";");
-      g.line("if (" + g.expr(*f.cond) + ") {");
-      {
-        Generator::Indent y(g);
-        g.consume(n, in, segment);
-      }
-      g.line("}");
-    }
-    g.line("}");
+    g->block("{", [&] {
+      g->line("const auto& " + g->name(f.varSymbol) + " = " + in + ";");
+      g->block("if (" + g->expr(*f.cond) + ") {", [&] {
+        g->consume(n, in, segment);
+      });
+    });
   }
 };
 
 /// The first element of each run of equal ones (in the order its input has).
 struct UniqueCodegen : KindCodegen<Node::Unique> {
-  using KindCodegen::KindCodegen;
   bool declarePulled(const Node& n) override {
-    return pullNode(n, "unique", g.uniqueKeysEqual(*n.get<UniqueStage>()));
+    return pullNode(n, "unique", g->uniqueKeysEqual(*n.get<UniqueStage>()));
   }
   void declare(const Node& n) override {
     auto& u = *n.get<UniqueStage>();
-    const std::string T = g.type(u.elementType), same = g.uniqueKeysEqual(u);
+    const std::string T = g->type(u.elementType), same = g->uniqueKeysEqual(u);
     if (same.empty()) {
-      g.line("flow::stream::first_of_group<" + T + "> " + g.var(n, "unique") + ";");
+      g->line("flow::stream::first_of_group<" + T + "> " + g->var(n, "unique") + ";");
       return;
     }
-    g.line("auto " + g.var(n, "same") + " = " + same + ";");
-    g.line("flow::stream::first_of_group<" + T + ", decltype(" + g.var(n, "same") + ")> " + g.var(n, "unique") + "(" +
-           g.var(n, "same") + ");");
+    g->line("auto " + g->var(n, "same") + " = " + same + ";");
+    g->line("flow::stream::first_of_group<" + T + ", decltype(" + g->var(n, "same") + ")> " + g->var(n, "unique") + "(" +
+           g->var(n, "same") + ");");
   }
   void element(const Node& n, const std::string& in, const Segment& segment) override {
-    passIf(n, g.var(n, "unique") + ".admit(" + in + ")", in, segment);
+    passIf(n, g->var(n, "unique") + ".admit(" + in + ")", in, segment);
   }
 };
 
 struct TakeCodegen : KindCodegen<Node::Take> {
-  using KindCodegen::KindCodegen;
   bool declarePulled(const Node& n) override {
-    return pullNode(n, "take", g.expr(*n.get<TakeStage>()->count));
+    return pullNode(n, "take", g->expr(*n.get<TakeStage>()->count));
   }
   void declare(const Node& n) override {
-    g.line("flow::stream::take_count " + g.var(n, "take") + "(" + g.expr(*n.get<TakeStage>()->count) + ");");
+    g->line("flow::stream::take_count " + g->var(n, "take") + "(" + g->expr(*n.get<TakeStage>()->count) + ");");
   }
   void element(const Node& n, const std::string& in, const Segment& segment) override {
-    passIf(n, g.var(n, "take") + ".admit()", in, segment);
+    passIf(n, g->var(n, "take") + ".admit()", in, segment);
   }
 };
 
 /// The script's statements per element; its emits (and its end block's) call the
 /// downstream lambda.
 struct ForStageCodegen : KindCodegen<Node::ForStage> {
-  using KindCodegen::KindCodegen;
   bool downstreamLambda(const Node&) const override { return true; }
   void element(const Node& n, const std::string& in, const Segment&) override {
     auto& f = *n.get<ForStage>();
-    g.line("{");
-    {
-      Generator::Indent x(g);
-      g.line("const auto& " + g.name(f.varSymbol) + " = " + in + ";");
-      g.emitStageStatements(n, f.body);
-    }
-    g.line("}");
+    g->block("{", [&] {
+      g->line("const auto& " + g->name(f.varSymbol) + " = " + in + ";");
+      g->emitStageStatements(n, f.body);
+    });
   }
   void finish(const Node& n) override {
     auto& f = *n.get<ForStage>();
     if (!f.hasEnd) return;
-    g.line("{ // end block of the for stage at " + describe(f.loc) + ", after its last element");
-    {
-      Generator::Indent x(g);
-      g.emitStageStatements(n, f.end);
-    }
-    g.line("}");
+    g->block("{ // end block of the for stage at " + describe(f.loc) + ", after its last element", [&] {
+      g->emitStageStatements(n, f.end);
+    });
   }
 };
 
 struct BranchCodegen : KindCodegen<Node::Branch> {
-  using KindCodegen::KindCodegen;
-  void element(const Node& n, const std::string& in, const Segment& segment) override { g.consume(n, in, segment); }
+  void element(const Node& n, const std::string& in, const Segment& segment) override { g->consume(n, in, segment); }
 };
 
 } // namespace
 
-void addStageCodegen(Generator& g, NodeCodegenTable& table) {
-  table.add<MapCodegen, FilterCodegen, UniqueCodegen, TakeCodegen, ForStageCodegen, BranchCodegen>(g);
+void addStageCodegen(NodeCodegenTable& table) {
+  table.add<MapCodegen, FilterCodegen, UniqueCodegen, TakeCodegen, ForStageCodegen, BranchCodegen>();
 }
 
 } // namespace flow::codegen

@@ -29,12 +29,7 @@ void thread_team::run(const std::function<void(unsigned)>& fn) {
     ++generation_;
   }
   wake_.notify_all();
-  std::exception_ptr mine;
-  try {
-    fn(0);
-  } catch (...) {
-    mine = std::current_exception();
-  }
+  const std::exception_ptr mine = run_catching([&] { fn(0); });
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [&] { return pending_ == 0; });
   task_ = nullptr;
@@ -53,12 +48,7 @@ void thread_team::helper(unsigned index) {
       seen = generation_;
       task = task_;
     }
-    std::exception_ptr err;
-    try {
-      (*task)(index);
-    } catch (...) {
-      err = std::current_exception();
-    }
+    const std::exception_ptr err = run_catching([&] { (*task)(index); });
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (err && !error_) error_ = err;
@@ -116,12 +106,7 @@ void background_worker::loop() {
       task = std::move(queue_.front());
       queue_.pop_front();
     }
-    std::exception_ptr err;
-    try {
-      task();
-    } catch (...) {
-      err = std::current_exception();
-    }
+    const std::exception_ptr err = run_catching(task);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (err && !error_) error_ = err;

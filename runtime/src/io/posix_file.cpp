@@ -136,22 +136,30 @@ void posix_file::set_size(std::uint64_t bytes) {
   }
 }
 
+template <class Transfer>
+std::size_t posix_file::transfer_all(const char* what, std::uint64_t offset, std::size_t bytes, Transfer transfer) {
+  std::size_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = transfer(done);
+    if (n < 0) {
+      if (retry_after(errno)) continue;
+      throw_system_error(what, path(), offset, bytes, errno);
+    }
+    if (n == 0) break; // a read at the end of the file; a write to a full disk
+    done += static_cast<std::size_t>(n);
+    // A direct transfer that stops short ended at the end of the file (or of the disk);
+    // asking again at the unaligned position would only give EINVAL.
+    if (direct() && done < bytes && (offset + done) % direct_alignment != 0) break;
+  }
+  return done;
+}
+
 std::size_t posix_file::read_at(void* buffer, std::uint64_t offset, std::size_t bytes,
                                 std::size_t min_bytes) {
   auto* p = static_cast<char*>(buffer);
-  std::size_t done = 0;
-  while (done < bytes) {
-    const ssize_t n = ::pread(fd_, p + done, bytes - done, static_cast<off_t>(offset + done));
-    if (n < 0) {
-      if (retry_after(errno)) continue;
-      throw_system_error("cannot read from", path(), offset, bytes, errno);
-    }
-    if (n == 0) break; // end of file
-    done += static_cast<std::size_t>(n);
-    // A direct read that stops short ended at EOF; asking again at the unaligned
-    // position would only give EINVAL.
-    if (direct() && done < bytes && (offset + done) % direct_alignment != 0) break;
-  }
+  const std::size_t done = transfer_all("cannot read from", offset, bytes, [&](std::size_t from) {
+    return ::pread(fd_, p + from, bytes - from, static_cast<off_t>(offset + from));
+  });
   if (done < min_bytes) {
     struct stat st;
     const long long file_bytes = ::fstat(fd_, &st) == 0 ? static_cast<long long>(st.st_size) : -1;
@@ -168,16 +176,10 @@ std::size_t posix_file::read_at(void* buffer, std::uint64_t offset, std::size_t 
 
 void posix_file::write_at(const void* buffer, std::uint64_t offset, std::size_t bytes) {
   const auto* p = static_cast<const char*>(buffer);
-  std::size_t done = 0;
-  while (done < bytes) {
-    const ssize_t n = ::pwrite(fd_, p + done, bytes - done, static_cast<off_t>(offset + done));
-    if (n < 0) {
-      if (retry_after(errno)) continue;
-      throw_system_error("cannot write to", path(), offset, bytes, errno);
-    }
-    if (n == 0) throw_system_error("cannot write to", path(), offset, bytes, ENOSPC);
-    done += static_cast<std::size_t>(n);
-  }
+  const std::size_t done = transfer_all("cannot write to", offset, bytes, [&](std::size_t from) {
+    return ::pwrite(fd_, p + from, bytes - from, static_cast<off_t>(offset + from));
+  });
+  if (done < bytes) throw_system_error("cannot write to", path(), offset, bytes, ENOSPC);
 }
 
 } // namespace flow::io

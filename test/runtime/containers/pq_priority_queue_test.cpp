@@ -11,6 +11,7 @@
 #include <queue>
 #include <random>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -127,6 +128,9 @@ template <std::size_t N, class Order = key_less> struct pq_and_reference {
     ref.push(x);
   }
 
+  /// Both, as references: `auto [q, ref] = both.queues();`.
+  auto queues() { return std::tie(q, ref); }
+
   small_pq<N, Order> q;
   std::priority_queue<T, std::vector<T>, key_greater> ref;
   u64 next_id = 1;
@@ -140,8 +144,7 @@ void random_run(flow::mng::block_manager& bm, u64 budget, u64 prefill, u64 ops, 
                 u64 key_range, u64 seed, bool check_external = true) {
   using T = item<N>;
   pq_and_reference<N, Order> both(bm, budget);
-  auto& q = both.q;
-  auto& ref = both.ref;
+  auto [q, ref] = both.queues();
   std::mt19937_64 rng(seed);
   std::vector<u64> got, want;
   for (u64 i = 0; i < prefill; ++i) both.push(rng() % key_range);
@@ -377,8 +380,7 @@ TEST_F(PqTest, MonotoneTimeForwardUse) {
   // Time-forward processing: each pop may push items with keys >= the popped key.
   using T = item<16>;
   pq_and_reference<16> both(bm, 512u << 10);
-  auto& q = both.q;
-  auto& ref = both.ref;
+  auto [q, ref] = both.queues();
   std::mt19937_64 rng(10);
   for (int i = 0; i < 50000; ++i) both.push(rng() % 100000);
   u64 last = 0, pops = 0;
@@ -469,8 +471,7 @@ TEST(PqDirect, RandomRunOnODirectFile) {
 TEST_F(PqTest, BulkPushAndBulkPopMatchStd) {
   using T = item<16>;
   pq_and_reference<16> both(bm, 512u << 10);
-  auto& q = both.q;
-  auto& ref = both.ref;
+  auto [q, ref] = both.queues();
   std::mt19937_64 rng(15);
   std::vector<T> out, batch;
   std::vector<u64> got, want;

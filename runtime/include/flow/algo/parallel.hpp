@@ -18,6 +18,17 @@
 
 namespace flow::algo {
 
+/// Runs task() and returns what it threw (null when nothing): how a thread keeps a
+/// task's exception for the thread that waits on it to rethrow.
+template <class Task> std::exception_ptr run_catching(Task&& task) noexcept {
+  try {
+    task();
+  } catch (...) {
+    return std::current_exception();
+  }
+  return nullptr;
+}
+
 /// Threads to use when the caller does not say: the runtime's policy (flow::threads()).
 inline unsigned default_threads() { return flow::threads(); }
 

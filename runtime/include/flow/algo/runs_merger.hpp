@@ -48,6 +48,7 @@
 #include "flow/io/buffer.hpp"
 #include "flow/io/request.hpp"
 #include "flow/progress.hpp"
+#include "flow/pull.hpp"
 
 namespace flow::algo {
 
@@ -250,13 +251,12 @@ merge_plan plan_merge(std::size_t memory_bytes, const block_geometry& g, std::si
   return plan::merge({.element_bytes = sizeof(T), .threads = threads}, g, memory_bytes, metadata_bytes, total_blocks);
 }
 
-template <class T, class Cmp, class Combine = no_combine> class runs_merger {
+template <class T, class Cmp, class Combine = no_combine>
+class runs_merger : public pull_from_span<runs_merger<T, Cmp, Combine>, T> {
   static_assert(sort_order<Cmp, T>, "Cmp must be an order on T with min_value()/max_value() "
                                     "(see flow/algo/sort_traits.hpp); T trivially copyable");
 
 public:
-  using value_type = T;
-
   /// Merges `runs` within `memory_bytes`: intermediate passes (if the runs are more than
   /// the fan-in) happen here, the final merge as the stream is read. Throws
   /// std::invalid_argument if the budget cannot hold two runs' blocks and the metadata.
@@ -267,21 +267,6 @@ public:
   runs_merger(sorted_runs<T> input, std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt);
   runs_merger(const runs_merger&) = delete;
   runs_merger& operator=(const runs_merger&) = delete;
-
-  bool empty() const noexcept { return pos_ == end_; }
-  const T& operator*() const noexcept { return *pos_; }
-  const T* operator->() const noexcept { return pos_; }
-  runs_merger& operator++() {
-    if (++pos_ == end_) refill();
-    return *this;
-  }
-  /// The merged elements ready in memory (never empty unless the stream is).
-  std::span<const T> batch() const noexcept { return {pos_, static_cast<std::size_t>(end_ - pos_)}; }
-  /// Skips n <= batch().size() elements.
-  void advance(std::size_t n) {
-    pos_ += n;
-    if (pos_ == end_) refill();
-  }
 
   /// Elements in total (of the input runs: before the output's combining).
   std::uint64_t size() const noexcept { return total_; }
@@ -300,6 +285,9 @@ public:
   }
 
 private:
+  friend pull_from_span<runs_merger, T>;
+  using pull_from_span<runs_merger, T>::pos_; // the merged elements ready
+  using pull_from_span<runs_merger, T>::end_;
   static constexpr bool combining = combining_v<Combine>;
   std::size_t fold(T* data, std::size_t n)
     requires combining;
@@ -334,8 +322,6 @@ private:
   std::unique_ptr<detail::merge_engine<T, Cmp>> engine_;
   std::uint64_t total_ = 0;
   sort_timings timings_;
-  const T* pos_ = nullptr;
-  const T* end_ = nullptr;
 };
 
 // Below: the members that run once per run, block or refill, defined outside the class

@@ -25,6 +25,7 @@
 
 #include "flow/algo/runs_creator.hpp"
 #include "flow/algo/runs_merger.hpp"
+#include "flow/pull.hpp"
 
 namespace flow::algo {
 
@@ -50,10 +51,8 @@ sort_estimate_result sort_estimate(std::uint64_t n, std::size_t memory_bytes, so
   return {c.in_memory, c.runs, c.fan_in, c.passes, c.io_bytes(), c.block_bytes, c.last_run_in_memory};
 }
 
-template <class T, class Cmp> class sorter {
+template <class T, class Cmp> class sorter : public pull_through<sorter<T, Cmp>, T> {
 public:
-  using value_type = T;
-
   /// A sorter of T by Cmp within `memory_bytes` (see runs_creator / runs_merger for how
   /// the budget is used in each phase).
   explicit sorter(std::size_t memory_bytes, Cmp cmp = Cmp(), sort_options opt = {})
@@ -79,16 +78,6 @@ public:
     merger_.emplace(std::move(runs), memory_, cmp_, opt_);
   }
 
-  bool empty() const noexcept { return merger_->empty(); }
-  const T& operator*() const noexcept { return **merger_; }
-  const T* operator->() const noexcept { return &**merger_; }
-  sorter& operator++() {
-    ++*merger_;
-    return *this;
-  }
-  std::span<const T> batch() const noexcept { return merger_->batch(); }
-  void advance(std::size_t n) { merger_->advance(n); }
-
   /// Elements pushed (before finish) or in total (after).
   std::uint64_t size() const noexcept { return merger_ ? merger_->size() : creator_->size(); }
   unsigned merge_passes() const noexcept { return merger_ ? merger_->merge_passes() : 0; }
@@ -104,6 +93,11 @@ public:
   }
 
 private:
+  friend pull_through<sorter, T>;
+  /// The sorted stream (after finish()).
+  runs_merger<T, Cmp>& inner() noexcept { return *merger_; }
+  const runs_merger<T, Cmp>& inner() const noexcept { return *merger_; }
+
   std::size_t memory_;
   Cmp cmp_;
   sort_options opt_;

@@ -59,6 +59,11 @@ private:
   /// Whether a pread/pwrite that failed with `error_number` is tried again: when it was
   /// interrupted (EINTR), or refused as direct (EINVAL) and the file is now buffered.
   bool retry_after(int error_number);
+  /// Calls transfer(done), a pread or pwrite of the bytes from `done` on, until `bytes`
+  /// are done or it moves nothing; tries again where retry_after says, and throws
+  /// "`what` PATH" for any other error. Returns the bytes done.
+  template <class Transfer>
+  std::size_t transfer_all(const char* what, std::uint64_t offset, std::size_t bytes, Transfer transfer);
 
   int fd_ = -1;
   std::atomic<bool> direct_{false};

@@ -11,10 +11,12 @@
 
 #include "flow/mng/block_sequence.hpp"
 #include "flow/mng/prefetcher.hpp"
+#include "flow/pull.hpp"
 
 namespace flow::mng {
 
-template <class Block> class block_istream {
+template <class Block>
+class block_istream : public pull_from_span<block_istream<Block>, typename Block::value_type> {
 public:
   using value_type = typename Block::value_type;
 
@@ -28,7 +30,7 @@ public:
       : prefetcher_(seq.blocks, buffers, block_bytes), remaining_(seq.size), free_to_(free_to),
         blocks_(seq.blocks) {
     if (!free_to_) blocks_.clear(); // only kept to free them
-    next_block();
+    refill();
   }
   ~block_istream() {
     if (current_) prefetcher_.give_back(current_);
@@ -39,30 +41,18 @@ public:
   block_istream(const block_istream&) = delete;
   block_istream& operator=(const block_istream&) = delete;
 
-  bool empty() const noexcept { return pos_ == end_; }
-  const value_type& operator*() const noexcept { return *pos_; }
-  const value_type* operator->() const noexcept { return pos_; }
-  block_istream& operator++() {
-    if (++pos_ == end_) next_block();
-    return *this;
-  }
-
-  /// The elements left in the current block (never empty unless the stream is).
-  std::span<const value_type> batch() const noexcept {
-    return {pos_, static_cast<std::size_t>(end_ - pos_)};
-  }
-  /// Skips `n` <= batch().size() elements.
-  void advance(std::size_t n) {
-    pos_ += n;
-    if (pos_ == end_) next_block();
-  }
   /// Elements not yet consumed.
   std::uint64_t remaining() const noexcept {
     return remaining_ + static_cast<std::uint64_t>(end_ - pos_);
   }
 
 private:
-  void next_block() {
+  friend pull_from_span<block_istream, value_type>;
+  using pull_from_span<block_istream, value_type>::pos_; // the rest of the current block
+  using pull_from_span<block_istream, value_type>::end_;
+
+  /// The next block (pull_from_span calls it when the current one runs out).
+  void refill() {
     if (current_) {
       prefetcher_.give_back(current_);
       current_ = nullptr;
@@ -83,8 +73,6 @@ private:
   std::vector<block_id> blocks_;
   std::size_t freed_ = 0;
   Block* current_ = nullptr;
-  const value_type* pos_ = nullptr;
-  const value_type* end_ = nullptr;
 };
 
 } // namespace flow::mng

@@ -14,18 +14,12 @@
 #include <type_traits>
 
 #include "flow/io/buffer.hpp"
-#include "flow/io/request.hpp"
-#include "flow/mng/block_id.hpp"
-#include "flow/mng/disk.hpp"
+#include "flow/mng/block_elements.hpp"
 
 namespace flow::mng {
 
-template <class T> class sized_block {
-  static_assert(std::is_trivially_copyable_v<T>,
-                "blocks move elements as raw bytes: T must be trivially copyable");
-
+template <class T> class sized_block : public block_elements<sized_block<T>, T> {
 public:
-  using value_type = T;
 
   /// Throws std::invalid_argument unless `bytes` is a positive multiple of 4096 that
   /// holds at least one element.
@@ -37,25 +31,8 @@ public:
   std::size_t bytes() const noexcept { return buffer_.size(); }
   std::size_t elements() const noexcept { return elements_; }
 
-  T* begin() noexcept { return data(); }
-  T* end() noexcept { return data() + elements_; }
-  const T* begin() const noexcept { return data(); }
-  const T* end() const noexcept { return data() + elements_; }
-  T& operator[](std::size_t i) noexcept { return data()[i]; }
-  const T& operator[](std::size_t i) const noexcept { return data()[i]; }
-  // The elements live in raw storage; T is trivially copyable, so bytes are objects.
-  T* data() noexcept { return std::launder(reinterpret_cast<T*>(buffer_.data())); }
-  const T* data() const noexcept { return std::launder(reinterpret_cast<const T*>(buffer_.data())); }
   std::byte* raw() noexcept { return buffer_.data(); }
   const std::byte* raw() const noexcept { return buffer_.data(); }
-
-  /// Asynchronous transfer of the whole block from / to `id` (which must be bytes()).
-  io::request_ptr read(const block_id& id, io::completion_handler on_complete = {}) {
-    return id.storage->file().aread(buffer_.data(), id.offset, buffer_.size(), std::move(on_complete));
-  }
-  io::request_ptr write(const block_id& id, io::completion_handler on_complete = {}) const {
-    return id.storage->file().awrite(buffer_.data(), id.offset, buffer_.size(), std::move(on_complete));
-  }
 
 private:
   static std::size_t checked(std::size_t bytes) {

@@ -8,21 +8,16 @@
 #include <type_traits>
 
 #include "flow/io/buffer.hpp"
-#include "flow/io/request.hpp"
-#include "flow/mng/block_id.hpp"
-#include "flow/mng/disk.hpp"
+#include "flow/mng/block_elements.hpp"
 
 namespace flow::mng {
 
-template <std::size_t RawSize, class T> class typed_block {
-  static_assert(std::is_trivially_copyable_v<T>,
-                "blocks move elements as raw bytes: T must be trivially copyable");
+template <std::size_t RawSize, class T> class typed_block : public block_elements<typed_block<RawSize, T>, T> {
   static_assert(RawSize % io::buffer_alignment == 0,
                 "block size must be a multiple of 4096 bytes (O_DIRECT alignment)");
   static_assert(sizeof(T) <= RawSize, "an element does not fit into one block");
 
 public:
-  using value_type = T;
   static constexpr std::size_t raw_size = RawSize;
   /// Elements per block.
   static constexpr std::size_t size = RawSize / sizeof(T);
@@ -34,25 +29,8 @@ public:
   typed_block(const typed_block&) = delete;
   typed_block& operator=(const typed_block&) = delete;
 
-  T* begin() noexcept { return data(); }
-  T* end() noexcept { return data() + size; }
-  const T* begin() const noexcept { return data(); }
-  const T* end() const noexcept { return data() + size; }
-  T& operator[](std::size_t i) noexcept { return data()[i]; }
-  const T& operator[](std::size_t i) const noexcept { return data()[i]; }
-  // The elements live in raw storage; T is trivially copyable, so bytes are objects.
-  T* data() noexcept { return std::launder(reinterpret_cast<T*>(raw_)); }
-  const T* data() const noexcept { return std::launder(reinterpret_cast<const T*>(raw_)); }
   std::byte* raw() noexcept { return raw_; }
   const std::byte* raw() const noexcept { return raw_; }
-
-  /// Asynchronous transfer of the whole block from / to `id` (which must be RawSize).
-  io::request_ptr read(const block_id& id, io::completion_handler on_complete = {}) {
-    return id.storage->file().aread(raw_, id.offset, RawSize, std::move(on_complete));
-  }
-  io::request_ptr write(const block_id& id, io::completion_handler on_complete = {}) const {
-    return id.storage->file().awrite(raw_, id.offset, RawSize, std::move(on_complete));
-  }
 
   // Blocks come from the counted, aligned buffer allocator.
   static void* operator new(std::size_t bytes) { return io::allocate_buffer(bytes); }

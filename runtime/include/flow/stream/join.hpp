@@ -378,27 +378,25 @@ private:
   value_type current_{};
 };
 
+/// What `join` and `left_join` are: join(left, right, compare, same_right, fn,
+/// memory_bytes, block_bytes[, bm]) builds the join_node of its arguments.
+template <bool LeftJoin> struct join_maker {
+  template <class Left, class Right, class Compare, class SameRight, class Fn>
+  join_node<Left, Right, Compare, SameRight, Fn, LeftJoin>
+  operator()(Left&& left, Right&& right, Compare compare, SameRight same_right, Fn fn, std::size_t memory_bytes,
+             std::size_t block_bytes, mng::block_manager& bm = mng::block_manager::global()) const {
+    return {std::forward<Left>(left), std::forward<Right>(right), std::move(compare), std::move(same_right),
+            std::move(fn), memory_bytes, block_bytes, bm};
+  }
+};
+
 /// Inner merge join: fn(l, r) for every pair with compare(l, r) == 0 (see the top of the
 /// file). compare(l, r) -> int (<0, 0, >0 by key), same_right(r1, r2) -> bool (equal
 /// keys), memory_bytes >= 3 * block_bytes, block_bytes a multiple of 4096.
-template <class Left, class Right, class Compare, class SameRight, class Fn>
-join_node<Left, Right, Compare, SameRight, Fn, false>
-join(Left&& left, Right&& right, Compare compare, SameRight same_right, Fn fn, std::size_t memory_bytes,
-     std::size_t block_bytes, mng::block_manager& bm = mng::block_manager::global()) {
-  return join_node<Left, Right, Compare, SameRight, Fn, false>(std::forward<Left>(left), std::forward<Right>(right),
-                                                               std::move(compare), std::move(same_right),
-                                                               std::move(fn), memory_bytes, block_bytes, bm);
-}
+inline constexpr join_maker<false> join;
 
 /// Left merge join: like join, with fn(l, r, found); every left element without a
 /// partner gives fn(l, R{}, false) at its position.
-template <class Left, class Right, class Compare, class SameRight, class Fn>
-join_node<Left, Right, Compare, SameRight, Fn, true>
-left_join(Left&& left, Right&& right, Compare compare, SameRight same_right, Fn fn, std::size_t memory_bytes,
-          std::size_t block_bytes, mng::block_manager& bm = mng::block_manager::global()) {
-  return join_node<Left, Right, Compare, SameRight, Fn, true>(std::forward<Left>(left), std::forward<Right>(right),
-                                                              std::move(compare), std::move(same_right),
-                                                              std::move(fn), memory_bytes, block_bytes, bm);
-}
+inline constexpr join_maker<true> left_join;
 
 } // namespace flow::stream

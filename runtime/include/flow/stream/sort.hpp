@@ -15,29 +15,19 @@
 #include <utility>
 
 #include "flow/algo/sorter.hpp"
+#include "flow/pull.hpp"
 #include "flow/stream/node.hpp"
 
 namespace flow::stream {
 
-template <class T, class Cmp> class sort_node {
+template <class T, class Cmp> class sort_node : public pull_through<sort_node<T, Cmp>, T> {
 public:
-  using value_type = T;
-
   template <class In>
   sort_node(In&& in, std::size_t memory_bytes, Cmp cmp = Cmp(), algo::sort_options opt = {})
       : sorter_(std::make_unique<algo::sorter<T, Cmp>>(memory_bytes, std::move(cmp), opt)) {
     sorter_->push_all(in);
     sorter_->finish();
   }
-  bool empty() const noexcept { return sorter_->empty(); }
-  const T& operator*() const noexcept { return **sorter_; }
-  const T* operator->() const noexcept { return &**sorter_; }
-  sort_node& operator++() {
-    ++*sorter_;
-    return *this;
-  }
-  std::span<const T> batch() const noexcept { return sorter_->batch(); }
-  void advance(std::size_t n) { sorter_->advance(n); }
   /// Elements sorted.
   std::uint64_t size() const noexcept { return sorter_->size(); }
   /// 0: sorted in memory; 1: one merge pass; more: intermediate merges were needed.
@@ -46,6 +36,9 @@ public:
   algo::sort_timings timings() const noexcept { return sorter_->timings(); }
 
 private:
+  friend pull_through<sort_node, T>;
+  algo::sorter<T, Cmp>& inner() const noexcept { return *sorter_; }
+
   std::unique_ptr<algo::sorter<T, Cmp>> sorter_;
 };
 

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "flow/io/typed_file.hpp"
+#include "flow/pull.hpp"
 #include "flow/stream/node.hpp"
 
 namespace flow::stream {
@@ -95,25 +96,18 @@ auto scan(const C& container) -> scan_node<typename C::value_type>
 /// The elements of a binary file of T (no header; see flow/io/typed_file.hpp), read
 /// ahead in large aligned chunks, O_DIRECT by default. Throws open_error /
 /// file_format_error at construction.
-template <class T> class read_node {
+template <class T> class read_node : public pull_through<read_node<T>, T> {
 public:
-  using value_type = T;
   explicit read_node(const std::string& path, std::size_t memory_bytes = io::default_typed_file_memory,
                      bool direct = true)
       : in_(std::make_unique<io::file_reader<T>>(path, memory_bytes, direct)) {}
-  bool empty() const noexcept { return in_->empty(); }
-  const T& operator*() const noexcept { return **in_; }
-  const T* operator->() const noexcept { return &**in_; }
-  read_node& operator++() {
-    ++*in_;
-    return *this;
-  }
-  std::span<const T> batch() const noexcept { return in_->batch(); }
-  void advance(std::size_t n) { in_->advance(n); }
   /// Elements in the file.
   std::uint64_t size() const noexcept { return in_->size(); }
 
 private:
+  friend pull_through<read_node, T>;
+  io::file_reader<T>& inner() const noexcept { return *in_; }
+
   std::unique_ptr<io::file_reader<T>> in_;
 };
 

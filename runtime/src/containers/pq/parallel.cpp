@@ -1,5 +1,6 @@
 // The priority queue's helper thread (see flow/containers/pq/parallel.hpp).
 #include "flow/containers/pq/parallel.hpp"
+#include "flow/algo/parallel.hpp"
 #include "flow/defaults.hpp"
 
 #include <condition_variable>
@@ -66,12 +67,7 @@ private:
         task t = job_;
         has_job_ = false;
         lock.unlock();
-        std::exception_ptr e;
-        try {
-          t();
-        } catch (...) {
-          e = std::current_exception();
-        }
+        const std::exception_ptr e = flow::algo::run_catching(t);
         lock.lock();
         error_ = e;
         done_ = true;
@@ -106,12 +102,7 @@ void run_pair_tasks(task a, task b) {
     b();
     return;
   }
-  std::exception_ptr ea;
-  try {
-    a();
-  } catch (...) {
-    ea = std::current_exception();
-  }
+  const std::exception_ptr ea = flow::algo::run_catching(a);
   if (!the_helper().wait()) { // rethrows b's exception
     if (ea) std::rethrow_exception(ea);
     b(); // the helper never started it
