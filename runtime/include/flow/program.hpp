@@ -305,6 +305,8 @@ private:
   void tick() noexcept;
   static void on_intermediate_merge(void* self, std::uint64_t done, std::uint64_t total) noexcept;
   void sample_trace(std::chrono::steady_clock::time_point now);
+  /// CPU time of all the process's threads so far, user and system (CLOCK_PROCESS_CPUTIME_ID).
+  static double cpu_seconds() noexcept;
   void write_stdout(const std::string& text);
   void clear_progress_line() noexcept;
   void draw_progress(bool finished);
@@ -359,6 +361,7 @@ private:
   std::uint64_t phase_expected_ = 0;
   std::chrono::steady_clock::time_point phase_start_{}, last_tick_{}, last_draw_{};
   io::stats_snapshot phase_io_start_;
+  double phase_cpu_start_ = 0;
   // intermediate merge passes in the open phase: those of earlier merges, and the current one's
   std::uint64_t merged_earlier_ = 0, merged_ = 0, merge_total_ = 0;
   std::chrono::steady_clock::time_point merge_start_{};
@@ -368,6 +371,7 @@ private:
   std::unique_ptr<trace_recorder> trace_;
   std::chrono::steady_clock::time_point run_start_{}, last_sample_{};
   io::stats_snapshot run_io_start_;
+  double run_cpu_start_ = 0;
 };
 
 // ---- templates ------------------------------------------------------------------------

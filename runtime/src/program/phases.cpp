@@ -3,6 +3,8 @@
 // merge spans. See flow/program.hpp (begin_phase, end_phase).
 #include "flow/program.hpp"
 
+#include <ctime>
+
 namespace flow {
 
 void program::begin_phase(unsigned id, std::string_view label, std::uint64_t expected_elements) {
@@ -15,6 +17,7 @@ void program::begin_phase(unsigned id, std::string_view label, std::uint64_t exp
   merged_earlier_ = merged_ = merge_total_ = 0;
   merge_open_ = false;
   phase_io_start_ = io::stats::instance().snapshot();
+  phase_cpu_start_ = cpu_seconds();
   phase_start_ = last_tick_ = std::chrono::steady_clock::now();
   if (trace_) sample_trace(phase_start_);
   if (progress_ || trace_) {
@@ -44,6 +47,8 @@ void program::end_phase() {
   r->expected = phase_expected_;
   const double seconds = std::chrono::duration<double>(now - phase_start_).count();
   r->wall_seconds += seconds;
+  const double cpu = cpu_seconds() - phase_cpu_start_;
+  r->cpu_seconds += cpu;
   const io::disk_snapshot t = io.total();
   r->read_bytes += t.read_bytes;
   r->write_bytes += t.write_bytes;
@@ -56,7 +61,7 @@ void program::end_phase() {
                  {{"phase", std::to_string(phase_id_)}, {"nodes", json_string(phase_label_)},
                   {"elements", std::to_string(count_)}, {"expected_elements", std::to_string(phase_expected_)},
                   {"read_bytes", std::to_string(t.read_bytes)}, {"write_bytes", std::to_string(t.write_bytes)},
-                  {"io_wait_seconds", std::to_string(io.wait_seconds())}});
+                  {"io_wait_seconds", std::to_string(io.wait_seconds())}, {"cpu_seconds", std::to_string(cpu)}});
     sample_trace(now);
   }
   if (progress_) {
@@ -67,6 +72,12 @@ void program::end_phase() {
   phase_open_ = false;
   count_ = 0;
   next_tick_ = std::numeric_limits<std::uint64_t>::max();
+}
+
+double program::cpu_seconds() noexcept {
+  timespec t{};
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return 0;
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
 void program::tick() noexcept {

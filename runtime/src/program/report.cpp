@@ -157,7 +157,8 @@ std::string to_json(const run_report& r) {
   std::ostringstream o;
   o << "{\"program\":" << json_string(r.program) << ",\"status\":" << (r.ok ? "\"ok\"" : "\"error\"");
   if (!r.ok) o << ",\"error\":" << json_string(r.error);
-  o << ",\"wall_seconds\":" << seconds_json(r.wall_seconds) << ",\"read_bytes\":" << r.read_bytes
+  o << ",\"wall_seconds\":" << seconds_json(r.wall_seconds) << ",\"cpu_seconds\":" << seconds_json(r.cpu_seconds)
+    << ",\"read_bytes\":" << r.read_bytes
     << ",\"write_bytes\":" << r.write_bytes << ",\"io_wait_seconds\":" << seconds_json(r.io_wait_seconds)
     << ",\"io_busy_seconds\":" << seconds_json(r.io_busy_seconds)
     << ",\"memory_bytes\":" << r.memory_bytes << ",\"memory_default_bytes\":" << r.memory_default_bytes
@@ -192,6 +193,7 @@ std::string to_json(const run_report& r) {
     const phase_record& m = p.measured ? *p.measured : none;
     o << "{\"id\":" << p.id << ",\"label\":" << json_string(*p.label) << ",\"runs\":" << m.runs
       << ",\"elements\":" << m.elements << ",\"wall_seconds\":" << seconds_json(m.wall_seconds)
+      << ",\"cpu_seconds\":" << seconds_json(m.cpu_seconds)
       << ",\"read_bytes\":" << m.read_bytes << ",\"write_bytes\":" << m.write_bytes
       << ",\"io_wait_seconds\":" << seconds_json(m.io_wait_seconds) << ",\"estimate\":";
     if (p.estimated) {
@@ -255,13 +257,13 @@ std::string to_text(const run_report& r) {
   // label comes last, whole: it names the phase's nodes as flowc explain, the progress bar
   // and --trace do, and is as long as they are.
   struct row {
-    std::string phase, wall, read, write, wait, elements, label;
+    std::string phase, wall, cpu, read, write, wait, elements, label;
   };
   std::vector<row> rows;
   // In a calibrated program (flowc build --calibrate) the calibrated estimate follows the
   // static one in the brackets.
   const bool calibrated = r.calibrated.has_value();
-  rows.push_back({"phase", "wall", calibrated ? "read (estimate, calibrated)" : "read (estimate)",
+  rows.push_back({"phase", "wall", "CPU", calibrated ? "read (estimate, calibrated)" : "read (estimate)",
                   calibrated ? "written (estimate, calibrated)" : "written (estimate)", "I/O wait", "elements", ""});
   const auto io_text = [&](std::uint64_t measured, const double* est, const double* cal) {
     std::string t = size_text(static_cast<double>(measured)) + " (" + (est ? size_text(*est) : "-");
@@ -287,27 +289,27 @@ std::string to_text(const run_report& r) {
     if (p.measured) {
       const auto& m = *p.measured;
       rows.push_back({std::to_string(p.id) + (m.runs > 1 ? " (x" + std::to_string(m.runs) + ")" : ""),
-                      secs_text(m.wall_seconds), io_text(m.read_bytes, er, cr), io_text(m.write_bytes, ew, cw),
+                      secs_text(m.wall_seconds), secs_text(m.cpu_seconds), io_text(m.read_bytes, er, cr), io_text(m.write_bytes, ew, cw),
                       secs_text(m.io_wait_seconds), std::to_string(m.elements), *p.label});
     } else {
-      rows.push_back({std::to_string(p.id) + " (not run)", "-", io_text(0, er, cr), io_text(0, ew, cw), "-", "-",
+      rows.push_back({std::to_string(p.id) + " (not run)", "-", "-", io_text(0, er, cr), io_text(0, ew, cw), "-", "-",
                       *p.label});
     }
   }
   const bool estimated = !r.estimate.phases().empty();
-  rows.push_back({"total", secs_text(r.wall_seconds),
+  rows.push_back({"total", secs_text(r.wall_seconds), secs_text(r.cpu_seconds),
                   io_text(r.read_bytes, estimated ? &total_read : nullptr, calibrated ? &cal_total_read : nullptr),
                   io_text(r.write_bytes, estimated ? &total_write : nullptr, calibrated ? &cal_total_write : nullptr),
                   secs_text(r.io_wait_seconds), "", ""});
-  std::size_t w[6] = {};
+  std::size_t w[7] = {};
   for (const auto& x : rows) {
-    const std::string* f[6] = {&x.phase, &x.wall, &x.read, &x.write, &x.wait, &x.elements};
-    for (int i = 0; i < 6; ++i) w[i] = std::max(w[i], f[i]->size());
+    const std::string* f[7] = {&x.phase, &x.wall, &x.cpu, &x.read, &x.write, &x.wait, &x.elements};
+    for (int i = 0; i < 7; ++i) w[i] = std::max(w[i], f[i]->size());
   }
   for (const auto& x : rows) {
-    std::string line = "  " + pad(x.phase, w[0]) + "  " + pad(x.wall, w[1], true) + "  " +
-                       pad(x.read, w[2], true) + "  " + pad(x.write, w[3], true) + "  " +
-                       pad(x.wait, w[4], true) + "  " + pad(x.elements, w[5], true) + "  " + x.label;
+    std::string line = "  " + pad(x.phase, w[0]) + "  " + pad(x.wall, w[1], true) + "  " + pad(x.cpu, w[2], true) +
+                       "  " + pad(x.read, w[3], true) + "  " + pad(x.write, w[4], true) + "  " +
+                       pad(x.wait, w[5], true) + "  " + pad(x.elements, w[6], true) + "  " + x.label;
     while (!line.empty() && line.back() == ' ') line.pop_back();
     o << line << "\n";
   }

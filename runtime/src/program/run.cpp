@@ -206,6 +206,7 @@ std::optional<std::string> program::run_body(const std::function<void()>& body, 
   next_tick_ = std::numeric_limits<std::uint64_t>::max();
   io::buffer_memory::reset_peak();
   run_io_start_ = io::stats::instance().snapshot();
+  run_cpu_start_ = cpu_seconds();
   run_start_ = std::chrono::steady_clock::now();
   if (trace_) sample_trace(run_start_);
   std::optional<std::string> error;
@@ -232,6 +233,7 @@ void program::collect_report(const std::optional<std::string>& error) {
   report_.ok = !error;
   report_.error = error.value_or("");
   report_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start_).count();
+  report_.cpu_seconds = cpu_seconds() - run_cpu_start_;
   const io::disk_snapshot total = io.total();
   report_.read_bytes = total.read_bytes;
   report_.write_bytes = total.write_bytes;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -1040,6 +1042,7 @@ TEST(ProgramRun, StatsJsonHasEveryField) {
   EXPECT_EQ(j["status"].text, "ok");
   EXPECT_FALSE(j.has("error"));
   EXPECT_GT(j["wall_seconds"].number, 0);
+  EXPECT_GE(j["cpu_seconds"].number, 0);
   EXPECT_GE(j["write_bytes"].number, 20000 * 8);
   EXPECT_GE(j["read_bytes"].number, 20000 * 8 - 16 * 4096);
   EXPECT_GE(j["io_wait_seconds"].number, 0);
@@ -1060,6 +1063,7 @@ TEST(ProgramRun, StatsJsonHasEveryField) {
   EXPECT_EQ(p1["elements"].number, 20000);
   EXPECT_GE(p1["write_bytes"].number, 20000 * 8);
   EXPECT_GE(p1["wall_seconds"].number, 0);
+  EXPECT_GE(p1["cpu_seconds"].number, 0);
   EXPECT_GE(p1["io_wait_seconds"].number, 0);
   EXPECT_EQ(p1["estimate"]["write_bytes"].number, 160000);
   EXPECT_EQ(p1["estimate"]["read_bytes"].number, 0);
@@ -1078,6 +1082,41 @@ TEST(ProgramRun, StatsJsonHasEveryField) {
   EXPECT_TRUE(starts_with(j["disks"].items[0]["path"].text, dir.path()));
   // Only the stats file is left in the directory.
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"stats.json"});
+}
+
+// A phase's CPU time is what the process's threads computed in it, not the time that
+// passed: a phase that sleeps shows wall time and almost no CPU, one that computes shows
+// CPU time (the text report has it in the column after the wall time).
+TEST(ProgramRun, StatsShowEachPhasesCpuTimeBesideItsWallTime) {
+  flow::test::scratch_dir dir;
+  program p("prog");
+  const std::string json_path = dir.file("stats.json");
+  volatile std::uint64_t sink = 0;
+  const captured c = run_captured(p, {"--disk", dir.path(), "--stats=json:" + json_path}, [&] {
+    p.begin_phase(1, "sleep", 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    p.begin_phase(2, "compute", 0);
+    const auto start = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(200))
+      for (int i = 0; i < 1000; ++i) sink = sink + static_cast<std::uint64_t>(i);
+    p.end_phase();
+  });
+  ASSERT_EQ(c.status, 0) << c.err;
+  json j;
+  ASSERT_NO_THROW(j = parse_json(read_file(json_path)));
+  const json& sleep = j["phases"].items[0];
+  const json& compute = j["phases"].items[1];
+  EXPECT_GE(sleep["wall_seconds"].number, 0.2);
+  EXPECT_LT(sleep["cpu_seconds"].number, 0.1);
+  EXPECT_GT(compute["cpu_seconds"].number, 0.02); // busy for 0.2 s of wall time, however loaded the machine
+  EXPECT_GE(j["cpu_seconds"].number, compute["cpu_seconds"].number);
+  flow::run_report r;
+  r.phases.push_back({.id = 1, .label = "compute", .runs = 1, .wall_seconds = 2, .cpu_seconds = 3.5});
+  r.wall_seconds = 2;
+  r.cpu_seconds = 3.5;
+  const std::string text = flow::to_text(r);
+  EXPECT_TRUE(contains(text, "phase     wall      CPU  read")) << text;
+  EXPECT_TRUE(contains(text, "  1      2.000 s  3.500 s  ")) << text;
 }
 
 TEST(ProgramRun, StatsTextAndJsonOnStderrAfterStdout) {

@@ -84,6 +84,9 @@ struct phase_record {
   std::uint64_t elements = 0;     ///< advance() count
   std::uint64_t expected = 0;     ///< expected elements given to begin_phase (last run)
   double wall_seconds = 0;
+  /// CPU time of all the process's threads (user + system) while it ran: cpu / wall is
+  /// how many cores the phase kept busy.
+  double cpu_seconds = 0;
   std::uint64_t read_bytes = 0;
   std::uint64_t write_bytes = 0;
   double io_wait_seconds = 0;
@@ -95,6 +98,7 @@ struct run_report {
   bool ok = true;
   std::string error;              ///< the error message when !ok
   double wall_seconds = 0;
+  double cpu_seconds = 0; ///< of all the process's threads over the body
   std::uint64_t read_bytes = 0, write_bytes = 0;
   double io_wait_seconds = 0;
   double io_busy_seconds = 0;
@@ -123,12 +127,12 @@ struct run_report {
 };
 
 /// The report as one JSON object (no newline at the end): program, status ("ok" or
-/// "error"), error (only on error), wall_seconds, read_bytes, write_bytes,
+/// "error"), error (only on error), wall_seconds, cpu_seconds, read_bytes, write_bytes,
 /// io_wait_seconds, io_busy_seconds, memory_bytes, memory_default_bytes, block_bytes
 /// (null if unknown), buffer_peak_bytes, threads, seed, params {name: value},
 /// disks [{path, read_bytes, write_bytes}], estimate {read_bytes, write_bytes},
 /// calibrated {read_bytes, write_bytes, by} (only in a program built with --calibrate),
-/// phases [{id, label, runs, elements, wall_seconds, read_bytes, write_bytes,
+/// phases [{id, label, runs, elements, wall_seconds, cpu_seconds, read_bytes, write_bytes,
 /// io_wait_seconds, estimate {read_bytes, write_bytes} or null, calibrated (only in a
 /// calibrated program) {read_bytes, write_bytes} or null}], nodes [{id, name,
 /// elements}] (the counted nodes of the plan; a queue's elements are its pushes),
