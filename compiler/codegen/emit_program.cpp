@@ -226,6 +226,11 @@ void Generator::emitArray(const ArrayDecl& d) {
        (d.init ? expr(*d.init) + ", " : std::string()) + quote(d.name) + ", " + where(d.loc) + ");");
 }
 
+bool Generator::isTopLevelItem(const Stmt* s) const {
+  return std::any_of(program_.ast->items.begin(), program_.ast->items.end(),
+                     [&](const StmtPtr& item) { return item.get() == s; });
+}
+
 void Generator::emitTopLevel(const Stmt& s) {
   switch (s.kind()) {
   case Stmt::Stream:
@@ -239,6 +244,13 @@ void Generator::emitTopLevel(const Stmt& s) {
     compiledApart("flow::containers::vector<" + type(d.symbol->type) + ">", kVectorCost);
     line("flow::containers::vector<" + type(d.symbol->type) + "> " + name(d.symbol) + "(" +
          (built ? memoryOf(*built) : "2 * " + blockBytes()) + ", " + blockBytes() + ");");
+    // A vector declared in a block (a loop's body, a function's) has the block cache of its
+    // `v[i]` from here to the block's end (a top-level one gets it around each statement
+    // that indexes it: run()).
+    if (!isTopLevelItem(&d))
+      for (const Node& n : plan_.nodes)
+        if (n.kind == Node::VectorIndex && n.get<Symbol>() == d.symbol)
+          line(name(d.symbol) + ".resize_cache(" + memoryOf(n) + "); // " + n.name);
     if (d.pipeline) emitOwner(&d, atTopLevel());
     return;
   }
@@ -608,11 +620,14 @@ GeneratedCpp Generator::run() {
   for (const Node& n : plan_.nodes) codeOf(n).programState(n);
   std::vector<const Symbol*> topVectors; // declared so far
   for (const StmtPtr& s : program_.ast->items) {
-    // `v[i]` gets the block cache the planner sized for this statement, and the vector
-    // its own budget back after it.
+    // `v[i]` of a top-level vector gets the block cache the planner sized for this
+    // statement, and the vector its own budget back after it (a vector declared inside
+    // the statement gets its cache where it is declared: emitTopLevel).
     std::vector<const Node*> caches;
     for (const Node& n : plan_.nodes)
-      if (n.kind == Node::VectorIndex && n.owner == plan::Owner(static_cast<const Stmt*>(s.get()))) caches.push_back(&n);
+      if (n.kind == Node::VectorIndex && n.owner == plan::Owner(static_cast<const Stmt*>(s.get())) &&
+          isTopLevelItem(n.get<Symbol>()->decl))
+        caches.push_back(&n);
     for (const Node* c : caches)
       line(name(c->get<Symbol>()) + ".resize_cache(" + memoryOf(*c) + "); // " + c->name);
     emitStatement(*s);

@@ -227,6 +227,8 @@ public:
   int lambdaDepth_ = 0; // inside the downstream of a for stage (a lambda its emits call)
   /// Code whose pipelines are phases: not in a for loop body, a for stage or its lambda
   /// (the top level, and while loops there, whose pipelines run as phases each round).
+  /// Whether `s` is one of the script's top-level statements (not in a block).
+  bool isTopLevelItem(const Stmt* s) const;
   bool atTopLevel() const {
     for (const LoopContext& l : loops_)
       if (!l.isWhile) return false;

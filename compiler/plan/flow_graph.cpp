@@ -259,11 +259,20 @@ void GraphBuilder::scaling() {
         if (m.id < n.id && m.kind != Node::Materialize && m.storeWritten() == v)
           r.from = {m.id}; // the last builder before the scan
     } else if (n.kind == Node::Queue || n.kind == Node::VectorPush) {
-      // Pushed once per element of the loop around them: the scale of that phase's loop.
+      // Pushed once per element of the loop around them (the innermost around the first
+      // push): that loop's scale. Pushes in no for loop (a while loop's) scale with the
+      // last loop of the phase they start in; for a vector's, one planned before them
+      // (a later one may read the vector: its scale would come from the pushes).
       r.kind = Scaling::From;
-      const int phase = n.kind == Node::Queue && !n.livePhases.empty() ? n.livePhases.front() : n.phase;
-      for (const Node& m : plan_.nodes)
-        if (m.id != n.id && m.phase == phase && (m.kind == Node::Loop || m.kind == Node::ForStage)) r.from = {m.id};
+      if (auto loop = pushLoop_.find(n.id); loop != pushLoop_.end()) {
+        r.from = {loop->second};
+      } else {
+        const int phase = n.kind == Node::Queue && !n.livePhases.empty() ? n.livePhases.front() : n.phase;
+        for (const Node& m : plan_.nodes)
+          if (m.id != n.id && m.phase == phase && (m.kind == Node::Loop || m.kind == Node::ForStage) &&
+              (n.kind == Node::Queue || m.id < n.id))
+            r.from = {m.id};
+      }
     }
   }
   // Inputs come before their nodes; a queue or push may take from a loop planned later.
@@ -456,7 +465,9 @@ void GraphBuilder::forIn(const ForInStmt& f, int phase, double multiplier) {
   const Node& src = plan_.nodes[in.node];
   int loop = add(Node::Loop, "for " + f.var + " loop", f.loc, in.phase, src.elements, f.pipeline->elementType,
                  {in.node}, &f);
+  loopNodes_.push_back(loop);
   for (const StmtPtr& b : f.body) statements(*b, in.phase, plan_.nodes[loop].elements);
+  loopNodes_.pop_back();
 }
 
 /// Finds what a statement or expression runs besides its own code: loops, writes and
@@ -605,12 +616,14 @@ void GraphBuilder::methodCall(const MethodCallExpr& m, int phase, double executi
       if (c) q.calibrated = *c;
       q.elements += executions * (c ? c->fraction : 1.0);
       q.livePhases.push_back(where);
+      if (!loopNodes_.empty()) pushLoop_.emplace(q.id, loopNodes_.back());
     } else if (s->kind == Symbol::Vector) {
       auto key = std::make_pair(s, where);
       auto it = pushNode_.find(key);
       if (it == pushNode_.end()) {
         int id = add(Node::VectorPush, s->name + ".push", m.loc, where, 0, s->type, {}, s);
         it = pushNode_.emplace(key, id).first;
+        if (!loopNodes_.empty()) pushLoop_.emplace(id, loopNodes_.back());
       }
       // A vector's pushes are counted on its first push node (codegen's pushCounter): the
       // fraction measured there holds for all of them.
@@ -921,7 +934,9 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
     int id = add(Node::ForStage, "for " + f.var, s.loc, in.phase, n * emits + atEnd.emits, s.elementType, {in.node},
                  &f);
     calibrateCount(id, n); // its emits per element, measured
+    loopNodes_.push_back(id);
     for (const StmtPtr& b : f.body) statements(*b, in.phase, n);
+    loopNodes_.pop_back();
     for (const StmtPtr& b : f.end) statements(*b, in.phase, 1.0);
     return {id, in.phase};
   }

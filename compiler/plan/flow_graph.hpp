@@ -104,6 +104,11 @@ private:
   std::map<const sema::Symbol*, std::pair<double, bool>> vectorSize_; // elements, not counted
   std::map<const sema::Symbol*, int> queueOf_;
   std::map<std::pair<const sema::Symbol*, int>, int> pushNode_;
+  // The loop and for-stage nodes whose bodies the walk is in, innermost last, and for a
+  // queue or vector push node the innermost loop around its first push: it runs once per
+  // element of that loop, so it scales with it (scaling()).
+  std::vector<int> loopNodes_;
+  std::map<int, int> pushLoop_;
 
   bool nominalInputs_ = false, knownWrites_ = false;
   std::vector<std::pair<const ast::Stmt*, int>> itemFirstPhase_; // each top-level statement's first phase
