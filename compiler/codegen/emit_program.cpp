@@ -441,6 +441,9 @@ std::string Generator::exactCount(int id) {
   case plan::Count::exact_at_start: return "true";
   case plan::Count::input_file:
     if (n.get<ReadSource>()->estimate) return "true"; // the script's `~ N` is the count to plan for
+    // A file the script also writes is not an input the program checks at start: its
+    // size then is not what the read will see.
+    if (!plan_.readsInput(*n.get<ReadSource>())) return "false";
     return "fl_program.input_size_known(" + path(n.get<ReadSource>()->path) + ")";
   case plan::Count::each_input:
   case plan::Count::sum_of_inputs: {

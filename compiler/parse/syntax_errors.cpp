@@ -168,6 +168,10 @@ void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* 
                                          const antlr4::misc::IntervalSet& expected) {
   antlr4::Token* previous = tokenBefore(parser, offending);
   if (suppressed(offending, previous)) return;
+  // A use of a reserved word declared as a name (at it, or right after it): said once,
+  // where it was declared.
+  for (antlr4::Token* t : {offending, previous})
+    if (t && reservedAsNames_.count(t->getText())) return;
   // `} end {` that is not after a for stage's body: the parser took `end` for a name.
   for (antlr4::Token* t = offending; t; t = tokenBefore(parser, t)) {
     if (!offending || t->getTokenIndex() + 3 < offending->getTokenIndex()) break;
@@ -224,8 +228,10 @@ void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* 
   // A keyword where a name was expected: say it is reserved.
   std::string found;
   if (what == "a name" && offending && std::isalpha(static_cast<unsigned char>(offending->getText()[0])) &&
-      offending->getType() != FlowParser::IDENT && offending->getType() != antlr4::Token::EOF)
+      offending->getType() != FlowParser::IDENT && offending->getType() != antlr4::Token::EOF) {
     found = " (a reserved word)";
+    reservedAsNames_.insert(offending->getText());
+  }
   bool atLineEnd = previous && offending &&
                    (offending->getType() == antlr4::Token::EOF ||
                     offending->getLine() > previous->getLine());

@@ -8,6 +8,9 @@
 
 #include <DefaultErrorStrategy.h>
 
+#include <set>
+#include <string>
+
 namespace flow::parse {
 
 class SyntaxErrorStrategy : public antlr4::DefaultErrorStrategy {
@@ -38,6 +41,9 @@ private:
   DiagnosticEngine& diags_;
   LocationMap map_;
   std::string endName_;
+  // Reserved words reported where a name was expected (`let sort = 3;`): their later
+  // uses as that name are not reported again, one error says it.
+  std::set<std::string> reservedAsNames_;
 };
 
 /// "';'", "an expression", "',' or '}'" — the expected set in words; empty if too long.
