@@ -1,5 +1,7 @@
 #include "driver/calibrate.hpp"
 
+#include "driver/environment.hpp"
+
 #include <llvm/Support/JSON.h>
 
 #include <algorithm>
@@ -85,7 +87,7 @@ Scale scaleDown(const BuildOptions& options, const sema::CheckedProgram& program
 struct RunFolder {
   fs::path path;
   RunFolder() {
-    std::string pattern = (fs::temp_directory_path() / "flow-calibrate-XXXXXX").string();
+    std::string pattern = (temporaryFolder() / "flow-calibrate-XXXXXX").string();
     if (::mkdtemp(pattern.data())) path = pattern;
   }
   ~RunFolder() {

@@ -29,8 +29,9 @@ namespace {
 
 const char* kTitle = "flowc - compile .flow scripts for data far larger than memory\n";
 
-const char* kExitStatus = "exit status: 0 success, 1 errors in a script, 2 bad command line, 3 internal error;\n"
-                          "flowc run exits with the program's status.\n";
+const char* kExitStatus = "exit status: 0 success, 1 errors in a script or the environment (no folder for\n"
+                          "temporary files, a C++ compiler that is missing or rejects $CXXFLAGS), 2 bad command\n"
+                          "line, 3 internal error; flowc run exits with the program's status.\n";
 
 const char* kCompilerNotes = "environment:\n"
                              "  CXX                  the C++ compiler when --cxx is not given (else c++), split\n"

@@ -2,6 +2,7 @@
 
 #include "codegen/codegen.hpp"
 #include "driver/calibrate.hpp"
+#include "driver/environment.hpp"
 #include "driver/frontend.hpp"
 #include "driver/installation.hpp"
 #include "driver/precompiled_header.hpp"
@@ -110,7 +111,7 @@ std::optional<fs::path> cacheDirectory(bool quiet = false) {
   fs::path dir = flowCache && *flowCache ? fs::path(flowCache)
                  : xdg && *xdg          ? fs::path(xdg) / "flow"
                  : home && *home        ? fs::path(home) / ".cache" / "flow"
-                                        : fs::temp_directory_path() / ("flow-cache-" + std::to_string(geteuid()));
+                                        : temporaryFolder() / ("flow-cache-" + std::to_string(geteuid()));
   const std::string advice = "; set FLOW_CACHE_DIR to a folder of your own";
   std::error_code ec;
   if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec); // the parents: the usual modes
@@ -196,6 +197,29 @@ int compilerFailed(const BuildOptions& options, const std::vector<std::string>& 
               << "\nflowc compiles with --cxx COMPILER, else $CXX, else c++ (a C++20 compiler: g++ 12 or clang++ 14 "
                  "or later)\n";
     return 1;
+  }
+  // A C++ compiler that rejects the flags the user gave ($CXXFLAGS, --cxxflag) fails on any
+  // program: that is the environment's to fix, not flowc's bug.
+  if (!options.cxxflags.empty()) {
+    const std::string probeLog = log + ".flags";
+    std::vector<std::string> probe = options.compiler;
+    probe.insert(probe.end(), {"-std=c++20", "-x", "c++", "-fsyntax-only"});
+    probe.insert(probe.end(), options.cxxflags.begin(), options.cxxflags.end());
+    probe.push_back("/dev/null");
+    const CommandResult flagsAlone = runCommand(probe, probeLog);
+    std::error_code ec;
+    if (flagsAlone.status != 0 || flagsAlone.execError != 0) {
+      std::string given;
+      for (const std::string& f : options.cxxflags) given += " " + f;
+      std::cerr << "flowc: error: the C++ compiler (" << args[0] << ") rejects the flags given by $CXXFLAGS and "
+                << "--cxxflag (" << given.substr(1) << "); it said:\n";
+      std::istringstream lines(readFile(probeLog));
+      std::string line;
+      for (int n = 0; n < 10 && std::getline(lines, line); ++n) std::cerr << "  " << line << '\n';
+      fs::remove(probeLog, ec);
+      return 1;
+    }
+    fs::remove(probeLog, ec);
   }
   std::cerr << "flowc: internal error: the generated C++ for " << options.file << " did not compile.\n"
             << "If the C++ compiler (" << args[0] << ") works and supports C++20, this is a bug in flowc, not in\n"

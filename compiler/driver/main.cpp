@@ -3,6 +3,7 @@
 #include "driver/check_command.hpp"
 #include "driver/command_line.hpp"
 #include "driver/emit_command.hpp"
+#include "driver/environment.hpp"
 #include "driver/explain_command.hpp"
 #include "driver/frontend.hpp"
 
@@ -31,6 +32,9 @@ int main(int argc, char** argv) {
   return flow::driver::runOnLargeStack([&]() -> int {
     try {
       return run(argc, argv);
+    } catch (const flow::driver::EnvironmentError& e) {
+      std::cerr << "flowc: error: " << e.what() << "\n";
+      return 1;
     } catch (const std::exception& e) {
       std::cerr << "flowc: internal error: " << e.what() << "\nplease report this bug with the script that caused it\n";
     } catch (...) {
