@@ -156,10 +156,38 @@ void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
       line("fl_program.begin_phase(" + std::to_string(first.phase) + ", " + quote(label) + ");");
     }
     emitSegment(inSeg, topLevel);
-    if (topLevel) line("fl_program.end_phase();");
+    if (topLevel) {
+      line("fl_program.end_phase();");
+      freeAfterPhase(plan_.nodes[inSeg.front()].phase);
+    }
   }
   --indent_;
   line("}");
+}
+
+void Generator::freeAfterPhase(int phase) {
+  // The plan gives a queue's memory only to its live phases, and a vector's buffers only
+  // to the phases that push to it, build it or index it.
+  for (std::vector<ScopedContainer>& block : scopedContainers_)
+    for (auto c = block.begin(); c != block.end();) {
+      if (c->loopDepth != loops_.size()) {
+        ++c;
+      } else if (c->queue) {
+        if (c->queue->livePhases.back() != phase) {
+          ++c;
+          continue;
+        }
+        line("fl_" + name(c->symbol) + "_storage.reset(); // " + c->queue->name + ": its last phase has ended");
+        c = block.erase(c);
+      } else {
+        for (const Node& n : plan_.nodes)
+          if (n.kind == Node::VectorPush && n.phase == phase && n.get<Symbol>() == c->symbol) {
+            line(name(c->symbol) + ".release_cache(); // " + n.name + ": its phase has ended");
+            break;
+          }
+        ++c;
+      }
+    }
 }
 
 std::string Generator::runtimeCount(const Node& n) { return codeOf(n).count(n); }

@@ -68,7 +68,9 @@ void Generator::hoistAggregates(const Expr& e) {
 bool Generator::hasAggregate(const Expr& e) const { return !aggregatesIn(e).empty(); }
 
 void Generator::emitStatements(const std::vector<StmtPtr>& body) {
+  scopedContainers_.emplace_back();
   for (const StmtPtr& s : body) emitStatement(*s);
+  scopedContainers_.pop_back();
 }
 
 void Generator::emitStatement(const Stmt& s) {
@@ -251,6 +253,7 @@ void Generator::emitTopLevel(const Stmt& s) {
       for (const Node& n : plan_.nodes)
         if (n.kind == Node::VectorIndex && n.get<Symbol>() == d.symbol)
           line(name(d.symbol) + ".resize_cache(" + memoryOf(n) + "); // " + n.name);
+    if (!scopedContainers_.empty()) scopedContainers_.back().push_back({d.symbol, nullptr, loops_.size()});
     if (d.pipeline) emitOwner(&d, atTopLevel());
     return;
   }
@@ -271,6 +274,8 @@ void Generator::emitTopLevel(const Stmt& s) {
          (planned ? "static_cast<uint64_t>(fl_nodes[" + std::to_string(q->id) + "].elements)"
                   : std::to_string(items) + "ULL") +
          ", " + blockBytes() + ");");
+    if (q && !q->livePhases.empty() && !scopedContainers_.empty())
+      scopedContainers_.back().push_back({d.symbol, q, loops_.size()});
     return;
   }
   default: return; // imports, records, orders, params, memory and block are compile-time
@@ -622,6 +627,7 @@ GeneratedCpp Generator::run() {
   line("[[maybe_unused]] const flow::algo::sort_options fl_sort_options{.block_bytes = fl_program.block(), .threads = fl_program.threads()};");
   for (const Node& n : plan_.nodes) codeOf(n).programState(n);
   std::vector<const Symbol*> topVectors; // declared so far
+  scopedContainers_.emplace_back(); // the top-level queues
   for (const StmtPtr& s : program_.ast->items) {
     // `v[i]` of a top-level vector gets the block cache the planner sized for this
     // statement, and the vector its own budget back after it (a vector declared inside
@@ -639,11 +645,18 @@ GeneratedCpp Generator::run() {
     // counts a vector's buffers only in the phases that use it.
     if (s->kind() == Stmt::Vector) topVectors.push_back(s->as<VectorDecl>()->symbol);
     for (const Symbol* v : topVectors) line(name(v) + ".release_cache();");
-    // A top-level queue gives its memory back after its last use: later phases are
-    // planned without it.
-    for (const Node& n : plan_.nodes)
-      if (n.kind == Node::Queue && n.lastUse == s.get())
-        line("fl_" + name(n.get<PqDecl>()->symbol) + "_storage.reset(); // " + n.name + ": last used above");
+    // A top-level queue gives its memory back as its last phase ends (freeAfterPhase),
+    // or, where that phase is in a loop, after the statement of its last use: later
+    // phases are planned without it.
+    std::vector<ScopedContainer>& topQueues = scopedContainers_.front();
+    for (auto q = topQueues.begin(); q != topQueues.end();) {
+      if (q->queue && q->queue->lastUse == s.get()) {
+        line("fl_" + name(q->symbol) + "_storage.reset(); // " + q->queue->name + ": last used above");
+        q = topQueues.erase(q);
+      } else {
+        ++q;
+      }
+    }
   }
   std::string body = out_.str();
   std::swap(out_, header);

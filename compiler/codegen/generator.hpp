@@ -223,12 +223,26 @@ public:
     bool isWhile = false; // a while loop: the pipelines in it are phases of their own, each round
   };
   std::vector<LoopContext> loops_;
+  /// The queues and vectors declared in the blocks being generated (the script's top
+  /// level first), innermost block last, each with the loop depth at its declaration.
+  /// As a phase ends (freeAfterPhase), a queue whose last phase it was frees its storage
+  /// and a vector pushed in it gives its buffers back — not where a loop opened since the
+  /// declaration may run the phase again (its next round would need them).
+  struct ScopedContainer {
+    const Symbol* symbol;
+    const Node* queue; // a queue's node; null for a vector
+    size_t loopDepth;
+  };
+  std::vector<std::vector<ScopedContainer>> scopedContainers_;
   std::vector<std::string> emitTargets_; // the lambda an `emit` calls, innermost last
   int lambdaDepth_ = 0; // inside the downstream of a for stage (a lambda its emits call)
-  /// Code whose pipelines are phases: not in a for loop body, a for stage or its lambda
-  /// (the top level, and while loops there, whose pipelines run as phases each round).
+  /// What the queues and vectors of the open blocks give back as `phase` ends
+  /// (scopedContainers_).
+  void freeAfterPhase(int phase);
   /// Whether `s` is one of the script's top-level statements (not in a block).
   bool isTopLevelItem(const Stmt* s) const;
+  /// Code whose pipelines are phases: not in a for loop body, a for stage or its lambda
+  /// (the top level, and while loops there, whose pipelines run as phases each round).
   bool atTopLevel() const {
     for (const LoopContext& l : loops_)
       if (!l.isWhile) return false;
@@ -246,6 +260,16 @@ template <Node::Kind K> struct RunsCodegen : KindCodegen<K> {
   void finish(const Node& n) override {
     // The last runs are written before the phase ends, so their I/O counts in it.
     this->g->line("auto " + this->g->var(n, "sorted") + " = " + this->g->var(n, "runs") + ".result();");
+  }
+};
+
+/// The merge of a sort's or a reduce's runs (fl_mergeN): read where its segment starts,
+/// closed where it ends, so its buffers go back even when a join or zip stops before its
+/// end.
+template <Node::Kind K> struct RunsMergeCodegen : KindCodegen<K> {
+  std::string pullSource(const Node& n) const override { return this->g->var(n, "merge"); }
+  void finish(const Node& n) override {
+    this->g->line(this->g->var(n, "merge") + ".close(); // its buffers go back as its phase ends");
   }
 };
 

@@ -31,7 +31,7 @@ struct ReduceRunsCodegen : RunsCodegen<Node::ReduceRuns> {
   }
 };
 
-struct ReduceMergeCodegen : KindCodegen<Node::ReduceMerge> {
+struct ReduceMergeCodegen : RunsMergeCodegen<Node::ReduceMerge> {
   void declare(const Node& n) override {
     auto& r = *n.get<ReduceStage>();
     const Node& runs = g->plan_.nodes[n.partner];
@@ -40,7 +40,6 @@ struct ReduceMergeCodegen : KindCodegen<Node::ReduceMerge> {
            g->var(runs, "combine") + ")> " + g->var(n, "merge") + "(std::move(" + g->var(runs, "sorted") + "), " +
            g->memoryOf(n) + ", " + g->var(runs, "combine") + ", fl_sort_options);");
   }
-  std::string pullSource(const Node& n) const override { return g->var(n, "merge"); }
 };
 
 /// A reduce of input in key order: each group folded as it streams by.

@@ -17,7 +17,7 @@ struct SortRunsCodegen : RunsCodegen<Node::SortRuns> {
   }
 };
 
-struct SortMergeCodegen : KindCodegen<Node::SortMerge> {
+struct SortMergeCodegen : RunsMergeCodegen<Node::SortMerge> {
   void declare(const Node& n) override {
     const Node& creator = g->plan_.nodes[n.partner];
     auto& s = *n.get<SortStage>();
@@ -28,7 +28,6 @@ struct SortMergeCodegen : KindCodegen<Node::SortMerge> {
     g->line(merger + " " + g->var(n, "merge") + "(std::move(" + g->var(creator, "sorted") + "), " + g->memoryOf(n) +
            ", {}, fl_sort_options);");
   }
-  std::string pullSource(const Node& n) const override { return g->var(n, "merge"); }
   std::string count(const Node& n) override { return g->var(n, "merge") + ".size()"; } // the elements sorted
 };
 

@@ -72,6 +72,18 @@ void free_buffer(void* buffer, std::size_t bytes) noexcept {
   current_bytes.fetch_sub(bytes, std::memory_order_relaxed);
 }
 
+bool shrink_buffer(void* buffer, std::size_t bytes, std::size_t new_bytes) noexcept {
+  if (!buffer || new_bytes == 0 || new_bytes >= bytes) return false;
+  if (fallback_count.load(std::memory_order_relaxed) > 0) {
+    std::lock_guard<std::mutex> lock(fallback_mutex);
+    if (fallback_buffers.count(buffer)) return false; // free() wants the whole of it back
+  }
+  const std::size_t keep = rounded_bytes(new_bytes), had = rounded_bytes(bytes);
+  if (keep < had && ::munmap(static_cast<char*>(buffer) + keep, had - keep) != 0) return false;
+  current_bytes.fetch_sub(bytes - new_bytes, std::memory_order_relaxed);
+  return true;
+}
+
 std::uint64_t buffer_memory::current() noexcept {
   return current_bytes.load(std::memory_order_relaxed);
 }

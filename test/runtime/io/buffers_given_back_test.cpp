@@ -1,6 +1,6 @@
 // Buffers go back when the plan says so: a freed buffer leaves the resident memory (it
-// is unmapped, not kept by malloc), a file reader frees its buffers at its end and on
-// close(), a vector's release_cache() frees its cached blocks and keeps its elements,
+// is unmapped, not kept by malloc), a shrunk buffer gives back its end, a file reader and
+// a merge free their buffers on close(), a vector's release_cache() frees its cached blocks and keeps its elements,
 // and a merge planned in memory still gets its minimum and two more buffers when its
 // phase has room (a sort that gets more than its estimate writes runs).
 #include <cstring>
@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "flow/algo/runs_creator.hpp"
+#include "flow/algo/runs_merger.hpp"
 #include "flow/containers/vector.hpp"
 #include "flow/io/buffer.hpp"
 #include "flow/io/typed_file.hpp"
@@ -57,6 +59,41 @@ TEST(BuffersGivenBack, AFreedBufferLeavesTheResidentMemory) {
     EXPECT_LT(resident_bytes(), before + (8u << 20)) << "freed buffers stayed resident";
   }
   EXPECT_EQ(io::buffer_memory::current(), counted);
+}
+
+TEST(BuffersGivenBack, AShrunkBufferKeepsItsStartAndGivesBackTheRest) {
+  const std::uint64_t counted = io::buffer_memory::current();
+  io::aligned_buffer b(std::size_t{1} << 20);
+  std::memset(b.data(), 7, b.size());
+  EXPECT_EQ(io::buffer_memory::current(), counted + (1u << 20));
+  ASSERT_TRUE(b.shrink(10000));
+  EXPECT_EQ(b.size(), 10000u);
+  EXPECT_EQ(io::buffer_memory::current(), counted + 10000);
+  EXPECT_EQ(b.data()[0], std::byte{7});
+  EXPECT_EQ(b.data()[9999], std::byte{7});
+  EXPECT_TRUE(b.shrink(10000)); // its size already
+  b.reset();
+  EXPECT_EQ(io::buffer_memory::current(), counted);
+}
+
+// A merge that a join or zip stops reading before its end gives its buffers back on
+// close(), where its phase ends (not where its statement does).
+TEST(BuffersGivenBack, AMergeReadInPartFreesItsBuffersOnClose) {
+  mng::block_manager bm(test::memory_config());
+  algo::sort_options opt;
+  opt.block_manager = &bm;
+  opt.block_bytes = 64 << 10;
+  const std::uint64_t counted = io::buffer_memory::current();
+  algo::runs_creator<std::uint64_t, test::keyed_ascending<std::uint64_t>> runs(1 << 20, {}, opt);
+  for (std::uint64_t i = 0; i < 1000000; ++i) runs.push((i * 7919) % 1000003);
+  algo::runs_merger<std::uint64_t, test::keyed_ascending<std::uint64_t>> merge(runs.result(), 1 << 20, {}, opt);
+  for (int i = 0; i < 1000; ++i) ++merge;
+  EXPECT_GT(io::buffer_memory::current(), counted);
+  EXPECT_GT(bm.allocated_bytes(), 0u);
+  merge.close();
+  EXPECT_TRUE(merge.empty());
+  EXPECT_EQ(io::buffer_memory::current(), counted);
+  EXPECT_EQ(bm.allocated_bytes(), 0u); // its runs' disk blocks too
 }
 
 TEST(BuffersGivenBack, AFileReaderFreesItsBuffersAtItsEndAndOnClose) {

@@ -268,6 +268,22 @@ public:
   runs_merger(const runs_merger&) = delete;
   runs_merger& operator=(const runs_merger&) = delete;
 
+  /// Stops merging and gives every buffer and disk block back; the stream is empty after.
+  /// Generated code calls it where the merge's phase ends, as a reader's close(): a
+  /// join or zip that stops at its shorter input leaves the other merge unfinished, and
+  /// the plan gives its memory to the phases after.
+  void close() noexcept {
+    if (engine_) {
+      timings_.read_wait += engine_->timings().read_wait;
+      timings_.merge += engine_->timings().merge;
+    }
+    engine_.reset();
+    out_.reset();
+    memory_segments_.clear();
+    runs_.release();
+    pos_ = end_ = nullptr;
+  }
+
   /// Elements in total (of the input runs: before the output's combining).
   std::uint64_t size() const noexcept { return total_; }
   /// Merge passes over the data (passes that read runs from disk): 0 in memory, 1

@@ -14,6 +14,11 @@ inline constexpr std::size_t buffer_alignment = 4096;
 void* allocate_buffer(std::size_t bytes);
 /// Frees a buffer from allocate_buffer; `bytes` must be the size it was allocated with.
 void free_buffer(void* buffer, std::size_t bytes) noexcept;
+/// Gives back, in place, the end of a buffer of `bytes` from allocate_buffer beyond its
+/// first `new_bytes` (0 < new_bytes < bytes); it is then a buffer of `new_bytes` (to free
+/// with that size). False, and nothing changes, where it cannot: a buffer the system
+/// allocator made because a mapping was refused.
+bool shrink_buffer(void* buffer, std::size_t bytes, std::size_t new_bytes) noexcept;
 
 /// Bytes of I/O buffers allocated right now, and the most there were at once.
 struct buffer_memory {
@@ -46,6 +51,14 @@ public:
     if (data_) free_buffer(data_, bytes_);
     data_ = nullptr;
     bytes_ = 0;
+  }
+  /// Keeps only the first `bytes` (0 < bytes <= size()), giving the rest back in place
+  /// (shrink_buffer); false when it cannot, and the buffer keeps its size.
+  bool shrink(std::size_t bytes) noexcept {
+    if (bytes >= bytes_) return bytes == bytes_;
+    if (!shrink_buffer(data_, bytes_, bytes)) return false;
+    bytes_ = bytes;
+    return true;
   }
   std::byte* data() const noexcept { return static_cast<std::byte*>(data_); }
   std::size_t size() const noexcept { return bytes_; }

@@ -169,7 +169,7 @@ public:
   hash_reduce_runs(std::size_t memory_bytes, Combine combine, algo::sort_options opt, Hash hash, Same same, Cmp cmp,
                    std::uint64_t expected_keys = 0)
       : combine_(std::move(combine)), hash_(std::move(hash)), same_(std::move(same)), cmp_(std::move(cmp)),
-        opt_(opt), bm_(opt.bm()), memory_(memory_bytes), plan_(plan::hash_reduce(setup(opt), memory_bytes)),
+        opt_(opt), bm_(opt.bm()), plan_(plan::hash_reduce(setup(opt), memory_bytes)),
         strategy_(mng::allocation_strategy::random_cycling(opt.seed)) {
     if (plan_.slots == 0) {
       const std::uint64_t need =
@@ -249,10 +249,11 @@ public:
   std::size_t spills() const noexcept { return result_.run_count(); }
   const plan::hash_reduce_shape& plan() const noexcept { return plan_; }
 
-  /// Ends the input. Without spills: the table's keys sorted in memory (copied into a
-  /// buffer of their size when that is small, else the table itself). With spills: the
-  /// rest written as one more run (or kept in memory with sort_options::keep_last_run),
-  /// for reduce_merge. Frees the table (unless it is the result). Call once.
+  /// Ends the input. Without spills: the table's keys sorted in memory, in the table,
+  /// whose memory beyond them is given back (the merge that reads them is planned for
+  /// their size, not the table's). With spills: the rest written as one more run (or
+  /// kept in memory so with sort_options::keep_last_run), for reduce_merge. Frees the
+  /// table (unless it is the result). Call once.
   algo::sorted_runs<T> result() {
     if (finished_) throw std::logic_error("flow: hash_reduce_runs::result called twice");
     drain_batch();
@@ -260,17 +261,8 @@ public:
     const std::size_t n = compact_and_sort();
     if (n > 0) {
       if (result_.run_count() == 0 || opt_.keep_last_run) {
-        const std::size_t bytes = n * sizeof(T);
-        if (result_.run_count() == 0 && bytes <= memory_ / 16) { // small: a buffer of its size
-                                                                    // (within the unused reserve)
-          io::aligned_buffer small(bytes);
-          std::memcpy(static_cast<void*>(small.data()), static_cast<const void*>(data_), bytes);
-          table_.reset();
-          const T* p = reinterpret_cast<const T*>(small.data());
-          result_.add_memory(std::move(small), p, n);
-        } else {
-          result_.add_memory(std::move(table_), data_, n);
-        }
+        table_.shrink(n * sizeof(T)); // the sorted keys are at its front
+        result_.add_memory(std::move(table_), data_, n);
       } else {
         write_run(n);
       }
@@ -370,7 +362,6 @@ private:
   [[no_unique_address]] Cmp cmp_;
   algo::sort_options opt_;
   mng::block_manager& bm_;
-  std::size_t memory_;
   plan::hash_reduce_shape plan_;
   mng::allocation_strategy strategy_;
   std::size_t run_counter_ = 0;
