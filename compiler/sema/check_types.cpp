@@ -3,6 +3,8 @@
 #include "sema/checker.hpp"
 
 #include <filesystem>
+#include <set>
+#include <string>
 
 namespace flow::sema {
 
@@ -30,6 +32,14 @@ void Checker::importHeader(ImportDecl& decl) {
   if (found.empty()) {
     error(decl.path.loc, "cannot find header '" + path + "' (looked next to the script" +
                              (options_.includeDirs.empty() ? "" : " and in the -I directories") + ")");
+    return;
+  }
+  // Only a file named as a header is parsed as one, so that a mistaken path (a data file,
+  // /etc/passwd) is not quoted line by line in Clang's errors.
+  static const std::set<std::string> headerExtensions = {".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tcc"};
+  if (!headerExtensions.count(fs::path(found).extension().string())) {
+    error(decl.path.loc, "'" + path + "' is not a C++ header: import takes a file named .h, .hh, .hpp, .hxx, .h++, "
+                         ".inl, .ipp or .tcc");
     return;
   }
   CppImportOptions cpp;

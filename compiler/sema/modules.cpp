@@ -132,6 +132,13 @@ void Checker::loadModule(UseDecl& use, const SourceFile* from, std::map<std::str
     }
     path = fs::path(use.path.text());
     if (path.is_relative()) path = fs::path(directoryOf(from->path())) / path;
+    // Only a .flow file is parsed as a module, so that a mistaken path (a data file,
+    // /etc/passwd) is not quoted line by line in syntax errors.
+    if (path.extension() != ".flow") {
+      report(use.path.loc, "'" + use.path.text() + "' is not a Flow module: a module is a .flow file (use "
+                           "\"lib/mine.flow\" as mine;)");
+      return;
+    }
   }
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
