@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <string>
 
 #include <fcntl.h>
@@ -15,17 +16,30 @@
 
 namespace flow::io {
 
-atomic_output::atomic_output(std::string target) : target_(std::move(target)) {
+std::string through_links(std::string path) {
+  for (int links = 0; links < 40; ++links) {
+    char to[PATH_MAX];
+    const ssize_t n = ::readlink(path.c_str(), to, sizeof to);
+    if (n < 0 || n == static_cast<ssize_t>(sizeof to)) return path;
+    std::string next(to, static_cast<std::size_t>(n));
+    if (next[0] != '/')
+      if (const std::size_t slash = path.rfind('/'); slash != std::string::npos) next = path.substr(0, slash + 1) + next;
+    path = std::move(next);
+  }
+  return path;
+}
+
+atomic_output::atomic_output(std::string target) : target_(std::move(target)), file_(through_links(target_)) {
   struct stat st {};
-  const bool exists = ::stat(target_.c_str(), &st) == 0;
+  const bool exists = ::stat(file_.c_str(), &st) == 0;
   if (exists && !S_ISREG(st.st_mode)) {
-    path_ = target_; // a device or a FIFO: in place
+    path_ = file_; // a device or a FIFO: in place
     return;
   }
   static std::atomic<unsigned> counter{0};
-  const std::size_t slash = target_.rfind('/');
-  const std::string dir = slash == std::string::npos ? "" : target_.substr(0, slash + 1);
-  const std::string base = slash == std::string::npos ? target_ : target_.substr(slash + 1);
+  const std::size_t slash = file_.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : file_.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? file_ : file_.substr(slash + 1);
   name_ = dir + "." + base + ".flow-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
   // The target's permissions if it exists (a rewrite keeps them), else the usual 0666
   // less the umask.
@@ -91,7 +105,7 @@ void atomic_output::commit() {
     }
     ::close(fd);
   }
-  if (::rename(path_.c_str(), target_.c_str()) != 0) fail("cannot replace", errno);
+  if (::rename(path_.c_str(), file_.c_str()) != 0) fail("cannot replace", errno);
   temp_files::forget(path_);
   temporary_ = false;
 }

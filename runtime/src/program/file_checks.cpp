@@ -7,6 +7,7 @@
 
 #include <cerrno>
 
+#include "flow/io/atomic_output.hpp"
 #include "flow/io/standard_streams.hpp"
 #include "flow/program.hpp"
 #include "messages.hpp"
@@ -24,9 +25,11 @@ bool same_file(const std::string& a, const std::string& b) {
          sa.st_ino == sb.st_ino;
 }
 
-// Why `path` cannot be written as an output ("" if it can): the checks atomic_output's
-// temporary and rename will need, made before the work.
-std::string output_problem(const std::string& path) {
+// Why `output` cannot be written as an output ("" if it can): the checks atomic_output's
+// temporary and rename will need, made before the work, on the file it writes (where a
+// symbolic link leads).
+std::string output_problem(const std::string& output) {
+  const std::string path = io::through_links(output);
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return "it is a directory; give a file name";

@@ -115,6 +115,39 @@ TEST(TypedFiles, AbandonedWriterRemovesItsPartialOutput) {
   EXPECT_FALSE(test::exists(path));
 }
 
+// An output that is a symbolic link is written through, as cp and sort -o do: the file
+// it leads to gets the contents, and the link stays a link (was: replaced by a file).
+TEST(TypedFiles, AnOutputThatIsASymbolicLinkIsWrittenThrough) {
+  test::scratch_dir dir;
+  ASSERT_EQ(::mkdir(dir.file("data").c_str(), 0755), 0);
+  const std::string real = dir.file("data/result.bin");
+  {
+    file_writer<std::uint64_t> w(real, 64 << 10);
+    w.push(1);
+    w.finish();
+  }
+  ASSERT_EQ(::symlink("data/result.bin", dir.file("relative.bin").c_str()), 0);
+  ASSERT_EQ(::symlink(dir.file("relative.bin").c_str(), dir.file("chain.bin").c_str()), 0);
+  ASSERT_EQ(::symlink("data/new.bin", dir.file("dangling.bin").c_str()), 0);
+  for (const char* link : {"relative.bin", "chain.bin", "dangling.bin"}) {
+    SCOPED_TRACE(link);
+    {
+      file_writer<std::uint64_t> w(dir.file(link), 64 << 10);
+      for (std::uint64_t i = 0; i < 1000; ++i) w.push(i);
+      w.finish();
+    }
+    struct stat st;
+    ASSERT_EQ(::lstat(dir.file(link).c_str(), &st), 0);
+    EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the link stays";
+    file_reader<std::uint64_t> r(dir.file(link));
+    EXPECT_EQ(r.size(), 1000u);
+  }
+  file_reader<std::uint64_t> r(real);
+  EXPECT_EQ(r.size(), 1000u);
+  file_reader<std::uint64_t> created(dir.file("data/new.bin"));
+  EXPECT_EQ(created.size(), 1000u);
+}
+
 TEST(TypedFiles, AbandonedWriterLeavesNothingInTheDirectoryAndTheOldTargetIntact) {
   test::scratch_dir dir;
   const std::string path = dir.file("kept.bin");

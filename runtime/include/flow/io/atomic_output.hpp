@@ -14,13 +14,21 @@
 //   write_everything_to(out.path());   // the temporary
 //   out.commit();                      // synced and renamed over result.bin
 //
-// A target that exists and is not a regular file (a device such as /dev/null, a FIFO)
-// cannot be replaced: it is written in place, and path() is the target itself.
+// A target that is a symbolic link is written through, as cp and sort -o do: the file it
+// leads to is replaced (its temporary next to that file), and the link stays. A target
+// that exists and is not a regular file (a device such as /dev/null, a FIFO) cannot be
+// replaced: it is written in place, and path() is the file itself.
 // Compiled once in libflow_runtime (src/io/atomic_output.cpp): programs only call it.
 #include <string>
 
 
 namespace flow::io {
+
+/// Where `path` leads through symbolic links in its last component (a relative link is
+/// relative to its own folder; a dangling one leads to the file it names, which an output
+/// creates). A path that is no link is itself; a loop stops after 40 links, and opening
+/// it then fails as usual (ELOOP).
+std::string through_links(std::string path);
 
 class atomic_output {
 public:
@@ -34,7 +42,7 @@ public:
   const std::string& path() const noexcept { return path_; }
   const std::string& target() const noexcept { return target_; }
   /// The target is not a regular file (a device, a FIFO): written in place, path() is it.
-  bool in_place() const noexcept { return path_ == target_ && !temporary_; }
+  bool in_place() const noexcept { return path_ == file_ && !temporary_; }
 
   /// The output is complete and closed: syncs it and renames it over the target.
   void commit();
@@ -43,6 +51,7 @@ private:
   [[noreturn]] void fail(const char* what, int e) const;
 
   std::string target_;
+  std::string file_;        // the file the target names: itself, or where its links lead
   std::string path_;        // where to write (see path())
   std::string name_;        // the temporary's name next to the target
   int fd_ = -1;             // the nameless file, until commit() names it
