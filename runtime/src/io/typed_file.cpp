@@ -61,7 +61,12 @@ void claim_standard_input() {
 int open_stream_input(const std::string& path) {
   struct stat st;
   // A path that cannot be stat'ed is left to posix_file, whose error names it.
-  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) return -1;
+  if (::stat(path.c_str(), &st) != 0 || S_ISBLK(st.st_mode)) return -1;
+  // A regular file that says it has no bytes is read as a stream too: the files of /proc
+  // and /sys say so and give their contents when read (an empty file gives nothing
+  // either way). Unlike a pipe it is not claimed: it can be read again.
+  const bool says_empty = S_ISREG(st.st_mode) && st.st_size == 0;
+  if (S_ISREG(st.st_mode) && !says_empty) return -1;
   if (S_ISDIR(st.st_mode)) {
     throw open_error(describe_failure("cannot read elements from", path, 0, 0, EISDIR, advice_for(EISDIR)), path, 0,
                      0, EISDIR);

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -146,6 +148,28 @@ TEST(TypedFiles, AnOutputThatIsASymbolicLinkIsWrittenThrough) {
   EXPECT_EQ(r.size(), 1000u);
   file_reader<std::uint64_t> created(dir.file("data/new.bin"));
   EXPECT_EQ(created.size(), 1000u);
+}
+
+// A file of /proc says it has no bytes and gives its text when read: it is read to its
+// end like a pipe (was: no elements), and can be read again; an empty file is empty.
+TEST(TypedFiles, AFileThatSaysItIsEmptyIsReadToItsEnd) {
+  std::uint64_t first = 0, second = 0;
+  for (std::uint64_t* count : {&first, &second}) {
+    file_reader<char> r("/proc/self/status", 64 << 10);
+    std::string text;
+    for (; !r.empty(); ++r) text += *r;
+    *count = text.size();
+    EXPECT_NE(text.find("VmRSS"), std::string::npos);
+  }
+  EXPECT_GT(first, 100u);
+  EXPECT_GT(second, 100u);
+  test::scratch_dir dir;
+  const std::string empty = dir.file("empty.bin");
+  { std::ofstream touch(empty); }
+  for (int twice = 0; twice < 2; ++twice) {
+    file_reader<std::uint64_t> r(empty, 64 << 10);
+    EXPECT_TRUE(r.empty());
+  }
 }
 
 TEST(TypedFiles, AbandonedWriterLeavesNothingInTheDirectoryAndTheOldTargetIntact) {

@@ -54,9 +54,10 @@ struct chunking {
 chunking plan_chunks(std::size_t element_bytes, std::size_t memory_bytes, const std::string& path);
 
 /// A path that names a stream rather than a file of known size (a FIFO, a socket, a
-/// character device, /dev/stdin on a pipe): opens it for plain sequential reads and
-/// returns the descriptor; returns -1 for a regular file or a block device (read with
-/// posix_file). A FIFO's open waits for its writer, as `cat fifo` does.
+/// character device, /dev/stdin on a pipe, a regular file that says it has no bytes, as
+/// those of /proc do): opens it for plain sequential reads and returns the descriptor;
+/// returns -1 for a regular file with bytes or a block device (read with posix_file). A
+/// FIFO's open waits for its writer, as `cat fifo` does.
 int open_stream_input(const std::string& path);
 
 /// Marks the stream on `fd` (a pipe, FIFO or socket) as read by this process; throws
