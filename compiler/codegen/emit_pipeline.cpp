@@ -56,7 +56,7 @@ void NodeCodegen::element(const Node& n, const std::string&, const Segment&) {
 
 bool NodeCodegen::pullNode(const Node& n, const std::string& call, const std::string& args) {
   g->line("auto " + g->var(n, "in") + " = flow::stream::" + call + "(" + g->pulledInput(g->plan_.nodes[n.inputs[0]]) +
-         (args.empty() ? "" : ", " + args) + ");");
+          (args.empty() ? "" : ", " + args) + ");");
   return true;
 }
 

@@ -15,7 +15,7 @@ struct MergeCodegen : KindCodegen<Node::Merge> {
     std::string inputs;
     for (int in : n.inputs) inputs += ", " + g->pulledInput(g->plan_.nodes[in]);
     g->line("auto " + g->var(n, "in") + " = flow::stream::merge<" + g->orderType(n.get<MergeSource>()->order.order) +
-           ">(" + inputs.substr(2) + ");");
+            ">(" + inputs.substr(2) + ");");
   }
   std::string count(const Node& n) override { return g->sumOfCounts(n); }
 };
@@ -35,24 +35,24 @@ struct JoinCodegen : KindCodegen<Node::Join> {
         const std::string a = "a" + g->keyPath(lk[k], left->type), b = "b" + g->keyPath(rk[k], right->type);
         const bool desc = lk[k].descending;
         g->line("if (" + (desc ? Generator::keyLess(lk[k].type, b, a) : Generator::keyLess(lk[k].type, a, b)) +
-               ") return -1;");
+                ") return -1;");
         g->line("if (" + (desc ? Generator::keyLess(lk[k].type, a, b) : Generator::keyLess(lk[k].type, b, a)) +
-               ") return 1;");
+                ") return 1;");
       }
       g->line("return 0;");
     }
     g->line("};");
     g->line("auto " + g->var(n, "same") + " = " +
-           g->sameKeys(Generator::keysOf(j.keys[1].resolved), j.keys[1].resolved->type) + ";");
+            g->sameKeys(Generator::keysOf(j.keys[1].resolved), j.keys[1].resolved->type) + ";");
     std::string params = "const " + L + "& " + g->name(j.fn.params[0].symbol) + ", const " + R + "& " +
                          g->name(j.fn.params[1].symbol);
     if (j.left) params += ", [[maybe_unused]] bool " + g->name(j.fn.params[2].symbol); // the script may ignore it
     g->line("auto " + g->var(n, "fn") + " = [&](" + params + ") -> " + g->type(j.elementType) + " { return " +
-           g->expr(*j.fn.body) + "; };");
+            g->expr(*j.fn.body) + "; };");
     g->line("auto " + g->var(n, "in") + " = flow::stream::" + (j.left ? "left_join" : "join") + "(" +
-           g->pulledInput(g->plan_.nodes[n.inputs[0]]) + ", " + g->pulledInput(g->plan_.nodes[n.inputs[1]]) + ", " +
-           g->var(n, "compare") + ", " + g->var(n, "same") + ", " + g->var(n, "fn") + ", " + g->memoryOf(n) +
-           ", fl_program.block());");
+            g->pulledInput(g->plan_.nodes[n.inputs[0]]) + ", " + g->pulledInput(g->plan_.nodes[n.inputs[1]]) + ", " +
+            g->var(n, "compare") + ", " + g->var(n, "same") + ", " + g->var(n, "fn") + ", " + g->memoryOf(n) +
+            ", fl_program.block());");
   }
 };
 
@@ -65,7 +65,7 @@ struct ZipCodegen : KindCodegen<Node::Zip> {
       inputs += ", " + g->pulledInput(g->plan_.nodes[n.inputs[i]]);
     }
     g->line("auto " + g->var(n, "fn") + " = [&](" + params + ") -> " + g->type(z.elementType) + " { return " +
-           g->expr(*z.fn.body) + "; };");
+            g->expr(*z.fn.body) + "; };");
     g->line("auto " + g->var(n, "in") + " = flow::stream::zip(" + g->where(n.loc) + ", " + g->var(n, "fn") + inputs + ");");
   }
 };

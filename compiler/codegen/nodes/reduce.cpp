@@ -18,16 +18,16 @@ struct ReduceRunsCodegen : RunsCodegen<Node::ReduceRuns> {
     g->classesInMainCost_ += n.hashed ? kHashReduceCost : kRunsCreatorCost;
     if (!n.hashed) {
       g->line("flow::stream::reduce_runs<" + T + ", " + order + ", decltype(" + combine + ")> " + g->var(n, "runs") + "(" +
-             g->memoryOf(n) + ", " + combine + ", fl_sort_options);");
+              g->memoryOf(n) + ", " + combine + ", fl_sort_options);");
       return;
     }
     const std::string hash = g->var(n, "hash"), same = g->var(n, "same");
     g->line("auto " + hash + " = " + g->hashKeys(r) + ";");
     g->line("auto " + same + " = " + g->sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ";");
     g->line("flow::stream::hash_reduce_runs<" + T + ", " + order + ", decltype(" + hash + "), decltype(" + same +
-           "), decltype(" + combine + ")> " + g->var(n, "runs") + "(" + g->memoryOf(n) + ", " + combine +
-           ", fl_sort_options, " + hash + ", " + same + ", " + order + "{}, static_cast<uint64_t>(fl_nodes[" +
-           std::to_string(n.partner) + "].elements));");
+            "), decltype(" + combine + ")> " + g->var(n, "runs") + "(" + g->memoryOf(n) + ", " + combine +
+            ", fl_sort_options, " + hash + ", " + same + ", " + order + "{}, static_cast<uint64_t>(fl_nodes[" +
+            std::to_string(n.partner) + "].elements));");
   }
 };
 
@@ -37,8 +37,8 @@ struct ReduceMergeCodegen : RunsMergeCodegen<Node::ReduceMerge> {
     const Node& runs = g->plan_.nodes[n.partner];
     g->classesInMainCost_ += kRunsMergerCost;
     g->line("flow::stream::reduce_merge<" + g->type(r.elementType) + ", " + g->orderType(r.keyOrder) + ", decltype(" +
-           g->var(runs, "combine") + ")> " + g->var(n, "merge") + "(std::move(" + g->var(runs, "sorted") + "), " +
-           g->memoryOf(n) + ", " + g->var(runs, "combine") + ", fl_sort_options);");
+            g->var(runs, "combine") + ")> " + g->var(n, "merge") + "(std::move(" + g->var(runs, "sorted") + "), " +
+            g->memoryOf(n) + ", " + g->var(runs, "combine") + ", fl_sort_options);");
   }
 };
 
@@ -55,7 +55,7 @@ struct FoldCodegen : KindCodegen<Node::Fold> {
     g->declareCombine(n, r);
     g->line("auto " + same + " = " + g->sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ";");
     g->line("flow::stream::fold_groups<" + g->type(r.elementType) + ", decltype(" + same + "), decltype(" + combine +
-           ")> " + g->var(n, "fold") + "(" + same + ", " + combine + ");");
+            ")> " + g->var(n, "fold") + "(" + same + ", " + combine + ");");
   }
   // Pushed, a group is complete when the next begins or the input ends: it puts out from
   // its push and from its flush.

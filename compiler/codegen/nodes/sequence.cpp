@@ -44,7 +44,7 @@ private:
     g->line("const double " + fraction + " = " + g->expr(*n.get<NamedStage>()->argument) + ";");
     g->line("if (!(" + fraction + " >= 0 && " + fraction + " <= 1))");
     g->line("  throw flow::script::script_error(std::string(" + g->where(n.loc) +
-           ") + \": sample's fraction must be between 0 and 1, not \" + flow::script::show(" + fraction + "));");
+            ") + \": sample's fraction must be between 0 and 1, not \" + flow::script::show(" + fraction + "));");
     return "flow::stream::bernoulli_sample(" + fraction + ", fl_program.seed(), " + std::to_string(n.id) + ")";
   }
 };
@@ -61,7 +61,7 @@ struct EnumerateCodegen : KindCodegen<Node::Enumerate> {
   void element(const Node& n, const std::string& in, const Segment& segment) override {
     const std::string v = g->var(n, "v");
     g->line("const " + g->type(n.get<NamedStage>()->elementType) + " " + v + " = " + g->var(n, "make") + "(" +
-           g->var(n, "index") + "++, " + in + ");");
+            g->var(n, "index") + "++, " + in + ");");
     g->consume(n, v, segment);
   }
 
@@ -71,7 +71,7 @@ private:
     const sema::Type* record = n.get<NamedStage>()->elementType;
     const std::string R = g->type(record);
     g->line("auto " + g->var(n, "make") + " = [](uint64_t i, const " + g->type(record->record->field("value")->type) +
-           "& x) -> " + R + " {");
+            "& x) -> " + R + " {");
     g->line("  " + R + " r{};");
     g->line("  r." + Generator::fieldName(record, "index") + " = i;");
     g->line("  r." + Generator::fieldName(record, "value") + " = x;");

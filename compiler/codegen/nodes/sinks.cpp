@@ -22,7 +22,7 @@ struct WriteFileCodegen : WriterCodegen {
     auto& w = *n.get<WriteStmt>();
     const std::string T = g->type(w.pipeline->elementType);
     g->line("flow::io::file_writer<" + T + "> " + g->var(n, "out") + "(" + g->path(w.path) +
-           ", flow::io::typed_file_memory<" + T + ">(" + g->memoryOf(n) + "));");
+            ", flow::io::typed_file_memory<" + T + ">(" + g->memoryOf(n) + "));");
   }
 };
 
@@ -31,7 +31,7 @@ struct WriteTextCodegen : WriterCodegen {
   void declare(const Node& n) override {
     auto& w = *n.get<WriteStmt>();
     g->line("flow::script::text_writer<" + g->type(w.pipeline->elementType) + ", " +
-           g->textFields(w.pipeline->elementType) + "> " + g->var(n, "out") + "(" + g->path(w.path) + ");");
+            g->textFields(w.pipeline->elementType) + "> " + g->var(n, "out") + "(" + g->path(w.path) + ");");
   }
 };
 
@@ -75,7 +75,7 @@ struct MaterializeCodegen : VectorWriterCodegen {
     const std::string vector = "flow::containers::vector<" + g->type(stream.type) + ">";
     g->compiledApart(vector, kVectorCost);
     g->line(vector + " " + g->var(n, "mat") + "(" + g->memoryOf(n) + ", " + g->blockBytes() + "); // stream " + stream.name +
-           ", written once, read back later");
+            ", written once, read back later");
   }
   void beforeStatement(const Node& n) override { g->line(g->var(n, "mat") + ".clear();"); }
 };
@@ -109,7 +109,7 @@ struct AggregateCodegen : KindCodegen<Node::Aggregate> {
       const bool min = *call.builtin == Builtin::Min;
       const std::string any = g->var(n, "any");
       g->line("if (!" + any + " || " +
-             (min ? Generator::keyLess(call.type, in, result) : Generator::keyLess(call.type, result, in)) + ") {");
+              (min ? Generator::keyLess(call.type, in, result) : Generator::keyLess(call.type, result, in)) + ") {");
       g->line("  " + result + " = " + in + ";");
       g->line("  " + any + " = true;");
       g->line("}");
@@ -120,7 +120,7 @@ struct AggregateCodegen : KindCodegen<Node::Aggregate> {
     const Builtin fn = *n.get<CallExpr>()->builtin;
     if (fn == Builtin::Min || fn == Builtin::Max)
       g->line("if (!" + g->var(n, "any") + ") throw flow::script::script_error(std::string(" + g->where(n.loc) +
-             ") + \": " + ast::info(fn).name + " of an empty stream\");");
+              ") + \": " + ast::info(fn).name + " of an empty stream\");");
   }
 };
 

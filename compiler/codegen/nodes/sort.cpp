@@ -11,7 +11,7 @@ struct SortRunsCodegen : RunsCodegen<Node::SortRuns> {
     auto& s = *n.get<SortStage>();
     const std::string creator = "flow::algo::runs_creator<" + g->type(s.elementType) + ", " + g->orderType(s.order->order) + ">";
     g->line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.runs) + " runs") +
-           " estimated");
+            " estimated");
     g->compiledApart(creator, kRunsCreatorCost);
     g->line(creator + " " + g->var(n, "runs") + "(" + g->memoryOf(n) + ", {}, fl_sort_options);");
   }
@@ -23,10 +23,10 @@ struct SortMergeCodegen : RunsMergeCodegen<Node::SortMerge> {
     auto& s = *n.get<SortStage>();
     const std::string merger = "flow::algo::runs_merger<" + g->type(s.elementType) + ", " + g->orderType(s.order->order) + ">";
     g->line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.passes) + " pass(es)") +
-           " estimated");
+            " estimated");
     g->compiledApart(merger, kRunsMergerCost);
     g->line(merger + " " + g->var(n, "merge") + "(std::move(" + g->var(creator, "sorted") + "), " + g->memoryOf(n) +
-           ", {}, fl_sort_options);");
+            ", {}, fl_sort_options);");
   }
   std::string count(const Node& n) override { return g->var(n, "merge") + ".size()"; } // the elements sorted
 };

@@ -11,7 +11,7 @@ struct GenerateCodegen : KindCodegen<Node::Generate> {
   bool declarePulled(const Node& n) override {
     auto& gen = *n.get<GenerateSource>();
     g->line("auto " + g->var(n, "in") + " = flow::stream::generate(" + g->expr(*gen.count) + ", [&](uint64_t " +
-           g->name(gen.indexSymbol) + ") -> " + g->type(gen.elementType) + " { return " + g->expr(*gen.body) + "; });");
+            g->name(gen.indexSymbol) + ") -> " + g->type(gen.elementType) + " { return " + g->expr(*gen.body) + "; });");
     return true;
   }
   std::string count(const Node& n) override { return g->pulled_.count(n.id) ? g->var(n, "in") + ".remaining()" : ""; }
@@ -32,7 +32,7 @@ struct RangeCodegen : KindCodegen<Node::Range> {
   bool declarePulled(const Node& n) override {
     auto& r = *n.get<RangeSource>();
     g->line("auto " + g->var(n, "in") + " = flow::stream::range<" + g->type(r.elementType) + ">(" + g->expr(*r.begin) +
-           ", " + g->expr(*r.end) + ");");
+            ", " + g->expr(*r.end) + ");");
     return true;
   }
   void loop(const Node& n, const Segment& segment) override {
@@ -42,7 +42,7 @@ struct RangeCodegen : KindCodegen<Node::Range> {
     g->line("const " + T + " " + end + " = " + g->expr(*r.end) + ";");
     if (segment.phase)
       g->line("fl_program.expect(" + begin + " < " + end + " ? static_cast<uint64_t>(" + end +
-             ") - static_cast<uint64_t>(" + begin + ") : 0);");
+              ") - static_cast<uint64_t>(" + begin + ") : 0);");
     g->block("for (" + T + " " + v + " = " + begin + "; " + v + " < " + end + "; ++" + v + ") {", [&] {
       g->stopChecks(segment.stops);
       g->consume(n, v, segment);
@@ -66,7 +66,7 @@ struct ReadFileCodegen : ReaderCodegen {
     // `where` names the script line when standard input ends inside an element.
     // Its buffers are the plan's (flow::io::typed_file_memory: at least one chunk).
     g->line("flow::io::file_reader<" + T + "> " + g->var(n, "in") + "(" + g->path(r.path) +
-           ", flow::io::typed_file_memory<" + T + ">(" + g->memoryOf(n) + "), true, " + g->where(r.loc) + ");");
+            ", flow::io::typed_file_memory<" + T + ">(" + g->memoryOf(n) + "), true, " + g->where(r.loc) + ");");
   }
   std::string count(const Node& n) override {
     return g->var(n, "in") + ".size()"; // 0 for standard input or a pipe: unknown
@@ -77,7 +77,7 @@ struct ReadTextCodegen : KindCodegen<Node::ReadText> {
   void declare(const Node& n) override {
     auto& r = *n.get<ReadSource>();
     g->line("flow::script::text_reader<" + g->type(r.elementType) + ", " + g->textFields(r.elementType) + "> " +
-           g->var(n, "in") + "(" + g->path(r.path) + ");");
+            g->var(n, "in") + "(" + g->path(r.path) + ");");
   }
 };
 

@@ -57,7 +57,7 @@ struct UniqueCodegen : KindCodegen<Node::Unique> {
     }
     g->line("auto " + g->var(n, "same") + " = " + same + ";");
     g->line("flow::stream::first_of_group<" + T + ", decltype(" + g->var(n, "same") + ")> " + g->var(n, "unique") + "(" +
-           g->var(n, "same") + ");");
+            g->var(n, "same") + ");");
   }
   void element(const Node& n, const std::string& in, const Segment& segment) override {
     passIf(n, g->var(n, "unique") + ".admit(" + in + ")", in, segment);
