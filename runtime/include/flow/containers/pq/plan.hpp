@@ -317,7 +317,10 @@ constexpr pq_config plan_priority_queue(std::uint64_t memory_bytes, std::uint64_
   std::uint64_t waste = 0;
   for (std::size_t k = 16; k >= 2; k /= 2) {
     unsigned int_levels = 1;
-    for (std::uint64_t sz = c.insertion_items; sz * k * s < c.pool_bytes; sz *= k) ++int_levels;
+    // Saturating: near 2^64 bytes of pool (a least-budget search of a queue of 2^57
+    // items goes there) sz * k * s wrapped around and the loop ran for minutes.
+    for (std::uint64_t sz = c.insertion_items; sat_mul(sat_mul(sz, k), s) < c.pool_bytes; sz = sat_mul(sz, k))
+      ++int_levels;
     waste = (2 * k * int_levels + 3 * k + 8) * c.chunk_bytes;
     c.internal_arity = k;
     if (waste <= c.pool_bytes / 4) break;
