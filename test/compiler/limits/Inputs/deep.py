@@ -8,6 +8,7 @@ SHAPE: parens  let x = ((((1))));
        plus    let x = 1 + 1 + ... + 1;        (DEPTH operators)
        unary   let x = - - - 1;
        elseif  if … { } else if … { } …       (DEPTH `else if`)
+       ifs     if x == 0 { if x == 0 { … } }    (DEPTH nested `if` statements)
        array   let a = [[[1]]];
        record  R1 { a: R0 { a: … } }            (DEPTH records, each holding the last)
        calls   let x = min(min(min(1, 1), 1), 1);
@@ -28,6 +29,9 @@ elif shape == "unary":
 elif shape == "elseif":
     out.append("var x = 0;")
     out.append("if x == 0 { x = 1; }" + "".join(" else if x == %d { x = %d; }" % (i, i + 1) for i in range(1, depth + 1)))
+elif shape == "ifs":
+    out.append("var x: u64 = 0;")
+    out.append("if x == 0 { " * depth + "x += 1;" + " }" * depth)
 elif shape == "array":
     out.append("let a = " + "[" * depth + "1" + "]" * depth + ";")
 elif shape == "record":
