@@ -36,9 +36,10 @@ declaration
 
 typeParams : '<' IDENT (',' IDENT)* '>' ;
 fnParam : IDENT ':' fnType ;
-// A parameter's or result's type: a value type, or a stream, vector, array or order of T.
+// A parameter's or result's type: a value type, or a stream, vector, array, order or
+// priority queue (pq) of T.
 fnType
-    : kind=('stream' | 'vector' | 'array' | 'order') '<' type '>'
+    : kind=('stream' | 'vector' | 'array' | 'order' | 'pq') '<' type '>'
     | type
     ;
 modulePath : IDENT ('.' IDENT)* ;

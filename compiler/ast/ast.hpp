@@ -493,7 +493,7 @@ struct StreamDecl : NodeKind<Stmt, Stmt::Stream> {
 /// A parameter or the result of a function: a value, or a stream, vector, array or
 /// order of `type`.
 struct FnParam {
-  enum Kind { Value, Stream, Vector, Array, Order } kind = Value;
+  enum Kind { Value, Stream, Vector, Array, Order, Queue } kind = Value;
   std::string name; // empty for a result
   SourceLoc loc;
   TypeRefPtr type;

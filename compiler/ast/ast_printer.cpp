@@ -307,7 +307,7 @@ public:
   }
 
   std::string fnType(const FnParam& p) {
-    static const char* kinds[] = {"", "stream", "vector", "array", "order"};
+    static const char* kinds[] = {"", "stream", "vector", "array", "order", "pq"};
     return p.kind == FnParam::Value ? typeName(*p.type) : std::string(kinds[p.kind]) + "<" + typeName(*p.type) + ">";
   }
 

@@ -129,7 +129,11 @@ FnParam AstBuilder::fnType(P::FnTypeContext* ctx) {
   p.type = type(ctx->type());
   if (ctx->kind) {
     const std::string k = ctx->kind->getText();
-    p.kind = k == "stream" ? FnParam::Stream : k == "vector" ? FnParam::Vector : k == "array" ? FnParam::Array : FnParam::Order;
+    p.kind = k == "stream" ? FnParam::Stream
+             : k == "vector" ? FnParam::Vector
+             : k == "array"  ? FnParam::Array
+             : k == "pq"     ? FnParam::Queue
+                             : FnParam::Order;
   }
   return p;
 }

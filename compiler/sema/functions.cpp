@@ -147,6 +147,7 @@ const char* kindWord(FnParam::Kind k) {
   case FnParam::Vector: return "a vector";
   case FnParam::Array: return "an array";
   case FnParam::Order: return "an order";
+  case FnParam::Queue: return "a priority queue";
   }
   return "";
 }
@@ -174,6 +175,8 @@ void Checker::declareFunction(FnDecl& fn) {
     error(fn.result->loc, "a function cannot return an array; take one as a parameter (array<T>) and fill it");
   if (fn.result && fn.result->kind == FnParam::Order)
     error(fn.result->loc, "a function cannot return an order");
+  if (fn.result && fn.result->kind == FnParam::Queue)
+    error(fn.result->loc, "a function cannot return a priority queue; take one as a parameter (pq<T>) and push to it");
   if (!fn.hasBlock && !fn.result)
     error(fn.loc, "a function with an expression body needs a result type: fn " + fn.name + "(…) -> T = …;");
   // `return` ends a block body, once.
@@ -562,8 +565,11 @@ bool Checker::expand(FnDecl& fn, CallExpr& call, Stmt* statement, ExprPtr& slot,
       break;
     }
     case FnParam::Vector:
-    case FnParam::Array: {
-      const Symbol::Kind kind = p.kind == FnParam::Vector ? Symbol::Vector : Symbol::Array;
+    case FnParam::Array:
+    case FnParam::Queue: {
+      const Symbol::Kind kind = p.kind == FnParam::Vector  ? Symbol::Vector
+                                : p.kind == FnParam::Array ? Symbol::Array
+                                                           : Symbol::Queue;
       if (!argSymbol || argSymbol->kind != kind) {
         error(arg->loc, argWhat + " must name " + kindWord(p.kind) + " (the function works on it in place)");
         ok = false;
@@ -683,7 +689,7 @@ const Type* Checker::checkInlinedCall(CallExpr& e, FnDecl& fn) {
   const std::string what = "'" + fn.name + "'";
   if (!inlinable(fn)) {
     error(e.loc, "function " + what + " runs as statements (it has a block body, or takes or returns streams, "
-                 "vectors, arrays or orders), so it is called where a statement runs — not per element in a "
+                 "vectors, arrays, orders or priority queues), so it is called where a statement runs — not per element in a "
                  "lambda or stage, nor in a while condition; call it before and use its result");
     return out_.types.error();
   }
