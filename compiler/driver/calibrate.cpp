@@ -253,7 +253,7 @@ std::optional<Calibration> calibrate(const BuildOptions& options, const sema::Ch
   std::vector<std::string> args = {std::get<std::string>(exe)};
   // Input files the script reads and does not write are read where they are: a path
   // param's made absolute, a literal's linked into the run's folder.
-  std::map<std::string, std::string> inputParams;
+  std::map<std::string, std::string> placedParams; // path params' values for the run
   for (const Node& n : full.nodes) {
     if (n.traits().io != plan::io_rule::reads_file) continue;
     const ast::ReadSource& r = *n.get<ast::ReadSource>();
@@ -261,7 +261,7 @@ std::optional<Calibration> calibrate(const BuildOptions& options, const sema::Ch
     if (r.path.isParam()) {
       auto value = full.pathValues.find(r.path.symbol);
       if (value != full.pathValues.end() && value->second != "-")
-        inputParams[r.path.param] = fs::absolute(value->second).string();
+        placedParams[r.path.param] = fs::absolute(value->second).string();
       continue;
     }
     const std::string path = r.path.literal.text();
@@ -270,14 +270,37 @@ std::optional<Calibration> calibrate(const BuildOptions& options, const sema::Ch
     fs::create_directories((folder.path / path).parent_path(), ec);
     fs::create_symlink(fs::absolute(path), folder.path / path, ec);
   }
-  // Every param as the small plan has it (a path as given, not as JSON shows it).
+  // Output files go into the run's folder, never over the user's: a literal's folders are
+  // made there, a path param's value is moved there (outputs/ and the path as given); a
+  // literal absolute path cannot be moved, so it stops the calibration.
+  for (const Node& n : full.nodes) {
+    if (n.traits().io != plan::io_rule::writes_file) continue;
+    const ast::PathRef& p = n.get<ast::WriteStmt>()->path;
+    std::error_code ec;
+    if (p.isParam()) {
+      auto value = full.pathValues.find(p.symbol);
+      if (value == full.pathValues.end() || value->second == "-" || value->second.empty()) continue;
+      const fs::path inside = folder.path / "outputs" / fs::path(value->second).relative_path();
+      fs::create_directories(inside.parent_path(), ec);
+      placedParams[p.param] = inside.string();
+      continue;
+    }
+    const std::string path = p.literal.text();
+    if (path == "-" || path == "/dev/null") continue;
+    if (fs::path(path).is_absolute())
+      return fail("the script writes '" + path + "' (line " + std::to_string(n.loc.line) +
+                  "), which a calibration run would replace; make it a path param to calibrate");
+    fs::create_directories((folder.path / path).parent_path(), ec);
+  }
+  // Every param as the small plan has it (a path as given, not as JSON shows it), but the
+  // files placed above.
   std::map<std::string, std::string> paths;
   for (const auto& [symbol, value] : small->pathValues) paths[symbol->name] = value;
   for (const auto& [name, value] : small->params) {
-    auto input = inputParams.find(name);
+    auto placed = placedParams.find(name);
     auto path = paths.find(name);
     args.push_back("--" + name + "=" +
-                   (input != inputParams.end() ? input->second : path != paths.end() ? path->second : value));
+                   (placed != placedParams.end() ? placed->second : path != paths.end() ? path->second : value));
   }
   args.push_back("--memory=" + std::to_string(full.memoryBytes));
   const fs::path stats = folder.path / "stats.json", log = folder.path / "output.log";
