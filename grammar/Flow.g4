@@ -120,7 +120,7 @@ stage
     | 'sort' ('by' orderRef)?                    # sortStage
     | 'unique' ('(' expr (',' expr)* ')')? estimate?   # uniqueStage
     | 'take' expr                                # takeStage
-    | 'for' IDENT block ('end' endBlock=block)?  # forStage
+    | 'for' IDENT block ('end' endBlock=block)? estimate?  # forStage
     | 'reduce' '(' expr (',' expr)* ','? ')' 'with' lambda estimate?   # reduceStage
     // `window 3`, `sample 0.1`, `enumerate`: a stage of the table in ast/builtins.def
     // (STAGE), named by a word; sema reports a word that names none.
@@ -141,7 +141,8 @@ joinKey
 lambda : '(' IDENT (',' IDENT)* ')' '=>' expr ;
 
 // `~ 1e9` after a file source or a join is its element count; `~ 0.5` after a filter,
-// unique or reduce is the fraction of elements that come out; `~ 10` after a while
+// unique or reduce is the fraction of elements that come out, after a for stage the
+// elements it emits per element it takes (any ratio: `~ 0.01`, `~ 3`); `~ 10` after a while
 // condition the rounds it is expected to run. A constant expression over params
 // (`~ edges / 2`); it only feeds the estimates.
 estimate : '~' expr ;

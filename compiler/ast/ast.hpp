@@ -415,6 +415,7 @@ struct ForStage : NodeKind<Stage, Stage::For>, ElementVar {
   bool hasEnd = false;
   SourceLoc endLoc;
   std::vector<StmtPtr> end;
+  std::optional<Estimate> estimate; // `~ R`: the elements it emits per element it takes
 };
 
 /// `reduce (k, …) with (a, b) => e ~ f`: one element per key, folded with the lambda.

@@ -478,6 +478,7 @@ private:
         Indent e(*this);
         for (const StmtPtr& st : x.end) stmt(*st);
       }
+      estimate(x.estimate);
       break;
     }
     case Stage::Reduce: {

@@ -430,6 +430,7 @@ StagePtr Cloner::stage(const Stage& s) {
     x->body = stmts(f.body);
     x->hasEnd = f.hasEnd;
     x->endLoc = at(f.endLoc);
+    x->estimate = estimate(f.estimate);
     x->end = stmts(f.end);
     return x;
   }

@@ -355,6 +355,7 @@ StagePtr AstBuilder::stage(P::StageContext* ctx) {
     s->endLoc = loc(c->endBlock);
     s->end = block(c->endBlock);
   }
+  s->estimate = estimate(c->estimate());
   return s;
 }
 

@@ -931,8 +931,11 @@ GraphBuilder::Flow GraphBuilder::stage(const Stage& s, Flow in) {
     const int emits = counter.emits;
     EmitCounter atEnd;
     for (const StmtPtr& b : f.end) atEnd.walk(*b);
-    int id = add(Node::ForStage, "for " + f.var, s.loc, in.phase, n * emits + atEnd.emits, s.elementType, {in.node},
-                 &f);
+    // `~ R`: R emits per element, where the sites say how many there can be, not how
+    // often they run (a parser emitting one record per 100 bytes).
+    const double perElement = f.estimate ? estimate(*f.estimate) : emits;
+    int id = add(Node::ForStage, "for " + f.var, s.loc, in.phase, n * perElement + atEnd.emits, s.elementType,
+                 {in.node}, &f);
     calibrateCount(id, n); // its emits per element, measured
     loopNodes_.push_back(id);
     for (const StmtPtr& b : f.body) statements(*b, in.phase, n);

@@ -3,6 +3,7 @@
 #include "sema/checker.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "ast/unreachable.hpp"
@@ -42,7 +43,7 @@ void Checker::checkLaterReads() {
   }
 }
 
-void Checker::checkEstimate(std::optional<Estimate>& e, bool selectivity) {
+void Checker::checkEstimate(std::optional<Estimate>& e, EstimateOf what) {
   if (!e) return;
   // A constant expression over params: its value with the params' defaults here, with
   // the values planned for in the planner.
@@ -59,10 +60,20 @@ void Checker::checkEstimate(std::optional<Estimate>& e, bool selectivity) {
     return;
   }
   e->value = v->asDouble();
-  if (selectivity && (e->value < 0 || e->value > 1))
-    error(e->loc, "a selectivity is the fraction of elements that pass, between 0 and 1, not " + e->text);
-  if (!selectivity && (e->value < 0 || e->value != static_cast<double>(static_cast<uint64_t>(e->value))))
-    error(e->loc, "an element count must be a whole number, not " + e->text);
+  switch (what) {
+  case EstimateOf::fraction:
+    if (e->value < 0 || e->value > 1)
+      error(e->loc, "a selectivity is the fraction of elements that pass, between 0 and 1, not " + e->text);
+    return;
+  case EstimateOf::ratio:
+    if (e->value < 0 || !std::isfinite(e->value))
+      error(e->loc, "a for stage's estimate is the elements it emits per element it takes, 0 or more, not " + e->text);
+    return;
+  case EstimateOf::count:
+    if (e->value < 0 || e->value != static_cast<double>(static_cast<uint64_t>(e->value)))
+      error(e->loc, "an element count must be a whole number, not " + e->text);
+    return;
+  }
 }
 
 bool Checker::requireTextual(const Type* type, SourceLoc loc, const std::string& what) {
@@ -280,7 +291,7 @@ const Type* Checker::checkJoin(JoinSource& j) {
   if (j.left) params.push_back(out_.types.scalar(Type::Bool));
   const Type* t = checkLambda(j.fn, params, std::string(name) + "'s function", {"a", "b", "found"});
   if (t->isError()) return t;
-  checkEstimate(j.estimate, false);
+  checkEstimate(j.estimate, EstimateOf::count);
   // A join reads both inputs side by side in key order: sort an input that is not in it.
   const std::string at = std::string(name) + " at " + describe(j.loc);
   for (int side = 0; side < 2; ++side) sortIfNeeded(*j.inputs[side], j.keys[side].resolved, at);
@@ -322,7 +333,7 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
   case Source::ReadText: {
     auto& r = *s.as<ReadSource>();
     checkPath(r.path);
-    checkEstimate(r.estimate, false);
+    checkEstimate(r.estimate, EstimateOf::count);
     const Type* t = resolveType(*r.type);
     if (t->isError()) return t;
     if (r.text && !requireTextual(t, r.type->loc, "read_text")) return out_.types.error();
@@ -532,7 +543,7 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
     const Type* t = checkPerElement(body);
     if (t->isError()) return t;
     if (!isMap) {
-      checkEstimate(s.as<FilterStage>()->estimate, true);
+      checkEstimate(s.as<FilterStage>()->estimate, EstimateOf::fraction);
       if (t->kind != Type::Bool) {
         error(body.loc, "a filter condition must be a bool, not " + t->name());
         return out_.types.error();
@@ -556,7 +567,7 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
   }
   case Stage::Unique: {
     auto& u = *s.as<UniqueStage>();
-    checkEstimate(u.estimate, true);
+    checkEstimate(u.estimate, EstimateOf::fraction);
     if (u.keys.empty()) {
       if (input->kind == Type::Record)
         for (const FieldInfo& f : input->record->fields)
@@ -587,6 +598,7 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
   }
   case Stage::For: {
     auto& f = *s.as<ForStage>();
+    checkEstimate(f.estimate, EstimateOf::ratio);
     pushScope();
     declareElement(f, Symbol::LambdaVar, input);
     stages_.push_back({&f, nullptr, loopDepth_});
@@ -612,7 +624,7 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
   }
   case Stage::Reduce: {
     auto& r = *s.as<ReduceStage>();
-    checkEstimate(r.estimate, true);
+    checkEstimate(r.estimate, EstimateOf::fraction);
     if (input->kind != Type::Record) {
       error(r.loc, "reduce (key, …) groups records by key fields; " + input->name() +
                        " has none (to drop repeated values use 'unique'; to count them, map each to a record "

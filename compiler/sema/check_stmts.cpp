@@ -414,7 +414,7 @@ void Checker::checkStmt(Stmt& s) {
     auto& w = *s.as<WhileStmt>();
     const Type* c = check(*w.cond);
     if (!c->isError() && c->kind != Type::Bool) error(w.cond->loc, "a condition must be a bool, not " + c->name());
-    checkEstimate(w.rounds, false);
+    checkEstimate(w.rounds, EstimateOf::count);
     ++loopDepth_;
     checkBlock(w.body);
     --loopDepth_;

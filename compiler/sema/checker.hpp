@@ -130,7 +130,11 @@ private:
   const OrderInfo* keyListOrder(std::vector<OrderKeyInfo> keys, const Type* element, SourceLoc loc);
   /// Appends a sort by `order` to `p` unless p already comes out in that order.
   void sortIfNeeded(ast::Pipeline& p, const OrderInfo* order, const std::string& forWhat);
-  void checkEstimate(std::optional<ast::Estimate>& e, bool selectivity);
+  /// What a `~` estimates: an element count (a file's, a join's, a while's rounds), the
+  /// fraction of elements that pass (filter, unique, reduce: 0 to 1), or the elements put
+  /// out per element taken (a for stage: any ratio).
+  enum class EstimateOf { count, fraction, ratio };
+  void checkEstimate(std::optional<ast::Estimate>& e, EstimateOf what);
   bool requireTextual(const Type* type, SourceLoc loc, const std::string& what);
 
   // ---- modules (modules.cpp)
