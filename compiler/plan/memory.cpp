@@ -125,6 +125,28 @@ void MemoryPlanner::reportTooSmall(int phase, uint64_t needed) {
                    " (" + parts + ") with blocks of " + formatBytes(static_cast<double>(plan_.blockBytes)) +
                    ", but the budget is " + formatBytes(static_cast<double>(plan_.memoryBytes)) +
                    "; raise 'memory' (or --memory) or lower 'block'" + leastBudget());
+  // The counts it needs memory for may rest on an assumption upstream: a for stage planned
+  // to emit at each emit site for every element, a filter planned to pass everything.
+  // Say where, so the script can give the stage its `~`.
+  std::vector<bool> seen(plan_.nodes.size(), false);
+  std::vector<int> todo;
+  for (size_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].phase == phase && planner().minimum(nodes_[i]) > 0) todo.push_back(static_cast<int>(i));
+  while (!todo.empty()) {
+    const Node& n = plan_.nodes[static_cast<size_t>(todo.back())];
+    todo.pop_back();
+    if (seen[static_cast<size_t>(n.id)]) continue;
+    seen[static_cast<size_t>(n.id)] = true;
+    for (int in : n.inputs) todo.push_back(in);
+    std::string assumed;
+    if (n.kind == Node::ForStage && !n.get<ast::ForStage>()->estimate)
+      assumed = "'" + n.name + "' is planned to emit at each of its emit sites for every element it takes (" +
+                formatCount(n.elements) + " elements); if it emits fewer, say how many per element: ~ RATIO after it";
+    else if (n.kind == Node::Filter && !n.get<ast::FilterStage>()->estimate)
+      assumed = "'" + n.name + "' is planned to pass every element (" + formatCount(n.elements) +
+                "); if it passes fewer, say what fraction: ~ FRACTION after it";
+    if (!assumed.empty()) diags_.note(file_, n.loc, assumed);
+  }
 }
 
 void MemoryPlanner::computeIo() {
