@@ -170,23 +170,19 @@ void Generator::freeAfterPhase(int phase) {
   // to the phases that push to it, build it or index it.
   for (std::vector<ScopedContainer>& block : scopedContainers_)
     for (auto c = block.begin(); c != block.end();) {
-      if (c->loopDepth != loops_.size()) {
-        ++c;
-      } else if (c->queue) {
-        if (c->queue->livePhases.back() != phase) {
-          ++c;
-          continue;
-        }
+      const bool sameLoops = c->loopDepth == loops_.size();
+      if (sameLoops && c->queue && c->queue->livePhases.back() == phase) {
         line("fl_" + name(c->symbol) + "_storage.reset(); // " + c->queue->name + ": its last phase has ended");
         c = block.erase(c);
-      } else {
+        continue;
+      }
+      if (sameLoops && !c->queue)
         for (const Node& n : plan_.nodes)
           if (n.kind == Node::VectorPush && n.phase == phase && n.get<Symbol>() == c->symbol) {
             line(name(c->symbol) + ".release_cache(); // " + n.name + ": its phase has ended");
             break;
           }
-        ++c;
-      }
+      ++c;
     }
 }
 

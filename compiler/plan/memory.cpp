@@ -108,6 +108,7 @@ std::string MemoryPlanner::leastBudget() const {
 
 void MemoryPlanner::reportTooSmall(int phase, uint64_t needed) {
   std::string parts;
+  std::vector<int> needing; // the nodes of the phase that need memory
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const bool inPhase = plan_.nodes[i].spansPhases()
                              ? std::count(nodes_[i].live_phases.begin(), nodes_[i].live_phases.end(), phase) > 0
@@ -115,6 +116,7 @@ void MemoryPlanner::reportTooSmall(int phase, uint64_t needed) {
     const uint64_t m = inPhase ? planner().minimum(nodes_[i]) : 0;
     if (m == 0) continue;
     parts += (parts.empty() ? "" : ", ") + plan_.nodes[i].name + " " + formatBytes(static_cast<double>(m));
+    needing.push_back(static_cast<int>(i));
   }
   const Phase* ph = nullptr;
   for (const Phase& x : plan_.phases)
@@ -129,9 +131,7 @@ void MemoryPlanner::reportTooSmall(int phase, uint64_t needed) {
   // to emit at each emit site for every element, a filter planned to pass everything.
   // Say where, so the script can give the stage its `~`.
   std::vector<bool> seen(plan_.nodes.size(), false);
-  std::vector<int> todo;
-  for (size_t i = 0; i < nodes_.size(); ++i)
-    if (nodes_[i].phase == phase && planner().minimum(nodes_[i]) > 0) todo.push_back(static_cast<int>(i));
+  std::vector<int> todo = std::move(needing);
   while (!todo.empty()) {
     const Node& n = plan_.nodes[static_cast<size_t>(todo.back())];
     todo.pop_back();

@@ -273,14 +273,9 @@ public:
   /// join or zip that stops at its shorter input leaves the other merge unfinished, and
   /// the plan gives its memory to the phases after.
   void close() noexcept {
-    if (engine_) {
-      timings_.read_wait += engine_->timings().read_wait;
-      timings_.merge += engine_->timings().merge;
-    }
-    engine_.reset();
+    end_merge();
     out_.reset();
     memory_segments_.clear();
-    runs_.release();
     pos_ = end_ = nullptr;
   }
 
@@ -309,6 +304,16 @@ private:
     requires combining;
 
   void refill();
+  /// The merge is over (done, or closed): its timings kept, its engine's buffers and the
+  /// runs' blocks freed.
+  void end_merge() noexcept {
+    if (engine_) {
+      timings_.read_wait += engine_->timings().read_wait;
+      timings_.merge += engine_->timings().merge;
+      engine_.reset();
+    }
+    runs_.release();
+  }
 
   // The next merged elements into o (up to cap); 0 at the end, when the merge's buffers
   // (but out_) are freed.
@@ -513,12 +518,7 @@ std::size_t runs_merger<T, Cmp, Combine>::next_merged(T* o, std::size_t cap) {
   if (memory_only_) return next_from_memory(o, cap);
   if (!engine_) return 0;
   const std::size_t n = engine_->next(o, cap);
-  if (n == 0) {
-    timings_.read_wait += engine_->timings().read_wait;
-    timings_.merge += engine_->timings().merge;
-    engine_.reset();
-    runs_.release();
-  }
+  if (n == 0) end_merge();
   return n;
 }
 
@@ -557,11 +557,8 @@ void runs_merger<T, Cmp, Combine>::refill_plain() {
   T* o = reinterpret_cast<T*>(out_.data());
   const std::size_t n = engine_->next(o, plan_.output_elements);
   if (n == 0) {
-    timings_.read_wait += engine_->timings().read_wait;
-    timings_.merge += engine_->timings().merge;
-    engine_.reset();
+    end_merge();
     out_.reset();
-    runs_.release();
     return;
   }
   pos_ = o;
