@@ -21,15 +21,31 @@ void thread_team::run(const std::function<void(unsigned)>& fn) {
     fn(0);
     return;
   }
+  begin(&fn);
+  end(run_catching([&] { fn(0); }));
+}
+
+void thread_team::start(std::function<void(unsigned)> fn) {
+  started_ = std::move(fn);
+  if (size_ > 1) begin(&started_);
+}
+
+void thread_team::wait() {
+  if (size_ > 1) end(nullptr);
+}
+
+void thread_team::begin(const std::function<void(unsigned)>* fn) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    task_ = &fn;
+    task_ = fn;
     pending_ = size_ - 1;
     error_ = nullptr;
     ++generation_;
   }
   wake_.notify_all();
-  const std::exception_ptr mine = run_catching([&] { fn(0); });
+}
+
+void thread_team::end(std::exception_ptr mine) {
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [&] { return pending_ == 0; });
   task_ = nullptr;

@@ -21,6 +21,11 @@ small run that stayed in memory is only counted: the script's sorts may be unuse
 fit in even the smallest budget). --avoid NAME,... passes switches to
 the generator to leave out constructs with known bugs (gen_scripts.py --help).
 
+--threads 1,2,3,8 (the default): both budgets run again at each of these --threads, and
+every run must print and write exactly what the first run (the big budget, default
+threads) did; a difference or failure there is counted as a thread difference. An empty
+list leaves the dimension out.
+
 --functions: each script also comes written through functions and modules
 (Inputs/gen_functions.py: value, stream, generic and block-body functions, vectors by
 reference, nested calls, modules), in OUT/work/genNNNNN/genNNNNN-fn/. It is built and
@@ -77,7 +82,7 @@ class Job:
         self.fn_script = os.path.join(self.fn_dir, self.name + '.flow')
         self.fn_exe = os.path.join(self.fn_dir, self.name)
         self.log = []
-        self.result = None  # 'build', 'run', 'diff', 'memory', 'fnbuild', 'fnrun', 'fndiff' or 'ok'
+        self.result = None  # 'build', 'run', 'diff', 'threads', 'memory', 'fnbuild', 'fnrun', 'fndiff' or 'ok'
 
     def note(self, s):
         self.log.append(s)
@@ -165,6 +170,9 @@ class Job:
             self.note(f'--memory {self.args.big} against {small[3]}: ' + '; '.join(diffs))
             self.result = 'diff'
             return self
+        if not self.same_at_every_thread_count(big):
+            self.result = 'threads'
+            return self
         self.result = 'ok'
         with open(self.script) as f:
             text = f.read()
@@ -184,6 +192,21 @@ class Job:
         if self.args.functions:
             self.go_functions(big)
         return self
+
+    def same_at_every_thread_count(self, big):
+        """Both budgets at each --threads of the list: each run the same as `big`."""
+        for t in self.args.threads:
+            for label, flags in (('big', ['--memory', self.args.big]), ('small', self.small_flags)):
+                flags = flags + ['--threads', str(t)]
+                st, out, err, wd, stats = self.run_in(f'{label}-t{t}', flags)
+                if st != 0:
+                    self.note(f'run with {" ".join(flags)}: status {st}\n' + err.decode(errors='replace')[-3000:])
+                    return False
+                d = self.differences(big, (out, wd), f'--memory {self.args.big}', ' '.join(flags))
+                if d:
+                    self.note(f'--memory {self.args.big} against {" ".join(flags)}: ' + '; '.join(d))
+                    return False
+        return True
 
     def go_functions(self, plain_big):
         """The function version: built, run at both budgets, each run the same as the plain
@@ -226,11 +249,14 @@ def main():
     ap.add_argument('--run-timeout', type=float, default=60)
     ap.add_argument('--avoid', default='', help='comma-separated generator switches (gen_scripts.AVOIDABLE, '
                     'gen_functions.AVOIDABLE)')
+    ap.add_argument('--threads', default='1,2,3,8',
+                    help='comma-separated --threads values at which both budgets run again (empty: none)')
     ap.add_argument('--functions', action='store_true',
                     help='also build and run each script written through functions (gen_functions.py): '
                          'its outputs must be those of the plain script')
     args = ap.parse_args()
     args.flowc = os.path.abspath(args.flowc)
+    args.threads = [int(t) for t in args.threads.split(',') if t]
     avoid = {a for a in args.avoid.split(',') if a}
 
     shutil.rmtree(os.path.join(args.out, 'work'), ignore_errors=True)
@@ -248,7 +274,7 @@ def main():
             f.write(plain)
         jobs.append(j)
 
-    counts = {'build': 0, 'run': 0, 'diff': 0, 'memory': 0, 'fnbuild': 0, 'fnrun': 0, 'fndiff': 0, 'ok': 0}
+    counts = {'build': 0, 'run': 0, 'diff': 0, 'threads': 0, 'memory': 0, 'fnbuild': 0, 'fnrun': 0, 'fndiff': 0, 'ok': 0}
     fail_dir = os.path.join(args.out, 'fail')
     os.makedirs(fail_dir, exist_ok=True)
     accepted_budget_failures = 0
@@ -269,13 +295,14 @@ def main():
     built = args.count - counts['build']
     print(f'generated {args.count}, built {built}, build failures {counts["build"]}, '
           f'run failures {counts["run"]}, differences {counts["diff"]}, '
+          f'differences between thread counts {counts["threads"]} (--threads {",".join(map(str, args.threads))}), '
           f'small-budget runs that stayed in memory {counts["memory"]}, ok {counts["ok"]}; '
           + (f'function versions: build failures {counts["fnbuild"]}, run failures {counts["fnrun"]}, '
              f'differences from the plain script {counts["fndiff"]}; ' if args.functions else '') +
           f'budgets accepted at start that failed mid-run {accepted_budget_failures}')
     print(f'failing scripts and logs: {fail_dir}')
     # A script's sort may be unused or tiny, so staying in memory is reported, not failed.
-    sys.exit(1 if counts['build'] + counts['run'] + counts['diff'] + counts['fnbuild'] + counts['fnrun']
+    sys.exit(1 if counts['build'] + counts['run'] + counts['diff'] + counts['threads'] + counts['fnbuild'] + counts['fnrun']
              + counts['fndiff'] else 0)
 
 

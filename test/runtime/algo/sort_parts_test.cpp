@@ -208,4 +208,34 @@ TEST(SortThreads, TeamRunsEveryIndexAndPropagatesErrors) {
   w.wait(); // the error is reported once
 }
 
+// start() sets the helpers going and returns; the caller works beside them (here on
+// the same counter) until wait(), which rethrows a helper's exception.
+TEST(SortThreads, StartRunsTheHelpersWhileTheCallerWorks) {
+  for (unsigned size : {1u, 2u, 4u}) {
+    flow::algo::thread_team team(size);
+    for (int round = 0; round < 50; ++round) {
+      std::atomic<int> left{1000}, mine{0}, mask{0};
+      auto take = [&] {
+        int n = 0;
+        while (left.fetch_sub(1) > 0) ++n;
+        return n;
+      };
+      std::atomic<int> theirs{0};
+      team.start([&](unsigned i) {
+        mask |= 1 << i;
+        theirs += take();
+      });
+      mine = take();
+      team.wait();
+      EXPECT_EQ(mine + theirs, 1000);
+      EXPECT_EQ(mask.load(), (1 << size) - 2) << "every helper ran, not index 0";
+    }
+    if (size > 1) {
+      team.start([](unsigned) { throw std::runtime_error("z"); });
+      EXPECT_THROW(team.wait(), std::runtime_error);
+      team.run([](unsigned) {}); // still usable
+    }
+  }
+}
+
 } // namespace

@@ -3,6 +3,7 @@
 // path (hash_reduce_runs), each against a std::map fold, across run and block boundaries,
 // with skewed, all-equal and all-distinct keys; their memory and I/O; the plan model.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -445,6 +446,110 @@ TEST(ReduceHash, StaysWithinTheBudgetAndThrowsBelowIt) {
   EXPECT_EQ(bm.allocated_bytes(), 0u);
   using hr = flow::stream::hash_reduce_runs<kv, kv_order, key_hash, same_key, sum_count>;
   EXPECT_THROW(hr(8192, {}, opt), std::invalid_argument);
+}
+
+// ---- the partitioned hash path on several threads -------------------------------------------
+
+/// The hash path with `threads` threads and the budget and expected keys of a plan of
+/// several partitions (checked), pushed in one go.
+template <class T>
+std::vector<T> via_partitioned_hash(const std::vector<T>& in, std::size_t memory, std::uint64_t expected_keys,
+                                    flow::algo::sort_options opt, unsigned threads, std::size_t* spills = nullptr) {
+  opt.threads = threads;
+  flow::stream::hash_reduce_runs<T, kv_order, key_hash, same_key, sum_count> h(memory, {}, opt, {}, {}, {},
+                                                                               expected_keys);
+  EXPECT_GT(h.plan().partitions, 1u);
+  for (const auto& x : in) h.push(x);
+  if (spills) *spills = h.spills();
+  flow::stream::reduce_merge<T, kv_order, sum_count> rm(h.result(), memory, {}, opt);
+  std::vector<T> out;
+  flow::test::read_mixed(rm, out);
+  return out;
+}
+
+// Across the partitions' staging boundaries (a round starts when one staging area is
+// full), with skewed keys, one key, all distinct keys and no input, at 1, 2, 3 and 8
+// threads (8 on a machine of 2 cores too), in memory and spilling.
+TEST(ReduceHashPartitioned, AgainstReferenceAtEveryThreadCount) {
+  flow::mng::block_manager bm(flow::test::memory_config());
+  const auto opt = options(bm, 4096);
+  const std::size_t memory = 8 << 20;
+  const std::uint64_t expected = 200000;
+  const auto shape = flow::plan::hash_reduce(flow::algo::sort_setup_of<kv, kv_order>(opt), memory, expected);
+  ASSERT_GT(shape.partitions, 2u);
+  const std::size_t staged = static_cast<std::size_t>(shape.staged);
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, staged - 1, staged, staged + 1, 3 * staged * shape.partitions}) {
+    for (keys k : {keys::random, keys::skewed, keys::all_equal, keys::all_distinct}) {
+      const auto in = make_input<kv>(n, k, k == keys::all_distinct ? n : 150000, n + 11);
+      const auto ref = reference(in);
+      for (unsigned threads : {1u, 2u, 3u, 8u}) {
+        std::size_t spills = 0;
+        const auto out = via_partitioned_hash(in, memory, expected, opt, threads, &spills);
+        ASSERT_EQ(out.size(), ref.size());
+        EXPECT_EQ(std::memcmp(out.data(), ref.data(), ref.size() * sizeof(kv)), 0)
+            << "n=" << n << " threads=" << threads;
+        if (k != keys::all_distinct) {
+          EXPECT_EQ(spills, 0u);
+        }
+      }
+    }
+  }
+  // far more keys than expected: the partitions grow to the budget, then the table spills
+  const auto many = make_input<kv>(1200000, keys::all_distinct, 0, 5);
+  for (unsigned threads : {1u, 2u}) {
+    std::size_t spills = 0;
+    expect_reduced(many, via_partitioned_hash(many, memory, expected, opt, threads, &spills), "spilling");
+    EXPECT_GE(spills, 1u);
+  }
+  EXPECT_EQ(bm.allocated_bytes(), 0u);
+}
+
+// A float combine gives different bits in a different order: each key is combined in
+// input order and the table spills at the same elements at any thread count, so the
+// sums are the same bits at 1, 2, 3 and 8 threads, spilling or not.
+struct kd {
+  std::uint64_t key;
+  double sum;
+};
+struct kd_order {
+  bool operator()(const kd& a, const kd& b) const { return a.key < b.key; }
+  static kd min_value() { return {0, 0}; }
+  static kd max_value() { return {UINT64_MAX, 0}; }
+  using key_type = std::uint64_t;
+  static key_type key(const kd& x) { return x.key; }
+  static constexpr bool key_is_total = true;
+};
+struct sum_double {
+  kd operator()(const kd& a, const kd& b) const { return {a.key, a.sum + b.sum}; }
+};
+
+TEST(ReduceHashPartitioned, FloatSumsAreTheSameBitsAtEveryThreadCount) {
+  flow::mng::block_manager bm(flow::test::memory_config());
+  const std::size_t memory = 8 << 20;
+  for (std::uint64_t distinct : {std::uint64_t{50000}, std::uint64_t{1200000}}) { // in memory; spilling
+    std::mt19937_64 rng(distinct);
+    std::vector<kd> in(1600000);
+    for (auto& x : in) // magnitudes from 1e-8 to 1e8: the order of the additions shows
+      x = {flow::test::mix(rng() % distinct), std::ldexp(static_cast<double>(rng() % 1000) + 1, static_cast<int>(rng() % 54) - 27)};
+    std::vector<std::vector<kd>> outs;
+    for (unsigned threads : {1u, 2u, 3u, 8u}) {
+      auto opt = options(bm, 4096);
+      opt.threads = threads;
+      flow::stream::hash_reduce_runs<kd, kd_order, key_hash, same_key, sum_double> h(memory, {}, opt, {}, {}, {}, 100000);
+      ASSERT_GT(h.plan().partitions, 1u);
+      for (const auto& x : in) h.push(x);
+      EXPECT_EQ(h.spills() > 0, distinct > 1000000) << distinct;
+      flow::stream::reduce_merge<kd, kd_order, sum_double> rm(h.result(), memory, {}, opt);
+      std::vector<kd> out;
+      flow::test::read_mixed(rm, out);
+      outs.push_back(std::move(out));
+    }
+    for (std::size_t t = 1; t < outs.size(); ++t) {
+      ASSERT_EQ(outs[t].size(), outs[0].size());
+      EXPECT_EQ(std::memcmp(outs[t].data(), outs[0].data(), outs[0].size() * sizeof(kd)), 0) << "threads differ";
+    }
+  }
+  EXPECT_EQ(bm.allocated_bytes(), 0u);
 }
 
 // ---- the plan model ------------------------------------------------------------------------

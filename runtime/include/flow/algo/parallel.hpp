@@ -1,7 +1,7 @@
 #pragma once
 // The sorter's threads: a thread_team runs one function on N threads at once (the caller
 // is thread 0, N-1 helpers persist between calls, so a parallel step costs a wake-up, not
-// a thread start), and a background_worker runs queued tasks in order on one thread (run
+// a thread start; or start() sets the helpers going while the caller does other work), and a background_worker runs queued tasks in order on one thread (run
 // formation sorts and writes run i there while the caller fills run i+1). Compiled once in
 // libflow_runtime (src/algo/parallel.cpp): neither depends on what is sorted.
 #include <algorithm>
@@ -47,14 +47,25 @@ public:
   /// at a time per team.
   void run(const std::function<void(unsigned)>& fn);
 
+  /// Starts fn(i) for i = 1..size()-1 on the helpers and returns at once (nothing runs
+  /// on a team of one); the caller goes on with other work (fn(0) too, if it likes) and
+  /// then calls wait(), which returns when the helpers finished and rethrows the first
+  /// exception. wait() must be called before the next start() or run(), and before what
+  /// fn uses goes away.
+  void start(std::function<void(unsigned)> fn);
+  void wait();
+
 private:
   void helper(unsigned index);
+  void begin(const std::function<void(unsigned)>* fn);
+  void end(std::exception_ptr mine);
 
   const unsigned size_;
   std::vector<std::thread> helpers_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   const std::function<void(unsigned)>* task_ = nullptr;
+  std::function<void(unsigned)> started_; // the task of start()
   unsigned pending_ = 0;
   std::uint64_t generation_ = 0;
   std::exception_ptr error_;

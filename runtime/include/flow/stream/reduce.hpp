@@ -35,14 +35,17 @@
 // has the planner's estimate of both paths.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
+#include <sys/mman.h>
 
 #include "flow/algo/combine.hpp"
 #include "flow/algo/runs_creator.hpp"
@@ -149,10 +152,21 @@ public:
       : algo::runs_merger<T, Cmp, Combine>(std::move(runs), memory_bytes, Cmp(), std::move(combine), opt) {}
 };
 
-/// The hash path of reduce (see the top of this file). Memory: one buffer of
-/// plan().slots elements and as many occupancy bytes, plus the reserve for the metadata
-/// of the runs it writes (flow::plan::hash_reduce). A spill sorts the table in place
-/// (std::sort, one thread) and writes it from there, waiting for the writes.
+/// The hash path of reduce (see the top of this file), partitioned by the key's hash as
+/// plan::hash_reduce describes: push() puts an element and its hash in its partition's
+/// staging area; when one is full, a round begins in which every partition inserts what it
+/// staged into its own table, in input order, the partitions shared out among the threads
+/// of sort_options (each taken whole by one thread). With more than one thread the round
+/// runs on the helpers while push() fills the other set of staging areas, and the caller
+/// joins it when that is full. A partition that finds its table full stops there; after
+/// the round the whole table (every partition) is sorted and written as one run, and the
+/// round goes on. Rounds follow one another, so where the table spills, and the order in
+/// which each key is combined, depend on the input and the plan only: the same result at
+/// any thread count, bit for bit.
+/// Memory: one buffer of plan().slots elements and as many occupancy bytes, one for the
+/// staging areas, plus the reserve for the metadata of the runs it writes. A spill sorts
+/// the table in place (std::sort, one thread) and writes it from there, waiting for the
+/// writes.
 template <class T, class Cmp, class Hash, class Same, class Combine> class hash_reduce_runs {
   static_assert(algo::sort_order<Cmp, T>, "Cmp must be an order on T with min_value()/max_value() "
                                           "(see flow/algo/sort_traits.hpp); T trivially copyable");
@@ -162,87 +176,88 @@ public:
 
   explicit hash_reduce_runs(std::size_t memory_bytes, Combine combine = Combine(), algo::sort_options opt = {})
       : hash_reduce_runs(memory_bytes, std::move(combine), opt, Hash(), Same(), Cmp()) {}
-  /// `expected_keys`: the distinct keys the caller expects (0: not known). The table
-  /// starts with room for them (and grows up to the budget when there are more), so a
-  /// reduce with few keys works in a table that stays in the processor's caches rather
-  /// than one spread over the whole budget.
+  /// `expected_keys`: the distinct keys the caller expects (0: not known). The partitions
+  /// start with room for their share of them (and grow up to the budget when there are
+  /// more), so a reduce with few keys works in tables that stay in the processor's caches
+  /// rather than ones spread over the whole budget.
   hash_reduce_runs(std::size_t memory_bytes, Combine combine, algo::sort_options opt, Hash hash, Same same, Cmp cmp,
                    std::uint64_t expected_keys = 0)
       : combine_(std::move(combine)), hash_(std::move(hash)), same_(std::move(same)), cmp_(std::move(cmp)),
-        opt_(opt), bm_(opt.bm()), plan_(plan::hash_reduce(setup(opt), memory_bytes)),
+        opt_(opt), bm_(opt.bm()), plan_(plan::hash_reduce(setup(opt), memory_bytes, expected_keys)),
         strategy_(mng::allocation_strategy::random_cycling(opt.seed)) {
     if (plan_.slots == 0) {
-      const std::uint64_t need =
-          plan::smallest_budget([&](std::uint64_t m) { return plan::hash_reduce(setup(opt), m).slots > 0; });
+      const std::uint64_t need = plan::smallest_budget(
+          [&](std::uint64_t m) { return plan::hash_reduce(setup(opt), m, expected_keys).slots > 0; });
       throw std::invalid_argument("flow: reduce (hash table) needs a memory budget of at least " +
                                   std::to_string(need) + " bytes with blocks of " +
                                   std::to_string(plan_.geometry.bytes) + " bytes; got " +
                                   std::to_string(memory_bytes) + ". Give the reduce more memory or smaller blocks.");
     }
+    const std::size_t k = static_cast<std::size_t>(plan_.partitions), ps = static_cast<std::size_t>(plan_.partition_slots);
+    if (k > 1 && opt.thread_count() > 1) {
+      if (opt.team) {
+        team_ = opt.team;
+      } else {
+        own_team_ = std::make_unique<algo::thread_team>(static_cast<unsigned>(std::min<std::size_t>(opt.thread_count(), k)));
+        team_ = own_team_.get();
+      }
+    }
     table_ = io::aligned_buffer(static_cast<std::size_t>(plan_.table_bytes));
     data_ = reinterpret_cast<T*>(table_.data());
-    used_ = reinterpret_cast<unsigned char*>(table_.data()) + plan_.slots * sizeof(T);
-    // The first size: the expected keys at a load of 2/3, at least 4096 slots.
-    slots_ = static_cast<std::size_t>(plan_.slots);
+    unsigned char* used = reinterpret_cast<unsigned char*>(table_.data()) + plan_.slots * sizeof(T);
+    // one set of staging areas on one thread (the rounds do not overlap the input there)
+    const std::size_t areas = team_ ? static_cast<std::size_t>(plan_.staging_areas) : 1;
+    area_elements_ = k * static_cast<std::size_t>(plan_.staged);
+    staging_ = io::aligned_buffer(areas * area_elements_ * (sizeof(T) + sizeof(std::uint64_t)));
+    staged_ = reinterpret_cast<T*>(staging_.data());
+    staged_hashes_ = reinterpret_cast<std::uint64_t*>(staging_.data() + areas * area_elements_ * sizeof(T));
+    for (std::size_t a = 0; a < areas; ++a) waiting_[a].assign(k, 0);
+    // The first size of each: its share of the expected keys at a load of 2/3, at least
+    // 4096 slots in all.
+    std::size_t first = ps;
     if (expected_keys > 0 && expected_keys < plan_.slots / 2)
-      slots_ = static_cast<std::size_t>(std::min<std::uint64_t>(plan_.slots, std::max<std::uint64_t>(4096, expected_keys * 3 / 2)));
-    std::memset(used_, 0, slots_);
+      first = static_cast<std::size_t>(std::min<std::uint64_t>(
+          ps, std::max<std::uint64_t>((4096 + k - 1) / k, expected_keys * 3 / 2 / k + 1)));
+    parts_ = std::vector<partition>(k);
+    for (std::size_t p = 0; p < k; ++p) {
+      parts_[p].data = data_ + p * ps;
+      parts_[p].used = used + p * ps;
+      parts_[p].slots = first;
+      std::memset(parts_[p].used, 0, first);
+    }
+    stopped_.assign(k, 0);
     result_.set_block_manager(&bm_);
     result_.set_geometry(plan_.geometry);
   }
   hash_reduce_runs(const hash_reduce_runs&) = delete;
   hash_reduce_runs& operator=(const hash_reduce_runs&) = delete;
+  ~hash_reduce_runs() {
+    if (running_) { // an exception left a round running: its threads use the buffers
+      try {
+        team_->wait();
+      } catch (...) {
+      }
+    }
+  }
 
-  /// Adds one element: combined into its key's slot, or a new slot (the table is sorted
-  /// and written as a run first if it is full). Elements wait in a small batch whose
-  /// slots are prefetched together, so the table's cache misses overlap rather than
-  /// follow one another (a table of a million keys does not fit in the caches).
+  /// Adds one element: staged in its key's partition; a full staging area starts a round
+  /// of inserts (see above).
   void push(const T& x) {
     if (finished_) [[unlikely]] throw std::logic_error("flow: hash_reduce_runs::push after result()");
     ++pushed_;
-    batch_[batched_++] = x;
-    if (batched_ == batch_.size()) drain_batch();
+    const std::uint64_t h = mixed_hash(x);
+    const std::size_t p = partition_of(h);
+    std::size_t& waiting = waiting_[filling_][p];
+    const std::size_t at = filling_ * area_elements_ + p * static_cast<std::size_t>(plan_.staged) + waiting;
+    staged_[at] = x;
+    staged_hashes_[at] = h;
+    if (++waiting == plan_.staged) round();
   }
   /// Adds every element of a stream node.
   template <class Node> void push_all(Node& in) {
     for_each(in, [this](const T& x) { push(x); });
   }
 
-private:
-  void drain_batch() {
-    std::array<std::size_t, batch_elements> homes;
-    for (std::size_t k = 0; k < batched_; ++k) {
-      homes[k] = home(batch_[k]);
-      __builtin_prefetch(data_ + homes[k]);
-      __builtin_prefetch(used_ + homes[k]);
-    }
-    const std::size_t slots = slots_; // a home stays right while the table keeps its size
-    for (std::size_t k = 0; k < batched_; ++k) insert(batch_[k], slots_ == slots ? homes[k] : home(batch_[k]));
-    batched_ = 0;
-  }
-
-  void insert(const T& x, std::size_t i) {
-    for (;;) {
-      if (!used_[i]) {
-        if (count_ == capacity()) [[unlikely]] {
-          if (!grow()) spill();
-          i = home(x);
-          continue;
-        }
-        used_[i] = 1;
-        data_[i] = x;
-        ++count_;
-        return;
-      }
-      if (same_(std::as_const(data_[i]), x)) {
-        data_[i] = combine_(std::as_const(data_[i]), x);
-        return;
-      }
-      if (++i == slots()) i = 0;
-    }
-  }
-
-public:
   /// Elements pushed so far.
   std::uint64_t size() const noexcept { return pushed_; }
   /// Runs written so far (0: everything is still in the table).
@@ -256,8 +271,10 @@ public:
   /// table (unless it is the result). Call once.
   algo::sorted_runs<T> result() {
     if (finished_) throw std::logic_error("flow: hash_reduce_runs::result called twice");
-    drain_batch();
+    finish_round();
+    insert_round(filling_);
     finished_ = true;
+    staging_.reset();
     const std::size_t n = compact_and_sort();
     if (n > 0) {
       if (result_.run_count() == 0 || opt_.keep_last_run) {
@@ -269,64 +286,194 @@ public:
     }
     table_.reset();
     data_ = nullptr;
-    used_ = nullptr;
+    parts_.clear();
     return std::move(result_);
   }
 
 private:
+  // One partition's table, in its range of the table buffer.
+  struct alignas(64) partition {
+    T* data = nullptr;
+    unsigned char* used = nullptr;
+    std::size_t slots = 0;   // slots in use now (grow() doubles them up to the plan's)
+    std::uint64_t count = 0; // keys in the table
+    std::size_t done = 0;    // of its staged elements in the round, those inserted
+  };
+
   static plan::sort_setup setup(const algo::sort_options& opt) { return algo::sort_setup_of<T, Cmp>(opt); }
-  std::size_t slots() const noexcept { return slots_; }
-  /// Keys the table holds at its current size (3/4 of its slots: probes stay short).
-  std::uint64_t capacity() const noexcept { return slots_ == plan_.slots ? plan_.capacity : slots_ - slots_ / 4; }
 
-  /// Doubles the table within its buffer (at most to the budget's slots): the keys are
-  /// moved to the end of the buffer and inserted again. False when it is as large as the
-  /// buffer allows.
-  bool grow() {
-    const std::size_t max = static_cast<std::size_t>(plan_.slots);
-    const std::size_t next = std::min(2 * slots_, max - static_cast<std::size_t>(count_));
-    if (next <= slots_) return false;
-    std::size_t tail = max;
-    for (std::size_t i = slots_; i-- > 0;) // from the top: a key never overwrites one not yet moved
-      if (used_[i]) data_[--tail] = data_[i];
-    slots_ = next;
-    std::memset(used_, 0, slots_);
-    for (std::size_t k = tail; k < max; ++k) {
-      std::size_t i = home(data_[k]);
-      while (used_[i])
-        if (++i == slots_) i = 0;
-      used_[i] = 1;
-      data_[i] = data_[k];
-    }
-    return true;
-  }
-
-  std::size_t home(const T& x) const {
+  std::uint64_t mixed_hash(const T& x) const {
     std::uint64_t h = static_cast<std::uint64_t>(hash_(x));
     h ^= h >> 33; // murmur3's finalizer: every bit of the hash reaches the top bits
     h *= 0xff51afd7ed558ccdULL;
     h ^= h >> 33;
     h *= 0xc4ceb9fe1a85ec53ULL;
     h ^= h >> 33;
-    return static_cast<std::size_t>((static_cast<unsigned __int128>(h) * slots_) >> 64);
+    return h;
+  }
+  // The top bits of the hash pick the partition, the rest (multiplied again) the slot.
+  std::size_t partition_of(std::uint64_t h) const noexcept {
+    return static_cast<std::size_t>((static_cast<unsigned __int128>(h) * plan_.partitions) >> 64);
+  }
+  static std::size_t home(std::uint64_t h, std::size_t slots) noexcept {
+    return static_cast<std::size_t>((static_cast<unsigned __int128>(h * 0x9e3779b97f4a7c15ULL) * slots) >> 64);
+  }
+  /// Keys a partition holds at its current size (3/4 of its slots: probes stay short).
+  std::uint64_t capacity(const partition& q) const noexcept { return q.slots - q.slots / 4; }
+
+  // A staging area is full: the round of the other set (if running) is finished first;
+  // then this set's round runs, on the helpers while the caller fills the other set, or
+  // here with one thread.
+  void round() {
+    finish_round();
+    if (!team_) {
+      insert_round(filling_);
+      return;
+    }
+    round_area_ = filling_;
+    next_partition_.store(0, std::memory_order_relaxed);
+    running_ = true;
+    team_->start([this](unsigned) { insert_claimed(); });
+    filling_ ^= 1;
   }
 
-  // Moves the used slots to the front and sorts them by Cmp; returns how many.
+  // The running round: the caller takes the partitions left, waits for the helpers and,
+  // if a table was full, spills and goes on.
+  void finish_round() {
+    if (!running_) return;
+    running_ = false;
+    std::exception_ptr mine = algo::run_catching([&] { insert_claimed(); });
+    team_->wait();
+    if (mine) std::rethrow_exception(mine);
+    insert_round(round_area_);
+  }
+
+  // Runs the round of staging set `area` to its end, here (with the helpers, if any):
+  // each partition inserts what it has not yet, and as long as one stops at a full
+  // table, the table spills and they go on. Then the set is empty.
+  void insert_round(std::size_t area) {
+    round_area_ = area;
+    for (;;) {
+      const bool full = std::find(stopped_.begin(), stopped_.end(), 1) != stopped_.end();
+      bool done = true;
+      for (std::size_t p = 0; p < parts_.size(); ++p) done = done && parts_[p].done == waiting_[area][p];
+      if (done && !full) break;
+      if (full) spill();
+      std::fill(stopped_.begin(), stopped_.end(), 0);
+      next_partition_.store(0, std::memory_order_relaxed);
+      if (team_)
+        team_->run([this](unsigned) { insert_claimed(); });
+      else
+        insert_claimed();
+    }
+    for (partition& q : parts_) q.done = 0;
+    std::fill(waiting_[area].begin(), waiting_[area].end(), 0);
+  }
+
+  // Takes partitions of the round one by one until none is left, and inserts theirs.
+  void insert_claimed() {
+    for (std::size_t p; (p = next_partition_.fetch_add(1, std::memory_order_relaxed)) < parts_.size();)
+      stopped_[p] = !insert_waiting(parts_[p], round_area_, p);
+  }
+
+  // Inserts partition p's staged elements of the round not inserted yet, each one's slot
+  // prefetched `ahead` elements before, so that the table's cache misses overlap rather
+  // than follow one another. False: it stopped at an element with a new key that its
+  // full table has no room for.
+  bool insert_waiting(partition& q, std::size_t area, std::size_t p) {
+    constexpr std::size_t ahead = 16;
+    const std::size_t from = area * area_elements_ + p * static_cast<std::size_t>(plan_.staged);
+    const T* xs = staged_ + from;
+    const std::uint64_t* hs = staged_hashes_ + from;
+    const std::size_t n = waiting_[area][p];
+    // the table in locals: a store to data[i] may not alias them
+    T* data = q.data;
+    unsigned char* used = q.used;
+    std::size_t slots = q.slots;
+    std::uint64_t count = q.count, room = capacity(q);
+    auto prefetch = [&](std::uint64_t h) {
+      const std::size_t i = home(h, slots);
+      __builtin_prefetch(data + i);
+      __builtin_prefetch(used + i);
+    };
+    std::size_t k = q.done;
+    for (std::size_t j = k; j < std::min(n, k + ahead); ++j) prefetch(hs[j]);
+    bool stopped = false;
+    for (; k < n; ++k) {
+      if (k + ahead < n) prefetch(hs[k + ahead]);
+      const T& x = xs[k];
+      std::size_t i = home(hs[k], slots);
+      for (;;) {
+        if (!used[i]) {
+          if (count == room) [[unlikely]] {
+            q.count = count;
+            if (!grow(q)) {
+              stopped = true; // x is not inserted: the round goes on from it after the spill
+              break;
+            }
+            slots = q.slots;
+            room = capacity(q);
+            i = home(hs[k], slots);
+            continue;
+          }
+          used[i] = 1;
+          data[i] = x;
+          ++count;
+          break;
+        }
+        if (same_(std::as_const(data[i]), x)) {
+          data[i] = combine_(std::as_const(data[i]), x);
+          break;
+        }
+        if (++i == slots) i = 0;
+      }
+      if (stopped) break;
+    }
+    q.count = count;
+    q.done = k;
+    return !stopped;
+  }
+
+  /// Doubles q's table within its range (at most to the plan's slots): the keys are moved
+  /// to the end of the range and inserted again. False when it is as large as it may be.
+  bool grow(partition& q) {
+    const std::size_t max = static_cast<std::size_t>(plan_.partition_slots);
+    const std::size_t next = std::min(2 * q.slots, max - static_cast<std::size_t>(q.count));
+    if (next <= q.slots) return false;
+    std::size_t tail = max;
+    for (std::size_t i = q.slots; i-- > 0;) // from the top: a key never overwrites one not yet moved
+      if (q.used[i]) q.data[--tail] = q.data[i];
+    q.slots = next;
+    std::memset(q.used, 0, q.slots);
+    for (std::size_t k = tail; k < max; ++k) {
+      std::size_t i = home(mixed_hash(q.data[k]), q.slots);
+      while (q.used[i])
+        if (++i == q.slots) i = 0;
+      q.used[i] = 1;
+      q.data[i] = q.data[k];
+    }
+    return true;
+  }
+
+  // Moves every partition's keys to the front of the table and sorts them by Cmp;
+  // returns how many.
   std::size_t compact_and_sort() {
     std::size_t j = 0;
-    for (std::size_t i = 0; i < slots(); ++i) {
-      if (!used_[i]) continue;
-      if (j != i) data_[j] = data_[i];
-      ++j;
-    }
+    for (const partition& q : parts_)
+      for (std::size_t i = 0; i < q.slots; ++i) {
+        if (!q.used[i]) continue;
+        data_[j++] = q.data[i]; // j <= the index of q.data + i: nothing unread is overwritten
+      }
     std::sort(data_, data_ + j, algo::fast_less<T, Cmp>{cmp_});
     return j;
   }
 
   void spill() {
     write_run(compact_and_sort());
-    std::memset(used_, 0, slots());
-    count_ = 0;
+    for (partition& q : parts_) {
+      std::memset(q.used, 0, q.slots);
+      q.count = 0;
+    }
   }
 
   // Writes data_[0, n) (sorted) as a run, straight from the table, and waits for it.
@@ -365,14 +512,21 @@ private:
   plan::hash_reduce_shape plan_;
   mng::allocation_strategy strategy_;
   std::size_t run_counter_ = 0;
-  io::aligned_buffer table_;
+  io::aligned_buffer table_;   // the partitions' slots, then their occupancy bytes
+  io::aligned_buffer staging_; // the staged elements, then their hashes
   T* data_ = nullptr;
-  unsigned char* used_ = nullptr;
-  std::size_t slots_ = 0; // slots in use now (grow() doubles them up to plan_.slots)
-  static constexpr std::size_t batch_elements = 64;
-  std::array<T, batch_elements> batch_{}; // pushed, not yet in the table
-  std::size_t batched_ = 0;
-  std::uint64_t count_ = 0;
+  T* staged_ = nullptr;
+  std::uint64_t* staged_hashes_ = nullptr;
+  std::vector<partition> parts_;
+  std::size_t area_elements_ = 0;             // of a set of staging areas
+  std::array<std::vector<std::size_t>, 2> waiting_; // per set and partition: elements staged
+  std::size_t filling_ = 0;                   // the set push() fills
+  std::size_t round_area_ = 0;                // the set whose round runs
+  bool running_ = false;                      // on the helpers, started by round()
+  std::atomic<std::size_t> next_partition_{0}; // the next partition of the round to take
+  std::vector<unsigned char> stopped_;        // per partition: its table was full in the round
+  std::unique_ptr<algo::thread_team> own_team_;
+  algo::thread_team* team_ = nullptr; // null: the rounds run on the caller's thread
   std::uint64_t pushed_ = 0;
   bool finished_ = false;
   algo::sorted_runs<T> result_;
