@@ -21,10 +21,11 @@ small run that stayed in memory is only counted: the script's sorts may be unuse
 fit in even the smallest budget). --avoid NAME,... passes switches to
 the generator to leave out constructs with known bugs (gen_scripts.py --help).
 
---threads 1,2,3,8 (the default): both budgets run again at each of these --threads, and
-every run must print and write exactly what the first run (the big budget, default
-threads) did; a difference or failure there is counted as a thread difference. An empty
-list leaves the dimension out.
+--threads 1,2,3,8 (the default): both budgets run again at each of these --threads (the
+small one found again at that thread count: a merge needs a little more memory per
+thread), and every run must print and write exactly what the first run (the big budget,
+default threads) did; a difference or failure there is counted as a thread difference.
+An empty list leaves the dimension out.
 
 --functions: each script also comes written through functions and modules
 (Inputs/gen_functions.py: value, stream, generic and block-body functions, vectors by
@@ -107,17 +108,19 @@ class Job:
 
     accepted_budget_failed = False
 
-    def run_budgets(self, exe, prefix=''):
-        """Runs exe with the big budget and a small one: (big, small) as (stdout, work dir,
-        stats) each, or None after a failed run (noted)."""
-        st, out_big, err, wd_big, stats_big = self.run_in(prefix + 'big', ['--memory', self.args.big], exe)
+    def run_budgets(self, exe, prefix='', extra=()):
+        """Runs exe with the big budget and a small one (each with the flags `extra`):
+        (big, small) as (stdout, work dir, stats, flags) each, or None after a failed run
+        (noted)."""
+        extra = list(extra)
+        st, out_big, err, wd_big, stats_big = self.run_in(prefix + 'big', ['--memory', self.args.big] + extra, exe)
         if st != 0:
             self.note(f'{prefix}run with --memory {self.args.big}: status {st}\n' + err.decode(errors='replace')[-3000:])
             return None
         mem = self.args.small_memory
         doubled = False
         while True:
-            flags = ['--memory', mem] + (['--block', self.args.small_block] if self.args.small_block else [])
+            flags = ['--memory', mem] + (['--block', self.args.small_block] if self.args.small_block else []) + extra
             st, out_small, err, wd_small, stats = self.run_in(prefix + 'small', flags, exe)
             # The least budget that holds the plan, which the program names exactly.
             m = re.search(rb'give --memory (\d+)', err)
@@ -135,12 +138,10 @@ class Job:
                 mem = f'{parse_size(mem) * 2 // 1024}KiB'
                 continue
             break
-        if not prefix:
-            self.small_flags = flags
         if st != 0:
             self.note(f'{prefix}run with {" ".join(flags)}: status {st}\n' + err.decode(errors='replace')[-3000:])
             return None
-        return (out_big, wd_big, stats_big, ' '.join(['--memory', self.args.big])), (out_small, wd_small, stats, ' '.join(flags))
+        return (out_big, wd_big, stats_big, ' '.join(['--memory', self.args.big] + extra)), (out_small, wd_small, stats, ' '.join(flags))
 
     @staticmethod
     def differences(a, b, la, lb):
@@ -194,17 +195,16 @@ class Job:
         return self
 
     def same_at_every_thread_count(self, big):
-        """Both budgets at each --threads of the list: each run the same as `big`."""
+        """Both budgets at each --threads of the list (the small one found again: a merge
+        needs a little more memory per thread), each run the same as `big`."""
         for t in self.args.threads:
-            for label, flags in (('big', ['--memory', self.args.big]), ('small', self.small_flags)):
-                flags = flags + ['--threads', str(t)]
-                st, out, err, wd, stats = self.run_in(f'{label}-t{t}', flags)
-                if st != 0:
-                    self.note(f'run with {" ".join(flags)}: status {st}\n' + err.decode(errors='replace')[-3000:])
-                    return False
-                d = self.differences(big, (out, wd), f'--memory {self.args.big}', ' '.join(flags))
+            runs = self.run_budgets(self.exe, f't{t}', ['--threads', str(t)])
+            if runs is None:
+                return False
+            for r in runs:
+                d = self.differences(big, r, f'--memory {self.args.big}', r[3])
                 if d:
-                    self.note(f'--memory {self.args.big} against {" ".join(flags)}: ' + '; '.join(d))
+                    self.note(f'--memory {self.args.big} against {r[3]}: ' + '; '.join(d))
                     return False
         return True
 
