@@ -42,7 +42,7 @@ struct hash_reduce_shape {
   std::uint64_t metadata_reserve = 0;
   std::uint64_t partitions = 1;
   std::uint64_t partition_slots = 0;
-  std::uint64_t staged = 0;        ///< elements each partition's staging area holds
+  std::uint64_t staged = 0;        ///< elements each partition's staging area holds (a multiple of 64)
   std::uint64_t slots = 0;         ///< partitions * partition_slots; 0: the budget is too small
   std::uint64_t capacity = 0;      ///< distinct keys held before the table spills
   std::uint64_t table_bytes = 0;   ///< slots * (element bytes + 1)
@@ -73,7 +73,7 @@ inline hash_reduce_shape hash_reduce(const sort_setup& s, std::uint64_t memory, 
   std::uint64_t k = std::clamp<std::uint64_t>(sat_mul(want_slots, s.element_bytes) / partition_target_bytes, 1,
                                               std::max<std::uint64_t>(1, std::min(max_partitions, most_slots / E)));
   const std::uint64_t areas = k == 1 ? 1 : 2;
-  p.staged = k == 1 ? 64 : std::clamp<std::uint64_t>(memory / 64 / (areas * k * per_staged), 64, 1024);
+  p.staged = k == 1 ? 64 : std::clamp<std::uint64_t>(memory / 64 / (areas * k * per_staged), 64, 1024) / 64 * 64;
   const std::uint64_t staging = sat_mul(areas * k * p.staged, per_staged);
   const std::uint64_t table_blocks = usable > staging ? (usable - staging) / per_slot / E : 0;
   k = std::min(k, table_blocks);

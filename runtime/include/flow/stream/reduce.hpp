@@ -208,9 +208,10 @@ public:
     // one set of staging areas on one thread (the rounds do not overlap the input there)
     const std::size_t areas = team_ ? static_cast<std::size_t>(plan_.staging_areas) : 1;
     area_elements_ = k * static_cast<std::size_t>(plan_.staged);
-    staging_ = io::aligned_buffer(areas * area_elements_ * (sizeof(T) + sizeof(std::uint64_t)));
-    staged_ = reinterpret_cast<T*>(staging_.data());
-    staged_hashes_ = reinterpret_cast<std::uint64_t*>(staging_.data() + areas * area_elements_ * sizeof(T));
+    staging_ = io::aligned_buffer(areas * area_elements_ * (sizeof(std::uint64_t) + sizeof(T)));
+    // the hashes first: the elements after them stay aligned (staged is a multiple of 64)
+    staged_hashes_ = reinterpret_cast<std::uint64_t*>(staging_.data());
+    staged_ = reinterpret_cast<T*>(staging_.data() + areas * area_elements_ * sizeof(std::uint64_t));
     for (std::size_t a = 0; a < areas; ++a) waiting_[a].assign(k, 0);
     // The first size of each: its share of the expected keys at a load of 2/3, at least
     // 4096 slots in all.
@@ -513,7 +514,7 @@ private:
   mng::allocation_strategy strategy_;
   std::size_t run_counter_ = 0;
   io::aligned_buffer table_;   // the partitions' slots, then their occupancy bytes
-  io::aligned_buffer staging_; // the staged elements, then their hashes
+  io::aligned_buffer staging_; // the staged elements' hashes, then the elements
   T* data_ = nullptr;
   T* staged_ = nullptr;
   std::uint64_t* staged_hashes_ = nullptr;
