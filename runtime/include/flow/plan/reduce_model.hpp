@@ -35,14 +35,16 @@ namespace flow::plan {
 /// same elements at any thread count, so a float combine gives the same bits at
 /// --threads 1 and N. At most 3/4 of a partition's slots are used (linear probing stays
 /// short); the table spills (all partitions, as one sorted run) when a new key finds its
-/// partition full. `capacity`: the distinct keys it holds before that, less a margin for
-/// the partitions' uneven shares.
+/// partition full. `capacity`: the distinct keys it holds before that (at the size its
+/// partitions can grow to from their first size), less a margin for the partitions'
+/// uneven shares.
 struct hash_reduce_shape {
   sort_geometry geometry;
   std::uint64_t metadata_reserve = 0;
   std::uint64_t partitions = 1;
   std::uint64_t partition_slots = 0;
   std::uint64_t staged = 0;        ///< elements each partition's staging area holds (a multiple of 64)
+  std::uint64_t first_slots = 0;   ///< slots each partition starts with (it grows from there)
   std::uint64_t slots = 0;         ///< partitions * partition_slots; 0: the budget is too small
   std::uint64_t capacity = 0;      ///< distinct keys held before the table spills
   std::uint64_t table_bytes = 0;   ///< slots * (element bytes + 1)
@@ -54,6 +56,14 @@ struct hash_reduce_shape {
 inline constexpr std::uint64_t partition_target_bytes = std::uint64_t{1} << 20;
 /// At most this many partitions (their staging areas are a 64th of the budget).
 inline constexpr std::uint64_t max_partitions = 1024;
+
+/// The size a partition's table of `slots` grows to when its keys fill it (3/4 of it):
+/// doubled, but at most to what leaves room at the end of its range of `max` slots for
+/// its keys, which are moved there and inserted again; `slots` when it cannot grow.
+inline std::uint64_t hash_grown_slots(std::uint64_t slots, std::uint64_t max) {
+  const std::uint64_t keys = slots - slots / 4;
+  return std::max(slots, std::min(2 * slots, max > keys ? max - keys : 0));
+}
 
 /// The hash path's shape for a budget and the distinct keys the script expects (0: not
 /// known; the table is then planned as large as the budget allows).
@@ -84,7 +94,14 @@ inline hash_reduce_shape hash_reduce(const sort_setup& s, std::uint64_t memory, 
   p.slots = k * p.partition_slots;
   p.staging_bytes = p.staging_areas * k * p.staged * per_staged;
   p.table_bytes = p.slots * per_slot;
-  const std::uint64_t held = p.partition_slots - p.partition_slots / 4;
+  // The first size: its share of the expected keys at a load of 2/3, at least 4096 slots
+  // in all; from there a table grows as far as hash_grown_slots lets it.
+  p.first_slots = p.partition_slots;
+  if (expected_keys > 0 && expected_keys < p.slots / 2)
+    p.first_slots = std::min(p.partition_slots, std::max((4096 + k - 1) / k, expected_keys * 3 / 2 / k + 1));
+  std::uint64_t reach = p.first_slots;
+  while (hash_grown_slots(reach, p.partition_slots) > reach) reach = hash_grown_slots(reach, p.partition_slots);
+  const std::uint64_t held = reach - reach / 4;
   // A partition gets about capacity/k of the keys, give or take a few square roots of
   // that: the first to fill spills the table.
   const std::uint64_t margin = k > 1 ? 4 * static_cast<std::uint64_t>(std::sqrt(static_cast<double>(held))) : 0;

@@ -213,12 +213,7 @@ public:
     staged_hashes_ = reinterpret_cast<std::uint64_t*>(staging_.data());
     staged_ = reinterpret_cast<T*>(staging_.data() + areas * area_elements_ * sizeof(std::uint64_t));
     for (std::size_t a = 0; a < areas; ++a) waiting_[a].assign(k, 0);
-    // The first size of each: its share of the expected keys at a load of 2/3, at least
-    // 4096 slots in all.
-    std::size_t first = ps;
-    if (expected_keys > 0 && expected_keys < plan_.slots / 2)
-      first = static_cast<std::size_t>(std::min<std::uint64_t>(
-          ps, std::max<std::uint64_t>((4096 + k - 1) / k, expected_keys * 3 / 2 / k + 1)));
+    const std::size_t first = static_cast<std::size_t>(plan_.first_slots);
     parts_ = std::vector<partition>(k);
     for (std::size_t p = 0; p < k; ++p) {
       parts_[p].data = data_ + p * ps;
@@ -435,11 +430,11 @@ private:
     return !stopped;
   }
 
-  /// Doubles q's table within its range (at most to the plan's slots): the keys are moved
-  /// to the end of the range and inserted again. False when it is as large as it may be.
+  /// Grows q's full table within its range (plan::hash_grown_slots): the keys are moved
+  /// to the end of the range and inserted again. False when it cannot grow.
   bool grow(partition& q) {
     const std::size_t max = static_cast<std::size_t>(plan_.partition_slots);
-    const std::size_t next = std::min(2 * q.slots, max - static_cast<std::size_t>(q.count));
+    const std::size_t next = static_cast<std::size_t>(plan::hash_grown_slots(q.slots, max)); // q is full
     if (next <= q.slots) return false;
     std::size_t tail = max;
     for (std::size_t i = q.slots; i-- > 0;) // from the top: a key never overwrites one not yet moved
