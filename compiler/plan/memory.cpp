@@ -173,7 +173,8 @@ void MemoryPlanner::computeIo() {
           table.partitions > 1 ? "; " + std::to_string(table.partitions) + " partitions of it, filled on all threads" : "";
       n.note = n.hashed ? "a hash table: the " + keys + " fit in it (it holds " + capacity + partitions + ")"
                : !merge.counted
-                   ? "combines while forming runs and merging: the distinct keys are not known"
+                   ? "combines while forming runs and merging: the distinct keys are not known (a count on its "
+                     "input, such as `~ N` on a read, and `~ f` on the reduce let it plan a hash table)"
                    : "combines while forming runs and merging: " + keys + ", more than a hash table holds (" +
                          capacity + ")";
     }

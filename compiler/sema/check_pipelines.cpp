@@ -65,6 +65,11 @@ void Checker::checkEstimate(std::optional<Estimate>& e, EstimateOf what) {
     if (e->value < 0 || e->value > 1)
       error(e->loc, "a selectivity is the fraction of elements that pass, between 0 and 1, not " + e->text);
     return;
+  case EstimateOf::distinct:
+    if (e->value < 0 || e->value > 1)
+      error(e->loc, "this estimate is the distinct keys per element (distinct keys / elements), between 0 and 1, not " +
+                        e->text);
+    return;
   case EstimateOf::ratio:
     if (e->value < 0 || !std::isfinite(e->value))
       error(e->loc, "a for stage's estimate is the elements it emits per element it takes, 0 or more, not " + e->text);
@@ -567,7 +572,7 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
   }
   case Stage::Unique: {
     auto& u = *s.as<UniqueStage>();
-    checkEstimate(u.estimate, EstimateOf::fraction);
+    checkEstimate(u.estimate, EstimateOf::distinct);
     if (u.keys.empty()) {
       if (input->kind == Type::Record)
         for (const FieldInfo& f : input->record->fields)
@@ -624,7 +629,7 @@ const Type* Checker::checkStage(Stage& s, const Type* input) {
   }
   case Stage::Reduce: {
     auto& r = *s.as<ReduceStage>();
-    checkEstimate(r.estimate, EstimateOf::fraction);
+    checkEstimate(r.estimate, EstimateOf::distinct);
     if (input->kind != Type::Record) {
       error(r.loc, "reduce (key, …) groups records by key fields; " + input->name() +
                        " has none (to drop repeated values use 'unique'; to count them, map each to a record "

@@ -133,7 +133,7 @@ private:
   /// What a `~` estimates: an element count (a file's, a join's, a while's rounds), the
   /// fraction of elements that pass (filter, unique, reduce: 0 to 1), or the elements put
   /// out per element taken (a for stage: any ratio).
-  enum class EstimateOf { count, fraction, ratio };
+  enum class EstimateOf { count, fraction, distinct, ratio };
   void checkEstimate(std::optional<ast::Estimate>& e, EstimateOf what);
   bool requireTextual(const Type* type, SourceLoc loc, const std::string& what);
 
