@@ -14,6 +14,7 @@
 #include <limits>
 #include <memory>
 #include <initializer_list>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -126,8 +127,8 @@ public:
     path_ = buf.data();
   }
   ~scratch_dir() {
-    for (const auto& n : list_dir(path_)) ::unlink((path_ + "/" + n).c_str());
-    ::rmdir(path_.c_str());
+    std::error_code ignored; // folders a test made inside go too
+    std::filesystem::remove_all(path_, ignored);
   }
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
