@@ -5,7 +5,6 @@
 
 #include "flow/defaults.hpp"
 #include "flow/format.hpp"
-#include "flow/plan/reduce_model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -167,10 +166,8 @@ void MemoryPlanner::computeIo() {
       n.hashed = c.hashed; // what the code generator builds
       const std::string keys = formatCount(merge.elements) + " distinct keys expected";
       const std::string capacity = formatCount(static_cast<double>(c.hash_capacity));
-      const flow::plan::hash_reduce_shape table = flow::plan::hash_reduce(
-          prices.setup(nodes_[static_cast<size_t>(n.id)]), n.memoryBytes, flow::plan::memory_planner::elements(nodes_[static_cast<size_t>(merge.id)]));
       const std::string partitions =
-          table.partitions > 1 ? "; " + std::to_string(table.partitions) + " partitions of it, filled on all threads" : "";
+          c.hash_partitions > 1 ? "; " + std::to_string(c.hash_partitions) + " partitions of it, filled on all threads" : "";
       n.note = n.hashed ? "a hash table: the " + keys + " fit in it (it holds " + capacity + partitions + ")"
                : !merge.counted
                    ? "combines while forming runs and merging: the distinct keys are not known (a count on its "

@@ -132,6 +132,7 @@ node_cost memory_planner::cost(std::size_t node) const {
     const reduce_cost r = reduce_estimate(setup(runs), elements(runs), elements(merge), runs.memory, merge.memory);
     c.sort = r.sort;
     c.hash_capacity = r.hash_capacity;
+    c.hash_partitions = r.hash_partitions;
     switch (runs.hashing) {
     case reduce_hashing::no: c.hashed = false; break;
     case reduce_hashing::if_fits: c.hashed = r.hash_in_memory; break;

@@ -1,9 +1,10 @@
 #pragma once
 // The sorter's threads: a thread_team runs one function on N threads at once (the caller
 // is thread 0, N-1 helpers persist between calls, so a parallel step costs a wake-up, not
-// a thread start; or start() sets the helpers going while the caller does other work), and a background_worker runs queued tasks in order on one thread (run
-// formation sorts and writes run i there while the caller fills run i+1). Compiled once in
-// libflow_runtime (src/algo/parallel.cpp): neither depends on what is sorted.
+// a thread start; or start() sets the helpers going while the caller does other work),
+// and a background_worker runs queued tasks in order on one thread (run formation sorts
+// and writes run i there while the caller fills run i+1). Compiled once in libflow_runtime
+// (src/algo/parallel.cpp): neither depends on what is sorted.
 #include <algorithm>
 #include <condition_variable>
 #include <cstddef>

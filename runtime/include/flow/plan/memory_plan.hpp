@@ -109,6 +109,7 @@ struct node_cost {
   sort_cost sort{};
   bool hashed = false;              ///< a reduce: a hash table holds its keys, nothing is written
   std::uint64_t hash_capacity = 0;  ///< a reduce: the distinct keys a hash table of its run budget holds
+  std::uint64_t hash_partitions = 0; ///< a reduce: the partitions that table is split into
   std::optional<containers::pq_config> queue; ///< a queue: its configuration
   double held = 0;                  ///< a queue: the items it is priced as holding at once
 };

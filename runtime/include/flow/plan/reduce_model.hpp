@@ -113,6 +113,7 @@ inline hash_reduce_shape hash_reduce(const sort_setup& s, std::uint64_t memory, 
 struct reduce_cost {
   sort_cost sort;                 ///< the combining sort (sort_estimate with `distinct`)
   std::uint64_t hash_capacity = 0; ///< distinct keys the hash table of `run_memory` holds
+  std::uint64_t hash_partitions = 0; ///< the partitions that table is split into
   bool hash_in_memory = false;    ///< distinct <= hash_capacity: the hash path does no I/O
 
   /// Bytes the combining sort writes plus reads.
@@ -131,6 +132,7 @@ inline reduce_cost reduce_estimate(const sort_setup& s, std::uint64_t n, std::ui
   distinct = std::min(distinct, n);
   c.sort = sort_estimate(s, n, run_memory, merge_memory, keep_last_run, distinct);
   c.hash_capacity = h.capacity;
+  c.hash_partitions = h.partitions;
   c.hash_in_memory = h.slots > 0 && distinct <= h.capacity;
   return c;
 }

@@ -45,7 +45,6 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-#include <sys/mman.h>
 
 #include "flow/algo/combine.hpp"
 #include "flow/algo/runs_creator.hpp"
@@ -244,7 +243,7 @@ public:
     const std::uint64_t h = mixed_hash(x);
     const std::size_t p = partition_of(h);
     std::size_t& waiting = waiting_[filling_][p];
-    const std::size_t at = filling_ * area_elements_ + p * static_cast<std::size_t>(plan_.staged) + waiting;
+    const std::size_t at = staging_area(filling_, p) + waiting;
     staged_[at] = x;
     staged_hashes_[at] = h;
     if (++waiting == plan_.staged) round();
@@ -291,7 +290,7 @@ private:
   struct alignas(64) partition {
     T* data = nullptr;
     unsigned char* used = nullptr;
-    std::size_t slots = 0;   // slots in use now (grow() doubles them up to the plan's)
+    std::size_t slots = 0;   // slots in use now (grow() enlarges them, plan::hash_grown_slots)
     std::uint64_t count = 0; // keys in the table
     std::size_t done = 0;    // of its staged elements in the round, those inserted
   };
@@ -313,6 +312,10 @@ private:
   }
   static std::size_t home(std::uint64_t h, std::size_t slots) noexcept {
     return static_cast<std::size_t>((static_cast<unsigned __int128>(h * 0x9e3779b97f4a7c15ULL) * slots) >> 64);
+  }
+  // Where partition p's staging area of set `area` starts in staged_ / staged_hashes_.
+  std::size_t staging_area(std::size_t area, std::size_t p) const noexcept {
+    return area * area_elements_ + p * static_cast<std::size_t>(plan_.staged);
   }
   /// Keys a partition holds at its current size (3/4 of its slots: probes stay short).
   std::uint64_t capacity(const partition& q) const noexcept { return q.slots - q.slots / 4; }
@@ -378,7 +381,7 @@ private:
   // full table has no room for.
   bool insert_waiting(partition& q, std::size_t area, std::size_t p) {
     constexpr std::size_t ahead = 16;
-    const std::size_t from = area * area_elements_ + p * static_cast<std::size_t>(plan_.staged);
+    const std::size_t from = staging_area(area, p);
     const T* xs = staged_ + from;
     const std::uint64_t* hs = staged_hashes_ + from;
     const std::size_t n = waiting_[area][p];
