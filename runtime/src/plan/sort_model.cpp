@@ -53,7 +53,12 @@ merge_shape merge(const sort_setup& s, const sort_geometry& g, std::uint64_t mem
   p.buffers = rest / (g.bytes + merge_buffer_overhead(s.threads));
   const std::uint64_t prefetch = std::clamp<std::uint64_t>(p.buffers / 8, 1, 16);
   p.fan_in = p.buffers > prefetch ? p.buffers - prefetch : 0;
-  p.intermediate_fan_in = p.fan_in > 2 ? p.fan_in - 2 : 0;
+  // An earlier pass writes through two buffers and reads ahead into one beside its
+  // inputs'; with fewer buffers it writes through one (waiting on each write) and reads
+  // no block ahead, so that three buffers still merge two runs at a time: a sort whose
+  // runs are more than its merge was planned for (its count an estimate) finishes.
+  p.intermediate_write_buffers = p.fan_in > 3 ? 2 : 1;
+  p.intermediate_fan_in = p.fan_in > 3 ? p.fan_in - 2 : p.buffers >= 3 ? 2 : 0;
   return p;
 }
 

@@ -127,9 +127,9 @@ class Job:
             if st == 2 and m and parse_size(mem) < 64 << 20 and int(m.group(1)) > parse_size(mem):
                 mem = m.group(1).decode()
                 continue
-            # A budget the program accepted at start may still be too small for an
-            # intermediate merge when it runs (its merge minimum ignores the metadata of
-            # the runs: a known planner limit). Counted apart; compared at twice the budget.
+            # A budget the program accepted at start must hold to the end: one that stops
+            # a merge mid-run (a sort writing more runs than planned) is counted apart and
+            # compared at twice the budget.
             if st == 1 and re.search(rb'too small for a second merge pass|Give the sort more memory', err) \
                     and not doubled:
                 doubled = True

@@ -495,6 +495,38 @@ TEST(SortSorterPhases, LastRunKeptInMemoryIsMergedFromThereOrWrittenFirst) {
   }
 }
 
+// A merge that accepts its runs (its budget holds two of them and their metadata) merges
+// them to the end, also where its budget holds only four block buffers: a sort whose count
+// was an estimate writes more runs than its merge was planned for, and a budget accepted
+// at start used to stop mid-run ("too small for a second merge pass", 3 of 300 generated
+// scripts at their least budget). Every budget from where the merger accepts the runs up.
+TEST(SortSorterPhases, EveryBudgetThatTakesTheRunsMergesThemToTheEnd) {
+  flow::mng::block_manager bm(flow::test::memory_config());
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 4096};
+  const auto in = make_input<edge, edge_order>(30000, dist::random, 11);
+  int accepted = 0, with_passes = 0;
+  for (std::size_t memory = 16 << 10; memory <= 72 << 10; memory += 1024) {
+    auto runs = create_runs<edge, edge_order>(in, 64 << 10, opt);
+    ASSERT_GT(runs.run_count(), 8u);
+    try {
+      flow::algo::runs_merger<edge, edge_order> m(std::move(runs), memory, edge_order(), opt);
+      ++accepted;
+      with_passes += m.merge_passes() > 1;
+      std::vector<edge> out;
+      for (; !m.empty(); ++m) out.push_back(*m);
+      expect_sorted_permutation<edge, edge_order>(in, out, "budget " + std::to_string(memory));
+    } catch (const std::invalid_argument& e) {
+      // Refused before merging anything: two runs' blocks and the metadata do not fit.
+      EXPECT_NE(std::string(e.what()).find("needs a memory budget of at least"), std::string::npos)
+          << "budget " << memory << ": " << e.what();
+      EXPECT_EQ(accepted, 0) << "a larger budget was refused: " << memory;
+    }
+    EXPECT_EQ(bm.allocated_bytes(), 0u) << memory;
+  }
+  EXPECT_GT(accepted, 20);
+  EXPECT_GT(with_passes, 10) << "intermediate passes at the small budgets";
+}
+
 TEST(SortSorterPhases, UnmergedRunsAreFreed) {
   flow::mng::block_manager bm(flow::test::memory_config());
   const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 4096};

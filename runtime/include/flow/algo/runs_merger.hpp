@@ -57,7 +57,9 @@ namespace detail {
 template <class T, class Cmp> class merge_engine {
 public:
   /// Merges the runs (their blocks are freed and invalidated as they are read) with
-  /// `buffers` block buffers (>= number of runs + 1).
+  /// `buffers` block buffers (>= number of runs; those beyond read ahead). With one per
+  /// run it still makes progress: a run holding two blocks has its first all below the
+  /// next block to read, and a run without one has a buffer free.
   merge_engine(std::vector<run_info<T>*> runs, const block_geometry& g, std::size_t buffers,
                mng::block_manager& bm, const Cmp& cmp, thread_team& team,
                std::span<const segment<T>> in_memory = {})
@@ -440,7 +442,11 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
   };
   while (runs.size() > fan_in) {
     if (plan_.intermediate_fan_in < 2) {
-      throw std::invalid_argument("flow: the memory budget is too small for a second merge pass");
+      throw std::invalid_argument("flow: the memory budget is too small for a second merge pass: " +
+                                  std::to_string(runs.size()) + " runs, " + std::to_string(plan_.buffers) +
+                                  " block buffers of " + std::to_string(g.bytes) + " bytes in " +
+                                  std::to_string(memory_bytes) + " bytes (final fan-in " +
+                                  std::to_string(plan_.fan_in) + ")");
     }
     const std::size_t g_in = std::min(plan_.intermediate_fan_in, runs.size() - fan_in + 1);
     std::vector<std::uint64_t> sizes;
@@ -460,8 +466,9 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
       progress::intermediate_merge(merged_before, planned);
       io::aligned_buffer out((plan_.output_elements + (combining ? 1 : 0)) * sizeof(T));
       T* o = reinterpret_cast<T*>(out.data());
-      detail::run_writer<T> writer(elements, g, 2, bm, strategy, counter++);
-      detail::merge_engine<T, Cmp> engine(pick, g, plan_.buffers - 2, bm, cmp_, *team_);
+      const std::size_t write_buffers = plan_.intermediate_write_buffers;
+      detail::run_writer<T> writer(elements, g, write_buffers, bm, strategy, counter++);
+      detail::merge_engine<T, Cmp> engine(pick, g, plan_.buffers - write_buffers, bm, cmp_, *team_);
       if constexpr (combining) { // the merged run holds each key once
         detail::carry<T> c;
         auto next = [&](T* to, std::size_t cap) { return engine.next(to, cap); };

@@ -93,7 +93,8 @@ struct merge_shape {
   std::uint64_t output_elements = 0;
   std::uint64_t buffers = 0;
   std::uint64_t fan_in = 0;              ///< runs the final merge takes at once
-  std::uint64_t intermediate_fan_in = 0; ///< runs an earlier pass takes (2 buffers write)
+  std::uint64_t intermediate_fan_in = 0; ///< runs an earlier pass takes
+  std::uint64_t intermediate_write_buffers = 2; ///< buffers an earlier pass writes through
 };
 
 merge_shape merge(const sort_setup& s, const sort_geometry& g, std::uint64_t memory,
