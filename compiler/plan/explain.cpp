@@ -70,6 +70,28 @@ std::string number(double v) {
 
 std::string jsonString(const std::string& s) { return flow::json_string(s); } // valid JSON for any bytes
 
+const char* threadsName(Threads t) { return t == Threads::all ? "all" : t == Threads::two ? "two" : "one"; }
+
+/// Which of a phase's nodes work on the program's threads (--threads), which on its
+/// thread and a helper, and that the rest run on the phase's one thread; a for stage is
+/// named there, since it is why its stretch of the phase cannot be split.
+std::string threadsOf(const Plan& plan, const Phase& ph) {
+  std::string all, two, forStages;
+  const auto add = [](std::string& list, const std::string& name) { list += (list.empty() ? "" : ", ") + name; };
+  for (int id : ph.nodes) {
+    const Node& n = plan.nodes[id];
+    if (n.threads() == Threads::all) add(all, n.name);
+    if (n.threads() == Threads::two) add(two, n.name);
+    if (n.kind == Node::ForStage) add(forStages, n.name);
+  }
+  std::string out;
+  if (!all.empty()) out += "all of --threads for " + all + "; ";
+  if (!two.empty()) out += "two (its own and a helper) for " + two + "; ";
+  out += out.empty() ? "one for every node" : "one for the rest";
+  if (!forStages.empty()) out += " (" + forStages + ": a for stage keeps its state from one element to the next)";
+  return out;
+}
+
 /// A DOT string: quotes escaped, `\n` kept as DOT's line break.
 std::string dotString(const std::string& s) {
   std::string out = "\"";
@@ -135,6 +157,7 @@ void printText(const Plan& plan, std::ostream& out) {
       if (!n.note.empty() && here) out << "       note: " << n.note << "\n";
       if (!n.queue.empty() && here) out << "       queue: " << n.queue << "\n";
     }
+    out << "  threads: " << threadsOf(plan, ph) << "\n";
   }
   const bool bounded = std::any_of(plan.nodes.begin(), plan.nodes.end(),
                                    [](const Node& n) { return upperBound(n) && n.readBytes + n.writeBytes > 0; });
@@ -178,6 +201,7 @@ void printJson(const Plan& plan, std::ostream& out) {
       out << "}";
     }
     if (n.kind == Node::Queue) out << ", \"queue\": " << jsonString(n.queue);
+    out << ", \"threads\": \"" << threadsName(n.threads()) << "\"";
     if (!n.note.empty()) out << ", \"note\": " << jsonString(n.note);
     out << "}" << (i + 1 < plan.nodes.size() ? "," : "") << "\n";
   }

@@ -164,6 +164,7 @@ void MemoryPlanner::computeIo() {
     if (io == io_rule::reduce_runs) {
       const Node& merge = plan_.nodes[static_cast<size_t>(n.partner)];
       n.hashed = c.hashed; // what the code generator builds
+      n.hashPartitions = c.hash_partitions;
       const std::string keys = formatCount(merge.elements) + " distinct keys expected";
       const std::string capacity = formatCount(static_cast<double>(c.hash_capacity));
       const std::string partitions =

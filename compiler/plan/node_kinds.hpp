@@ -12,6 +12,10 @@ enum class PipelineRole { source, sort_output, side_by_side, one_after, pull_sta
 /// How a node's element count follows its inputs' (node_kinds.def explains each).
 enum class Count { exact_at_start, input_file, store, each_input, sum_of_inputs, fraction, pushes, other };
 
+/// Where a node's runtime node works: on the program's threads, on its phase's and a
+/// helper, or on its phase's one (node_kinds.def).
+enum class Threads { all, two, one };
+
 struct NodeTraits {
   const char* label;
   PipelineRole pipeline;
@@ -19,6 +23,7 @@ struct NodeTraits {
   memory_role memory;
   io_rule io;
   Count count;
+  Threads threads;
 
   /// A pipeline node: generated as part of a segment's loop (not a container or an allocation).
   bool inPipeline() const { return pipeline != PipelineRole::off_pipeline; }

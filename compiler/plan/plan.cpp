@@ -29,8 +29,8 @@ const sema::Symbol* Node::storeRead() const {
 
 const NodeTraits& Node::traitsOf(Kind kind) {
   static constexpr NodeTraits table[] = {
-#define FLOW_NODE(Kind, label, Payload, pipeline, endsSegment, memory, io, count)                                          \
-  {label, PipelineRole::pipeline, endsSegment, memory_role::memory, io_rule::io, Count::count},
+#define FLOW_NODE(Kind, label, Payload, pipeline, endsSegment, memory, io, count, threads)                                 \
+  {label, PipelineRole::pipeline, endsSegment, memory_role::memory, io_rule::io, Count::count, Threads::threads},
 #include "plan/node_kinds.def"
 #undef FLOW_NODE
   };

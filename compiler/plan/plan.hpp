@@ -113,6 +113,7 @@ struct Node {
   bool inMemory = false;
   bool keyed = false;           // the order has a radix key (how the sorter divides memory)
   bool hashed = false;          // ReduceRuns: combines in a hash table (the distinct keys fit)
+  uint64_t hashPartitions = 0;  // ReduceRuns, hashed: the table's partitions
   // Queues, arrays and vector caches: the phases the node lives through.
   std::vector<int> livePhases;
   // VectorIndex: the reads and writes of `v[i]` (each an upper bound of one block).
@@ -122,6 +123,9 @@ struct Node {
   static const NodeTraits& traitsOf(Kind kind);
   /// Whether the node holds memory over several phases (livePhases) rather than its own.
   bool spansPhases() const { return traits().spansPhases(); }
+  /// Where its runtime node works: its kind's threads, but a hash table of one partition
+  /// is filled on one thread.
+  Threads threads() const { return hashed && hashPartitions <= 1 ? Threads::one : traits().threads; }
   // Queues declared at the top level: the top-level statement of their last use, after
   // which the program frees them (the plan gives them no memory in later phases).
   const ast::Stmt* lastUse = nullptr;
