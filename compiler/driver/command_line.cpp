@@ -276,6 +276,16 @@ struct Table {
       if (command->sub.getName() == name) return command;
     return nullptr;
   }
+  /// "unknown command 'NAME'", with the nearest command if it is near (`biuld`: build).
+  std::string unknown(StringRef name) const {
+    std::string message = "unknown command '" + name.str() + "'";
+    for (const Command* command : commands) {
+      const StringRef known = command->sub.getName();
+      if (flow::edit_distance(name, known) <= std::max<size_t>(1, known.size() / 3))
+        return message + " (did you mean '" + known.str() + "'?)";
+    }
+    return message;
+  }
 };
 
 bool startsWith(StringRef s, StringRef prefix) { return s.startswith(prefix); }
@@ -468,7 +478,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
   // The words `help [COMMAND]` and `version` do what --help and --version do.
   if (first == "help") {
     Command* about = argc > 2 ? table.find(argv[2]) : nullptr;
-    if (argc > 2 && !about) return usageError("unknown command '" + std::string(argv[2]) + "'", nullptr);
+    if (argc > 2 && !about) return usageError(table.unknown(argv[2]), nullptr);
     about ? printHelp(*about) : printOverview(table);
     return 0;
   }
@@ -476,7 +486,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     std::cout << versionText();
     return 0;
   }
-  if (!command && !startsWith(first, "-")) return usageError("unknown command '" + first + "'", nullptr);
+  if (!command && !startsWith(first, "-")) return usageError(table.unknown(first), nullptr);
 
   // `flowc run FILE -- ARGS`: ARGS are the program's, never flowc's.
   std::vector<const char*> args = {"flowc"};

@@ -44,6 +44,7 @@ std::optional<codegen::GeneratedCpp> generate(const BuildOptions& options, std::
   FrontEndOptions frontEnd;
   frontEnd.includeDirs = options.includeDirs;
   if (!compileScript(options.file, frontEnd, diags, script)) return std::nullopt;
+  checkSetParams(*script.checked, options.plan.setParams);
   std::optional<plan::Plan> plan = plan::makePlan(*script.checked, options.plan, diags);
   diags.flush();
   if (!plan) return std::nullopt;

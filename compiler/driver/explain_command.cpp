@@ -13,6 +13,7 @@ int runExplain(const ExplainOptions& options) {
   FrontEndOptions frontEnd;
   frontEnd.includeDirs = options.includeDirs;
   if (!compileScript(options.file, frontEnd, diags, script)) return 1;
+  checkSetParams(*script.checked, options.plan.setParams);
   std::optional<plan::Plan> plan = plan::makePlan(*script.checked, options.plan, diags);
   diags.flush();
   if (!plan) return 1;

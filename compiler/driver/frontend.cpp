@@ -1,11 +1,33 @@
 #include "driver/frontend.hpp"
 
+#include "flow/edit_distance.hpp"
 #include "parse/literals.hpp"
 #include "parse/parser.hpp"
 
 #include <pthread.h>
 
 namespace flow::driver {
+
+void checkSetParams(const sema::CheckedProgram& program, const std::map<std::string, std::string>& setParams) {
+  for (const auto& [name, text] : setParams) {
+    std::string params, nearest;
+    size_t best = 0;
+    bool found = false;
+    for (const sema::Symbol* s : program.symbolsOf(sema::Symbol::Param)) {
+      found = found || s->name == name;
+      params += (params.empty() ? "" : ", ") + s->name;
+      const size_t d = flow::edit_distance(name, s->name);
+      if (d <= std::max<size_t>(1, s->name.size() / 3) && (nearest.empty() || d < best)) {
+        nearest = s->name;
+        best = d;
+      }
+    }
+    if (found) continue;
+    throw UsageError("--set " + name + "=" + text + ": the script has no param '" + name + "'" +
+                     (!nearest.empty() ? " (did you mean '" + nearest + "'?)" : "") +
+                     (params.empty() ? "; it has no params" : "; its params: " + params));
+  }
+}
 
 bool compileScript(const std::string& path, const FrontEndOptions& options, DiagnosticEngine& diags,
                    CompiledScript& out) {

@@ -5,7 +5,9 @@
 #include "sema/sema.hpp"
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,16 @@ struct CompiledScript {
 /// if the script cannot be used (unreadable, syntax or semantic errors).
 bool compileScript(const std::string& path, const FrontEndOptions& options, DiagnosticEngine& diags,
                    CompiledScript& out);
+
+/// A bad command line found once the script is known (--set of a param it does not
+/// have): "flowc: error: …", exit status 2, as the command line parser's own errors.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Throws UsageError unless every `--set NAME=…` names a param of the script, saying the
+/// nearest name and the params there are.
+void checkSetParams(const sema::CheckedProgram& program, const std::map<std::string, std::string>& setParams);
 
 /// The stack flowc's work runs on (see runOnLargeStack).
 inline constexpr std::size_t kFrontEndStackBytes = std::size_t{1} << 30;

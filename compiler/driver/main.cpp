@@ -32,6 +32,9 @@ int main(int argc, char** argv) {
   return flow::driver::runOnLargeStack([&]() -> int {
     try {
       return run(argc, argv);
+    } catch (const flow::driver::UsageError& e) {
+      std::cerr << "flowc: error: " << e.what() << "\n";
+      return 2;
     } catch (const flow::driver::EnvironmentError& e) {
       std::cerr << "flowc: error: " << e.what() << "\n";
       return 1;

@@ -10,17 +10,20 @@
 
 namespace flow {
 
-/// The fewest one-character insertions, deletions and replacements that turn `a` into `b`.
+/// The fewest one-character insertions, deletions, replacements and swaps of two
+/// neighbouring characters that turn `a` into `b` (the optimal string alignment
+/// distance: `biuld` is one swap from `build`, as a typist sees it).
 inline std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1); // distances of a's prefix so far to b's prefixes
+  // Distances of a's prefixes of length i-2, i-1 and i to b's prefixes.
+  std::vector<std::size_t> before(b.size() + 1), previous(b.size() + 1), row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
+    std::swap(before, previous);
+    std::swap(previous, row);
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
+      row[j] = std::min({previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) row[j] = std::min(row[j], before[j - 2] + 1);
     }
   }
   return row[b.size()];
