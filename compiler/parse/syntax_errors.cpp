@@ -1,6 +1,7 @@
 #include "parse/syntax_errors.hpp"
 
 #include "FlowParser.h"
+#include "flow/edit_distance.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -202,6 +203,29 @@ void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* 
                        " ('%' is the remainder operator)");
       return;
     }
+  // `| fitler x => …`: a misspelt stage keyword reads as a stage named by a word, and the
+  // parser stops after it. Name the stage it is near.
+  for (antlr4::Token* t = previous; t && offending && t->getTokenIndex() + 3 >= offending->getTokenIndex();
+       t = tokenBefore(parser, t)) {
+    antlr4::Token* pipe = tokenBefore(parser, t);
+    if (t->getType() != FlowParser::IDENT || !pipe || pipe->getText() != "|") continue;
+    std::string nearest;
+    size_t best = 0;
+    static const char* const stages[] = {"map", "filter", "sort", "unique", "take", "for", "reduce",
+#define STAGE(Id, name, ...) name,
+#include "ast/builtins.def"
+    };
+    for (const char* stage : stages) {
+      const size_t d = flow::edit_distance(t->getText(), stage);
+      if (d > 0 && d <= std::max<size_t>(1, std::string(stage).size() / 3) && (nearest.empty() || d < best)) {
+        nearest = stage;
+        best = d;
+      }
+    }
+    if (nearest.empty()) break;
+    diags_.error(&file_, map_.start(t), "unknown stage '" + t->getText() + "'; did you mean '" + nearest + "'?");
+    return;
+  }
   std::string what = describeExpected(expected, parser->getVocabulary());
   // Prediction that fails inside `b.` or `a +` reports the set from before the operator;
   // what is missing is the operand after it.

@@ -402,8 +402,15 @@ const OrderInfo* Checker::resolveOrder(OrderRef& ref, const Type* element, const
       std::vector<std::string> names;
       for (const Symbol& sym : out_.symbols)
         if (sym.kind == Symbol::Order) names.push_back(sym.name);
-      if (s) error(ref.loc, "'" + ref.name.str() + "' is a " + s->kindName() + ", not an order");
-      else error(ref.loc, "unknown order '" + ref.name.str() + "'" + suggest(ref.name.str(), names));
+      // `sort by src` where src is a field: an order names its fields in a declaration.
+      const RecordInfo* record = element->kind == Type::Record ? element->record : nullptr;
+      const std::string field = record && record->field(ref.name.str()) && ref.name.parts.size() == 1
+                                    ? "; '" + ref.name.str() + "' is a field of " + element->name() +
+                                          ": declare an order on it (order by_" + ref.name.str() + " on " +
+                                          element->name() + " = (" + ref.name.str() + " asc);) and use it by name"
+                                    : "";
+      if (s) error(ref.loc, "'" + ref.name.str() + "' is a " + s->kindName() + ", not an order" + field);
+      else error(ref.loc, "unknown order '" + ref.name.str() + "'" + (field.empty() ? suggest(ref.name.str(), names) : field));
       return nullptr;
     }
     order = s->order;

@@ -2,6 +2,7 @@
 // declarations join the script under the module's name — `Edge` in std/graph.flow is
 // `graph.Edge` — so after loading, a module name is just a name with a dot in it.
 #include "ast/clone.hpp"
+#include "flow/edit_distance.hpp"
 #include "parse/parser.hpp"
 #include "sema/checker.hpp"
 
@@ -142,6 +143,25 @@ void Checker::loadModule(UseDecl& use, const SourceFile* from, std::map<std::str
   }
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
+    // std.grpah: the standard module of the nearest name, if one is near.
+    std::string nearest;
+    if (!use.module.empty()) {
+      const std::string wanted = path.stem().string();
+      size_t best = 0;
+      for (const fs::directory_entry& e : fs::directory_iterator(path.parent_path(), ec)) {
+        const std::string stem = e.path().stem().string();
+        const size_t d = flow::edit_distance(wanted, stem);
+        if (e.path().extension() == ".flow" && d <= std::max<size_t>(1, stem.size() / 3) && (nearest.empty() || d < best)) {
+          nearest = stem;
+          best = d;
+        }
+      }
+    }
+    if (!nearest.empty()) {
+      const std::string prefix = use.module.substr(0, use.module.size() - path.stem().string().size());
+      report(use.loc, "cannot find module " + use.module + " (did you mean " + prefix + nearest + "?)");
+      return;
+    }
     report(use.loc, "cannot find module " + (use.module.empty() ? "'" + use.path.text() + "'" : use.module) +
                         ": there is no file " + path.string() +
                         (use.module.empty() ? " (a module's path is relative to the file that uses it)"
