@@ -6,6 +6,7 @@
 
 #include "driver/frontend.hpp"
 #include "driver/version.hpp"
+#include "flow/defaults.hpp"
 #include "flow/edit_distance.hpp"
 
 #include <llvm/Support/Allocator.h>
@@ -97,7 +98,9 @@ template <bool Block> struct SizeParser : cl::parser<unsigned long long> {
   using cl::parser<unsigned long long>::parser;
   bool parse(cl::Option& option, StringRef, StringRef arg, unsigned long long& value) {
     std::string error;
-    std::optional<uint64_t> bytes = parseSizeArgument(arg.str(), error);
+    // --memory 50%: a share of this machine's physical memory, as programs take it.
+    std::optional<uint64_t> bytes = !Block && arg.endswith("%") ? flow::memory_share(arg) : parseSizeArgument(arg.str(), error);
+    if (!bytes && arg.endswith("%")) error = "'" + arg.str() + "' is not a share of physical memory (write e.g. 50%)";
     if (!bytes) return option.error(error);
     if (Block && (*bytes < 4096 || (*bytes & (*bytes - 1)) != 0))
       return option.error("a block size is a power of two of at least 4 KiB, not '" + arg + "'");
@@ -185,7 +188,7 @@ struct Table {
       planning};
   cl::opt<unsigned long long, false, SizeParser<false>> memory{
       "memory", cl::value_desc("SIZE"),
-      cl::desc("plan for this memory budget instead of the script's (e.g. 256MiB)"), planning};
+      cl::desc("plan for this memory budget instead of the script's (e.g. 256MiB, or 50% of\nthis machine's physical memory)"), planning};
   cl::opt<unsigned long long, false, SizeParser<true>> block{
       "block", cl::value_desc("SIZE"),
       cl::desc("plan with this block size instead of the script's or the default\n"

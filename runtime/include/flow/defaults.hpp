@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <thread>
 
 #include <sched.h>
+#include <unistd.h>
 
 namespace flow {
 
@@ -42,6 +44,29 @@ constexpr std::uint64_t block_size(std::optional<std::uint64_t> flag, std::optio
 /// The block size of a program with the default budget (and the default block of the
 /// runtime's containers when their user gives none).
 inline constexpr std::uint64_t default_block_bytes = block_for_memory(default_memory_bytes);
+
+/// The machine's physical memory in bytes (0 if it cannot be read).
+inline std::uint64_t physical_memory_bytes() noexcept {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+}
+
+/// A memory budget given as a share of physical memory, `50%` (as GNU sort's -S takes
+/// it): the bytes, rounded down to whole KiB; nullopt unless `text` is a number from
+/// above 0 to 100 followed by `%`, or the machine's memory cannot be read.
+inline std::optional<std::uint64_t> memory_share(std::string_view text) noexcept {
+  if (text.size() < 2 || text.back() != '%') return std::nullopt;
+  double percent = 0, scale = 0; // scale: the place of the next decimal digit, 0 before the point
+  for (const char c : text.substr(0, text.size() - 1)) {
+    if (c == '.' && scale == 0) scale = 0.1;
+    else if (c < '0' || c > '9') return std::nullopt;
+    else if (scale == 0) percent = percent * 10 + (c - '0');
+    else percent += (c - '0') * scale, scale /= 10;
+  }
+  const std::uint64_t physical = physical_memory_bytes();
+  if (!(percent > 0 && percent <= 100) || physical == 0) return std::nullopt;
+  return static_cast<std::uint64_t>(static_cast<double>(physical) * percent / 100) / 1024 * 1024;
+}
 
 /// CPUs available to this process (sched_getaffinity), at least 1.
 inline unsigned hardware_threads() noexcept {

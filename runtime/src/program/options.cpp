@@ -46,8 +46,12 @@ std::uint64_t addressable_memory() {
 }
 
 void read_memory(flag_argument& arg, program_options& options) {
-  const std::string_view text = arg.take_value("a size, e.g. 256MiB");
-  const std::uint64_t m = mng::parse_size(text);
+  const std::string_view text = arg.take_value("a size, e.g. 256MiB, or a share of physical memory, e.g. 50%");
+  const bool share = !text.empty() && text.back() == '%';
+  if (share && !flow::memory_share(text))
+    throw arg.error("--memory: '" + std::string(text) + "' is not a share of physical memory; write a percentage "
+                    "above 0 and at most 100, e.g. 50%");
+  const std::uint64_t m = share ? *flow::memory_share(text) : mng::parse_size(text);
   if (m < flow::min_memory_bytes) // the rule of a script's `memory` too
     throw arg.error("--memory: a budget below 4 KiB leaves no room for even one block; " + std::to_string(m) +
                     " bytes given");
@@ -63,7 +67,8 @@ void read_memory(flag_argument& arg, program_options& options) {
 }
 
 std::string describe_memory(const help_defaults& d) {
-  return "memory budget of the whole program, e.g. 256MiB or 4GiB (default " + flow::format_bytes(d.memory) +
+  return "memory budget of the whole program, e.g. 256MiB, 4GiB or 50% (of physical memory) (default " +
+         flow::format_bytes(d.memory) +
          (d.script_memory ? ", the script's" : "") + "); every sort and queue gets its planned share of it";
 }
 

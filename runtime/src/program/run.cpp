@@ -9,6 +9,7 @@
 #include <iostream>
 #include <new>
 
+#include "flow/defaults.hpp"
 #include "flow/format.hpp"
 #include "flow/io/buffer.hpp"
 #include "flow/mng/block_manager.hpp"
@@ -27,11 +28,6 @@ using detail::clean_message;
 namespace {
 
 constexpr const char* out_of_memory = "out of memory; give the program a smaller --memory or free some memory";
-
-std::uint64_t physical_memory() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
-}
 
 // The process's resident memory now and at its peak, as the kernel counts it
 // (/proc/self/status).
@@ -131,7 +127,7 @@ void program::apply_settings() {
   set_threads(options_.threads.value_or(0));
   seed_rand(options_.seed);
   if (options_.memory) {
-    const std::uint64_t phys = physical_memory();
+    const std::uint64_t phys = flow::physical_memory_bytes();
     if (phys && *options_.memory > phys) {
       std::fprintf(stderr, "%s: warning: --memory %s is more than this machine's %s of memory; the program may swap\n",
                    name_.c_str(), flow::format_bytes(*options_.memory).c_str(), flow::format_bytes(phys).c_str());
