@@ -26,6 +26,8 @@
 #include <variant>
 #include <vector>
 
+#include "flow/defaults.hpp"
+
 #include <gtest/gtest.h>
 
 #include "flow/containers/vector.hpp"
@@ -422,8 +424,8 @@ TEST(ProgramFlags, Memory) {
   EXPECT_EQ(parse_error(p, {"--memory=4095"}),
             "--memory: a budget below 4 KiB leaves no room for even one block; 4095 bytes given");
   EXPECT_EQ(*parse(p, {"--memory=256KiB"}).memory, 256ull << 10);
-  EXPECT_EQ(parse_error(p, {"--memory"}), "--memory needs a value (a size, e.g. 256MiB)");
-  EXPECT_EQ(parse_error(p, {"--memory", "--stats"}), "--memory needs a value (a size, e.g. 256MiB)");
+  EXPECT_EQ(parse_error(p, {"--memory"}), "--memory needs a value (a size, e.g. 256MiB, or a share of physical memory, e.g. 50%)");
+  EXPECT_EQ(parse_error(p, {"--memory", "--stats"}), "--memory needs a value (a size, e.g. 256MiB, or a share of physical memory, e.g. 50%)");
   EXPECT_TRUE(starts_with(parse_error(p, {"--memory=-5MiB"}), "--memory: '-5MiB' is not a size"));
   EXPECT_TRUE(starts_with(parse_error(p, {"--memory=99999999999TiB"}), "--memory: "));
   // More than a process can address is a bad value, not an "out of memory" later; a
@@ -433,6 +435,14 @@ TEST(ProgramFlags, Memory) {
             "such as 4GiB");
   EXPECT_TRUE(starts_with(parse_error(p, {"--memory=129TiB"}), "--memory: 129TiB is more than a process can address"));
   EXPECT_EQ(*parse(p, {"--memory=128TiB"}).memory, 128ull << 40);
+  // A share of physical memory, as GNU sort -S takes it: whole KiB of it.
+  const std::uint64_t physical = flow::physical_memory_bytes();
+  ASSERT_GT(physical, 0u);
+  EXPECT_EQ(*parse(p, {"--memory=50%"}).memory, physical / 2 / 1024 * 1024);
+  EXPECT_EQ(*parse(p, {"--memory", "100%"}).memory, physical / 1024 * 1024);
+  EXPECT_EQ(*parse(p, {"--memory=12.5%"}).memory, static_cast<std::uint64_t>(physical * 0.125) / 1024 * 1024);
+  for (const char* bad : {"--memory=0%", "--memory=101%", "--memory=%", "--memory=5x%", "--memory=1.2.3%"})
+    EXPECT_TRUE(starts_with(parse_error(p, {bad}), "--memory: '")) << bad;
 }
 
 TEST(ProgramRun, DiskTooSmallForTheSureNeedIsAnErrorBeforeAnyWork) {
