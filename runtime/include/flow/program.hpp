@@ -276,6 +276,9 @@ public:
   const run_report& report() const noexcept { return report_; }
 
 private:
+  /// `label` (a phase's or node's, as the compiler wrote it: `read input="in.bin"`) with
+  /// each path param's default replaced by the path this run was given (`input="mine.bin"`).
+  std::string with_given_paths(std::string_view label) const;
   struct param_info {
     std::string name;
     std::string type;

@@ -84,6 +84,18 @@ void program::param(std::string_view name, std::string& variable, std::string_vi
   add_param_info(std::move(info));
 }
 
+std::string program::with_given_paths(std::string_view label) const {
+  std::string out(label);
+  for (const param_info& p : params_) {
+    if (p.type != "path" || !p.given) continue;
+    const std::string from = p.name + "=" + p.default_text, to = p.name + "=" + p.text();
+    if (from == to) continue;
+    for (std::size_t at = out.find(from); at != std::string::npos; at = out.find(from, at + to.size()))
+      out.replace(at, from.size(), to);
+  }
+  return out;
+}
+
 void program::estimate(std::function<void(flow::estimate&)> fill) { estimate_fn_ = std::move(fill); }
 
 void program::calibrated_estimate(std::string by, std::function<void(flow::estimate&)> fill) {
@@ -92,7 +104,7 @@ void program::calibrated_estimate(std::string by, std::function<void(flow::estim
 }
 
 void program::disk_need(unsigned phase, std::string_view label, std::uint64_t bytes) {
-  if (bytes > disk_need_.bytes) disk_need_ = {phase, std::string(label), bytes};
+  if (bytes > disk_need_.bytes) disk_need_ = {phase, with_given_paths(label), bytes};
 }
 
 // ---- queries ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ void program::begin_phase(unsigned id, std::string_view label, std::uint64_t exp
   if (phase_open_) end_phase();
   phase_open_ = true;
   phase_id_ = id;
-  phase_label_ = std::string(label);
+  phase_label_ = with_given_paths(label);
   phase_expected_ = expected_elements;
   count_ = 0;
   merged_earlier_ = merged_ = merge_total_ = 0;

@@ -147,6 +147,9 @@ std::optional<int> program::estimate_run() {
       calibrated_fn_(report_.calibrated.emplace());
       report_.calibrated_by = calibrated_by_;
     }
+    const auto given = [this](const std::string& label) { return with_given_paths(label); };
+    report_.estimate.relabel(given);
+    if (report_.calibrated) report_.calibrated->relabel(given);
   } catch (const usage_error& e) {
     return fail(2, e.what());
   } catch (const plan::too_many_elements& e) {
@@ -255,7 +258,10 @@ void program::collect_report(const std::optional<std::string>& error) {
   }
   for (const auto& p : params_) report_.params.emplace_back(p.name, p.json());
   for (const node_count& n : node_counts_)
-    if (n.counted) report_.nodes.push_back(n);
+    if (n.counted) {
+      report_.nodes.push_back(n);
+      report_.nodes.back().name = with_given_paths(n.name);
+    }
   std::sort(report_.phases.begin(), report_.phases.end(),
             [](const phase_record& a, const phase_record& b) { return a.id < b.id; });
 }

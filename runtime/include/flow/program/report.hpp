@@ -60,6 +60,11 @@ public:
     std::string_view phase_label;
   };
   const std::vector<node_estimate>& nodes() const noexcept { return nodes_; }
+  /// Rewrites every phase label and node name (flow::program: the paths given at run time).
+  template <class Fn> void relabel(const Fn& fn) {
+    for (auto& p : phases_) p.label = fn(p.label);
+    for (auto& n : nodes_) n.name = fn(n.name);
+  }
 
   const std::vector<phase_estimate>& phases() const noexcept { return phases_; }
   const phase_estimate* find(unsigned id) const noexcept;
