@@ -1,7 +1,10 @@
 #include "ast/diagnostics.hpp"
 
+#include "flow/escape.hpp"
+
 #include <algorithm>
 #include <ostream>
+#include <string>
 
 namespace flow {
 
@@ -94,11 +97,11 @@ bool DiagnosticEngine::hasErrorOnLine(const SourceFile* file, uint32_t line) con
   return false;
 }
 
-void DiagnosticEngine::flush() {
+std::vector<size_t> DiagnosticEngine::printOrder(size_t from) const {
   // Groups (an error and its notes) print in the order of where their error points;
   // within a group, and for equal positions, in the order reported.
   std::vector<size_t> order;
-  for (size_t i = printed_; i < diagnostics_.size(); ++i) order.push_back(i);
+  for (size_t i = from; i < diagnostics_.size(); ++i) order.push_back(i);
   auto lead = [this](size_t i) -> const Diagnostic& { return diagnostics_[diagnostics_[i].group]; };
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
     const Diagnostic& a = lead(x);
@@ -110,13 +113,44 @@ void DiagnosticEngine::flush() {
     }
     return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.column < b.loc.column;
   });
-  for (size_t i : order) print(diagnostics_[i]);
+  return order;
+}
+
+void DiagnosticEngine::flush() {
+  if (quiet_) return;
+  for (size_t i : printOrder(printed_)) print(diagnostics_[i]);
   printed_ = diagnostics_.size();
   if (tooManyErrors() && !limitNoticePrinted_) {
     out_ << "flowc: too many errors emitted, stopping now\n";
     limitNoticePrinted_ = true;
   }
   out_.flush();
+}
+
+void DiagnosticEngine::writeJson(std::ostream& out, const char* separator) const {
+  const auto place = [&](const Diagnostic& d) {
+    out << "\"file\": " << (d.file ? flow::json_string(d.file->path()) : "null") << ", \"line\": "
+        << (d.file && d.loc.valid() ? std::to_string(d.loc.line) : "null") << ", \"column\": "
+        << (d.file && d.loc.valid() ? std::to_string(d.loc.column) : "null");
+  };
+  const std::vector<size_t> order = printOrder(0);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const Diagnostic& d = diagnostics_[order[k]];
+    if (d.severity == Severity::Note && d.group != order[k]) continue; // with its diagnostic, below
+    out << separator << "{";
+    place(d);
+    out << ", \"severity\": \"" << styleOf(d.severity).name << "\", \"message\": " << flow::json_string(d.message)
+        << ", \"notes\": [";
+    bool first = true;
+    for (size_t j = k + 1; j < order.size() && diagnostics_[order[j]].group == order[k]; ++j) {
+      const Diagnostic& n = diagnostics_[order[j]];
+      out << (first ? "" : ", ") << "{";
+      place(n);
+      out << ", \"message\": " << flow::json_string(n.message) << "}";
+      first = false;
+    }
+    out << "]}";
+  }
 }
 
 void DiagnosticEngine::print(const Diagnostic& d) {

@@ -47,11 +47,20 @@ public:
   void setMaxErrors(unsigned n) { maxErrors_ = n; }
   bool hasErrorOnLine(const SourceFile* file, uint32_t line) const;
   const std::vector<Diagnostic>& all() const { return diagnostics_; }
+  /// Instead of printing them, flush() only orders them: a tool takes them as JSON.
+  void setQuiet(bool quiet) { quiet_ = quiet; }
+  /// Every diagnostic so far as JSON objects (flowc check --diagnostics-format=json), in
+  /// the order flush() prints: each error or warning with its file, line, column (1-based;
+  /// null where there is none), severity, message and its notes; `separator` goes before
+  /// each object.
+  void writeJson(std::ostream& out, const char* separator) const;
 
 private:
   void report(Severity severity, const SourceFile* file, SourceLoc loc, std::string message);
   void add(Severity severity, const SourceFile* file, SourceLoc loc, std::string message);
   void print(const Diagnostic& d);
+  /// Indexes of the diagnostics from `from` on, in print order.
+  std::vector<size_t> printOrder(size_t from) const;
 
   std::ostream& out_;
   bool color_;
@@ -61,6 +70,7 @@ private:
   std::deque<SourceFile> keptFiles_;
   size_t printed_ = 0;
   bool limitNoticePrinted_ = false;
+  bool quiet_ = false;
 };
 
 } // namespace flow

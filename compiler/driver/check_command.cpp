@@ -10,10 +10,13 @@ namespace flow::driver {
 
 int runCheck(const CheckOptions& options) {
   bool ok = true;
+  const char* separator = "\n  "; // of the JSON array's objects: the first, then ",\n  "
+  if (options.jsonDiagnostics) std::cout << "[";
   // Each file gets its own engine, so one bad file's error limit does not hide the next.
   for (const std::string& path : options.files) {
     CompiledScript script;
     DiagnosticEngine diags(std::cerr, options.color);
+    diags.setQuiet(options.jsonDiagnostics);
     FrontEndOptions frontEnd;
     frontEnd.includeDirs = options.includeDirs;
     frontEnd.parseOnly = options.parseOnly;
@@ -22,11 +25,18 @@ int runCheck(const CheckOptions& options) {
     if (script.checked && options.dumpTypes) sema::dumpTypes(*script.checked, std::cout);
     if (clean && options.summary) std::cout << path << ": " << ast::summarize(*script.program) << '\n';
     diags.flush();
+    if (options.jsonDiagnostics) {
+      diags.writeJson(std::cout, separator);
+      if (!diags.all().empty()) separator = ",\n  ";
+      ok = ok && !diags.hasErrors();
+      continue;
+    }
     if (diags.hasErrors()) {
       ok = false;
       std::cerr << diags.errorCount() << (diags.errorCount() == 1 ? " error" : " errors") << " in " << (path == "-" ? "<stdin>" : path) << '\n';
     }
   }
+  if (options.jsonDiagnostics) std::cout << (std::string(separator) == "\n  " ? "]\n" : "\n]\n");
   std::cout.flush();
   return ok ? 0 : 1;
 }

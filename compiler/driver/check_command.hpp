@@ -12,6 +12,7 @@ struct CheckOptions {
   std::vector<std::string> includeDirs;
   bool summary = false;
   bool color = false;
+  bool jsonDiagnostics = false; // --diagnostics-format=json: one JSON array on stdout
   std::vector<std::string> files;
 };
 

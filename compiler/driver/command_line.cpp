@@ -47,6 +47,8 @@ const char* kRunNotes = "  FLOW_CACHE_DIR       where run keeps the programs it 
                         "                       a folder of yours alone, mode 0700)\n";
 
 enum class Color { Auto, Always, Never };
+/// How `check` reports: for people (stderr) or for tools (a JSON array on stdout).
+enum class DiagnosticsFormat { Text, Json };
 
 /// A command: its subcommand of the parser, what its usage line shows after [options],
 /// and what its help says after the options.
@@ -178,6 +180,13 @@ struct Table {
                           Commands{{&check.sub}}};
   cl::opt<bool> summary{"summary", cl::desc("print a one-line summary of each clean script"),
                         Commands{{&check.sub}}};
+  cl::opt<DiagnosticsFormat, false, ChoiceParser<DiagnosticsFormat>> diagnosticsFormat{
+      "diagnostics-format", cl::value_desc("FORMAT"),
+      cl::desc("text (default: file:line:col: error: message, the line and a caret\n"
+               "on stderr) or json (one array on stdout for tools: each error or\n"
+               "warning with file, line, column, severity, message and notes)"),
+      cl::values(clEnumValN(DiagnosticsFormat::Text, "text", ""), clEnumValN(DiagnosticsFormat::Json, "json", "")),
+      cl::init(DiagnosticsFormat::Text), Commands{{&check.sub}}};
 
   // explain, emit, build and run
   cl::list<std::string, bool, AssignmentParser> set{
@@ -554,6 +563,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.check.dumpTypes = table.dumpTypes;
     out.check.parseOnly = table.parseOnly;
     out.check.summary = table.summary;
+    out.check.jsonDiagnostics = table.diagnosticsFormat == DiagnosticsFormat::Json;
     out.check.includeDirs = includeDirs;
     out.check.color = color;
     break;
