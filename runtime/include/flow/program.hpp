@@ -47,7 +47,7 @@
 //   --threads N                  threads sorting may use (flow::threads())
 //   --seed N                     seed of rand() (default 1; see flow/program/rand.hpp)
 //   --stats[=text|json][:PATH]   the report at the end, to stderr or to PATH
-//   --progress                   a progress bar per phase on stderr if it is a terminal
+//   --progress[=off]             a progress bar per phase on stderr if it is a terminal (default on)
 //   --trace PATH                 the run's timeline as Chrome trace-event JSON (phases,
 //                                I/O counters; flow/program/trace.hpp), written at the end
 //   --help, -h                   the flags and params, exit 0
@@ -356,7 +356,7 @@ private:
   std::uint64_t next_tick_ = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t tick_interval_ = 1024;
   bool phase_open_ = false;
-  bool progress_ = false;      // --progress and stderr is a terminal
+  bool progress_ = false;      // stderr is a terminal, and not --progress=off
   bool line_shown_ = false;    // a progress line is on the terminal
   bool stdout_tty_ = false;
   unsigned phase_id_ = 0;

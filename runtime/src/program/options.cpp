@@ -152,12 +152,15 @@ std::string describe_stats(const help_defaults&) {
 }
 
 void read_progress(flag_argument& arg, program_options& options) {
-  arg.no_value();
-  options.progress = true;
+  const std::optional<std::string_view> value = arg.inline_value();
+  if (!value || *value == "on") options.progress = true;
+  else if (*value == "off") options.progress = false;
+  else throw arg.error("--progress: '" + excerpt(*value) + "' is not on or off");
 }
 
 std::string describe_progress(const help_defaults&) {
-  return "a progress bar per phase on stderr (only when it is a terminal)";
+  return "a progress bar per phase on stderr, with percent and ETA where the phase's count is known; "
+         "on by default when stderr is a terminal (--progress=off: never)";
 }
 
 void read_trace(flag_argument& arg, program_options& options) {
@@ -198,7 +201,7 @@ constexpr option_row options_table[] = {
     {"threads", "--threads N", read_threads, describe_threads},
     {"seed", "--seed N", read_seed, describe_seed},
     {"stats", "--stats[=FORMAT]", read_stats, describe_stats},
-    {"progress", "--progress", read_progress, describe_progress},
+    {"progress", "--progress[=off]", read_progress, describe_progress},
     {"trace", "--trace PATH", read_trace, describe_trace},
     {"plan", "--plan[=FORMAT]", read_plan, describe_plan},
     {"help", "--help, -h", nullptr, describe_help},

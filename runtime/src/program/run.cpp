@@ -192,7 +192,7 @@ std::optional<int> program::check_disk_space(const mng::disk_config& disks) {
 }
 
 std::optional<std::string> program::run_body(const std::function<void()>& body, bool trace) {
-  progress_ = options_.progress && ::isatty(2);
+  progress_ = options_.progress.value_or(true) && ::isatty(2); // on a terminal by default, as DuckDB's CLI
   trace_ = trace ? std::make_unique<trace_recorder>(name_) : nullptr;
   progress::listen(&program::on_intermediate_merge, this);
   struct stop_listening {

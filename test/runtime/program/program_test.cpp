@@ -397,7 +397,7 @@ TEST(ProgramFlags, Defaults) {
   EXPECT_FALSE(o.threads);
   EXPECT_EQ(o.seed, flow::default_seed);
   EXPECT_EQ(o.stats, flow::stats_format::none);
-  EXPECT_FALSE(o.progress);
+  EXPECT_FALSE(o.progress.has_value()); // on when stderr is a terminal
   EXPECT_FALSE(o.help);
   EXPECT_EQ(p.memory(), program::fallback_memory);
   EXPECT_EQ(p.block(), flow::block_for_memory(program::fallback_memory));
@@ -568,8 +568,10 @@ TEST(ProgramFlags, StatsProgressHelp) {
   EXPECT_EQ(parse_error(p, {"--stats=xml"}), "--stats: 'xml' is not text, json, text:PATH or json:PATH");
   EXPECT_EQ(parse_error(p, {"--stats=json:"}), "--stats: 'json:' has no path after ':'");
 
-  EXPECT_TRUE(parse(p, {"--progress"}).progress);
-  EXPECT_EQ(parse_error(p, {"--progress=yes"}), "--progress takes no value");
+  EXPECT_EQ(parse(p, {"--progress"}).progress, std::optional<bool>(true));
+  EXPECT_EQ(parse(p, {"--progress=on"}).progress, std::optional<bool>(true));
+  EXPECT_EQ(parse(p, {"--progress=off"}).progress, std::optional<bool>(false));
+  EXPECT_EQ(parse_error(p, {"--progress=yes"}), "--progress: 'yes' is not on or off");
 
   EXPECT_TRUE(parse(p, {"--help"}).help);
   EXPECT_TRUE(parse(p, {"-h"}).help);

@@ -42,7 +42,7 @@ struct program_options {
   std::uint64_t seed = 1;               ///< --seed N (any u64; default flow::default_seed)
   stats_format stats = stats_format::none; ///< --stats[=text|json][:PATH]
   std::string stats_path;               ///< --stats=FORMAT:PATH ("" = stderr)
-  bool progress = false;                ///< --progress
+  std::optional<bool> progress;         ///< --progress[=on|off]; default: on when stderr is a terminal
   std::string trace_path;               ///< --trace PATH ("" = no trace)
   stats_format plan = stats_format::none; ///< --plan[=text|json]: print the plan, run nothing
   bool help = false;                    ///< --help or -h
