@@ -718,10 +718,11 @@ GeneratedCpp Generator::run() {
     for (const Node& n : plan_.nodes)
       if (n.traits().io == plan::io_rule::reads_file && plan_.readsInput(*n.get<ReadSource>())) {
         const ast::PathRef& p = n.get<ReadSource>()->path;
-        // A text file is any number of bytes (its lines are checked as they are read).
+        // A text file is any number of bytes (its lines are checked as they are read); its
+        // lines are planned at the bytes a line takes in the plan (n.elementBytes).
         const bool text = n.kind == Node::ReadText;
         line("fl_program.input_file(" + (p.isParam() ? "[&] { return " + name(p.symbol) + "; }" : quote(p.literal.text())) +
-             ", " + (text ? "1" : std::to_string(n.elementBytes)) + ", " +
+             ", " + std::to_string(n.elementBytes) + ", " +
              quote(text ? "text" : n.get<ReadSource>()->elementType->name()) + ");");
       }
     for (const Node& n : plan_.nodes)

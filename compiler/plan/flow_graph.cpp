@@ -246,8 +246,8 @@ void GraphBuilder::scaling() {
     } else if (n.kind == Node::Range && computableAtStart(*n.get<RangeSource>()->begin) &&
                computableAtStart(*n.get<RangeSource>()->end)) {
       r.kind = Scaling::RangeBounds;
-    } else if (n.kind == Node::ReadFile && plan_.readsInput(*n.get<ReadSource>())) {
-      r.kind = Scaling::InputFile;
+    } else if ((n.kind == Node::ReadFile || n.kind == Node::ReadText) && plan_.readsInput(*n.get<ReadSource>())) {
+      r.kind = Scaling::InputFile; // a text file's lines: its size over the bytes a line is planned at
     } else if (!n.inputs.empty()) {
       r = {Scaling::From, n.inputs};
     } else if (n.kind == Node::ArrayAlloc) {
@@ -802,11 +802,16 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
   case Source::ReadText: {
     auto& r = *s.as<ReadSource>();
     double n = r.estimate                                     ? estimate(*r.estimate)
-               : nominalInputs_ && !r.text && plan_.readsInput(r) ? kNominalInputElements
+               : nominalInputs_ && plan_.readsInput(r) ? kNominalInputElements
                                                                    : 0;
     int id = add(r.text ? Node::ReadText : Node::ReadFile, (r.text ? "read_text " : "read ") + plan_.pathLabel(r.path),
                  s.loc, phase, n * multiplier, s.elementType, {}, &r);
-    if (!r.estimate) unknown(id, "no element count: write read(…) as T ~ COUNT");
+    if (!r.estimate && r.text)
+      unknown(id, "no line count: a run plans for the file's size at start, at about " +
+                      std::to_string(plan_.nodes[id].elementBytes) + " bytes a line (write read_text(…) as T ~ COUNT "
+                      "to plan for a count here)");
+    else if (!r.estimate)
+      unknown(id, "no element count: write read(…) as T ~ COUNT");
     return {id, phase};
   }
   case Source::Scan: {

@@ -100,7 +100,8 @@ std::optional<Plan> makePlan(const sema::CheckedProgram& program, const PlanOpti
   // it scales the counts of a second graph in which such a read counts
   // kNominalInputElements (the files the script writes are known from the first).
   const bool uncountedInputs = std::any_of(plan.nodes.begin(), plan.nodes.end(), [&](const Node& n) {
-    return n.kind == Node::ReadFile && !n.get<ast::ReadSource>()->estimate && plan.readsInput(*n.get<ast::ReadSource>());
+    return (n.kind == Node::ReadFile || n.kind == Node::ReadText) && !n.get<ast::ReadSource>()->estimate &&
+           plan.readsInput(*n.get<ast::ReadSource>());
   });
   if (uncountedInputs) {
     Plan nominal;

@@ -144,11 +144,14 @@ public:
   /// A file the script reads as elements of `element_bytes` bytes: run() checks, before
   /// any work, that it exists, is readable and that its size is a multiple of
   /// `element_bytes` (`type_name`, e.g. "Edge", makes the message clearer); else it prints
-  /// the error and returns 1.
+  /// the error and returns 1. A text file (`type_name` text_input) may have any size: its
+  /// lines are planned at `element_bytes` each (input_elements rounds up).
   /// The file `-` (standard input), a pipe or a device is not checked and has no size
   /// known up front (input_size_known is false). Nor is a file that the script also
   /// writes (output_file): the script may create it before reading it.
   void input_file(std::string path, std::size_t element_bytes, std::string type_name = {});
+  /// The type_name of a text file's input_file.
+  static constexpr const char* text_input = "text";
   /// The same for a path that a param gives: `path()` is called after the flags are
   /// parsed (e.g. [&] { return input; }).
   void input_file(std::function<std::string()> path, std::size_t element_bytes, std::string type_name = {});

@@ -102,6 +102,11 @@ std::optional<int> program::check_input_files(const std::vector<std::string>& ou
     if (S_ISDIR(st.st_mode)) return fail(1, "input file '" + in.path + "' is a directory");
     if (S_ISREG(st.st_mode) || device_end >= 0) {
       const auto size = static_cast<std::uint64_t>(S_ISREG(st.st_mode) ? st.st_size : device_end);
+      if (in.type_name == text_input) { // any number of bytes: its lines, planned at element_bytes each
+        in.elements = (size + in.element_bytes - 1) / in.element_bytes;
+        in.known = true;
+        continue;
+      }
       if (size % in.element_bytes != 0) {
         const std::string of = in.type_name.empty() ? "one element" : "one " + in.type_name;
         return fail(1, "input file '" + in.path + "' has " + std::to_string(size) +
