@@ -290,13 +290,10 @@ struct Table {
   }
   /// "unknown command 'NAME'", with the nearest command if it is near (`biuld`: build).
   std::string unknown(StringRef name) const {
-    std::string message = "unknown command '" + name.str() + "'";
-    for (const Command* command : commands) {
-      const StringRef known = command->sub.getName();
-      if (flow::edit_distance(name, known) <= std::max<size_t>(1, known.size() / 3))
-        return message + " (did you mean '" + known.str() + "'?)";
-    }
-    return message;
+    std::vector<std::string> names;
+    for (const Command* command : commands) names.push_back(command->sub.getName().str());
+    const std::string nearest = flow::nearest_name(name, names);
+    return "unknown command '" + name.str() + "'" + (nearest.empty() ? "" : " (did you mean '" + nearest + "'?)");
   }
 };
 
@@ -431,7 +428,7 @@ std::string describe(const std::string& errors, const Command* command) {
     StringRef nearest;
     if (lines.size() > 1 && lines[1].consume_front("Did you mean '")) nearest = lines[1].rtrim("'?");
     StringRef given = StringRef(arg).ltrim('-').split('=').first, near = nearest.ltrim('-').split('=').first;
-    if (!nearest.empty() && flow::edit_distance(given, near) <= std::max<unsigned>(1, given.size() / 3))
+    if (!nearest.empty() && (given == near || flow::near_name(given, near))) // `-dump-ast`: the dashes
       message += " (did you mean '" + nearest.str() + "'?)";
     else if (command && command->kind == Invocation::Run)
       message += " (program flags go after --)";

@@ -4,25 +4,20 @@
 #include "parse/literals.hpp"
 #include "parse/parser.hpp"
 
+#include <algorithm>
 #include <pthread.h>
+#include <vector>
 
 namespace flow::driver {
 
 void checkSetParams(const sema::CheckedProgram& program, const std::map<std::string, std::string>& setParams) {
+  std::vector<std::string> names;
+  for (const sema::Symbol* s : program.symbolsOf(sema::Symbol::Param)) names.push_back(s->name);
   for (const auto& [name, text] : setParams) {
-    std::string params, nearest;
-    size_t best = 0;
-    bool found = false;
-    for (const sema::Symbol* s : program.symbolsOf(sema::Symbol::Param)) {
-      found = found || s->name == name;
-      params += (params.empty() ? "" : ", ") + s->name;
-      const size_t d = flow::edit_distance(name, s->name);
-      if (d <= std::max<size_t>(1, s->name.size() / 3) && (nearest.empty() || d < best)) {
-        nearest = s->name;
-        best = d;
-      }
-    }
-    if (found) continue;
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    std::string params;
+    for (const std::string& n : names) params += (params.empty() ? "" : ", ") + n;
+    const std::string nearest = flow::nearest_name(name, names);
     throw UsageError("--set " + name + "=" + text + ": the script has no param '" + name + "'" +
                      (!nearest.empty() ? " (did you mean '" + nearest + "'?)" : "") +
                      (params.empty() ? "; it has no params" : "; its params: " + params));

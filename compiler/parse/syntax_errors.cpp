@@ -209,19 +209,11 @@ void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* 
        t = tokenBefore(parser, t)) {
     antlr4::Token* pipe = tokenBefore(parser, t);
     if (t->getType() != FlowParser::IDENT || !pipe || pipe->getText() != "|") continue;
-    std::string nearest;
-    size_t best = 0;
     static const char* const stages[] = {"map", "filter", "sort", "unique", "take", "for", "reduce",
 #define STAGE(Id, name, ...) name,
 #include "ast/builtins.def"
     };
-    for (const char* stage : stages) {
-      const size_t d = flow::edit_distance(t->getText(), stage);
-      if (d > 0 && d <= std::max<size_t>(1, std::string(stage).size() / 3) && (nearest.empty() || d < best)) {
-        nearest = stage;
-        best = d;
-      }
-    }
+    const std::string nearest = flow::nearest_name(t->getText(), stages);
     if (nearest.empty()) break;
     diags_.error(&file_, map_.start(t), "unknown stage '" + t->getText() + "'; did you mean '" + nearest + "'?");
     return;

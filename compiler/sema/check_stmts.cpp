@@ -62,15 +62,7 @@ std::vector<std::string> Checker::namesInScope() const {
 }
 
 std::string Checker::suggest(const std::string& name, const std::vector<std::string>& candidates) const {
-  std::string best;
-  size_t bestDistance = name.size() <= 3 ? 1 : 2;
-  for (const std::string& c : candidates) {
-    size_t d = flow::edit_distance(name, c);
-    if (d <= bestDistance && d > 0 && (best.empty() || d < bestDistance)) {
-      best = c;
-      bestDistance = d;
-    }
-  }
+  const std::string best = flow::nearest_name(name, candidates);
   return best.empty() ? "" : "; did you mean '" + best + "'?";
 }
 

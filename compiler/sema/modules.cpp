@@ -6,10 +6,12 @@
 #include "parse/parser.hpp"
 #include "sema/checker.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <unistd.h>
+#include <vector>
 
 namespace flow::sema {
 
@@ -146,16 +148,11 @@ void Checker::loadModule(UseDecl& use, const SourceFile* from, std::map<std::str
     // std.grpah: the standard module of the nearest name, if one is near.
     std::string nearest;
     if (!use.module.empty()) {
-      const std::string wanted = path.stem().string();
-      size_t best = 0;
-      for (const fs::directory_entry& e : fs::directory_iterator(path.parent_path(), ec)) {
-        const std::string stem = e.path().stem().string();
-        const size_t d = flow::edit_distance(wanted, stem);
-        if (e.path().extension() == ".flow" && d <= std::max<size_t>(1, stem.size() / 3) && (nearest.empty() || d < best)) {
-          nearest = stem;
-          best = d;
-        }
-      }
+      std::vector<std::string> modules;
+      for (const fs::directory_entry& e : fs::directory_iterator(path.parent_path(), ec))
+        if (e.path().extension() == ".flow") modules.push_back(e.path().stem().string());
+      std::sort(modules.begin(), modules.end()); // the directory's order is not the same everywhere
+      nearest = flow::nearest_name(path.stem().string(), modules);
     }
     if (!nearest.empty()) {
       const std::string prefix = use.module.substr(0, use.module.size() - path.stem().string().size());

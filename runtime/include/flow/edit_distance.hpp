@@ -5,6 +5,7 @@
 // runtime, uses this one definition too.
 #include <algorithm>
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +28,30 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
     }
   }
   return row[b.size()];
+}
+
+/// Whether `candidate` is near enough to `name` to be what a typo of it meant: one edit
+/// away for names of up to three characters, two for longer ones (and not `name` itself).
+/// The one rule of every "did you mean" hint.
+inline bool near_name(std::string_view name, std::string_view candidate) {
+  const std::size_t d = edit_distance(name, candidate);
+  return d > 0 && d <= (name.size() <= 3 ? 1u : 2u);
+}
+
+/// The candidate nearest to `name` by near_name's rule (the first of equally near
+/// ones), or "" when none is near. `candidates`: strings or anything they convert from.
+template <class Candidates> std::string nearest_name(std::string_view name, const Candidates& candidates) {
+  std::string best;
+  std::size_t best_distance = 0;
+  for (const auto& c : candidates) {
+    const std::string_view candidate(c);
+    const std::size_t d = edit_distance(name, candidate);
+    if (near_name(name, candidate) && (best.empty() || d < best_distance)) {
+      best = std::string(candidate);
+      best_distance = d;
+    }
+  }
+  return best;
 }
 
 } // namespace flow

@@ -1,6 +1,7 @@
 // program::parse: the command line of a Flow program, read with the option table
 // (options.cpp) and the script's params.
 #include <algorithm>
+#include <vector>
 
 #include "flow/edit_distance.hpp"
 #include "flow/excerpt.hpp"
@@ -24,17 +25,10 @@ template <class Params> auto* find_param(Params& params, std::string_view name) 
 
 // "unknown flag '--NAME'", with the nearest option or param when one is close.
 template <class Params> usage_error unknown_flag(const Params& params, const std::string& name, const std::string& flag) {
-  std::string best;
-  std::size_t best_d = 3;
-  const auto consider = [&](const std::string& candidate) {
-    const std::size_t d = edit_distance(name, candidate);
-    if (d < best_d) {
-      best_d = d;
-      best = candidate;
-    }
-  };
-  for (const auto& o : detail::builtin_options()) consider(o.name);
-  for (const auto& q : params) consider(q.name);
+  std::vector<std::string> names;
+  for (const auto& o : detail::builtin_options()) names.emplace_back(o.name);
+  for (const auto& q : params) names.push_back(q.name);
+  const std::string best = nearest_name(name, names);
   std::string msg = "unknown flag '" + excerpt(flag) + "'";
   if (!best.empty() && !name.empty()) msg += "; did you mean --" + best + "?";
   msg += " (see --help)";
