@@ -127,7 +127,7 @@ void DiagnosticEngine::flush() {
   out_.flush();
 }
 
-void DiagnosticEngine::writeJson(std::ostream& out, const char* separator) const {
+void DiagnosticEngine::writeJson(std::ostream& out, bool& first) const {
   const auto place = [&](const Diagnostic& d) {
     out << "\"file\": " << (d.file ? flow::json_string(d.file->path()) : "null") << ", \"line\": "
         << (d.file && d.loc.valid() ? std::to_string(d.loc.line) : "null") << ", \"column\": "
@@ -137,17 +137,16 @@ void DiagnosticEngine::writeJson(std::ostream& out, const char* separator) const
   for (size_t k = 0; k < order.size(); ++k) {
     const Diagnostic& d = diagnostics_[order[k]];
     if (d.severity == Severity::Note && d.group != order[k]) continue; // with its diagnostic, below
-    out << separator << "{";
+    out << (first ? "\n  {" : ",\n  {");
+    first = false;
     place(d);
     out << ", \"severity\": \"" << styleOf(d.severity).name << "\", \"message\": " << flow::json_string(d.message)
         << ", \"notes\": [";
-    bool first = true;
     for (size_t j = k + 1; j < order.size() && diagnostics_[order[j]].group == order[k]; ++j) {
       const Diagnostic& n = diagnostics_[order[j]];
-      out << (first ? "" : ", ") << "{";
+      out << (j == k + 1 ? "{" : ", {");
       place(n);
       out << ", \"message\": " << flow::json_string(n.message) << "}";
-      first = false;
     }
     out << "]}";
   }

@@ -51,9 +51,9 @@ public:
   void setQuiet(bool quiet) { quiet_ = quiet; }
   /// Every diagnostic so far as JSON objects (flowc check --diagnostics-format=json), in
   /// the order flush() prints: each error or warning with its file, line, column (1-based;
-  /// null where there is none), severity, message and its notes; `separator` goes before
-  /// each object.
-  void writeJson(std::ostream& out, const char* separator) const;
+  /// null where there is none), severity, message and its notes, each on a line of its
+  /// own; `first`: no object of the array was written before (it is false after one was).
+  void writeJson(std::ostream& out, bool& first) const;
 
 private:
   void report(Severity severity, const SourceFile* file, SourceLoc loc, std::string message);

@@ -10,7 +10,7 @@ namespace flow::driver {
 
 int runCheck(const CheckOptions& options) {
   bool ok = true;
-  const char* separator = "\n  "; // of the JSON array's objects: the first, then ",\n  "
+  bool noDiagnostic = true; // in the JSON array so far
   if (options.jsonDiagnostics) std::cout << "[";
   // Each file gets its own engine, so one bad file's error limit does not hide the next.
   for (const std::string& path : options.files) {
@@ -26,8 +26,7 @@ int runCheck(const CheckOptions& options) {
     if (clean && options.summary) std::cout << path << ": " << ast::summarize(*script.program) << '\n';
     diags.flush();
     if (options.jsonDiagnostics) {
-      diags.writeJson(std::cout, separator);
-      if (!diags.all().empty()) separator = ",\n  ";
+      diags.writeJson(std::cout, noDiagnostic);
       ok = ok && !diags.hasErrors();
       continue;
     }
@@ -36,7 +35,7 @@ int runCheck(const CheckOptions& options) {
       std::cerr << diags.errorCount() << (diags.errorCount() == 1 ? " error" : " errors") << " in " << (path == "-" ? "<stdin>" : path) << '\n';
     }
   }
-  if (options.jsonDiagnostics) std::cout << (std::string(separator) == "\n  " ? "]\n" : "\n]\n");
+  if (options.jsonDiagnostics) std::cout << (noDiagnostic ? "]\n" : "\n]\n");
   std::cout.flush();
   return ok ? 0 : 1;
 }

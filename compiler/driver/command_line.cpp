@@ -101,8 +101,9 @@ template <bool Block> struct SizeParser : cl::parser<unsigned long long> {
   bool parse(cl::Option& option, StringRef, StringRef arg, unsigned long long& value) {
     std::string error;
     // --memory 50%: a share of this machine's physical memory, as programs take it.
-    std::optional<uint64_t> bytes = !Block && arg.endswith("%") ? flow::memory_share(arg) : parseSizeArgument(arg.str(), error);
-    if (!bytes && arg.endswith("%")) error = "'" + arg.str() + "' is not a share of physical memory (write e.g. 50%)";
+    const bool share = !Block && arg.endswith("%");
+    std::optional<uint64_t> bytes = share ? flow::memory_share(arg) : parseSizeArgument(arg.str(), error);
+    if (!bytes && share) error = "'" + arg.str() + "' is not a share of physical memory (write e.g. 50%)";
     if (!bytes) return option.error(error);
     if (Block && (*bytes < 4096 || (*bytes & (*bytes - 1)) != 0))
       return option.error("a block size is a power of two of at least 4 KiB, not '" + arg + "'");

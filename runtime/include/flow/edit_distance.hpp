@@ -30,12 +30,15 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-/// Whether `candidate` is near enough to `name` to be what a typo of it meant: one edit
-/// away for names of up to three characters, two for longer ones (and not `name` itself).
-/// The one rule of every "did you mean" hint.
+/// The most edits a typo of `name` is taken to have: one for names of up to three
+/// characters, two for longer ones. The one rule of every "did you mean" hint.
+inline std::size_t max_typo_edits(std::string_view name) { return name.size() <= 3 ? 1 : 2; }
+
+/// Whether `candidate` is near enough to `name` to be what a typo of it meant (and is
+/// not `name` itself).
 inline bool near_name(std::string_view name, std::string_view candidate) {
   const std::size_t d = edit_distance(name, candidate);
-  return d > 0 && d <= (name.size() <= 3 ? 1u : 2u);
+  return d > 0 && d <= max_typo_edits(name);
 }
 
 /// The candidate nearest to `name` by near_name's rule (the first of equally near
@@ -46,7 +49,7 @@ template <class Candidates> std::string nearest_name(std::string_view name, cons
   for (const auto& c : candidates) {
     const std::string_view candidate(c);
     const std::size_t d = edit_distance(name, candidate);
-    if (near_name(name, candidate) && (best.empty() || d < best_distance)) {
+    if (d > 0 && d <= max_typo_edits(name) && (best.empty() || d < best_distance)) {
       best = std::string(candidate);
       best_distance = d;
     }

@@ -48,10 +48,11 @@ std::uint64_t addressable_memory() {
 void read_memory(flag_argument& arg, program_options& options) {
   const std::string_view text = arg.take_value("a size, e.g. 256MiB, or a share of physical memory, e.g. 50%");
   const bool share = !text.empty() && text.back() == '%';
-  if (share && !flow::memory_share(text))
+  const std::optional<std::uint64_t> of_physical = share ? flow::memory_share(text) : std::nullopt;
+  if (share && !of_physical)
     throw arg.error("--memory: '" + std::string(text) + "' is not a share of physical memory; write a percentage "
                     "above 0 and at most 100, e.g. 50%");
-  const std::uint64_t m = share ? *flow::memory_share(text) : mng::parse_size(text);
+  const std::uint64_t m = share ? *of_physical : mng::parse_size(text);
   if (m < flow::min_memory_bytes) // the rule of a script's `memory` too
     throw arg.error("--memory: a budget below 4 KiB leaves no room for even one block; " + std::to_string(m) +
                     " bytes given");
