@@ -88,9 +88,9 @@ name : IDENT | 'to' | 'on' | 'in' | 'by' | 'with' | 'end' | 'array' ;
 fieldName
     : IDENT | 'to' | 'on' | 'in' | 'by' | 'asc' | 'desc' | 'as' | 'order' | 'block' | 'memory'
     | 'map' | 'filter' | 'sort' | 'unique' | 'take' | 'for' | 'generate' | 'range' | 'read'
-    | 'read_text' | 'scan' | 'merge' | 'import' | 'param' | 'record' | 'stream' | 'vector'
+    | 'read_text' | 'read_lines' | 'scan' | 'merge' | 'import' | 'param' | 'record' | 'stream' | 'vector'
     | 'pq' | 'let' | 'var' | 'if' | 'else' | 'while' | 'break' | 'continue' | 'emit' | 'print'
-    | 'write' | 'write_text' | 'true' | 'false' | 'reduce' | 'with' | 'join' | 'left_join' | 'zip'
+    | 'write' | 'write_text' | 'write_lines' | 'true' | 'false' | 'reduce' | 'with' | 'join' | 'left_join' | 'zip'
     | 'concat' | 'end' | 'array' | 'fn' | 'use' | 'return'
     ;
 
@@ -105,6 +105,7 @@ source
     | 'range' '(' expr ',' expr ')'                                  # rangeSource
     | 'read' '(' pathRef ')' 'as' type estimate?                     # readSource
     | 'read_text' '(' pathRef ')' 'as' type estimate?                # readTextSource
+    | 'read_lines' '(' pathRef ')' estimate?                         # readLinesSource
     | 'scan' '(' IDENT ')'                                           # scanSource
     | 'merge' '(' pipeline (',' pipeline)* 'by' orderRef ')'         # mergeSource
     | kind=('join' | 'left_join') '(' pipeline 'by' joinKey ',' pipeline 'by' joinKey ')'
@@ -169,6 +170,7 @@ statement
     | 'print' STRING ';'                                         # printStmt
     | 'write' pipeline 'to' pathRef ';'                          # writeStmt
     | 'write_text' pipeline 'to' pathRef ';'                     # writeTextStmt
+    | 'write_lines' pipeline 'to' pathRef ';'                    # writeLinesStmt
     | expr op=assignOp pipeline ';'                              # assignStmt  // v = pipeline refills a vector
     | expr ';'                                                   # exprStmt
     | block                                                      # blockStmt

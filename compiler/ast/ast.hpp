@@ -199,6 +199,7 @@ struct MethodCallExpr : NodeKind<Expr, Expr::MethodCall> {
   SourceLoc methodLoc;
   std::vector<ExprPtr> args;
   std::optional<Method> methodId;       // set by sema
+  std::optional<StrMethod> strMethod;   // set by sema: a method of a str value
   const sema::Symbol* container = nullptr; // set by sema: the queue or vector
 };
 
@@ -304,10 +305,12 @@ struct RangeSource : NodeKind<Source, Source::Range> {
   ExprPtr begin, end;
 };
 
-/// `read("path") as T ~ n` and `read_text("path") as T ~ n`.
+/// `read("path") as T ~ n`, `read_text("path") as T ~ n` and `read_lines("path") ~ n`
+/// (a read_text whose every line is one str: its type is `str`, made by the parser).
 struct ReadSource : NodeKind<Source, Source::Read> {
   Kind kind() const override { return text ? ReadText : Read; }
   bool text = false;
+  bool lines = false; // read_lines (text too)
   PathRef path;
   TypeRefPtr type;
   std::optional<Estimate> estimate;
@@ -563,6 +566,9 @@ struct WhileStmt : NodeKind<Stmt, Stmt::While> {
 /// `for x in pipeline { … }`
 struct ForInStmt : NodeKind<Stmt, Stmt::ForIn>, ElementVar {
   PipelinePtr pipeline;
+  /// Set by sema: the pipeline is `s.words()` or `s.split(sep)` of a str, a loop in
+  /// memory (no plan node) over the pieces of one value.
+  bool overPieces = false;
   std::vector<StmtPtr> body;
 };
 
@@ -580,10 +586,11 @@ struct PrintStmt : NodeKind<Stmt, Stmt::Print> {
   StringLiteral message;
 };
 
-/// `write p to "path";` and `write_text p to "path";`
+/// `write p to "path";`, `write_text p to "path";` and `write_lines p to "path";`
 struct WriteStmt : NodeKind<Stmt, Stmt::Write> {
   Kind kind() const override { return text ? WriteText : Write; }
   bool text = false;
+  bool lines = false; // write_lines: str elements, one per line (text too)
   PipelinePtr pipeline;
   PathRef path;
 };

@@ -20,6 +20,10 @@ constexpr MethodInfo kMethods[] = {
 #define METHOD(Id, name, args, queue, vector, changes) {Method::Id, name, args, queue, vector, changes},
 #include "ast/builtins.def"
 };
+constexpr StrMethodInfo kStrMethods[] = {
+#define STR_METHOD(Id, name, arguments, result, checked) {StrMethod::Id, name, arguments, StrResult::result, checked},
+#include "ast/builtins.def"
+};
 } // namespace
 
 const BuiltinInfo& info(Builtin b) { return kBuiltins[static_cast<int>(b)]; }
@@ -39,6 +43,12 @@ std::optional<Builtin> findBuiltin(std::string_view name) {
 
 std::optional<Method> findMethod(std::string_view name) {
   return findRow(kMethods, name, &MethodInfo::id, &MethodInfo::name);
+}
+
+const StrMethodInfo& info(StrMethod m) { return kStrMethods[static_cast<int>(m)]; }
+std::span<const StrMethodInfo> strMethods() { return kStrMethods; }
+std::optional<StrMethod> findStrMethod(std::string_view name) {
+  return findRow(kStrMethods, name, &StrMethodInfo::id, &StrMethodInfo::name);
 }
 
 } // namespace flow::ast

@@ -32,6 +32,20 @@ struct MethodInfo {
   bool changes; // not allowed in map and filter
 };
 
+enum class StrMethod {
+#define STR_METHOD(Id, name, arguments, result, checked) Id,
+#include "ast/builtins.def"
+};
+enum class StrResult { u64, i64, boolean, str, pieces };
+
+struct StrMethodInfo {
+  StrMethod id;
+  const char* name;
+  const char* arguments; // 's' a str, 'u' a u64
+  StrResult result;
+  bool checked;          // takes the script position (it may fail)
+};
+
 /// The stages named by a word (`window 3`): the STAGE rows of builtins.def.
 enum class StageId {
 #define STAGE(Id, name, argument, output, keepsOrder) Id,
@@ -58,5 +72,8 @@ std::span<const BuiltinInfo> builtins();
 std::span<const MethodInfo> methods();
 std::optional<Builtin> findBuiltin(std::string_view name);
 std::optional<Method> findMethod(std::string_view name);
+const StrMethodInfo& info(StrMethod m);
+std::span<const StrMethodInfo> strMethods();
+std::optional<StrMethod> findStrMethod(std::string_view name);
 
 } // namespace flow::ast

@@ -322,6 +322,7 @@ SourcePtr Cloner::source(const Source& s) {
     auto& r = *s.as<ReadSource>();
     auto x = fresh<ReadSource>(s.loc);
     x->text = r.text;
+    x->lines = r.lines;
     x->path = path(r.path);
     x->type = type(*r.type);
     x->estimate = estimate(r.estimate);
@@ -598,6 +599,7 @@ StmtPtr Cloner::stmt(const Stmt& s) {
     auto& w = *s.as<WriteStmt>();
     auto x = fresh<WriteStmt>(s.loc);
     x->text = w.text;
+    x->lines = w.lines;
     x->pipeline = pipeline(*w.pipeline);
     x->path = path(w.path);
     return x;

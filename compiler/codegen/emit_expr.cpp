@@ -113,7 +113,7 @@ std::string Generator::expr(const Expr& e) {
   case Expr::FloatLit:
   case Expr::SizeLit:
   case Expr::BoolLit: return literal(e);
-  case Expr::StringLit: unreachable("codegen: a string as a value (sema allows it only in print and as a path)");
+  case Expr::StringLit: return stringLiteral(*e.as<StringLitExpr>());
   case Expr::Name: return name(e.as<NameExpr>()->symbol);
   case Expr::Unary: {
     auto& u = *e.as<UnaryExpr>();
@@ -146,6 +146,10 @@ std::string Generator::expr(const Expr& e) {
       if (s->kind == Symbol::Array) return name(s) + ".at(" + expr(*i.index) + ", " + where(i.loc) + ")";
       return "flow::script::vector_get(" + name(s) + ", " + expr(*i.index) + ", " + where(i.loc) + ")";
     }
+    if (i.object->type->isStr()) // a byte of a str, checked against its length
+      return leftToRight({i.object.get(), i.index.get()}, [&](const std::vector<std::string>& a) {
+        return "flow::script::at(" + a[0] + ", " + a[1] + ", " + where(i.loc) + ")";
+      });
     auto v = sema::evaluate(*i.index, [](const Symbol*) { return std::nullopt; });
     if (v) return expr(*i.object) + "[" + std::to_string(static_cast<uint64_t>(v->i)) + "]"; // checked by sema
     return "flow::script::index(" + expr(*i.object) + ", " + expr(*i.index) + ", " + where(i.loc) + ")";
@@ -212,6 +216,7 @@ std::string Generator::binary(const BinaryExpr& e, const std::string& l, const s
   const ast::OperatorKind kind = ast::kindOf(e.op);
   if (kind == ast::OperatorKind::Equality || kind == ast::OperatorKind::Relational)
     return "(" + l + " " + op + " " + r + ")";
+  if (e.type->isStr()) return "flow::script::concat(" + l + ", " + r + ", " + where(e.loc) + ")";
   const std::string T = type(e.type);
   if ((e.op == ast::BinaryOp::Div || e.op == ast::BinaryOp::Rem) && e.type->isInteger() &&
       !isSafeConstantDivisor(*e.rhs)) {
@@ -268,6 +273,17 @@ std::string Generator::call(const CallExpr& e) {
       const std::string fn = holdsFloat(e.type) ? "flow::script::total_" : "std::";
       return fn + ast::info(*e.builtin).name + "<" + T + ">(" + a[0] + ", " + a[1] + ")";
     });
+  case ast::Builtin::ParseU64:
+  case ast::Builtin::ParseI64:
+  case ast::Builtin::ParseF64:
+    return std::string("flow::script::") + ast::info(*e.builtin).name + "(" + expr(*e.args[0]) + ", " + where(e.loc) + ")";
+  case ast::Builtin::TryParseU64:
+  case ast::Builtin::TryParseI64:
+  case ast::Builtin::TryParseF64:
+    return leftToRight(operands, [&](const std::vector<std::string>& a) {
+      return std::string("flow::script::") + ast::info(*e.builtin).name + "(" + a[0] + ", " + a[1] + ")";
+    });
+  case ast::Builtin::Str: return T + "::from(flow::script::show(" + expr(*e.args[0]) + "), " + where(e.loc) + ")";
   case ast::Builtin::Count:
   case ast::Builtin::Sum: break;
   }
@@ -275,7 +291,38 @@ std::string Generator::call(const CallExpr& e) {
                          std::to_string(e.loc.column));
 }
 
+std::string Generator::stringLiteral(const StringLitExpr& e) {
+  // Checked against the capacity when the program runs: an interpolation's length is
+  // known only then (sema checks a plain literal).
+  const std::string T = type(e.type);
+  if (!e.literal.isInterpolated()) return T + "::from(" + quote(e.literal.text()) + ", " + where(e.loc) + ")";
+  std::vector<const Expr*> values;
+  for (const StringPart& part : e.literal.parts)
+    if (part.expr) values.push_back(part.expr.get());
+  return leftToRight(values, [&](const std::vector<std::string>& shown) {
+    std::string text;
+    size_t k = 0;
+    for (const StringPart& part : e.literal.parts)
+      text += (text.empty() ? "std::string(" : " + ") +
+              (part.expr ? "flow::script::show(" + shown[k++] + ")" : quote(part.text)) + (text.empty() ? ")" : "");
+    return T + "::from(" + text + ", " + where(e.loc) + ")";
+  });
+}
+
+std::string Generator::strMethod(const MethodCallExpr& e) {
+  const ast::StrMethodInfo& m = ast::info(*e.strMethod);
+  std::vector<const Expr*> operands = {e.object.get()};
+  for (const ExprPtr& a : e.args) operands.push_back(a.get());
+  return leftToRight(operands, [&](const std::vector<std::string>& a) {
+    std::string list;
+    for (const std::string& x : a) list += (list.empty() ? "" : ", ") + x;
+    if (m.checked) list += ", " + std::string(where(e.loc));
+    return std::string("flow::script::") + m.name + "(" + list + ")";
+  });
+}
+
 std::string Generator::method(const MethodCallExpr& e) {
+  if (e.strMethod) return strMethod(e);
   std::string object = name(e.container);
   switch (*e.methodId) {
   case ast::Method::Push: {

@@ -161,6 +161,11 @@ void Generator::emitStatement(const Stmt& s) {
     return;
   }
   case Stmt::ForIn:
+    if (auto& f = *s.as<ForInStmt>(); f.overPieces) {
+      emitPiecesLoop(f);
+      return;
+    }
+    [[fallthrough]];
   case Stmt::Write:
   case Stmt::WriteText: emitOwner(&s, topLevel); return;
   case Stmt::Break:
@@ -200,6 +205,31 @@ void Generator::emitStatement(const Stmt& s) {
     return;
   default: emitTopLevel(s); return;
   }
+}
+
+void Generator::emitPiecesLoop(const ForInStmt& f) {
+  // `for w in s.words()`: a C++ range over the pieces of one value, nothing allocated.
+  // The value and the separator are held in locals for the loop: a range-for keeps only
+  // the range itself alive, not the temporaries it was made from.
+  const auto& m = *f.pipeline->source->as<ExprSource>()->expr->as<MethodCallExpr>();
+  const ast::StrMethodInfo& info = ast::info(*m.strMethod);
+  hoistAggregates(m);
+  block("{ // for " + f.var + " in …." + info.name + "(…)", [&] {
+    const std::string v = name(f.varSymbol);
+    std::string args = v + "_of";
+    line("const " + type(m.object->type) + " " + args + " = " + expr(*m.object) + ";");
+    for (size_t k = 0; k < m.args.size(); ++k) {
+      const std::string a = v + "_arg" + std::to_string(k);
+      line("const " + type(m.args[k]->type) + " " + a + " = " + expr(*m.args[k]) + ";");
+      args += ", " + a;
+    }
+    if (info.checked) args += ", " + where(m.loc);
+    block("for (const auto& " + v + " : flow::script::" + info.name + "(" + args + ")) {", [&] {
+      loops_.push_back({false, "", true});
+      emitStatements(f.body);
+      loops_.pop_back();
+    });
+  });
 }
 
 void Generator::emitRefill(const AssignStmt& a) {
@@ -694,6 +724,7 @@ GeneratedCpp Generator::run() {
   line("");
   line("namespace fl_script {");
   line("");
+  emitStrType();
   emitRecords();
   emitOrders();
   emitTextFields();

@@ -61,7 +61,20 @@ std::string Generator::name(const Symbol* s) {
 std::string Generator::type(const Type* t) const {
   if (t->kind == Type::Array) return "std::array<" + type(t->element) + ", " + std::to_string(t->length) + ">";
   if (t->kind == Type::Record) return t->record->imported ? t->record->cppName : typeName(t->record->name);
+  if (t->isStr()) usesStr_ = true;
   return t->cppName();
+}
+
+void Generator::emitStrType() {
+  // flow_str is declared only where the program has a str: before the records that hold one.
+  for (const RecordInfo& r : program_.records)
+    for (const sema::FieldInfo& f : r.fields)
+      if (!r.imported) type(f.type);
+  if (!usesStr_) return;
+  const uint64_t capacity = program_.types.strCapacity();
+  line("// str: a byte string of at most " + std::to_string(capacity) + " bytes, held inline (flowc --max-str BYTES)");
+  line("using flow_str = flow::script::str<" + std::to_string(capacity) + ">;");
+  line("");
 }
 
 std::string Generator::fieldName(const Type* record, const std::string& field) {

@@ -84,6 +84,8 @@ public:
   static bool needsWrapHelper(const sema::Type* t);
   static const char* wrapHelper(ast::BinaryOp op); // "add", "sub", "mul", or null
   std::string call(const ast::CallExpr& e);
+  std::string strMethod(const ast::MethodCallExpr& e);
+  std::string stringLiteral(const ast::StringLitExpr& e);
   std::string method(const ast::MethodCallExpr& e);
   std::string recordInit(const ast::RecordInitExpr& e);
   /// The array or vector `a[i]` indexes (null for a fixed array value).
@@ -152,6 +154,8 @@ public:
   void emitStatements(const std::vector<ast::StmtPtr>& body);
   void emitStatement(const ast::Stmt& s);
   void emitTopLevel(const ast::Stmt& s);
+  void emitPiecesLoop(const ast::ForInStmt& f);
+  void emitStrType();
   void emitRefill(const ast::AssignStmt& a);
   void emitParams();
   void emitPlanComment();
@@ -207,6 +211,7 @@ public:
   std::set<std::string> usedNames_;
   std::map<const sema::OrderInfo*, std::string> orderNames_;
   std::map<const sema::Type*, std::string> textFieldTypes_;
+  mutable bool usesStr_ = false; // type() named flow_str: emitStrType declares it
   std::map<const ast::CallExpr*, std::string> aggregateVars_; // the variable holding its result
   std::vector<std::vector<int>> consumers_;
   std::set<int> pulled_; // the current segment's nodes that a merge, join or zip pulls from

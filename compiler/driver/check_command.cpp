@@ -19,6 +19,7 @@ int runCheck(const CheckOptions& options) {
     diags.setQuiet(options.jsonDiagnostics);
     FrontEndOptions frontEnd;
     frontEnd.includeDirs = options.includeDirs;
+    frontEnd.strCapacity = options.strCapacity;
     frontEnd.parseOnly = options.parseOnly;
     bool clean = compileScript(path, frontEnd, diags, script);
     if (script.program && options.dumpAst) ast::printAst(*script.program, std::cout);

@@ -1,5 +1,6 @@
 #pragma once
 // `flowc check`: parse and check scripts, print diagnostics and, on request, the AST.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@ struct CheckOptions {
   bool dumpTypes = false;
   bool parseOnly = false; // stop after parsing (no names or types checked)
   std::vector<std::string> includeDirs;
+  uint64_t strCapacity = 254;   // --max-str
   bool summary = false;
   bool color = false;
   bool jsonDiagnostics = false; // --diagnostics-format=json: one JSON array on stdout

@@ -273,6 +273,13 @@ struct Table {
                                              "-I DIR); build and run pass it to the C++ compiler"),
                                     everyCommand};
 
+  cl::opt<unsigned> maxStr{"max-str", cl::value_desc("BYTES"),
+                           cl::desc("the most bytes a str holds (default 254, at most 65534; odd\n"
+                                    "sizes round up): a str is held inline at this size in records,\n"
+                                    "sorts and files, and a longer value stops the program with an\n"
+                                    "error naming it"),
+                           cl::init(254), everyCommand};
+
   cl::opt<std::string> stdlib{"stdlib", cl::value_desc("DIR"),
                               cl::desc("the standard library for 'use std.NAME' (default: $FLOW_STDLIB,\n"
                                        "else the stdlib folder installed beside flowc)"),
@@ -535,6 +542,9 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
                (table.color == Color::Auto && isatty(STDERR_FILENO) && !(noColor && *noColor) &&
                 !(term && std::string(term) == "dumb"));
   std::vector<std::string> includeDirs(table.includeDirs.begin(), table.includeDirs.end());
+  if (table.maxStr < 1 || table.maxStr > 65534)
+    return usageError("--max-str must be between 1 and 65534 bytes, not " + std::to_string(table.maxStr), command);
+  const uint64_t strCapacity = (table.maxStr + 1) / 2 * 2; // even: a str has no padding byte
   plan::PlanOptions plan;
   for (const std::string& assignment : table.set) {
     size_t eq = assignment.find('=');
@@ -563,6 +573,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.check.summary = table.summary;
     out.check.jsonDiagnostics = table.diagnosticsFormat == DiagnosticsFormat::Json;
     out.check.includeDirs = includeDirs;
+    out.check.strCapacity = strCapacity;
     out.check.color = color;
     break;
   case Invocation::Explain:
@@ -570,6 +581,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.explain.format = table.format;
     out.explain.plan = plan;
     out.explain.includeDirs = includeDirs;
+    out.explain.strCapacity = strCapacity;
     out.explain.color = color;
     out.explain.calibrate = table.calibrate;
     out.explain.build.file = table.files.front();
@@ -580,6 +592,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.explain.build.jobs = jobs;
     out.explain.build.plan = plan;
     out.explain.build.includeDirs = includeDirs;
+    out.explain.build.strCapacity = strCapacity;
     out.explain.build.color = color;
     break;
   case Invocation::Emit:
@@ -598,6 +611,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.build.runArgs = runArgs;
     out.build.plan = plan;
     out.build.includeDirs = includeDirs;
+    out.build.strCapacity = strCapacity;
     out.build.color = color;
     break;
   }

@@ -43,6 +43,7 @@ std::optional<codegen::GeneratedCpp> generate(const BuildOptions& options, std::
   DiagnosticEngine diags(std::cerr, options.color);
   FrontEndOptions frontEnd;
   frontEnd.includeDirs = options.includeDirs;
+  frontEnd.strCapacity = options.strCapacity;
   if (!compileScript(options.file, frontEnd, diags, script)) return std::nullopt;
   checkSetParams(*script.checked, options.plan.setParams);
   std::optional<plan::Plan> plan = plan::makePlan(*script.checked, options.plan, diags);

@@ -19,6 +19,7 @@ struct BuildOptions {
   bool debug = false;                   // -g
   std::vector<std::string> cxxflags;    // $CXXFLAGS, then --cxxflag
   std::vector<std::string> includeDirs; // -I, for imported headers
+  uint64_t strCapacity = 254;           // --max-str: the most bytes a str holds
   plan::PlanOptions plan;               // --set and --memory feed the plan's comments and sizes
   std::vector<std::string> runArgs;     // after `--`, for `run`
   bool color = false;

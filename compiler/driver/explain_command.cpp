@@ -12,6 +12,7 @@ int runExplain(const ExplainOptions& options) {
   DiagnosticEngine diags(std::cerr, options.color);
   FrontEndOptions frontEnd;
   frontEnd.includeDirs = options.includeDirs;
+  frontEnd.strCapacity = options.strCapacity;
   if (!compileScript(options.file, frontEnd, diags, script)) return 1;
   checkSetParams(*script.checked, options.plan.setParams);
   std::optional<plan::Plan> plan = plan::makePlan(*script.checked, options.plan, diags);

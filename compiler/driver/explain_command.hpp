@@ -13,6 +13,7 @@ struct ExplainOptions {
   enum Format { Text, Json, Dot } format = Text;
   plan::PlanOptions plan;
   std::vector<std::string> includeDirs;
+  uint64_t strCapacity = 254; // --max-str
   bool color = false;
   std::string file;
   /// --calibrate: build the program with `build` (the compiler options of run), run it

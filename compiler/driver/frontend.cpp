@@ -37,6 +37,7 @@ bool compileScript(const std::string& path, const FrontEndOptions& options, Diag
   if (options.parseOnly) return true;
   sema::SemaOptions sema;
   sema.includeDirs = options.includeDirs;
+  sema.strCapacity = options.strCapacity;
   out.checked = sema::analyze(*out.program, diags, sema);
   return out.checked != nullptr;
 }

@@ -15,6 +15,7 @@ namespace flow::driver {
 
 struct FrontEndOptions {
   std::vector<std::string> includeDirs; // -I
+  uint64_t strCapacity = sema::TypeContext::kDefaultStrCapacity; // --max-str
   bool parseOnly = false;
 };
 

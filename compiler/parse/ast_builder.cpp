@@ -262,6 +262,18 @@ SourcePtr AstBuilder::source(P::SourceContext* ctx) {
     s->estimate = estimate(c->estimate());
     return s;
   }
+  if (auto* c = dynamic_cast<P::ReadLinesSourceContext*>(ctx)) {
+    auto s = make<ReadSource>(loc(ctx));
+    s->text = s->lines = true;
+    s->path = pathRef(c->pathRef());
+    auto str = std::make_unique<NamedType>();
+    str->loc = loc(ctx);
+    str->name.parts = {"str"};
+    str->name.loc = loc(ctx);
+    s->type = std::move(str);
+    s->estimate = estimate(c->estimate());
+    return s;
+  }
   if (auto* c = dynamic_cast<P::ScanSourceContext*>(ctx)) {
     auto s = make<ScanSource>(loc(ctx));
     s->vector = c->IDENT()->getText();
@@ -478,6 +490,13 @@ StmtPtr AstBuilder::statement(P::StatementContext* ctx) {
   if (auto* c = dynamic_cast<P::WriteTextStmtContext*>(ctx)) {
     auto s = make<WriteStmt>(loc(ctx));
     s->text = true;
+    s->pipeline = pipeline(c->pipeline());
+    s->path = pathRef(c->pathRef());
+    return s;
+  }
+  if (auto* c = dynamic_cast<P::WriteLinesStmtContext*>(ctx)) {
+    auto s = make<WriteStmt>(loc(ctx));
+    s->text = s->lines = true;
     s->pipeline = pipeline(c->pipeline());
     s->path = pathRef(c->pathRef());
     return s;

@@ -23,8 +23,10 @@ using sema::Symbol;
 
 namespace {
 
-/// Bytes one element takes in a text file: about 12 characters per scalar with its separator.
+/// Bytes one element takes in a text file: about 12 characters per number with its
+/// separator, 24 per str (a line of read_lines: 24 and its newline).
 uint64_t textBytes(const sema::Type* t) {
+  if (t->isStr()) return 25;
   if (t->kind == sema::Type::Array) return t->length * textBytes(t->element);
   if (t->kind == sema::Type::Record) {
     uint64_t sum = 0;
@@ -478,6 +480,7 @@ public:
 
   bool visit(const Stmt& s) override {
     if (auto* f = s.as<ForInStmt>()) {
+      if (f->overPieces) return true; // a loop in memory: its body runs where it is
       g_.nestedForIn(*f, phase_, executions_);
       return false;
     }
@@ -595,9 +598,10 @@ void GraphBuilder::nestedWrite(const WriteStmt& w, int phase, double executions)
   const Owner outer = owner_;
   owner_ = static_cast<const Stmt*>(&w);
   const bool own = phase < 0;
-  if (own) beginPhase(std::string(w.text ? "write_text" : "write") + " to " + plan_.pathLabel(w.path), w.loc);
+  const std::string verb = w.lines ? "write_lines" : w.text ? "write_text" : "write";
+  if (own) beginPhase(verb + " to " + plan_.pathLabel(w.path), w.loc);
   Flow in = pipeline(*w.pipeline, own ? base_ : phase, executions);
-  add(w.text ? Node::WriteText : Node::WriteFile, (w.text ? "write_text " : "write ") + plan_.pathLabel(w.path),
+  add(w.text ? Node::WriteText : Node::WriteFile, verb + " " + plan_.pathLabel(w.path),
       w.loc, in.phase, plan_.nodes[in.node].elements, w.pipeline->elementType, {in.node}, &w);
   if (own) endPhase();
   owner_ = outer;
@@ -804,12 +808,13 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
     double n = r.estimate                                     ? estimate(*r.estimate)
                : nominalInputs_ && plan_.readsInput(r) ? kNominalInputElements
                                                                    : 0;
-    int id = add(r.text ? Node::ReadText : Node::ReadFile, (r.text ? "read_text " : "read ") + plan_.pathLabel(r.path),
+    int id = add(r.text ? Node::ReadText : Node::ReadFile,
+                 (r.lines ? "read_lines " : r.text ? "read_text " : "read ") + plan_.pathLabel(r.path),
                  s.loc, phase, n * multiplier, s.elementType, {}, &r);
     if (!r.estimate && r.text)
       unknown(id, "no line count: a run plans for the file's size at start, at about " +
-                      std::to_string(plan_.nodes[id].elementBytes) + " bytes a line (write read_text(…) as T ~ COUNT "
-                      "to plan for a count here)");
+                      std::to_string(plan_.nodes[id].elementBytes) + " bytes a line (write " +
+                      (r.lines ? "read_lines(…)" : "read_text(…) as T") + " ~ COUNT to plan for a count here)");
     else if (!r.estimate)
       unknown(id, "no element count: write read(…) as T ~ COUNT");
     return {id, phase};

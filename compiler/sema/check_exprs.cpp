@@ -119,6 +119,20 @@ const Type* Checker::unify(Expr& lhs, Expr& rhs, const std::string& op, SourceLo
 
 // -------------------------------------------------------------------------- dispatcher
 
+// `"text"` and `"{x} and {y}"` are str values: each interpolated value shown as print
+// shows it. The text must fit the program's str capacity (interpolations are checked
+// when the program runs).
+const Type* Checker::checkStringLit(StringLitExpr& e) {
+  checkInterpolations(e.literal, "a string");
+  const Type* str = out_.types.scalar(Type::Str);
+  if (!e.literal.isInterpolated() && e.literal.text().size() > str->length) {
+    error(e.loc, "this string has " + std::to_string(e.literal.text().size()) + " bytes, more than the " +
+                     std::to_string(str->length) + " a str holds (flowc --max-str BYTES)");
+    return out_.types.error();
+  }
+  return str;
+}
+
 const Type* Checker::check(Expr& e, const Type* expected) {
   const Type* t = out_.types.error();
   switch (e.kind()) {
@@ -126,9 +140,7 @@ const Type* Checker::check(Expr& e, const Type* expected) {
   case Expr::SizeLit: t = out_.types.scalar(Type::IntLit); break;
   case Expr::FloatLit: t = out_.types.scalar(Type::FloatLit); break;
   case Expr::BoolLit: t = out_.types.scalar(Type::Bool); break;
-  case Expr::StringLit:
-    error(e.loc, "a string can only be printed or used as a path");
-    break;
+  case Expr::StringLit: t = checkStringLit(*e.as<StringLitExpr>()); break;
   case Expr::Name: t = checkName(*e.as<NameExpr>()); break;
   case Expr::Unary: t = checkUnary(*e.as<UnaryExpr>(), expected); break;
   case Expr::Binary: t = checkBinary(*e.as<BinaryExpr>(), expected); break;
@@ -271,6 +283,7 @@ const Type* Checker::checkBinary(BinaryExpr& e, const Type* expected) {
   }
   const Type* t = unify(*e.lhs, *e.rhs, op, e.loc);
   if (!t) return out_.types.error();
+  if (arithmetic && t->isStr() && id == BinaryOp::Add) return t; // concatenation
   if (arithmetic) {
     bool integerOnly = id == BinaryOp::Rem || is(id, OperatorKind::Bitwise);
     if (!t->isNumeric() || (integerOnly && !t->isInteger())) {
@@ -302,7 +315,7 @@ const Type* Checker::checkBinary(BinaryExpr& e, const Type* expected) {
     error(e.loc, "'" + op + "' cannot compare values of the imported type " + t->name() + "; compare their fields");
     return out_.types.error();
   }
-  if (is(id, OperatorKind::Equality) && (t->kind == Type::Void || t->kind == Type::String)) {
+  if (is(id, OperatorKind::Equality) && (t->kind == Type::Void)) {
     error(e.loc, "'" + op + "' cannot compare values of type " + t->name());
     return out_.types.error();
   }
@@ -367,7 +380,7 @@ const Type* Checker::checkIfExpr(IfExpr& e, const Type* expected) {
   const Type* b = check(*e.otherwise, expected);
   if (!ok || a->isError() || b->isError()) return out_.types.error();
   for (Expr* arm : {e.then.get(), e.otherwise.get()})
-    if (arm->type->kind == Type::Void || arm->type->kind == Type::String) {
+    if (arm->type->kind == Type::Void) {
       error(arm->loc, "an arm of an 'if' expression needs a value, but this expression has none");
       return out_.types.error();
     }
@@ -419,8 +432,16 @@ const Type* Checker::checkIndex(IndexExpr& e) {
   const Type* t = check(*e.object);
   const Type* i = check(*e.index, out_.types.scalar(Type::U64));
   if (t->isError() || i->isError()) return out_.types.error();
+  if (t->isStr()) { // a byte, checked against the length when the program runs
+    if (!i->isInteger() || i->isSigned()) {
+      error(e.index->loc, "an index of a str must be an unsigned integer, not " + i->name());
+      return out_.types.error();
+    }
+    if (!convert(*e.index, out_.types.scalar(Type::U64), "as an index")) return out_.types.error();
+    return out_.types.scalar(Type::U8);
+  }
   if (t->kind != Type::Array) {
-    error(e.loc, t->name() + " cannot be indexed; only arrays and vectors can");
+    error(e.loc, t->name() + " cannot be indexed; only arrays, vectors and strings can");
     return out_.types.error();
   }
   if (!i->isInteger()) {
@@ -476,8 +497,12 @@ const Type* Checker::checkMethod(MethodCallExpr& e) {
     return out_.types.scalar(Type::U64);
   }
   if (!s || (s->kind != Symbol::Queue && s->kind != Symbol::Vector)) {
-    const Type* t = s ? nullptr : check(*e.object);
+    const bool value = !s || s->kind == Symbol::Let || s->kind == Symbol::Var || s->kind == Symbol::LoopVar ||
+                       s->kind == Symbol::LambdaVar;
+    const Type* t = value ? check(*e.object) : nullptr;
     if (t && t->isError()) return t;
+    if (t && t->isStr()) return checkStrMethod(e, /*asLoopSource=*/false);
+    if (s && t) t = nullptr; // a named value of another type: the message names it
     std::string what = s ? "'" + s->name + "' is a " + s->kindName() : "this is a value of type " + t->name();
     error(e.methodLoc, what + ", which has no methods; '." + e.method + "()' needs a priority queue or a vector");
     return out_.types.error();
@@ -527,6 +552,45 @@ const Type* Checker::checkMethod(MethodCallExpr& e) {
     list += std::string(i ? (i + 1 == methods.size() ? " and " : ", ") : "") + methods[i]->name;
   error(e.methodLoc, std::string(queue ? "priority queue '" : "vector '") + s->name + "' has no method '" + e.method +
                          "'; its methods are " + list);
+  return out_.types.error();
+}
+
+const Type* Checker::checkStrMethod(MethodCallExpr& e, bool asLoopSource) {
+  std::vector<std::string> names;
+  for (const ast::StrMethodInfo& m : ast::strMethods()) names.push_back(m.name);
+  const std::optional<ast::StrMethod> id = ast::findStrMethod(e.method);
+  if (!id) {
+    std::string list;
+    for (size_t i = 0; i < names.size(); ++i) list += std::string(i ? ", " : "") + names[i];
+    error(e.methodLoc, "str has no method '" + e.method + "'" + suggest(e.method, names) + "; its methods are " + list);
+    return out_.types.error();
+  }
+  const ast::StrMethodInfo& m = ast::info(*id);
+  const size_t want = std::char_traits<char>::length(m.arguments);
+  if (e.args.size() != want) {
+    error(e.methodLoc, "'" + e.method + "' takes " + plural(want, "argument") + ", but " + std::to_string(e.args.size()) +
+                           (e.args.size() == 1 ? " was" : " were") + " given");
+    return out_.types.error();
+  }
+  bool ok = true;
+  for (size_t i = 0; i < want; ++i) {
+    const Type* param = out_.types.scalar(m.arguments[i] == 's' ? Type::Str : Type::U64);
+    const Type* arg = check(*e.args[i], param);
+    ok = !arg->isError() && convert(*e.args[i], param, "as argument " + std::to_string(i + 1) + " of '" + e.method + "'") && ok;
+  }
+  if (!ok) return out_.types.error();
+  e.strMethod = id;
+  switch (m.result) {
+  case ast::StrResult::u64: return out_.types.scalar(Type::U64);
+  case ast::StrResult::i64: return out_.types.scalar(Type::I64);
+  case ast::StrResult::boolean: return out_.types.scalar(Type::Bool);
+  case ast::StrResult::str: return out_.types.scalar(Type::Str);
+  case ast::StrResult::pieces:
+    if (asLoopSource) return out_.types.scalar(Type::Str);
+    error(e.methodLoc, "'" + e.method + "()' gives the pieces of a str one by one: loop over them with `for w in s." +
+                           e.method + "(" + (want ? "sep" : "") + ") { … }`");
+    return out_.types.error();
+  }
   return out_.types.error();
 }
 
@@ -644,6 +708,36 @@ const Type* Checker::checkCall(CallExpr& e, const Type* expected) {
       return out_.types.error();
     }
     return t;
+  }
+  case Builtin::ParseU64:
+  case Builtin::ParseI64:
+  case Builtin::ParseF64:
+  case Builtin::TryParseU64:
+  case Builtin::TryParseI64:
+  case Builtin::TryParseF64: {
+    const bool tryForm = builtin.id == Builtin::TryParseU64 || builtin.id == Builtin::TryParseI64 ||
+                         builtin.id == Builtin::TryParseF64;
+    const Type* result = out_.types.scalar(builtin.id == Builtin::ParseU64 || builtin.id == Builtin::TryParseU64   ? Type::U64
+                                           : builtin.id == Builtin::ParseI64 || builtin.id == Builtin::TryParseI64 ? Type::I64
+                                                                                                                   : Type::F64);
+    const Type* str = out_.types.scalar(Type::Str);
+    const Type* text = check(*e.args[0], str);
+    if (text->isError() || !convert(*e.args[0], str, "in '" + name + "'")) return out_.types.error();
+    if (tryForm) {
+      const Type* d = check(*e.args[1], result);
+      if (d->isError() || !convert(*e.args[1], result, "as the default of '" + name + "'")) return out_.types.error();
+    }
+    return result;
+  }
+  case Builtin::Str: {
+    const Type* t = check(*e.args[0]);
+    if (t->isError()) return t;
+    t = finalize(*e.args[0]);
+    if (!t->isScalar()) {
+      error(e.args[0]->loc, "'str' shows a number, a bool or a str; this is " + t->name());
+      return out_.types.error();
+    }
+    return out_.types.scalar(Type::Str);
   }
   case Builtin::Count:
   case Builtin::Sum: break; // aggregates, above

@@ -168,7 +168,7 @@ const Type* Checker::checkPerElement(Expr& body) {
 const Type* Checker::elementValue(Expr& body, const Type* t, const std::string& needs) {
   if (t->isError()) return t;
   t = finalize(body);
-  if (t->kind == Type::Void || t->kind == Type::String) {
+  if (t->kind == Type::Void) {
     error(body.loc, needs + ", not " + t->name());
     return out_.types.error();
   }

@@ -210,7 +210,7 @@ void Checker::checkLet(LetStmt& s) {
   } else if (!t->isError()) {
     t = finalize(*s.init);
   }
-  if (!t->isError() && (t->kind == Type::Void || t->kind == Type::String)) {
+  if (!t->isError() && (t->kind == Type::Void)) {
     error(s.init->loc, "'" + s.name + "' needs a value, but this expression has none");
     t = out_.types.error();
   }
@@ -232,7 +232,7 @@ void Checker::checkArrayDecl(ArrayDecl& d) {
       convert(*d.length, u64, "as the length of array '" + d.name + "'");
     }
   }
-  if (!element->isError() && (element->kind == Type::Void || element->kind == Type::String)) {
+  if (!element->isError() && (element->kind == Type::Void)) {
     error(d.element->loc, "an array holds values, not " + element->name());
     element = out_.types.error();
   }
@@ -362,11 +362,22 @@ void Checker::checkPath(PathRef& path) {
   path.symbol = s;
 }
 
-void Checker::checkPrint(PrintStmt& s) {
-  for (StringPart& part : s.message.parts) {
+MethodCallExpr* Checker::piecesSource(Pipeline& p) {
+  if (!p.stages.empty()) return nullptr;
+  auto* src = p.source->as<ExprSource>();
+  auto* m = src ? src->expr->as<MethodCallExpr>() : nullptr;
+  if (!m || (m->method != "words" && m->method != "split")) return nullptr;
+  const Type* t = check(*m->object);
+  return t->isStr() ? m : nullptr;
+}
+
+void Checker::checkPrint(PrintStmt& s) { checkInterpolations(s.message, "print"); }
+
+void Checker::checkInterpolations(StringLiteral& literal, const std::string& what) {
+  for (StringPart& part : literal.parts) {
     if (!part.expr) continue;
     if (auto* n = part.expr->as<NameExpr>(); n && n->name.parts.size() == 1) {
-      // A path param prints as its file name.
+      // A path param shows as its file name.
       const Symbol* p = lookup(n->name.str());
       if (p && p->kind == Symbol::Param && p->type && p->type->kind == Type::Path) {
         n->symbol = p;
@@ -378,8 +389,8 @@ void Checker::checkPrint(PrintStmt& s) {
     if (t->isError()) continue;
     t = finalize(*part.expr);
     if (!t->isScalar() || t->kind == Type::Void)
-      error(part.expr->loc, "print shows numbers and bools; this is " + t->name() +
-                                (t->kind == Type::Record ? " (print its fields)" : ""));
+      error(part.expr->loc, what + " shows numbers, bools and strings; this is " + t->name() +
+                                (t->kind == Type::Record ? " (show its fields)" : ""));
   }
 }
 
@@ -414,7 +425,16 @@ void Checker::checkStmt(Stmt& s) {
   }
   case Stmt::ForIn: {
     auto& f = *s.as<ForInStmt>();
-    const Type* t = checkPipeline(*f.pipeline, "for loop");
+    const Type* t = nullptr;
+    if (auto* m = piecesSource(*f.pipeline)) {
+      // `for w in s.words()` / `s.split(sep)`: a loop in memory over one str's pieces.
+      t = checkStrMethod(*m, /*asLoopSource=*/true);
+      m->type = t;
+      f.pipeline->elementType = t;
+      f.overPieces = true;
+    } else {
+      t = checkPipeline(*f.pipeline, "for loop");
+    }
     pushScope();
     declareElement(f, Symbol::LoopVar, t);
     ++loopDepth_;
@@ -446,7 +466,7 @@ void Checker::checkStmt(Stmt& s) {
     StageContext& stage = stages_[current];
     if (!stage.emitted) {
       t = finalize(*e.value);
-      if (t->kind == Type::Void || t->kind == Type::String) {
+      if (t->kind == Type::Void) {
         error(e.value->loc, "emit needs a value, not " + t->name());
         return;
       }
@@ -461,8 +481,11 @@ void Checker::checkStmt(Stmt& s) {
   case Stmt::WriteText: {
     auto& w = *s.as<WriteStmt>();
     checkPath(w.path);
-    const Type* t = checkPipeline(*w.pipeline, w.text ? "write_text" : "write");
-    if (w.text) requireTextual(t, w.pipeline->loc, "write_text");
+    const Type* t = checkPipeline(*w.pipeline, w.lines ? "write_lines" : w.text ? "write_text" : "write");
+    if (w.lines && !t->isError() && !t->isStr())
+      error(w.pipeline->loc, "write_lines writes str elements, one per line; this pipeline gives " + t->name() +
+                                 " (make each a str: map x => \"{x}\", or use write_text)");
+    else if (w.text) requireTextual(t, w.pipeline->loc, "write_text");
     return;
   }
   case Stmt::Evaluate: {
@@ -485,6 +508,7 @@ void Checker::checkStmt(Stmt& s) {
 
 std::unique_ptr<CheckedProgram> analyze(Program& program, DiagnosticEngine& diags, const SemaOptions& options) {
   auto out = std::make_unique<CheckedProgram>();
+  out->types.setStrCapacity(options.strCapacity);
   unsigned before = diags.errorCount();
   Checker(program, *out, diags, options).run();
   if (diags.errorCount() != before) return nullptr;

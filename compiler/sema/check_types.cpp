@@ -127,7 +127,7 @@ const Type* Checker::resolveType(TypeRef& ref) {
     } else if (length && (length->i <= 0 || length->i > (1 << 24))) {
       error(a->length->loc, "an array length must be between 1 and 16777216, not " + length->str());
     } else if (length && !element->isError()) {
-      if (element->kind == Type::Void || element->kind == Type::String) error(a->element->loc, "an array cannot hold " + element->name());
+      if (element->kind == Type::Void) error(a->element->loc, "an array cannot hold " + element->name());
       else t = out_.types.array(element, static_cast<uint64_t>(length->i));
     }
   } else {
@@ -147,7 +147,7 @@ const Type* Checker::resolveType(TypeRef& ref) {
         error(name.loc, "only a param can be of type path (param input: path = \"in.bin\";); a path names a file "
                         "for read, read_text, write and write_text and is not a value");
     } else {
-      std::vector<std::string> names = {"bool", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64"};
+      std::vector<std::string> names = {"bool", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "str"};
       for (auto& [n, r] : recordsByName_) names.push_back(n);
       error(name.loc, "unknown type '" + name.str() + "'" + suggest(name.str(), names));
     }

@@ -70,6 +70,10 @@ private:
   const Type* finalize(ast::Expr& e);
   void materialize(ast::Expr& e, const Type* to);
   const Type* checkName(ast::NameExpr& e);
+  const Type* checkStringLit(ast::StringLitExpr& e);
+  /// A method of a str value; words() and split() only as the source of a for-in loop.
+  const Type* checkStrMethod(ast::MethodCallExpr& e, bool asLoopSource);
+  void checkInterpolations(ast::StringLiteral& literal, const std::string& what);
   const Type* checkUnary(ast::UnaryExpr& e, const Type* expected);
   const Type* checkBinary(ast::BinaryExpr& e, const Type* expected);
   const Type* checkCast(ast::CastExpr& e);
@@ -177,6 +181,8 @@ private:
   void checkAssign(ast::AssignStmt& s);
   void checkRefill(ast::AssignStmt& s, ast::NameExpr& target, Symbol& vector);
   void checkPrint(ast::PrintStmt& s);
+  /// `s.words()` or `s.split(sep)` of a str as a whole pipeline, else null.
+  ast::MethodCallExpr* piecesSource(ast::Pipeline& p);
   void checkPath(ast::PathRef& path);
   void checkPathLiteral(const ast::StringLiteral& path);
   void checkArrayDecl(ast::ArrayDecl& d);

@@ -506,7 +506,7 @@ bool Checker::expand(FnDecl& fn, CallExpr& call, Stmt* statement, ExprPtr& slot,
       }
       if (want) t = want;
       else t = finalize(*arg);
-      if (!want && (t->kind == Type::Void || t->kind == Type::String)) {
+      if (!want && (t->kind == Type::Void)) {
         error(arg->loc, argWhat + " must be a value");
         ok = false;
         break;

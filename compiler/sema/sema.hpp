@@ -5,6 +5,7 @@
 #include "ast/ast.hpp"
 #include "ast/diagnostics.hpp"
 #include "sema/symbols.hpp"
+#include "sema/types.hpp"
 
 #include <iosfwd>
 #include <memory>
@@ -16,6 +17,7 @@ namespace flow::sema {
 struct SemaOptions {
   std::vector<std::string> includeDirs; // for `import`, after the script's own directory
   std::string cppStandard = "c++20";
+  uint64_t strCapacity = TypeContext::kDefaultStrCapacity; // flowc --max-str
 };
 
 /// Checks `program`; returns the checked program, or null if there were errors (which

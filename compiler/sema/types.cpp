@@ -15,15 +15,16 @@ const ScalarSpec kScalars[] = {
     {"bool", "bool", 1},       {"u8", "uint8_t", 1},      {"u16", "uint16_t", 2},
     {"u32", "uint32_t", 4},    {"u64", "uint64_t", 8},    {"i8", "int8_t", 1},
     {"i16", "int16_t", 2},     {"i32", "int32_t", 4},     {"i64", "int64_t", 8},
-    {"f32", "float", 4},       {"f64", "double", 8},      {"integer", "uint64_t", 8},
+    {"f32", "float", 4},       {"f64", "double", 8},      {"str", "flow_str", 0},
+    {"integer", "uint64_t", 8},
     {"float", "double", 8}, {"array", "", 0},     {"record", "", 0},
-    {"void", "void", 0},       {"string", "std::string", 0}, {"path", "std::string", 0},
+    {"void", "void", 0},       {"path", "std::string", 0},
     {"<error>", "", 0}};
 } // namespace
 
 bool Type::isOrderable() const {
   if (kind == Array) return element->isOrderable();
-  return isNumeric() || kind == Bool;
+  return isNumeric() || kind == Bool || kind == Str;
 }
 
 unsigned Type::bits() const {
@@ -34,12 +35,14 @@ unsigned Type::bits() const {
 uint64_t Type::size() const {
   if (kind == Array) return element->size() * length;
   if (kind == Record) return record->size;
+  if (kind == Str) return length + 2; // the bytes, then a u16 length (flow/script/str.hpp)
   return kScalars[kind].size;
 }
 
 uint64_t Type::align() const {
   if (kind == Array) return element->align();
   if (kind == Record) return record->align;
+  if (kind == Str) return 2;
   return std::max<uint64_t>(1, kScalars[kind].size);
 }
 
@@ -61,8 +64,9 @@ const FieldInfo* RecordInfo::field(const std::string& fieldName) const {
   return nullptr;
 }
 
-TypeContext::TypeContext() {
+TypeContext::TypeContext(uint64_t strCapacity) {
   for (int k = 0; k <= Type::Error; ++k) scalars_.push_back(Type{static_cast<Type::Kind>(k)});
+  scalars_[Type::Str].length = strCapacity;
 }
 
 const Type* TypeContext::array(const Type* element, uint64_t length) {
@@ -86,7 +90,7 @@ const Type* TypeContext::record(const RecordInfo* info) {
 }
 
 const Type* TypeContext::scalarByName(const std::string& name) const {
-  for (int k = 0; k <= Type::F64; ++k)
+  for (int k = 0; k <= Type::Str; ++k)
     if (name == kScalars[k].flow) return scalar(static_cast<Type::Kind>(k));
   return nullptr;
 }

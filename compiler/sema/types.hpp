@@ -17,10 +17,12 @@ namespace flow::sema {
 struct RecordInfo;
 
 struct Type {
-  enum Kind { Bool, U8, U16, U32, U64, I8, I16, I32, I64, F32, F64, IntLit, FloatLit, Array, Record, Void, String, Path, Error };
+  // Str is a byte string of at most strCapacity bytes (one capacity per program, flowc
+  // --max-str), held inline so that records with strings stay fixed-size.
+  enum Kind { Bool, U8, U16, U32, U64, I8, I16, I32, I64, F32, F64, Str, IntLit, FloatLit, Array, Record, Void, Path, Error };
   Kind kind;
   const Type* element = nullptr;       // Array
-  uint64_t length = 0;                 // Array
+  uint64_t length = 0;                 // Array; Str: the program's capacity in bytes
   const RecordInfo* record = nullptr;  // Record
 
   bool isInteger() const { return (kind >= U8 && kind <= I64) || kind == IntLit; }
@@ -29,6 +31,7 @@ struct Type {
   bool isFloat() const { return kind == F32 || kind == F64 || kind == FloatLit; }
   bool isNumeric() const { return isInteger() || isFloat(); }
   bool isScalar() const { return kind <= FloatLit; }
+  bool isStr() const { return kind == Str; }
   bool isUntyped() const { return kind == IntLit || kind == FloatLit; }
   bool isError() const { return kind == Error; }
   /// Scalars and arrays of orderable types have a built-in order (`asc`, `desc`, `<`).
@@ -66,12 +69,16 @@ struct RecordInfo {
 /// Owns every type; equal types are returned as the same pointer.
 class TypeContext {
 public:
-  TypeContext();
+  /// `strCapacity`: the most bytes a str holds (flowc --max-str).
+  explicit TypeContext(uint64_t strCapacity = kDefaultStrCapacity);
+  static constexpr uint64_t kDefaultStrCapacity = 254;
   const Type* scalar(Type::Kind kind) const { return &scalars_[kind]; }
   const Type* error() const { return scalar(Type::Error); }
   const Type* array(const Type* element, uint64_t length);
   const Type* record(const RecordInfo* record);
-  /// `u32`, `bool`, `f64`, … by name; null if `name` is not a scalar type.
+  uint64_t strCapacity() const { return scalars_[Type::Str].length; }
+  void setStrCapacity(uint64_t bytes) { scalars_[Type::Str].length = bytes; }
+  /// `u32`, `bool`, `f64`, `str`, … by name; null if `name` is not a scalar type.
   const Type* scalarByName(const std::string& name) const;
   /// Lays out a record like a C++ struct: fields in order, each at a multiple of its
   /// alignment, size rounded up to the largest alignment.

@@ -30,6 +30,11 @@ struct WriteTextCodegen : WriterCodegen {
   static constexpr Node::Kind kind = Node::WriteText;
   void declare(const Node& n) override {
     auto& w = *n.get<WriteStmt>();
+    if (w.lines) {
+      g->line("flow::script::line_writer<" + g->type(w.pipeline->elementType) + "> " + g->var(n, "out") + "(" +
+              g->path(w.path) + ");");
+      return;
+    }
     g->line("flow::script::text_writer<" + g->type(w.pipeline->elementType) + ", " +
             g->textFields(w.pipeline->elementType) + "> " + g->var(n, "out") + "(" + g->path(w.path) + ");");
   }

@@ -76,6 +76,10 @@ struct ReadFileCodegen : ReaderCodegen {
 struct ReadTextCodegen : KindCodegen<Node::ReadText> {
   void declare(const Node& n) override {
     auto& r = *n.get<ReadSource>();
+    if (r.lines) {
+      g->line("flow::script::line_reader<" + g->type(r.elementType) + "> " + g->var(n, "in") + "(" + g->path(r.path) + ");");
+      return;
+    }
     g->line("flow::script::text_reader<" + g->type(r.elementType) + ", " + g->textFields(r.elementType) + "> " +
             g->var(n, "in") + "(" + g->path(r.path) + ");");
   }

@@ -11,6 +11,9 @@
 // grown only as far as its longest line needs. Every error names the file, the line,
 // the field and the reason, and quotes the input only as a short, escaped excerpt.
 // Reads and writes are counted in flow::io::stats under the file's name.
+//
+// line_reader and line_writer are the same files without fields: each line is one str
+// (flow/script/str.hpp), bytes as they are, blank lines included.
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -29,6 +32,7 @@
 #include "flow/io/standard_streams.hpp"
 #include "flow/io/typed_file.hpp" // claim_standard_input, open_stream_input
 #include "flow/io/stats.hpp"
+#include "flow/script/str.hpp" // lines are strs; a field may be one
 #include "flow/script/text_scalars.hpp"
 
 namespace flow::script {
@@ -100,15 +104,28 @@ private:
   std::size_t field_ = 0;
 };
 
+/// What follows "file:line: " in the error of a line longer than a reader takes, from the
+/// reader's max_line and the line's first bytes: each reader names its own limit.
+using long_line_message = std::string (*)(std::size_t max_line, std::string_view start);
+
+/// read_text's: a line that long is most likely no text of records at all.
+inline std::string read_text_long_line(std::size_t max_line, std::string_view start) {
+  return "the line is longer than " + std::to_string(max_line) + " bytes, the longest line read_text takes (it starts '" +
+         excerpt(start) + "'); is this a text file with one element per line?";
+}
+
 /// The lines of a file or of standard input, each at most `max_line` bytes, read through
 /// a buffer that starts at text_buffer_bytes and grows only as far as the longest line
 /// needs (at most max_line + 1 bytes). A longer line is an error as soon as max_line + 1
-/// of its bytes are in the buffer: the rest is never read.
+/// of its bytes are in the buffer: the rest is never read. A reader of short lines may
+/// ask for a bigger first buffer (`buffer_bytes`), which then never grows: it reads
+/// fewer times, and stops a long line after at most that many bytes.
 class text_line_reader {
 public:
-  explicit text_line_reader(const std::string& path, std::size_t max_line = text_line_limit)
-      : name_(io::is_standard_stream(path) ? "standard input" : path), max_line_(max_line),
-        counters_(name_), capacity_(std::min(text_buffer_bytes, max_line + 1)),
+  explicit text_line_reader(const std::string& path, std::size_t max_line = text_line_limit,
+                            long_line_message long_line = read_text_long_line, std::size_t buffer_bytes = 0)
+      : name_(io::is_standard_stream(path) ? "standard input" : path), max_line_(max_line), long_line_(long_line),
+        counters_(name_), capacity_(std::max(buffer_bytes, std::min(text_buffer_bytes, max_line + 1))),
         buffer_(new char[capacity_]) {
     // Standard input, a pipe or a FIFO is read once: a second read is an error, never an
     // empty input (or a wait forever for a FIFO's writer).
@@ -184,15 +201,14 @@ private:
     offset_ += static_cast<std::uint64_t>(got);
   }
   [[noreturn]] void too_long() const {
-    throw file_format_error(name_ + ":" + std::to_string(line_number_ + 1) + ": the line is longer than " +
-                                std::to_string(max_line_) + " bytes, the longest line read_text takes (it starts '" +
-                                excerpt(std::string_view(buffer_.get() + begin_, end_ - begin_)) +
-                                "'); is this a text file with one element per line?",
+    throw file_format_error(name_ + ":" + std::to_string(line_number_ + 1) + ": " +
+                                long_line_(max_line_, std::string_view(buffer_.get() + begin_, end_ - begin_)),
                             name_);
   }
 
   std::string name_;
   std::size_t max_line_;
+  long_line_message long_line_;
   io::stream_counters counters_;
   std::size_t capacity_;
   std::unique_ptr<char[]> buffer_;
@@ -318,5 +334,61 @@ private:
   std::string line_;   // the line being written to standard output
   std::uint64_t offset_ = 0;
 };
+
+/// A text file's lines as strs (`Str` is a str<Cap>), pulled like text_reader: each line
+/// without its '\n' and without a '\r' before it (so \r\n files read the same), the last
+/// line also without a '\n' after it, and blank lines too (they are empty strings, values
+/// like any other). A line longer than the str's capacity is an error naming the file,
+/// the line and flowc --max-str.
+template <class Str> class line_reader {
+public:
+  using value_type = Str;
+  // One byte over the capacity for a '\r': the text_line_reader stops a longer line
+  // before buffering all of it, and next() checks the line without its '\r'. The whole
+  // 64 KiB buffer, not capacity + 2 bytes: short lines must not cost a read each.
+  explicit line_reader(const std::string& path)
+      : lines_(path, Str::capacity + 1, long_line, text_buffer_bytes) {
+    next();
+  }
+  bool empty() const { return done_; }
+  const Str& operator*() const { return current_; }
+  line_reader& operator++() {
+    next();
+    return *this;
+  }
+
+private:
+  static std::string long_line(std::size_t, std::string_view start) {
+    return "the line is longer than " + std::to_string(Str::capacity) + " bytes, the longest a str holds (it starts '" +
+           excerpt(start) + "'); compile with flowc --max-str BYTES for longer lines";
+  }
+  void next() {
+    std::string_view line;
+    if (!lines_.next(line)) {
+      done_ = true;
+      return;
+    }
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.size() > Str::capacity) [[unlikely]]
+      throw file_format_error(lines_.name() + ":" + std::to_string(lines_.line_number()) + ": " + long_line(0, line),
+                              lines_.name());
+    current_ = Str::from(line, ""); // fits: checked above
+  }
+
+  text_line_reader lines_;
+  Str current_{};
+  bool done_ = false;
+};
+
+/// How text_writer writes a str as a line: its bytes as they are (a '\n' inside a str
+/// becomes a line break, so such a string reads back as several lines).
+template <class Str> struct line_fields {
+  static constexpr std::size_t count = 1;
+  static constexpr const char* type_name = "str";
+  static void write(std::string& out, const Str& s) { out.append(s.data(), s.size()); }
+};
+/// A text file of strs, one a line, written as text_writer writes (atomically, or to
+/// standard output for `-`).
+template <class Str> using line_writer = text_writer<Str, line_fields<Str>>;
 
 } // namespace flow::script

@@ -10,11 +10,13 @@
 //             largest finite value is an error; one below its smallest rounds (to a
 //             subnormal or to zero), like any decimal fraction does
 //   bool      true, false, 1 or 0
+//   str       the field's bytes as they are, at most the str's capacity (flow/script/str.hpp)
 // Nothing else: no hexadecimal, no `_` between digits, nothing after the value. A field
 // that is not one of these gives the reason as text; the caller adds file, line and field.
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
@@ -27,9 +29,17 @@
 
 namespace flow::script {
 
-/// The Flow name of a scalar type: u8 … u64, i8 … i64, f32, f64, bool.
+template <std::size_t Cap> class str; // flow/script/str.hpp, which includes this header
+
+namespace detail {
+template <class T> struct is_str : std::false_type {};
+template <std::size_t Cap> struct is_str<str<Cap>> : std::true_type {};
+} // namespace detail
+
+/// The Flow name of a scalar type: u8 … u64, i8 … i64, f32, f64, bool, str.
 template <class T> std::string scalar_type_name() {
-  if constexpr (std::is_same_v<T, bool>) return "bool";
+  if constexpr (detail::is_str<T>::value) return "str";
+  else if constexpr (std::is_same_v<T, bool>) return "bool";
   else if constexpr (std::is_floating_point_v<T>) return sizeof(T) == 4 ? "f32" : "f64";
   else return (std::is_signed_v<T> ? "i" : "u") + std::to_string(8 * sizeof(T));
 }
@@ -90,7 +100,15 @@ template <class T> std::string shortest(T x) {
 /// unchanged.
 template <class T> std::string parse_scalar(std::string_view field, T& x) {
   const auto shown = [&] { return "'" + excerpt(field) + "'"; }; // only built for a message
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (detail::is_str<T>::value) {
+    if (field.size() > T::capacity) {
+      return "a field of " + std::to_string(field.size()) + " bytes is longer than the " +
+             std::to_string(T::capacity) + " bytes a str holds (it starts " + shown() +
+             "); compile with flowc --max-str BYTES for longer strings";
+    }
+    x = T::from(field, ""); // fits: from's check cannot fail
+    return "";
+  } else if constexpr (std::is_same_v<T, bool>) {
     if (field == "true" || field == "1") x = true;
     else if (field == "false" || field == "0") x = false;
     else return shown() + " is not a bool (write true, false, 1 or 0)";
@@ -158,9 +176,12 @@ template <class T> std::string parse_scalar(std::string_view field, T& x) {
 }
 
 /// Appends `x` as write_text writes it: integers in decimal, bools as true/false, floats
-/// in the shortest form that reads back to the same value (inf, -inf, nan for the rest).
+/// in the shortest form that reads back to the same value (inf, -inf, nan for the rest),
+/// a str as its bytes.
 template <class T> void append_scalar(std::string& out, const T& x) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (detail::is_str<T>::value) {
+    out.append(x.data(), x.size());
+  } else if constexpr (std::is_same_v<T, bool>) {
     out += x ? "true" : "false";
   } else {
     char buf[64];

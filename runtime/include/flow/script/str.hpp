@@ -1,0 +1,379 @@
+#pragma once
+// `str`, the string type of generated programs: at most Cap bytes held inline, so that a
+// str is a fixed-size, trivially copyable value like every other element type (the
+// containers, the sorter and the files move elements as raw bytes). One program has one
+// Cap (flowc --max-str); every way to make a longer string is an error naming that flag.
+//
+// A str is bytes, not characters: equality and order are memcmp's (LC_ALL=C), lower and
+// upper change ASCII letters only, and a byte >= 0x80 is a letter for words(). The bytes
+// past the length are always zero, so equal strings have equal bytes.
+#include <algorithm>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "flow/excerpt.hpp"
+#include "flow/script/error.hpp"
+#include "flow/script/text_scalars.hpp"
+#include "flow/script/values.hpp"
+
+namespace flow::script {
+
+namespace detail {
+struct str_access;
+
+/// The error of every str longer than Cap: its length, its start and the flag that helps.
+[[noreturn]] inline void str_too_long(const char* where, std::size_t bytes, std::size_t cap, std::string_view s) {
+  fail(where, "a string of " + std::to_string(bytes) + " bytes is longer than the " + std::to_string(cap) +
+                  " bytes a str holds (it starts '" + excerpt(s) +
+                  "'); compile with flowc --max-str BYTES for longer strings");
+}
+} // namespace detail
+
+/// A string of at most Cap bytes, held inline: `char bytes_[Cap]; uint16_t len_;`.
+template <std::size_t Cap> class str {
+  // Cap + 1 is the sentinel's length, and an even Cap leaves no padding after len_
+  // (padding bytes would be undefined, and hash and raw copies see them).
+  static_assert(Cap <= 65534, "a str holds at most 65534 bytes");
+  static_assert(Cap % 2 == 0, "a str's capacity is even, so that it has no padding");
+
+public:
+  static constexpr std::size_t capacity = Cap;
+
+  /// The empty string, every byte zero.
+  constexpr str() noexcept : bytes_{}, len_(0) {}
+
+  /// `s` as a str; longer than Cap is a script error at `where`.
+  static str from(std::string_view s, const char* where) {
+    if (s.size() > Cap) [[unlikely]]
+      detail::str_too_long(where, s.size(), Cap, s);
+    str r;
+    if (!s.empty()) std::memcpy(r.bytes_, s.data(), s.size());
+    r.len_ = static_cast<std::uint16_t>(s.size());
+    return r;
+  }
+
+  /// The order's largest value (numeric_limits<str>::max(), a sort's sentinel): all bytes
+  /// 0xFF and one byte longer than any str can be, so greater than every string. It is
+  /// no string: its view is Cap 0xFF bytes, only its comparisons are meaningful.
+  static constexpr str max_sentinel() noexcept {
+    str r;
+    for (std::size_t i = 0; i < Cap; ++i) r.bytes_[i] = static_cast<char>(0xff);
+    r.len_ = static_cast<std::uint16_t>(Cap + 1);
+    return r;
+  }
+
+  /// The length in bytes (clamped, so that the sentinel's view stays inside the bytes).
+  std::size_t size() const noexcept { return std::min<std::size_t>(len_, Cap); }
+  bool empty() const noexcept { return len_ == 0; }
+  const char* data() const noexcept { return bytes_; }
+  /// The bytes; explicit, not a conversion, so that `s == "x"` and overloads of
+  /// string_view and str are never ambiguous.
+  std::string_view view() const noexcept { return std::string_view(bytes_, size()); }
+
+  friend bool operator==(const str& a, const str& b) noexcept {
+    return a.len_ == b.len_ && std::memcmp(a.bytes_, b.bytes_, a.size()) == 0;
+  }
+  /// memcmp over the common length, then the shorter first (the sentinel's Cap + 1 makes
+  /// it greater than a string of Cap 0xFF bytes).
+  friend std::strong_ordering operator<=>(const str& a, const str& b) noexcept {
+    const std::size_t n = std::min<std::size_t>(std::min(a.len_, b.len_), Cap);
+    if (n > 0) {
+      const int c = std::memcmp(a.bytes_, b.bytes_, n);
+      if (c != 0) return c < 0 ? std::strong_ordering::less : std::strong_ordering::greater;
+    }
+    return a.len_ <=> b.len_;
+  }
+
+private:
+  friend struct detail::str_access;
+
+  char bytes_[Cap];
+  std::uint16_t len_;
+};
+
+namespace detail {
+/// How the helpers below make a str of bytes they know fit (a part of a str, a str
+/// changed in place) without checking again.
+struct str_access {
+  template <std::size_t Cap> static str<Cap> make(std::string_view s, std::string_view more = {}) noexcept {
+    str<Cap> r;
+    if (!s.empty()) std::memcpy(r.bytes_, s.data(), s.size());
+    if (!more.empty()) std::memcpy(r.bytes_ + s.size(), more.data(), more.size());
+    r.len_ = static_cast<std::uint16_t>(s.size() + more.size());
+    return r;
+  }
+  template <std::size_t Cap> static char* bytes(str<Cap>& s) noexcept { return s.bytes_; }
+  /// The length as stored: Cap + 1 for the sentinel, which size() clamps.
+  template <std::size_t Cap> static std::size_t stored_length(const str<Cap>& s) noexcept { return s.len_; }
+};
+
+inline bool is_ascii_space(unsigned char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+/// A byte of a word: an ASCII letter or digit, or any byte of a non-ASCII character.
+inline bool is_word_byte(unsigned char c) noexcept {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
+}
+} // namespace detail
+
+static_assert(sizeof(str<254>) == 256);
+static_assert(std::is_trivially_copyable_v<str<254>>);
+static_assert(std::is_standard_layout_v<str<254>>);
+
+/// hash(s): the bytes up to the length and the length, not all Cap bytes (the generic
+/// hash's way, which would cost 32 words for every short string). Overload resolution
+/// prefers it to values.hpp's hash(const T&) as the more specialized template.
+template <std::size_t Cap> std::uint64_t hash_str(const str<Cap>& s) noexcept {
+  const std::size_t n = s.size();
+  const char* p = s.data();
+  std::uint64_t h = mix(0x9e3779b97f4a7c15ULL ^ detail::str_access::stored_length(s));
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = mix(h ^ w);
+  }
+  if (i < n) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p + i, n - i);
+    h = mix(h ^ w);
+  }
+  return h;
+}
+template <std::size_t Cap> std::uint64_t hash(const str<Cap>& s) noexcept { return hash_str(s); }
+
+/// How print shows a str: its bytes as they are.
+template <std::size_t Cap> std::string show(const str<Cap>& s) { return std::string(s.view()); }
+
+/// a + b.
+template <std::size_t Cap> str<Cap> concat(const str<Cap>& a, const str<Cap>& b, const char* where) {
+  const std::size_t n = a.size() + b.size();
+  if (n > Cap) [[unlikely]]
+    detail::str_too_long(where, n, Cap, a.size() > 0 ? a.view() : b.view());
+  return detail::str_access::make<Cap>(a.view(), b.view());
+}
+
+/// s[i], the byte at index i.
+template <std::size_t Cap> std::uint8_t at(const str<Cap>& s, std::uint64_t i, const char* where) {
+  if (i >= s.size()) [[unlikely]]
+    fail(where, "index " + std::to_string(i) + " is out of range for a string of " + std::to_string(s.size()) +
+                    " bytes");
+  return static_cast<std::uint8_t>(s.data()[i]);
+}
+
+/// s[a:b], the bytes from index a up to, not including, index b.
+template <std::size_t Cap> str<Cap> slice(const str<Cap>& s, std::uint64_t a, std::uint64_t b, const char* where) {
+  if (a > b || b > s.size()) [[unlikely]]
+    fail(where, "slice [" + std::to_string(a) + ", " + std::to_string(b) + ") is out of range for a string of " +
+                    std::to_string(s.size()) + " bytes" + (a > b ? " (its start is after its end)" : ""));
+  return detail::str_access::make<Cap>(s.view().substr(a, b - a));
+}
+
+/// The index of t's first occurrence in s, or -1 (0 for an empty t).
+template <std::size_t Cap> std::int64_t find(const str<Cap>& s, const str<Cap>& t) noexcept {
+  const std::size_t at = s.view().find(t.view());
+  return at == std::string_view::npos ? -1 : static_cast<std::int64_t>(at);
+}
+template <std::size_t Cap> bool starts_with(const str<Cap>& s, const str<Cap>& t) noexcept {
+  return s.view().starts_with(t.view());
+}
+template <std::size_t Cap> bool ends_with(const str<Cap>& s, const str<Cap>& t) noexcept {
+  return s.view().ends_with(t.view());
+}
+template <std::size_t Cap> bool contains(const str<Cap>& s, const str<Cap>& t) noexcept {
+  return s.view().find(t.view()) != std::string_view::npos;
+}
+
+/// s with ASCII letters made lower or upper case; other bytes (UTF-8 included) stay.
+template <std::size_t Cap> str<Cap> lower(const str<Cap>& s) noexcept {
+  str<Cap> r = s;
+  char* b = detail::str_access::bytes(r);
+  for (std::size_t i = 0; i < r.size(); ++i)
+    if (b[i] >= 'A' && b[i] <= 'Z') b[i] = static_cast<char>(b[i] - 'A' + 'a');
+  return r;
+}
+template <std::size_t Cap> str<Cap> upper(const str<Cap>& s) noexcept {
+  str<Cap> r = s;
+  char* b = detail::str_access::bytes(r);
+  for (std::size_t i = 0; i < r.size(); ++i)
+    if (b[i] >= 'a' && b[i] <= 'z') b[i] = static_cast<char>(b[i] - 'a' + 'A');
+  return r;
+}
+/// s without ASCII white space (space, \t, \n, \v, \f, \r) at either end.
+template <std::size_t Cap> str<Cap> trim(const str<Cap>& s) noexcept {
+  std::string_view v = s.view();
+  while (!v.empty() && detail::is_ascii_space(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
+  while (!v.empty() && detail::is_ascii_space(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
+  return detail::str_access::make<Cap>(v);
+}
+
+namespace detail {
+/// s as a T by text_scalars.hpp's rules (the rules of a text file's field: no white
+/// space around the value); a script error at `where` quoting s and the reason.
+template <class T, std::size_t Cap> T parse_str(const str<Cap>& s, const char* where) {
+  T x{};
+  const std::string why = parse_scalar(s.view(), x);
+  if (!why.empty()) [[unlikely]]
+    fail(where, "cannot parse '" + excerpt(s.view()) + "' as " + scalar_type_name<T>() + ": " + why);
+  return x;
+}
+template <class T, std::size_t Cap> T try_parse_str(const str<Cap>& s, T fallback) {
+  T x{};
+  return parse_scalar(s.view(), x).empty() ? x : fallback;
+}
+} // namespace detail
+
+/// s as a number, as a text file's field is read (flow/script/text_scalars.hpp); any other
+/// text is a script error at `where`. try_parse_* give `fallback` instead.
+template <std::size_t Cap> std::uint64_t parse_u64(const str<Cap>& s, const char* where) {
+  return detail::parse_str<std::uint64_t>(s, where);
+}
+template <std::size_t Cap> std::int64_t parse_i64(const str<Cap>& s, const char* where) {
+  return detail::parse_str<std::int64_t>(s, where);
+}
+template <std::size_t Cap> double parse_f64(const str<Cap>& s, const char* where) {
+  return detail::parse_str<double>(s, where);
+}
+template <std::size_t Cap> std::uint64_t try_parse_u64(const str<Cap>& s, std::uint64_t fallback) {
+  return detail::try_parse_str<std::uint64_t>(s, fallback);
+}
+template <std::size_t Cap> std::int64_t try_parse_i64(const str<Cap>& s, std::int64_t fallback) {
+  return detail::try_parse_str<std::int64_t>(s, fallback);
+}
+template <std::size_t Cap> double try_parse_f64(const str<Cap>& s, double fallback) {
+  return detail::try_parse_str<double>(s, fallback);
+}
+
+/// str(x): a scalar as print shows it, or a str as it is.
+template <std::size_t Cap, class T> str<Cap> to_str(const T& x, const char* where) {
+  if constexpr (std::is_same_v<T, str<Cap>>) return x;
+  else return str<Cap>::from(show(x), where);
+}
+
+/// `for w in s.words()`: the maximal runs of word bytes (detail::is_word_byte) of a str,
+/// each a str<Cap>. The range holds its own copy of the string (a loop over the words of
+/// a temporary stays valid) and the iterator its current word: nothing is allocated.
+template <std::size_t Cap> class str_words {
+public:
+  struct sentinel {};
+  class iterator {
+  public:
+    using iterator_concept = std::input_iterator_tag;
+    using value_type = str<Cap>;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    explicit iterator(std::string_view s) noexcept : s_(s) { advance(); }
+    const str<Cap>& operator*() const noexcept { return word_; }
+    const str<Cap>* operator->() const noexcept { return &word_; }
+    iterator& operator++() noexcept {
+      advance();
+      return *this;
+    }
+    void operator++(int) noexcept { advance(); }
+    friend bool operator==(const iterator& it, sentinel) noexcept { return it.done_; }
+
+  private:
+    void advance() noexcept {
+      while (pos_ < s_.size() && !detail::is_word_byte(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+      if (pos_ == s_.size()) {
+        done_ = true;
+        return;
+      }
+      const std::size_t start = pos_;
+      while (pos_ < s_.size() && detail::is_word_byte(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+      word_ = detail::str_access::make<Cap>(s_.substr(start, pos_ - start));
+    }
+    std::string_view s_;
+    std::size_t pos_ = 0;
+    str<Cap> word_;
+    bool done_ = false;
+  };
+
+  explicit str_words(const str<Cap>& s) noexcept : s_(s) {}
+  iterator begin() const noexcept { return iterator(s_.view()); }
+  sentinel end() const noexcept { return {}; }
+
+private:
+  str<Cap> s_;
+};
+template <std::size_t Cap> str_words<Cap> words(const str<Cap>& s) noexcept { return str_words<Cap>(s); }
+
+/// `for f in s.split(sep)`: the pieces of a str between the occurrences of `sep`, as
+/// Python's s.split(sep) gives them: "a,,b" is "a", "", "b"; "" is one empty piece. Held
+/// and iterated like str_words.
+template <std::size_t Cap> class str_split {
+public:
+  struct sentinel {};
+  class iterator {
+  public:
+    using iterator_concept = std::input_iterator_tag;
+    using value_type = str<Cap>;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    iterator(std::string_view s, std::string_view sep) noexcept : s_(s), sep_(sep) { advance(); }
+    const str<Cap>& operator*() const noexcept { return piece_; }
+    const str<Cap>* operator->() const noexcept { return &piece_; }
+    iterator& operator++() noexcept {
+      advance();
+      return *this;
+    }
+    void operator++(int) noexcept { advance(); }
+    friend bool operator==(const iterator& it, sentinel) noexcept { return it.done_; }
+
+  private:
+    void advance() noexcept {
+      if (last_) {
+        done_ = true;
+        return;
+      }
+      const std::size_t at = s_.find(sep_, pos_);
+      const std::size_t end = at == std::string_view::npos ? s_.size() : at;
+      piece_ = detail::str_access::make<Cap>(s_.substr(pos_, end - pos_));
+      if (at == std::string_view::npos) last_ = true; // the piece after the last separator
+      else pos_ = at + sep_.size();
+    }
+    std::string_view s_, sep_;
+    std::size_t pos_ = 0;
+    str<Cap> piece_;
+    bool last_ = false, done_ = false;
+  };
+
+  str_split(const str<Cap>& s, const str<Cap>& sep) noexcept : s_(s), sep_(sep) {}
+  iterator begin() const noexcept { return iterator(s_.view(), sep_.view()); }
+  sentinel end() const noexcept { return {}; }
+
+private:
+  str<Cap> s_, sep_;
+};
+/// An empty separator is a script error at `where` (it would split nowhere, or everywhere).
+template <std::size_t Cap> str_split<Cap> split(const str<Cap>& s, const str<Cap>& sep, const char* where) {
+  if (sep.empty()) [[unlikely]]
+    fail(where, "split's separator is the empty string");
+  return str_split<Cap>(s, sep);
+}
+
+} // namespace flow::script
+
+/// The bounds of a str in its order, which sorts and orders take as their sentinels
+/// (numeric_limits<T>::lowest() and max() of every scalar type): the empty string, and
+/// the sentinel above every string.
+template <std::size_t Cap> class std::numeric_limits<flow::script::str<Cap>> {
+public:
+  static constexpr bool is_specialized = true;
+  static constexpr bool is_signed = false;
+  static constexpr bool is_integer = false;
+  static constexpr bool is_exact = true;
+  static constexpr bool is_bounded = true;
+  static constexpr bool has_infinity = false;
+  static constexpr bool has_quiet_NaN = false;
+  static constexpr flow::script::str<Cap> min() noexcept { return {}; }
+  static constexpr flow::script::str<Cap> lowest() noexcept { return {}; }
+  static constexpr flow::script::str<Cap> max() noexcept { return flow::script::str<Cap>::max_sentinel(); }
+};
