@@ -230,6 +230,19 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
       scalars.push_back({k.path, k.type});
     }
     for (auto& [path, t] : scalars) {
+      if (t->isStr()) {
+        // A str's first 8 bytes (or as many of them as fit): a prefix of the order, the
+        // rest compared on ties (DuckDB's and radix sorts' normalised key prefix).
+        const unsigned bits = (64 - used) / 8 * 8;
+        total = false;
+        if (bits == 0) break;
+        std::string image = "flow::script::prefix_key(v" + path + ")";
+        if (bits < 64) image = "(" + image + " >> " + std::to_string(64 - bits) + ")";
+        if (k.descending) image = "(~" + image + (bits < 64 ? " & ((uint64_t{1} << " + std::to_string(bits) + ") - 1))" : ")");
+        parts.push_back({image, bits});
+        used += bits;
+        break;
+      }
       unsigned bits = keyBits(t);
       if (bits == 0 || used + bits > 64) {
         total = false;

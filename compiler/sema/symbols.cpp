@@ -38,7 +38,10 @@ bool OrderInfo::hasRadixKey() const {
   else if (kind == Keys && !keys.empty()) first = keys.front().type;
   if (!first) return false; // an imported comparator: the sorter compares
   if (first->kind == Type::Array) first = first->element;
-  return first->kind == Type::Bool || (first->isInteger() && !first->isUntyped());
+  // What the code generator packs into the key (Generator::emitOrderBody): integers,
+  // bools, floats (their total-order image) and a str's first bytes.
+  return first->kind == Type::Bool || (first->isInteger() && !first->isUntyped()) || first->isFloat() ||
+         first->isStr();
 }
 
 } // namespace flow::sema

@@ -40,7 +40,7 @@ struct OrderInfo {
   SourceLoc loc;
   bool implicit = false; // the key list of a reduce or join, not a declared order
 
-  /// Whether the generated order has a radix key (its first key is an integer or bool;
+  /// Whether the generated order has a radix key (its first key is an integer, bool, float or str;
   /// codegen's emitOrder packs such keys), which lets the sorter sort by key — and sort
   /// elements over 32 bytes indirectly, which changes how it divides its memory.
   bool hasRadixKey() const;

@@ -175,7 +175,10 @@ private:
   // Indirect sorting on the worker thread: sort (key, index) pairs, then gather the
   // elements block by block into the write ring; the run's slot is free as soon as the
   // gather is done, while the last blocks are still being written.
-  void sort_and_gather(int slot, std::size_t n);
+  // Only for keyed orders (an explicit instantiation of the class must not compile it for
+  // an order without a key, such as a str key's or a C++ comparator's on large elements).
+  void sort_and_gather(int slot, std::size_t n)
+    requires traits::indirect;
 
   // Combining with indirect sorting: each group of equal elements (adjacent in `order`) is
   // folded into its first element, in place in the run's slot, and the order keeps that
@@ -434,7 +437,9 @@ void runs_creator<T, Cmp, Combine>::write_sorted(int keep, T* res, std::size_t n
 }
 
 template <class T, class Cmp, class Combine>
-void runs_creator<T, Cmp, Combine>::sort_and_gather(int slot, std::size_t n) {
+void runs_creator<T, Cmp, Combine>::sort_and_gather(int slot, std::size_t n)
+  requires traits::indirect
+{
   {
     std::lock_guard<std::mutex> lock(mutex_);
     --unsorted_;

@@ -8,6 +8,7 @@
 // upper change ASCII letters only, and a byte >= 0x80 is a letter for words(). The bytes
 // past the length are always zero, so equal strings have equal bytes.
 #include <algorithm>
+#include <bit>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -249,6 +250,19 @@ template <std::size_t Cap> std::int64_t try_parse_i64(const str<Cap>& s, std::in
 }
 template <std::size_t Cap> double try_parse_f64(const str<Cap>& s, double fallback) {
   return detail::try_parse_str<double>(s, fallback);
+}
+
+/// s.len(): the length in bytes.
+template <std::size_t Cap> std::uint64_t len(const str<Cap>& s) noexcept { return s.size(); }
+
+/// A sort's radix key of a str: its first 8 bytes, big-endian. Since the bytes past a
+/// string's end are zero, prefix_key(a) < prefix_key(b) implies a < b; equal prefixes
+/// leave the order to the full comparison (the sentinel's prefix is all ones).
+template <std::size_t Cap> std::uint64_t prefix_key(const str<Cap>& s) noexcept {
+  std::uint64_t k = 0;
+  std::memcpy(&k, s.data(), std::min<std::size_t>(8, Cap));
+  if constexpr (std::endian::native == std::endian::little) k = __builtin_bswap64(k);
+  return k;
 }
 
 /// str(x): a scalar as print shows it, or a str as it is.
