@@ -88,9 +88,9 @@ name : IDENT | 'to' | 'on' | 'in' | 'by' | 'with' | 'end' | 'array' ;
 fieldName
     : IDENT | 'to' | 'on' | 'in' | 'by' | 'asc' | 'desc' | 'as' | 'order' | 'block' | 'memory'
     | 'map' | 'filter' | 'sort' | 'unique' | 'take' | 'for' | 'generate' | 'range' | 'read'
-    | 'read_text' | 'read_lines' | 'scan' | 'merge' | 'import' | 'param' | 'record' | 'stream' | 'vector'
+    | 'read_text' | 'read_lines' | 'read_csv' | 'scan' | 'merge' | 'import' | 'param' | 'record' | 'stream' | 'vector'
     | 'pq' | 'let' | 'var' | 'if' | 'else' | 'while' | 'break' | 'continue' | 'emit' | 'print'
-    | 'write' | 'write_text' | 'write_lines' | 'true' | 'false' | 'reduce' | 'with' | 'join' | 'left_join' | 'zip'
+    | 'write' | 'write_text' | 'write_lines' | 'write_csv' | 'true' | 'false' | 'reduce' | 'with' | 'join' | 'left_join' | 'zip'
     | 'concat' | 'end' | 'array' | 'fn' | 'use' | 'return'
     ;
 
@@ -106,6 +106,7 @@ source
     | 'read' '(' pathRef ')' 'as' type estimate?                     # readSource
     | 'read_text' '(' pathRef ')' 'as' type estimate?                # readTextSource
     | 'read_lines' '(' pathRef ')' estimate?                         # readLinesSource
+    | 'read_csv' '(' pathRef (',' csvOption)* ')' 'as' type estimate?  # readCsvSource
     | 'scan' '(' IDENT ')'                                           # scanSource
     | 'merge' '(' pipeline (',' pipeline)* 'by' orderRef ')'         # mergeSource
     | kind=('join' | 'left_join') '(' pipeline 'by' joinKey ',' pipeline 'by' joinKey ')'
@@ -130,6 +131,10 @@ stage
 
 // Where a read or write goes: a string literal, or a param of type path (sema checks).
 pathRef : STRING | name ;
+
+// `sep: "\t"`, `header: false`, `empty_as_zero: true`: how a CSV file is read or written
+// (the AST builder checks the names and values).
+csvOption : name ':' value=(STRING | 'true' | 'false') ;
 
 // The key of one side of a join: fields in parentheses, each ascending unless `desc`, or
 // an order (`asc` / `desc` for scalars, or a declared order with keys).
@@ -171,6 +176,7 @@ statement
     | 'write' pipeline 'to' pathRef ';'                          # writeStmt
     | 'write_text' pipeline 'to' pathRef ';'                     # writeTextStmt
     | 'write_lines' pipeline 'to' pathRef ';'                    # writeLinesStmt
+    | 'write_csv' pipeline 'to' pathRef ('with' csvOption (',' csvOption)*)? ';'  # writeCsvStmt
     | expr op=assignOp pipeline ';'                              # assignStmt  // v = pipeline refills a vector
     | expr ';'                                                   # exprStmt
     | block                                                      # blockStmt

@@ -305,12 +305,21 @@ struct RangeSource : NodeKind<Source, Source::Range> {
   ExprPtr begin, end;
 };
 
+/// How a CSV file is read or written: `read_csv(p, sep: "\t", header: false) as T`.
+struct CsvOptions {
+  char sep = ',';
+  bool header = true;       // false: columns by position
+  bool emptyAsZero = false; // an empty number field reads as 0 (else it is an error)
+};
+
 /// `read("path") as T ~ n`, `read_text("path") as T ~ n` and `read_lines("path") ~ n`
 /// (a read_text whose every line is one str: its type is `str`, made by the parser).
 struct ReadSource : NodeKind<Source, Source::Read> {
   Kind kind() const override { return text ? ReadText : Read; }
   bool text = false;
   bool lines = false; // read_lines (text too)
+  bool csv = false;   // read_csv (text too)
+  CsvOptions csvOptions;
   PathRef path;
   TypeRefPtr type;
   std::optional<Estimate> estimate;
@@ -591,6 +600,8 @@ struct WriteStmt : NodeKind<Stmt, Stmt::Write> {
   Kind kind() const override { return text ? WriteText : Write; }
   bool text = false;
   bool lines = false; // write_lines: str elements, one per line (text too)
+  bool csv = false;   // write_csv (text too)
+  CsvOptions csvOptions;
   PipelinePtr pipeline;
   PathRef path;
 };

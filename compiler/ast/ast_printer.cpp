@@ -274,7 +274,7 @@ public:
     case Stmt::Write:
     case Stmt::WriteText: {
       auto& x = *s.as<WriteStmt>();
-      line(std::string(x.lines ? "WriteLines " : x.text ? "WriteText " : "Write ") + "to " + pathText(x.path), s.loc);
+      line(std::string(x.csv ? "WriteCsv " : x.lines ? "WriteLines " : x.text ? "WriteText " : "Write ") + "to " + pathText(x.path), s.loc);
       Indent in(*this);
       pipeline(*x.pipeline);
       break;
@@ -376,7 +376,7 @@ private:
     case Source::ReadText: {
       auto& x = *s.as<ReadSource>();
       line(x.lines ? "ReadLines " + pathText(x.path)
-                   : std::string(x.text ? "ReadText " : "Read ") + pathText(x.path) + " as " + typeName(*x.type),
+                   : std::string(x.csv ? "ReadCsv " : x.text ? "ReadText " : "Read ") + pathText(x.path) + " as " + typeName(*x.type),
            s.loc);
       Indent in(*this);
       estimate(x.estimate);

@@ -323,6 +323,8 @@ SourcePtr Cloner::source(const Source& s) {
     auto x = fresh<ReadSource>(s.loc);
     x->text = r.text;
     x->lines = r.lines;
+    x->csv = r.csv;
+    x->csvOptions = r.csvOptions;
     x->path = path(r.path);
     x->type = type(*r.type);
     x->estimate = estimate(r.estimate);
@@ -600,6 +602,8 @@ StmtPtr Cloner::stmt(const Stmt& s) {
     auto x = fresh<WriteStmt>(s.loc);
     x->text = w.text;
     x->lines = w.lines;
+    x->csv = w.csv;
+    x->csvOptions = w.csvOptions;
     x->pipeline = pipeline(*w.pipeline);
     x->path = path(w.path);
     return x;

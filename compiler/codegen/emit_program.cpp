@@ -728,6 +728,7 @@ GeneratedCpp Generator::run() {
   emitRecords();
   emitOrders();
   emitTextFields();
+  emitCsvFields();
   line("} // namespace fl_script");
   line("");
   // Classes compiled apart may not meet a C++ header's non-inline functions twice.
@@ -736,7 +737,12 @@ GeneratedCpp Generator::run() {
   if (!partClasses_.empty()) line("#if !defined(FLOW_PARTS) || defined(FLOW_PART_MAIN)");
   block("int main(int argc, char** argv) {", [&] {
     line("using namespace fl_script;");
-    line("flow::program fl_program(" + quote(options_.programName) + ");");
+    // --help says how long a str may be: a longer line or value stops the program.
+    const std::string strNote = plan_.strCapacity ? ", " + quote("its str values hold at most " +
+                                                                 std::to_string(plan_.strCapacity) +
+                                                                 " bytes (flowc --max-str BYTES when built)")
+                                                  : "";
+    line("flow::program fl_program(" + quote(options_.programName) + strNote + ");");
     line("fl_program.origin(fl_built_by);");
     emitParams();
     line("fl_program.memory_default(" + std::to_string(plan_.memoryBytes) + "ULL);");

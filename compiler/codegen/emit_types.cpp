@@ -291,6 +291,44 @@ std::string Generator::textFields(const Type* t) {
   return n;
 }
 
+std::string Generator::csvFields(const Type* t) {
+  auto it = csvFieldTypes_.find(t);
+  if (it != csvFieldTypes_.end()) return it->second;
+  return csvFieldTypes_[t] = "fl_csv_" + std::to_string(csvFieldTypes_.size());
+}
+
+std::string Generator::csvOptions(const ast::CsvOptions& o) {
+  return "flow::script::csv_options{.sep = static_cast<char>(" + std::to_string(static_cast<int>(o.sep)) +
+         "), .header = " + (o.header ? "true" : "false") + ", .empty_as_zero = " + (o.emptyAsZero ? "true" : "false") +
+         "}";
+}
+
+void Generator::emitCsvFields() {
+  // How read_csv and write_csv see a record: a column per field, named as the field is.
+  for (auto& [t, n] : csvFieldTypes_) {
+    const auto& fields = t->record->fields;
+    std::string names, reads, writes;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const std::string member = "v." + fieldName(t, fields[i].name);
+      names += (i ? ", " : "") + quote(fields[i].name);
+      reads += "in.read(" + member + ", " + std::to_string(i) + "); ";
+      writes += "out.field(" + member + "); ";
+    }
+    line("// " + t->name() + " in CSV files: a column per field");
+    line("struct " + n + " {");
+    {
+      Indent in(*this);
+      line("static constexpr std::size_t count = " + std::to_string(fields.size()) + ";");
+      line("static constexpr const char* type_name = " + quote(t->name()) + ";");
+      line("static constexpr const char* names[count] = {" + names + "};");
+      line("static void read(flow::script::csv_row& in, " + type(t) + "& v) { " + reads + "}");
+      line("static void write(flow::script::csv_line& out, const " + type(t) + "& v) { " + writes + "}");
+    }
+    line("};");
+    line("");
+  }
+}
+
 void Generator::emitTextFields() {
   // How read_text and write_text see an element: its scalars in order, separated by
   // spaces. Each field's name as the script writes it ("p.x", "key[2]") and the element's

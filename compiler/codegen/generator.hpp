@@ -68,6 +68,9 @@ public:
   void emitOrderBody(const std::vector<OrderKey>& keys, const std::string& elementType);
   void emitTextFields();
   std::string textFields(const sema::Type* t);
+  void emitCsvFields();
+  std::string csvFields(const sema::Type* t);
+  static std::string csvOptions(const ast::CsvOptions& o);
 
   // ---- expressions (emit_expr.cpp)
   std::string expr(const ast::Expr& e);
@@ -211,6 +214,7 @@ public:
   std::set<std::string> usedNames_;
   std::map<const sema::OrderInfo*, std::string> orderNames_;
   std::map<const sema::Type*, std::string> textFieldTypes_;
+  std::map<const sema::Type*, std::string> csvFieldTypes_;
   mutable bool usesStr_ = false; // type() named flow_str: emitStrType declares it
   std::map<const ast::CallExpr*, std::string> aggregateVars_; // the variable holding its result
   std::vector<std::vector<int>> consumers_;

@@ -5,6 +5,10 @@
 #include "parse/literals.hpp"
 #include "parse/parser.hpp"
 
+#include "flow/edit_distance.hpp"
+
+#include <set>
+
 namespace flow::parse {
 
 using namespace flow::ast;
@@ -274,6 +278,15 @@ SourcePtr AstBuilder::source(P::SourceContext* ctx) {
     s->estimate = estimate(c->estimate());
     return s;
   }
+  if (auto* c = dynamic_cast<P::ReadCsvSourceContext*>(ctx)) {
+    auto s = make<ReadSource>(loc(ctx));
+    s->text = s->csv = true;
+    s->path = pathRef(c->pathRef());
+    s->csvOptions = csvOptions(c->csvOption());
+    s->type = type(c->type());
+    s->estimate = estimate(c->estimate());
+    return s;
+  }
   if (auto* c = dynamic_cast<P::ScanSourceContext*>(ctx)) {
     auto s = make<ScanSource>(loc(ctx));
     s->vector = c->IDENT()->getText();
@@ -501,6 +514,14 @@ StmtPtr AstBuilder::statement(P::StatementContext* ctx) {
     s->path = pathRef(c->pathRef());
     return s;
   }
+  if (auto* c = dynamic_cast<P::WriteCsvStmtContext*>(ctx)) {
+    auto s = make<WriteStmt>(loc(ctx));
+    s->text = s->csv = true;
+    s->pipeline = pipeline(c->pipeline());
+    s->path = pathRef(c->pathRef());
+    s->csvOptions = csvOptions(c->csvOption());
+    return s;
+  }
   if (auto* c = dynamic_cast<P::AssignStmtContext*>(ctx)) {
     auto s = make<AssignStmt>(loc(ctx));
     const std::string text = c->op->getText(); // "=" or "op="
@@ -690,6 +711,33 @@ std::vector<ExprPtr> AstBuilder::arguments(P::ArgumentsContext* ctx) {
     args.push_back(std::move(e));
   }
   return args;
+}
+
+CsvOptions AstBuilder::csvOptions(const std::vector<P::CsvOptionContext*>& options) {
+  CsvOptions out;
+  std::set<std::string> seen;
+  for (P::CsvOptionContext* o : options) {
+    const std::string name = o->name()->getText();
+    const std::string value = o->value->getText();
+    const SourceLoc at = loc(o->name());
+    if (!seen.insert(name).second) error(at, "the option '" + name + "' is given twice");
+    const bool isBool = value == "true" || value == "false";
+    if (name == "sep") {
+      const std::string text = o->STRING() ? stringLiteral(o->STRING()).text() : std::string();
+      if (text.size() != 1 || text == "\"" || text == "\n" || text == "\r")
+        error(loc(o->value), "sep is one character other than a quote or a newline, such as \",\" or \"\\t\"");
+      else out.sep = text[0];
+    } else if (name == "header" || name == "empty_as_zero") {
+      if (!isBool) error(loc(o->value), "'" + name + "' is true or false");
+      else (name == "header" ? out.header : out.emptyAsZero) = value == "true";
+    } else {
+      const std::vector<std::string> names = {"sep", "header", "empty_as_zero"};
+      std::string near = flow::nearest_name(name, names);
+      error(at, "unknown CSV option '" + name + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                    " (the options are sep, header and empty_as_zero)");
+    }
+  }
+  return out;
 }
 
 StringLiteral AstBuilder::stringLiteral(antlr4::tree::TerminalNode* node) {

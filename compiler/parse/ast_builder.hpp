@@ -27,6 +27,7 @@ private:
   ast::QualifiedName moduleName(P::NameContext* module, P::NameContext* member);
   ast::FnParam fnType(P::FnTypeContext* ctx);
   ast::PathRef pathRef(P::PathRefContext* ctx);
+  ast::CsvOptions csvOptions(const std::vector<P::CsvOptionContext*>& options);
   ast::OrderRef orderRef(P::OrderRefContext* ctx);
   ast::PipelinePtr pipeline(P::PipelineContext* ctx);
   std::optional<ast::Estimate> estimate(P::EstimateContext* ctx);

@@ -28,9 +28,9 @@ const std::set<std::string> kDeclarationStart = {"import", "param", "memory", "b
                                                  "order"};
 const std::set<std::string> kStatementStart = {"let", "var", "if", "while", "for", "break",
                                                "continue", "emit", "print", "write",
-                                               "write_text", "write_lines", "{", "stream", "vector", "pq", "array"};
+                                               "write_text", "write_lines", "write_csv", "{", "stream", "vector", "pq", "array"};
 const std::set<std::string> kStageStart = {"map", "filter", "sort", "unique", "take", "reduce"};
-const std::set<std::string> kSourceStart = {"generate", "range", "read", "read_text", "read_lines", "scan",
+const std::set<std::string> kSourceStart = {"generate", "range", "read", "read_text", "read_lines", "read_csv", "scan",
                                             "merge", "join", "left_join", "zip", "concat"};
 // Tokens that could continue what came before: operators, `.x`, `[i]`, `as T`, `| stage`.
 const std::set<std::string> kContinuation = {

@@ -110,6 +110,9 @@ void printText(const Plan& plan, std::ostream& out) {
       << (plan.memoryDefaulted ? " (default; set it with 'memory' or --memory)" : "") << ", blocks of "
       << formatBytes(static_cast<double>(plan.blockBytes)) << (plan.blockDefaulted ? " (chosen by the planner)" : "")
       << "\n";
+  if (plan.strCapacity)
+    out << "  str: at most " << plan.strCapacity << " bytes each, held inline (" << plan.strCapacity + 2
+        << " bytes; set it with --max-str)\n";
   if (!plan.params.empty()) {
     out << "  params";
     for (size_t i = 0; i < plan.params.size(); ++i)
@@ -174,6 +177,7 @@ void printText(const Plan& plan, std::ostream& out) {
 void printJson(const Plan& plan, std::ostream& out) {
   out << "{\n  \"script\": " << jsonString(plan.script) << ",\n";
   out << "  \"memory_bytes\": " << plan.memoryBytes << ",\n  \"block_bytes\": " << plan.blockBytes << ",\n";
+  if (plan.strCapacity) out << "  \"str_bytes\": " << plan.strCapacity << ",\n";
   out << "  \"params\": {";
   for (size_t i = 0; i < plan.params.size(); ++i)
     out << (i ? ", " : "") << jsonString(plan.params[i].first) << ": " << plan.params[i].second;

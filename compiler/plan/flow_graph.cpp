@@ -598,7 +598,7 @@ void GraphBuilder::nestedWrite(const WriteStmt& w, int phase, double executions)
   const Owner outer = owner_;
   owner_ = static_cast<const Stmt*>(&w);
   const bool own = phase < 0;
-  const std::string verb = w.lines ? "write_lines" : w.text ? "write_text" : "write";
+  const std::string verb = w.csv ? "write_csv" : w.lines ? "write_lines" : w.text ? "write_text" : "write";
   if (own) beginPhase(verb + " to " + plan_.pathLabel(w.path), w.loc);
   Flow in = pipeline(*w.pipeline, own ? base_ : phase, executions);
   add(w.text ? Node::WriteText : Node::WriteFile, verb + " " + plan_.pathLabel(w.path),
@@ -809,12 +809,13 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
                : nominalInputs_ && plan_.readsInput(r) ? kNominalInputElements
                                                                    : 0;
     int id = add(r.text ? Node::ReadText : Node::ReadFile,
-                 (r.lines ? "read_lines " : r.text ? "read_text " : "read ") + plan_.pathLabel(r.path),
+                 (r.csv ? "read_csv " : r.lines ? "read_lines " : r.text ? "read_text " : "read ") + plan_.pathLabel(r.path),
                  s.loc, phase, n * multiplier, s.elementType, {}, &r);
     if (!r.estimate && r.text)
       unknown(id, "no line count: a run plans for the file's size at start, at about " +
                       std::to_string(plan_.nodes[id].elementBytes) + " bytes a line (write " +
-                      (r.lines ? "read_lines(…)" : "read_text(…) as T") + " ~ COUNT to plan for a count here)");
+                      (r.lines ? "read_lines(…)" : r.csv ? "read_csv(…) as T" : "read_text(…) as T") +
+                      " ~ COUNT to plan for a count here)");
     else if (!r.estimate)
       unknown(id, "no element count: write read(…) as T ~ COUNT");
     return {id, phase};

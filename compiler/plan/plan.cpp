@@ -3,6 +3,8 @@
 #include "plan/flow_graph.hpp"
 #include "plan/memory.hpp"
 
+#include "ast/visit.hpp"
+
 #include "flow/defaults.hpp"
 #include "flow/format.hpp"
 
@@ -71,12 +73,35 @@ std::string Plan::pathLabel(const ast::PathRef& path) const {
 std::string formatBytes(double bytes) { return flow::format_bytes(bytes); }
 std::string formatCount(double count) { return flow::format_count(count); }
 
+namespace {
+/// Whether a str is anywhere in the script: a value, an element or a record's field.
+bool holdsStr(const sema::Type* t) {
+  if (!t) return false;
+  if (t->isStr()) return true;
+  if (t->kind == sema::Type::Array) return holdsStr(t->element);
+  if (t->kind == sema::Type::Record)
+    for (const sema::FieldInfo& f : t->record->fields)
+      if (holdsStr(f.type)) return true;
+  return false;
+}
+bool usesStr(const sema::CheckedProgram& program) {
+  struct Finder : ast::Visitor {
+    bool found = false;
+    bool visit(const ast::Expr& e) override { return !(found = found || holdsStr(e.type)); }
+    bool visit(const ast::Pipeline& p) override { return !(found = found || holdsStr(p.elementType)); }
+  } finder;
+  for (const ast::StmtPtr& item : program.ast->items) finder.walk(*item);
+  return finder.found;
+}
+} // namespace
+
 std::optional<Plan> makePlan(const sema::CheckedProgram& program, const PlanOptions& options,
                              DiagnosticEngine& diags) {
   Plan plan;
   plan.script = program.ast->file ? program.ast->file->path() : "";
   plan.memoryBytes = options.memoryBytes.value_or(program.memoryBytes.value_or(flow::default_memory_bytes));
   plan.memoryDefaulted = !options.memoryBytes && !program.memoryBytes;
+  if (usesStr(program)) plan.strCapacity = program.types.strCapacity();
   plan.blockBytes = flow::block_size(options.blockBytes, program.blockBytes, plan.memoryBytes);
   plan.blockDefaulted = !options.blockBytes && !program.blockBytes;
   unsigned before = diags.errorCount();

@@ -188,6 +188,7 @@ struct Plan {
   std::vector<std::pair<std::string, std::string>> params; // name, value used
   uint64_t memoryBytes = 0;
   bool memoryDefaulted = false;
+  uint64_t strCapacity = 0;     // the bytes a str holds (flowc --max-str); 0: the script has no str
   uint64_t blockBytes = 0;
   bool blockDefaulted = false;
   std::vector<Node> nodes;

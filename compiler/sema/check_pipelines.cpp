@@ -95,6 +95,18 @@ bool Checker::requireTextual(const Type* type, SourceLoc loc, const std::string&
   return false;
 }
 
+bool Checker::requireCsvRecord(const Type* type, SourceLoc loc, const std::string& what) {
+  // A CSV record is a row of named columns: one per field, each a number, bool or str.
+  if (type->isError()) return false;
+  bool flat = type->kind == Type::Record && !type->record->fields.empty();
+  if (flat)
+    for (const FieldInfo& f : type->record->fields) flat = flat && f.type->isScalar() && !f.type->isUntyped();
+  if (!flat)
+    error(loc, what + " needs a record whose fields are numbers, bools or strs (a column each); " + type->name() +
+                   " is not one");
+  return flat;
+}
+
 bool Checker::readableInOrder(const Pipeline& p) const {
   if (!p.stages.empty()) return p.stages.back()->as<SortStage>() != nullptr;
   const Source& src = *p.source;
@@ -341,6 +353,7 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
     checkEstimate(r.estimate, EstimateOf::count);
     const Type* t = resolveType(*r.type);
     if (t->isError()) return t;
+    if (r.csv) return requireCsvRecord(t, r.type->loc, "read_csv") ? t : out_.types.error();
     if (r.text && !requireTextual(t, r.type->loc, "read_text")) return out_.types.error();
     return t;
   }

@@ -481,7 +481,12 @@ void Checker::checkStmt(Stmt& s) {
   case Stmt::WriteText: {
     auto& w = *s.as<WriteStmt>();
     checkPath(w.path);
-    const Type* t = checkPipeline(*w.pipeline, w.lines ? "write_lines" : w.text ? "write_text" : "write");
+    const std::string verb = w.csv ? "write_csv" : w.lines ? "write_lines" : w.text ? "write_text" : "write";
+    const Type* t = checkPipeline(*w.pipeline, verb);
+    if (w.csv) {
+      requireCsvRecord(t, w.pipeline->loc, "write_csv");
+      return;
+    }
     if (w.lines && !t->isError() && !t->isStr())
       error(w.pipeline->loc, "write_lines writes str elements, one per line; this pipeline gives " + t->name() +
                                  " (make each a str: map x => \"{x}\", or use write_text)");

@@ -183,6 +183,8 @@ private:
   void checkPrint(ast::PrintStmt& s);
   /// `s.words()` or `s.split(sep)` of a str as a whole pipeline, else null.
   ast::MethodCallExpr* piecesSource(ast::Pipeline& p);
+  /// read_csv and write_csv: a record of numbers, bools and strs.
+  bool requireCsvRecord(const Type* type, SourceLoc loc, const std::string& what);
   void checkPath(ast::PathRef& path);
   void checkPathLiteral(const ast::StringLiteral& path);
   void checkArrayDecl(ast::ArrayDecl& d);

@@ -30,6 +30,11 @@ struct WriteTextCodegen : WriterCodegen {
   static constexpr Node::Kind kind = Node::WriteText;
   void declare(const Node& n) override {
     auto& w = *n.get<WriteStmt>();
+    if (w.csv) {
+      g->line("flow::script::csv_writer<" + g->type(w.pipeline->elementType) + ", " + g->csvFields(w.pipeline->elementType) +
+              "> " + g->var(n, "out") + "(" + g->path(w.path) + ", " + g->csvOptions(w.csvOptions) + ");");
+      return;
+    }
     if (w.lines) {
       g->line("flow::script::line_writer<" + g->type(w.pipeline->elementType) + "> " + g->var(n, "out") + "(" +
               g->path(w.path) + ");");

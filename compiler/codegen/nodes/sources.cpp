@@ -76,6 +76,11 @@ struct ReadFileCodegen : ReaderCodegen {
 struct ReadTextCodegen : KindCodegen<Node::ReadText> {
   void declare(const Node& n) override {
     auto& r = *n.get<ReadSource>();
+    if (r.csv) {
+      g->line("flow::script::csv_reader<" + g->type(r.elementType) + ", " + g->csvFields(r.elementType) + "> " +
+              g->var(n, "in") + "(" + g->path(r.path) + ", " + g->csvOptions(r.csvOptions) + ");");
+      return;
+    }
     if (r.lines) {
       g->line("flow::script::line_reader<" + g->type(r.elementType) + "> " + g->var(n, "in") + "(" + g->path(r.path) + ");");
       return;
