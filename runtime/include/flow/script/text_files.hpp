@@ -256,13 +256,14 @@ private:
   bool done_ = false;
 };
 
-/// Writes elements as text, one per line. A file is written atomically, like
+/// Where a text writer's lines go. A file is written atomically, like
 /// flow::io::file_writer: into a temporary renamed over it by finish(); an unfinished
-/// writer leaves `path` as it was. Every failed write (a full disk, /dev/full, a closed
-/// pipe) is an error at once, naming the file, the offset and the system's reason.
-template <class T, class Fields> class text_writer {
+/// output leaves `path` as it was. Every failed write (a full disk, /dev/full, a closed
+/// pipe) is an error at once, naming the file, the offset and the system's reason. The
+/// writers of each format (text_writer, csv_writer) only make the lines.
+class text_output {
 public:
-  explicit text_writer(const std::string& path)
+  explicit text_output(const std::string& path)
       : name_(io::is_standard_stream(path) ? "standard output" : path), counters_(name_) {
     if (io::is_standard_stream(path)) {
       stdout_ = true;
@@ -273,17 +274,20 @@ public:
     if (fd_ < 0) io::throw_system_error("cannot open", path, 0, 0, errno);
     buffer_.reserve(text_buffer_bytes + 256);
   }
-  ~text_writer() {
+  ~text_output() {
     if (fd_ >= 0) ::close(fd_); // not finished: output_ then removes the temporary
   }
-  text_writer(const text_writer&) = delete;
-  text_writer& operator=(const text_writer&) = delete;
+  text_output(const text_output&) = delete;
+  text_output& operator=(const text_output&) = delete;
 
-  void push(const T& x) {
+  /// Where the next line's bytes go (without its '\n'); end_line() then ends it.
+  std::string& line() {
+    if (stdout_) line_.clear();
+    return stdout_ ? line_ : buffer_;
+  }
+  void end_line() {
     if (stdout_) {
       // Straight into stdio, so that the line keeps its place among print()'s lines.
-      line_.clear();
-      Fields::write(line_, x);
       line_ += '\n';
       if (std::fwrite(line_.data(), 1, line_.size(), stdout) != line_.size())
         io::throw_output_error(name_, offset_, line_.size(), errno);
@@ -291,7 +295,6 @@ public:
       offset_ += line_.size();
       return;
     }
-    Fields::write(buffer_, x);
     buffer_ += '\n';
     if (buffer_.size() >= text_buffer_bytes) flush_buffer();
   }
@@ -333,6 +336,23 @@ private:
   std::string buffer_; // a file's lines not yet written
   std::string line_;   // the line being written to standard output
   std::uint64_t offset_ = 0;
+};
+
+/// Writes elements as text, one per line, through a text_output (atomically, or to
+/// standard output for `-`).
+template <class T, class Fields> class text_writer {
+public:
+  explicit text_writer(const std::string& path) : out_(path) {}
+
+  void push(const T& x) {
+    Fields::write(out_.line(), x);
+    out_.end_line();
+  }
+  /// Writes what is buffered, closes the file and puts it in place.
+  void finish() { out_.finish(); }
+
+private:
+  text_output out_;
 };
 
 /// A text file's lines as strs (`Str` is a str<Cap>), pulled like text_reader: each line
