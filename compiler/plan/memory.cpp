@@ -29,13 +29,18 @@ std::vector<memory_node> MemoryPlanner::demands(const Plan& plan) {
   std::vector<memory_node> nodes;
   for (const Node& n : plan.nodes) {
     const io_rule io = n.traits().io;
-    // A reduce may hash only when it knows how many distinct keys to expect.
-    const bool mayHash = io == io_rule::reduce_runs && plan.nodes[static_cast<size_t>(n.partner)].counted;
+    // A reduce whose distinct keys are expected chooses the hash table when they fit it,
+    // the combining sort when they do not; one whose keys are not known hashes (as DuckDB
+    // does): a table that fills is written as a sorted run, so it is never worse than
+    // sorting by much, and with repeated keys (a word count) it is several times faster.
+    const bool counted = io == io_rule::reduce_runs && plan.nodes[static_cast<size_t>(n.partner)].counted;
     const bool peak = io == io_rule::queue && n.calibrated && n.calibrated->peakFraction > 0;
     nodes.push_back({.role = n.traits().memory, .phase = n.phase, .live_phases = n.livePhases,
                      .elements = n.elements, .element_bytes = n.elementBytes, .keyed = n.keyed,
                      .partner = n.partner, .io = io, .accesses = n.accesses, .writes = n.writes,
-                     .hashing = mayHash ? reduce_hashing::if_fits : reduce_hashing::no,
+                     .hashing = io != io_rule::reduce_runs ? reduce_hashing::no
+                                : counted                 ? reduce_hashing::if_fits
+                                                          : reduce_hashing::yes,
                      .peak_fraction = peak ? n.calibrated->peakFraction : 0});
   }
   return nodes;
@@ -169,12 +174,13 @@ void MemoryPlanner::computeIo() {
       const std::string capacity = formatCount(static_cast<double>(c.hash_capacity));
       const std::string partitions =
           c.hash_partitions > 1 ? "; " + std::to_string(c.hash_partitions) + " partitions of it, filled on all threads" : "";
-      n.note = n.hashed ? "a hash table: the " + keys + " fit in it (it holds " + capacity + partitions + ")"
-               : !merge.counted
-                   ? "combines while forming runs and merging: the distinct keys are not known (a count on its "
-                     "input, such as `~ N` on a read, and `~ f` on the reduce let it plan a hash table)"
-                   : "combines while forming runs and merging: " + keys + ", more than a hash table holds (" +
-                         capacity + ")";
+      n.note = !merge.counted
+                   ? "a hash table of " + capacity + " keys" + partitions +
+                         ": the distinct keys are not known, so it writes a sorted run whenever it fills (a count on "
+                         "its input, such as `~ N` on a read, and `~ f` on the reduce let the plan price it)"
+               : n.hashed ? "a hash table: the " + keys + " fit in it (it holds " + capacity + partitions + ")"
+                          : "combines while forming runs and merging: " + keys + ", more than a hash table holds (" +
+                                capacity + ")";
     }
     if (io == io_rule::block_accesses)
       n.note = "an upper bound: one block read per access (" + formatCount(n.accesses) + ") and one written per write (" +

@@ -165,11 +165,19 @@ TEST(PlanCost, AReduceWithMoreKeysThanTheTableHoldsSorts) {
   EXPECT_FALSE(p.cost(0).hashed);
   EXPECT_EQ(p.cost(0).write_bytes, 16056320);
   EXPECT_EQ(p.cost(1).read_bytes, 16056320);
-  // The program's plan chose the hash table (adopt): priced as hashing, whatever the count.
+  // The program's plan chose the hash table (adopt, or keys not known when it was
+  // compiled): a table that spills writes sorted runs, priced as the combining sort's.
   nodes[0].hashing = reduce_hashing::yes;
   EXPECT_TRUE(p.cost(0).hashed);
-  expectNothingMoved(p.cost(0));
-  expectNothingMoved(p.cost(1));
+  EXPECT_EQ(p.cost(0).write_bytes, 16056320);
+  EXPECT_EQ(p.cost(1).read_bytes, 16056320);
+  // One whose keys fit moves nothing.
+  std::vector<memory_node> few = sortOfAMillion(io_rule::reduce_runs, io_rule::reduce_merge, 1000);
+  few[0].hashing = reduce_hashing::yes;
+  const memory_planner q(few, 64 * MiB, kBlock, 2);
+  EXPECT_TRUE(q.cost(0).hashed);
+  expectNothingMoved(q.cost(0));
+  expectNothingMoved(q.cost(1));
 }
 
 memory_node queue(double pushes) {

@@ -138,7 +138,9 @@ node_cost memory_planner::cost(std::size_t node) const {
     case reduce_hashing::if_fits: c.hashed = r.hash_in_memory; break;
     case reduce_hashing::yes: c.hashed = true; break;
     }
-    if (c.hashed || r.sort.in_memory) break;
+    // A hash table that spills writes sorted runs of its capacity each time it fills,
+    // merged like the combining sort's: priced as that sort (an estimate, not a bound).
+    if ((c.hashed && r.hash_in_memory) || r.sort.in_memory) break;
     if (n.io == io_rule::reduce_runs) {
       c.write_bytes = c.temp_disk_bytes = static_cast<double>(r.sort.runs_write);
     } else {

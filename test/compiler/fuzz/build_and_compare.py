@@ -19,7 +19,9 @@ small-budget runs that stayed in memory) and keeps every failing script with its
 in OUT/fail/; exits with status 1 on any build failure, run failure or difference (a
 small run that stayed in memory is only counted: the script's sorts may be unused or
 fit in even the smallest budget). --avoid NAME,... passes switches to
-the generator to leave out constructs with known bugs (gen_scripts.py --help).
+the generator to leave out constructs with known bugs (gen_scripts.py --help); without
+it, the known open bugs (gen_scripts.KNOWN_BUGS) are left out, and --avoid= generates
+them too.
 
 --threads 1,2,3,8 (the default): both budgets run again at each of these --threads (the
 small one found again at that thread count: a merge needs a little more memory per
@@ -175,7 +177,7 @@ class Job:
             self.result = 'threads'
             return self
         self.result = 'ok'
-        with open(self.script) as f:
+        with open(self.script, encoding='utf-8') as f:
             text = f.read()
         if has_sort(text):
             try:
@@ -247,8 +249,10 @@ def main():
     ap.add_argument('--small-block', default='', help='--block for the small run (default: the script\'s)')
     ap.add_argument('--build-timeout', type=float, default=300)
     ap.add_argument('--run-timeout', type=float, default=60)
-    ap.add_argument('--avoid', default='', help='comma-separated generator switches (gen_scripts.AVOIDABLE, '
-                    'gen_functions.AVOIDABLE)')
+    ap.add_argument('--avoid', default=None, help='comma-separated generator switches (gen_scripts.AVOIDABLE, '
+                    'gen_functions.AVOIDABLE); default: the known open bugs (gen_scripts.KNOWN_BUGS, '
+                    'gen_functions.KNOWN_BUGS: ' + ', '.join(gen_scripts.KNOWN_BUGS + gen_functions.KNOWN_BUGS) +
+                    '); --avoid= generates them too')
     ap.add_argument('--threads', default='1,2,3,8',
                     help='comma-separated --threads values at which both budgets run again (empty: none)')
     ap.add_argument('--functions', action='store_true',
@@ -257,7 +261,10 @@ def main():
     args = ap.parse_args()
     args.flowc = os.path.abspath(args.flowc)
     args.threads = [int(t) for t in args.threads.split(',') if t]
-    avoid = {a for a in args.avoid.split(',') if a}
+    if args.avoid is None:
+        avoid = set(gen_scripts.KNOWN_BUGS + gen_functions.KNOWN_BUGS)
+    else:
+        avoid = {a for a in args.avoid.split(',') if a}
 
     shutil.rmtree(os.path.join(args.out, 'work'), ignore_errors=True)
     jobs = []
@@ -270,7 +277,7 @@ def main():
             write_files(j.fn_dir, {os.path.basename(j.fn_script): main_text, **modules})
         else:
             plain = gen_scripts.generate_script(seed, avoid)
-        with open(j.script, 'w') as f:
+        with open(j.script, 'w', encoding='utf-8') as f:
             f.write(plain)
         jobs.append(j)
 
@@ -288,7 +295,7 @@ def main():
                 dest = os.path.join(fail_dir, j.name)
                 shutil.rmtree(dest, ignore_errors=True)
                 shutil.copytree(j.dir, dest, ignore=shutil.ignore_patterns(j.name))  # not the executables
-                with open(os.path.join(dest, 'why.txt'), 'w') as f:
+                with open(os.path.join(dest, 'why.txt'), 'w', encoding='utf-8') as f:
                     f.write(f'{j.result}\n' + '\n'.join(j.log) + '\n')
                 print(f'{j.name}: {j.result}: {j.log[-1].splitlines()[0] if j.log else ""}', flush=True)
             shutil.rmtree(j.dir, ignore_errors=True)
@@ -311,7 +318,7 @@ def write_files(folder, files):
     for rel, text in files.items():
         path = os.path.join(folder, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, 'w') as f:
+        with open(path, 'w', encoding='utf-8') as f:
             f.write(text)
 
 

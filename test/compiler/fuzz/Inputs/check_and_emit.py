@@ -75,7 +75,7 @@ def check_batch(flowc, batch, timeout):
         status, err = run([flowc, 'check', path], timeout)
         why = problem(status, err, True)
         if why:
-            with open(path + '.check.err', 'w') as f:
+            with open(path + '.check.err', 'w', encoding='utf-8', errors='replace') as f:
                 f.write(err)
             out.append((path, 'check: ' + why))
     return out
@@ -85,7 +85,7 @@ def emit_one(flowc, path, timeout):
     status, err = run([flowc, 'emit', path, '-o', os.devnull], timeout)
     why = problem(status, err, False)
     if why:
-        with open(path + '.emit.err', 'w') as f:
+        with open(path + '.emit.err', 'w', encoding='utf-8', errors='replace') as f:
             f.write(err)
         return [(path, 'emit: ' + why)]
     return []
@@ -114,11 +114,11 @@ def main():
             _, main_text, modules = gen_functions.generate_pair(seed)
             for rel, text in {os.path.basename(path): main_text, **modules}.items():
                 os.makedirs(os.path.dirname(os.path.join(folder, rel)), exist_ok=True)
-                with open(os.path.join(folder, rel), 'w') as f:
+                with open(os.path.join(folder, rel), 'w', encoding='utf-8') as f:
                     f.write(text)
         else:
             path = os.path.join(args.work, f'gen{k:05d}.flow')
-            with open(path, 'w') as f:
+            with open(path, 'w', encoding='utf-8') as f:
                 f.write(gen_scripts.generate_script(seed))
         paths.append(path)
 

@@ -45,7 +45,10 @@ def words(d):
         n = random.choice([0, 1, 3, 8, 15])
         parts = []
         for _ in range(n):
-            w = random.choice(WORDS) if random.random() < 0.5 else "w%d" % int(random.paretovariate(1.2))
+            r = random.random()
+            # common words, a long tail, and rare words (so the distinct words outgrow a small budget)
+            w = random.choice(WORDS) if r < 0.5 else "w%d" % int(random.paretovariate(1.2)) if r < 0.8 \
+                else "r%d" % random.randrange(200000)
             parts.append(w + random.choice(PUNCT))
         lines.append("".join(parts).rstrip(" "))
     text = "".join(l + ("\r\n" if i % 7 == 0 else "\n") for i, l in enumerate(lines)) + "last line, without newline"
