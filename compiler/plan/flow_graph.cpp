@@ -480,7 +480,11 @@ public:
 
   bool visit(const Stmt& s) override {
     if (auto* f = s.as<ForInStmt>()) {
-      if (f->overPieces) return true; // a loop in memory: its body runs where it is
+      if (f->overPieces) { // a loop in memory: its string and its body run where it is
+        walk(*f->pipeline->source->as<ExprSource>()->expr);
+        for (const StmtPtr& b : f->body) walk(*b);
+        return false;
+      }
       g_.nestedForIn(*f, phase_, executions_);
       return false;
     }
