@@ -235,4 +235,24 @@ void MutatingVisitor::walk(const ChildSlot& c) {
 #undef FLOW_WALK_SLOT
 }
 
+namespace {
+struct AggregateFinder : Visitor {
+  std::vector<const CallExpr*> found;
+  bool visit(const Expr& x) override {
+    auto* c = x.as<CallExpr>();
+    if (c && c->aggregate) found.push_back(c);
+    return !(c && c->aggregate);
+  }
+  bool visit(const Stage& s) override { return s.kind() != Stage::For; }
+};
+template <class T> std::vector<const CallExpr*> findAggregates(const T& node) {
+  AggregateFinder finder;
+  finder.walk(node);
+  return finder.found;
+}
+} // namespace
+
+std::vector<const CallExpr*> aggregatesBefore(const Expr& e) { return findAggregates(e); }
+std::vector<const CallExpr*> aggregatesBefore(const Pipeline& p) { return findAggregates(p); }
+
 } // namespace flow::ast

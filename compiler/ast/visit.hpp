@@ -12,6 +12,7 @@
 #include "ast/ast.hpp"
 
 #include <functional>
+#include <vector>
 
 namespace flow::ast {
 
@@ -88,5 +89,13 @@ public:
     forEachChildSlot(node, [this](const ChildSlot& c) { walk(c); });
   }
 };
+
+/// The aggregate calls (count, sum, min, max of a stream) an expression or a pipeline
+/// runs before its own work starts, outermost first: those in the expression, or in a
+/// pipeline's arguments (range bounds, take counts, … of it and of the pipelines it
+/// reads). Not searched: the pipelines the aggregates read (their aggregates run inside
+/// them) and the bodies of `for` stages (which run per element).
+std::vector<const CallExpr*> aggregatesBefore(const Expr& e);
+std::vector<const CallExpr*> aggregatesBefore(const Pipeline& p);
 
 } // namespace flow::ast

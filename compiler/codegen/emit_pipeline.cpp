@@ -5,6 +5,8 @@
 // generated code composes them and inlines only the script's own per-element code.
 #include "codegen/generator.hpp"
 
+#include "ast/visit.hpp"
+
 #include "flow/escape.hpp"
 
 #include <algorithm>
@@ -92,7 +94,25 @@ void NodeCodegenTable::addPlain(std::initializer_list<Node::Kind> kinds) {
 
 bool Generator::hasDownstreamLambda(const Node& n) { return codeOf(n).downstreamLambda(n); }
 
+namespace {
+/// The pipeline a statement or an aggregate runs (null for an aggregate of a name).
+const ast::Pipeline* pipelineOf(const plan::Owner& owner) {
+  if (auto* c = std::get_if<const CallExpr*>(&owner)) {
+    auto* arg = (*c)->args[0]->as<PipelineArgExpr>();
+    return arg ? arg->pipeline.get() : nullptr;
+  }
+  const Stmt* s = std::get<const Stmt*>(owner);
+  if (auto* w = s->as<WriteStmt>()) return w->pipeline.get();
+  if (auto* f = s->as<ForInStmt>()) return f->pipeline.get();
+  if (auto* v = s->as<VectorDecl>()) return v->pipeline.get();
+  if (auto* a = s->as<AssignStmt>()) return a->pipeline.get();
+  return nullptr;
+}
+} // namespace
+
 void Generator::emitOwner(const plan::Owner& owner, bool topLevel) {
+  // Aggregates in the pipeline's arguments (`range(0, count(…))`) run first.
+  if (const ast::Pipeline* p = pipelineOf(owner)) hoistAggregates(ast::aggregatesBefore(*p));
   std::vector<int> nodes;
   for (const Node& n : plan_.nodes)
     if (n.owner == owner && n.traits().inPipeline()) nodes.push_back(n.id);

@@ -38,26 +38,11 @@ std::string Generator::blockBytes() const { return "fl_program.block()"; }
 
 // ------------------------------------------------------------------------- statements
 
-namespace {
-/// The aggregate calls (count, sum, min, max of a stream) in an expression, outermost
-/// first; the pipelines they read are not searched (their aggregates run inside them).
-std::vector<const CallExpr*> aggregatesIn(const Expr& e) {
-  struct Finder : ast::Visitor {
-    std::vector<const CallExpr*> found;
-    bool visit(const Expr& x) override {
-      auto* c = x.as<CallExpr>();
-      if (c && c->aggregate) found.push_back(c);
-      return !(c && c->aggregate);
-    }
-  } finder;
-  finder.walk(e);
-  return finder.found;
-}
-} // namespace
+void Generator::hoistAggregates(const Expr& e) { hoistAggregates(ast::aggregatesBefore(e)); }
 
-void Generator::hoistAggregates(const Expr& e) {
+void Generator::hoistAggregates(const std::vector<const CallExpr*>& calls) {
   // An aggregate runs its pipeline before the statement that uses its value.
-  for (const CallExpr* c : aggregatesIn(e)) {
+  for (const CallExpr* c : calls) {
     const Node* n = plan_.forAggregate(c);
     if (!n || aggregateVars_.count(c)) continue;
     emitOwner(c, atTopLevel());
@@ -65,7 +50,7 @@ void Generator::hoistAggregates(const Expr& e) {
   }
 }
 
-bool Generator::hasAggregate(const Expr& e) const { return !aggregatesIn(e).empty(); }
+bool Generator::hasAggregate(const Expr& e) const { return !ast::aggregatesBefore(e).empty(); }
 
 void Generator::emitStatements(const std::vector<StmtPtr>& body) {
   scopedContainers_.emplace_back();
@@ -266,6 +251,8 @@ bool Generator::isTopLevelItem(const Stmt* s) const {
 void Generator::emitTopLevel(const Stmt& s) {
   switch (s.kind()) {
   case Stmt::Stream:
+    // Aggregates in its arguments (`range(0, count(…))`) run here, once.
+    hoistAggregates(ast::aggregatesBefore(*s.as<StreamDecl>()->pipeline));
     line("// stream " + s.as<StreamDecl>()->name + ": runs where it is read");
     return;
   case Stmt::Vector: {

@@ -99,6 +99,7 @@ public:
   void emitArray(const ast::ArrayDecl& d);
   /// Emits, before a statement, the pipelines of the aggregates its expressions call.
   void hoistAggregates(const ast::Expr& e);
+  void hoistAggregates(const std::vector<const ast::CallExpr*>& calls);
   bool hasAggregate(const ast::Expr& e) const;
 
   // ---- pipelines (emit_pipeline.cpp)

@@ -448,6 +448,7 @@ void GraphBuilder::vectorBuild(const VectorDecl& d, const AssignStmt* refill, in
   owner_ = refill ? static_cast<const Stmt*>(refill) : static_cast<const Stmt*>(&d);
   const bool own = phase < 0;
   const Pipeline& p = refill ? *refill->pipeline : *d.pipeline;
+  aggregatesBefore(p, phase, executions);
   if (own) beginPhase(refill ? v->name + " = … at " + at(refill->loc) : "vector " + v->name, p.loc);
   Flow in = pipeline(p, own ? base_ : phase, executions);
   const Node& src = plan_.nodes[in.node];
@@ -490,6 +491,10 @@ public:
     }
     if (auto* w = s.as<WriteStmt>()) {
       g_.nestedWrite(*w, phase_, executions_);
+      return false;
+    }
+    if (auto* d = s.as<StreamDecl>()) { // aggregates in its arguments run where it is declared
+      g_.aggregatesBefore(*d->pipeline, phase_, executions_);
       return false;
     }
     if (auto* d = s.as<VectorDecl>()) {
@@ -588,6 +593,7 @@ void GraphBuilder::statements(const Stmt& s, int phase, double executions) {
 void GraphBuilder::nestedForIn(const ForInStmt& f, int phase, double executions) {
   const Owner outer = owner_;
   owner_ = static_cast<const Stmt*>(&f);
+  aggregatesBefore(*f.pipeline, phase, executions);
   if (phase < 0) {
     beginPhase("for loop at " + at(f.loc), f.loc);
     forIn(f, base_, executions);
@@ -603,12 +609,19 @@ void GraphBuilder::nestedWrite(const WriteStmt& w, int phase, double executions)
   owner_ = static_cast<const Stmt*>(&w);
   const bool own = phase < 0;
   const std::string verb = w.csv ? "write_csv" : w.lines ? "write_lines" : w.text ? "write_text" : "write";
+  aggregatesBefore(*w.pipeline, phase, executions);
   if (own) beginPhase(verb + " to " + plan_.pathLabel(w.path), w.loc);
   Flow in = pipeline(*w.pipeline, own ? base_ : phase, executions);
   add(w.text ? Node::WriteText : Node::WriteFile, verb + " " + plan_.pathLabel(w.path),
       w.loc, in.phase, plan_.nodes[in.node].elements, w.pipeline->elementType, {in.node}, &w);
   if (own) endPhase();
   owner_ = outer;
+}
+
+void GraphBuilder::aggregatesBefore(const Pipeline& p, int phase, double executions) {
+  // `range(0, count(…))`: outside loops each such aggregate is a phase of its own before
+  // the pipeline's; inside a loop it runs in the loop's phase, before the pipeline.
+  for (const CallExpr* c : ast::aggregatesBefore(p)) aggregate(*c, phase, executions);
 }
 
 void GraphBuilder::methodCall(const MethodCallExpr& m, int phase, double executions) {
@@ -654,6 +667,7 @@ void GraphBuilder::aggregate(const CallExpr& c, int phase, double executions) {
   bool own = phase < 0;
   const Owner outer = owner_;
   owner_ = &c; // an aggregate's pipeline is generated where the call is
+  if (auto* p = c.args[0]->as<PipelineArgExpr>()) aggregatesBefore(*p->pipeline, phase, executions);
   if (own) beginPhase(c.callee.str() + " at " + at(c.loc), c.loc);
   int start = own ? base_ : phase;
   Flow in;

@@ -61,6 +61,8 @@ private:
   void vectorBuild(const ast::VectorDecl& d, const ast::AssignStmt* refill, int phase, double executions);
   void methodCall(const ast::MethodCallExpr& m, int phase, double executions);
   void aggregate(const ast::CallExpr& c, int phase, double executions);
+  /// Plans the aggregates in a pipeline's arguments (ast::aggregatesBefore), which run before it.
+  void aggregatesBefore(const ast::Pipeline& p, int phase, double executions);
   // Arrays and `v[i]` (random access). An array lives from its declaration to the end of
   // the block (or script) it is declared in: arrayDecl starts it, endScope ends the ones
   // a body declares, finishScopes turns the ranges into live phases.
