@@ -610,6 +610,50 @@ TEST(SortSorterErrors, TooSmallBudgetSaysHowMuchIsNeeded) {
   }
 }
 
+// Large records in small blocks (a str of 256 bytes in 4 KiB blocks): the runs' metadata,
+// one record per block, is 1/16 of the data. The creator claims a run's metadata when it
+// writes the run, so input that ends just as the reserve fills is sorted (it once failed
+// for lack of room for a run that never came); a run past the reserve stops the sort with
+// a message that names the reserve, and no block stays allocated.
+TEST(SortSorterErrors, RunsMetadataIsClaimedWhenARunIsWritten) {
+  using wide = rec<256>;
+  using wide_order = be64_prefix_order<256, 16>;
+  flow::mng::block_manager bm(flow::test::memory_config());
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 4096, .threads = 1};
+  const std::size_t memory = 256 << 10;
+  std::size_t largest_ok = 0;
+  std::size_t metadata_ok = 0;
+  bool refused = false;
+  std::size_t reserve = 0, run_metadata = 0;
+  for (std::size_t n = 512; n <= 8 * 1024 && !refused; n += 16) { // 16 records: a block
+    const auto in = make_input<wide, wide_order>(n, dist::random, n);
+    try {
+      flow::algo::runs_creator<wide, wide_order> rc(memory, wide_order(), opt);
+      reserve = rc.plan().metadata_reserve;
+      run_metadata = rc.plan().run_elements / rc.plan().geometry.elements *
+                         (sizeof(wide) + 2 * flow::plan::run_write_overhead) + 4096;
+      for (const auto& r : in) rc.push(r);
+      auto runs = rc.result();
+      metadata_ok = runs.metadata_bytes();
+      flow::algo::runs_merger<wide, wide_order> m(std::move(runs), memory, wide_order(), opt);
+      std::vector<wide> out;
+      for (; !m.empty(); ++m) out.push_back(*m);
+      expect_sorted_permutation<wide, wide_order>(in, out, "n=" + std::to_string(n));
+      largest_ok = n;
+    } catch (const std::length_error& e) {
+      refused = true;
+      const std::string what = e.what();
+      EXPECT_NE(what.find("outgrows its reserve of " + std::to_string(reserve) + " bytes"), std::string::npos) << what;
+    }
+    EXPECT_EQ(bm.allocated_bytes(), 0u) << "n=" << n;
+  }
+  ASSERT_TRUE(refused) << "8 Ki records of 256 bytes should outgrow a 256 KiB sort's metadata reserve";
+  ASSERT_GT(largest_ok, 0u);
+  // What was sorted left less than one more run's metadata (and 4 KiB for requests) free:
+  // the eager check made after each run (room for one more) refused it.
+  EXPECT_GT(metadata_ok + run_metadata, reserve) << "largest n " << largest_ok;
+}
+
 struct throwing_order { // comparison only; comparing the value 666 fails
   bool operator()(std::uint64_t a, std::uint64_t b) const {
     if (a == 666 || b == 666) throw std::runtime_error("order failed");

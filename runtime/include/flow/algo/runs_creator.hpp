@@ -186,7 +186,11 @@ private:
   std::size_t fold_indirect(T* data, key_index* order, std::size_t n)
     requires combining;
 
-  // With the mutex held.
+  // Before a run of `blocks` blocks is written: claims its metadata (its first elements
+  // and write requests) within the reserve, or throws std::length_error. The check is
+  // made when a run is written, not after: input that ends needs no room for more runs.
+  void claim_metadata(std::size_t blocks);
+  // With the mutex held: the finished run joins the result; its claim ends.
   void add_run(run_info<T> run);
 
   // A slot from the free list, else the oldest slot being written once its writes are
@@ -226,6 +230,7 @@ private:
   std::vector<int> free_;
   std::deque<writing> writing_;
   std::size_t unsorted_ = 0; // submitted runs whose sort has no scratch slot yet
+  std::size_t claimed_ = 0;  // metadata bytes claimed by runs being written
 
   int slot_ = -1; // the slot being filled
   int held_ = -1; // the first run: sorted (or being sorted), its write held back
@@ -426,6 +431,7 @@ void runs_creator<T, Cmp, Combine>::write_sorted(int keep, T* res, std::size_t n
   run_info<T> run;
   std::vector<io::request_ptr> reqs;
   try {
+    claim_metadata((n + plan_.geometry.elements - 1) / plan_.geometry.elements);
     reqs = detail::write_run_in_place(res, n, plan_.geometry, bm_, strategy_, run_counter_++, run);
   } catch (...) {
     release_slot(keep);
@@ -454,6 +460,7 @@ void runs_creator<T, Cmp, Combine>::sort_and_gather(int slot, std::size_t n)
     if constexpr (combining) n = fold_indirect(slot_data(slot), const_cast<key_index*>(order), n);
     timings_.run_sort += detail::seconds_since(t);
     const std::size_t blocks = (n + g.elements - 1) / g.elements;
+    claim_metadata(blocks);
     run.size = n;
     run.firsts.reserve(blocks);
     run.extent = bm_.allocate(blocks * g.bytes, strategy_, run_counter_++);
@@ -518,21 +525,32 @@ std::size_t runs_creator<T, Cmp, Combine>::fold_indirect(T* data, key_index* ord
 }
 
 template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::claim_metadata(std::size_t blocks) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& runs = result_.mutable_runs();
+  // The run list grows by doubling when this run joins it.
+  const std::size_t list_growth =
+      runs.size() == runs.capacity() ? (std::max<std::size_t>(16, 2 * runs.size()) - runs.size()) * sizeof(run_info<T>) : 0;
+  const std::size_t claim = blocks * (sizeof(T) + 2 * run_write_overhead);
+  const std::size_t held = result_.metadata_bytes() + claimed_;
+  if (held + list_growth + claim + 4096 > plan_.metadata_reserve) {
+    throw std::length_error(
+        "flow: sorting: the runs' metadata (one " + std::to_string(sizeof(T)) + "-byte element per block) outgrows "
+        "its reserve of " + std::to_string(plan_.metadata_reserve) + " bytes (1/16 of the sort's memory): " +
+        std::to_string(runs.size()) + " runs hold " + std::to_string(held) + " bytes and run " +
+        std::to_string(runs.size() + 1) + " needs " + std::to_string(claim + list_growth + 4096) +
+        " more. Give the sort more memory or larger blocks (or a ~ count that is not too low).");
+  }
+  claimed_ += claim;
+}
+
+template <class T, class Cmp, class Combine>
 void runs_creator<T, Cmp, Combine>::add_run(run_info<T> run) {
   auto& runs = result_.mutable_runs();
+  claimed_ -= std::min(claimed_, run.block_count() * (sizeof(T) + 2 * run_write_overhead));
   if (runs.size() == runs.capacity()) runs.reserve(std::max<std::size_t>(16, 2 * runs.size()));
   runs.push_back(std::move(run));
   changed_.notify_all();
-  // the metadata must stay within its reserve (with room for one more run and requests)
-  const std::size_t blocks = plan_.run_elements / plan_.geometry.elements;
-  const std::size_t need = result_.metadata_bytes() + blocks * (sizeof(T) + 2 * run_write_overhead) + 4096;
-  if (need > plan_.metadata_reserve) {
-    throw std::length_error(
-        "flow: sorting: the runs' metadata (one element per block, " +
-        std::to_string(result_.metadata_bytes()) + " bytes for " + std::to_string(runs.size()) +
-        " runs) outgrows its reserve of " + std::to_string(plan_.metadata_reserve) +
-        " bytes (about 1/16 of the budget). Give the sort more memory or larger blocks.");
-  }
 }
 
 template <class T, class Cmp, class Combine>
