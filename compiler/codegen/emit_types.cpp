@@ -283,19 +283,19 @@ void Generator::emitOrders() {
   }
 }
 
-std::string Generator::textFields(const Type* t) {
-  auto it = textFieldTypes_.find(t);
-  if (it != textFieldTypes_.end()) return it->second;
-  std::string n = "fl_text_" + std::to_string(textFieldTypes_.size());
-  textFieldTypes_[t] = n;
-  return n;
+namespace {
+/// The name of the generated struct for type `t` among `names` (prefix and a number),
+/// given on first use; the structs are emitted once every use is known.
+std::string structFor(std::map<const Type*, std::string>& names, const Type* t, const std::string& prefix) {
+  auto it = names.find(t);
+  if (it != names.end()) return it->second;
+  return names[t] = prefix + std::to_string(names.size());
 }
+} // namespace
 
-std::string Generator::csvFields(const Type* t) {
-  auto it = csvFieldTypes_.find(t);
-  if (it != csvFieldTypes_.end()) return it->second;
-  return csvFieldTypes_[t] = "fl_csv_" + std::to_string(csvFieldTypes_.size());
-}
+std::string Generator::textFields(const Type* t) { return structFor(textFieldTypes_, t, "fl_text_"); }
+
+std::string Generator::csvFields(const Type* t) { return structFor(csvFieldTypes_, t, "fl_csv_"); }
 
 std::string Generator::csvOptions(const ast::CsvOptions& o) {
   return "flow::script::csv_options{.sep = static_cast<char>(" + std::to_string(static_cast<int>(o.sep)) +

@@ -308,8 +308,9 @@ TEST(StrWords, AreRunsOfLettersDigitsAndNonAsciiBytes) {
   std::vector<std::string> got;
   for (const auto& w : words(concat(S("ab cd"), S(" ef"), ""))) got.emplace_back(w.view());
   EXPECT_EQ(got, (std::vector<std::string>{"ab", "cd", "ef"}));
-  static_assert(std::input_iterator<str_words<30>::iterator>);
-  static_assert(std::sentinel_for<str_words<30>::sentinel, str_words<30>::iterator>);
+  using word_range = decltype(words(str<30>{}));
+  static_assert(std::input_iterator<word_range::iterator>);
+  static_assert(std::sentinel_for<word_range::sentinel, word_range::iterator>);
 }
 
 TEST(StrSplit, IsPythonsSplitWithASeparator) {

@@ -271,58 +271,38 @@ template <std::size_t Cap, class T> str<Cap> to_str(const T& x, const char* wher
   else return str<Cap>::from(show(x), where);
 }
 
-/// `for w in s.words()`: the maximal runs of word bytes (detail::is_word_byte) of a str,
-/// each a str<Cap>. The range holds its own copy of the string (a loop over the words of
-/// a temporary stays valid) and the iterator its current word: nothing is allocated.
-template <std::size_t Cap> class str_words {
-public:
-  struct sentinel {};
-  class iterator {
-  public:
-    using iterator_concept = std::input_iterator_tag;
-    using value_type = str<Cap>;
-    using difference_type = std::ptrdiff_t;
-    iterator() = default;
-    explicit iterator(std::string_view s) noexcept : s_(s) { advance(); }
-    const str<Cap>& operator*() const noexcept { return word_; }
-    const str<Cap>* operator->() const noexcept { return &word_; }
-    iterator& operator++() noexcept {
-      advance();
-      return *this;
-    }
-    void operator++(int) noexcept { advance(); }
-    friend bool operator==(const iterator& it, sentinel) noexcept { return it.done_; }
-
-  private:
-    void advance() noexcept {
-      while (pos_ < s_.size() && !detail::is_word_byte(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-      if (pos_ == s_.size()) {
-        done_ = true;
-        return;
-      }
-      const std::size_t start = pos_;
-      while (pos_ < s_.size() && detail::is_word_byte(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-      word_ = detail::str_access::make<Cap>(s_.substr(start, pos_ - start));
-    }
-    std::string_view s_;
-    std::size_t pos_ = 0;
-    str<Cap> word_;
-    bool done_ = false;
-  };
-
-  explicit str_words(const str<Cap>& s) noexcept : s_(s) {}
-  iterator begin() const noexcept { return iterator(s_.view()); }
-  sentinel end() const noexcept { return {}; }
-
-private:
-  str<Cap> s_;
+namespace detail {
+/// How str_pieces cuts a string: next(s, pos, piece) sets `piece` to the piece at or
+/// after `pos` and moves `pos` past it; false when no piece is left.
+struct word_cut { // the maximal runs of word bytes (is_word_byte)
+  std::string_view sep; // unused
+  bool next(std::string_view s, std::size_t& pos, std::string_view& piece) const noexcept {
+    while (pos < s.size() && !is_word_byte(static_cast<unsigned char>(s[pos]))) ++pos;
+    if (pos >= s.size()) return false;
+    const std::size_t start = pos;
+    while (pos < s.size() && is_word_byte(static_cast<unsigned char>(s[pos]))) ++pos;
+    piece = s.substr(start, pos - start);
+    return true;
+  }
 };
-template <std::size_t Cap> str_words<Cap> words(const str<Cap>& s) noexcept { return str_words<Cap>(s); }
+struct separator_cut { // the pieces between the occurrences of sep
+  std::string_view sep;
+  bool next(std::string_view s, std::size_t& pos, std::string_view& piece) const noexcept {
+    if (pos > s.size()) return false; // past the piece after the last separator
+    const std::size_t at = s.find(sep, pos);
+    const std::size_t end = at == std::string_view::npos ? s.size() : at;
+    piece = s.substr(pos, end - pos);
+    pos = at == std::string_view::npos ? s.size() + 1 : at + sep.size();
+    return true;
+  }
+};
+} // namespace detail
 
-/// `for f in s.split(sep)`: the pieces of a str between the occurrences of `sep`, as
-/// Python's s.split(sep) gives them: "a,,b" is "a", "", "b"; "" is one empty piece. Held
-/// and iterated like str_words.
-template <std::size_t Cap> class str_split {
+/// The pieces of a str, each a str<Cap>, as `for w in s.words()` and `for f in
+/// s.split(sep)` go over them (Cut: detail::word_cut, detail::separator_cut). The range
+/// holds its own copy of the string and separator (a loop over the pieces of a temporary
+/// stays valid) and the iterator its current piece: nothing is allocated.
+template <std::size_t Cap, class Cut> class str_pieces {
 public:
   struct sentinel {};
   class iterator {
@@ -331,7 +311,7 @@ public:
     using value_type = str<Cap>;
     using difference_type = std::ptrdiff_t;
     iterator() = default;
-    iterator(std::string_view s, std::string_view sep) noexcept : s_(s), sep_(sep) { advance(); }
+    iterator(std::string_view s, Cut cut) noexcept : s_(s), cut_(cut) { advance(); }
     const str<Cap>& operator*() const noexcept { return piece_; }
     const str<Cap>* operator->() const noexcept { return &piece_; }
     iterator& operator++() noexcept {
@@ -343,34 +323,38 @@ public:
 
   private:
     void advance() noexcept {
-      if (last_) {
-        done_ = true;
-        return;
-      }
-      const std::size_t at = s_.find(sep_, pos_);
-      const std::size_t end = at == std::string_view::npos ? s_.size() : at;
-      piece_ = detail::str_access::make<Cap>(s_.substr(pos_, end - pos_));
-      if (at == std::string_view::npos) last_ = true; // the piece after the last separator
-      else pos_ = at + sep_.size();
+      std::string_view piece;
+      done_ = !cut_.next(s_, pos_, piece);
+      if (!done_) piece_ = detail::str_access::make<Cap>(piece);
     }
-    std::string_view s_, sep_;
+    std::string_view s_;
+    Cut cut_{};
     std::size_t pos_ = 0;
     str<Cap> piece_;
-    bool last_ = false, done_ = false;
+    bool done_ = false;
   };
 
-  str_split(const str<Cap>& s, const str<Cap>& sep) noexcept : s_(s), sep_(sep) {}
-  iterator begin() const noexcept { return iterator(s_.view(), sep_.view()); }
+  str_pieces(const str<Cap>& s, const str<Cap>& sep) noexcept : s_(s), sep_(sep) {}
+  iterator begin() const noexcept { return iterator(s_.view(), Cut{sep_.view()}); }
   sentinel end() const noexcept { return {}; }
 
 private:
   str<Cap> s_, sep_;
 };
-/// An empty separator is a script error at `where` (it would split nowhere, or everywhere).
-template <std::size_t Cap> str_split<Cap> split(const str<Cap>& s, const str<Cap>& sep, const char* where) {
+
+/// `for w in s.words()`: the maximal runs of word bytes (detail::is_word_byte).
+template <std::size_t Cap> str_pieces<Cap, detail::word_cut> words(const str<Cap>& s) noexcept {
+  return {s, str<Cap>{}};
+}
+
+/// `for f in s.split(sep)`: the pieces between the occurrences of `sep`, as Python's
+/// s.split(sep) gives them: "a,,b" is "a", "", "b"; "" is one empty piece. An empty
+/// separator is a script error at `where` (it would split nowhere, or everywhere).
+template <std::size_t Cap>
+str_pieces<Cap, detail::separator_cut> split(const str<Cap>& s, const str<Cap>& sep, const char* where) {
   if (sep.empty()) [[unlikely]]
     fail(where, "split's separator is the empty string");
-  return str_split<Cap>(s, sep);
+  return {s, sep};
 }
 
 } // namespace flow::script
