@@ -25,19 +25,29 @@ std::uint64_t run_list_bytes(std::uint64_t runs) {
 run_formation_shape run_formation(const sort_setup& s, std::uint64_t memory) {
   run_formation_shape p;
   p.geometry = sort_block(s, memory);
-  p.metadata_reserve =
-      std::max<std::uint64_t>(memory / 16, 4096) + 4096 + (memory / (3 * p.geometry.bytes) + 1) * 2 * run_write_overhead;
+  const std::uint64_t per_block = p.geometry.elements;
+  // The reserve holds the finished runs' metadata (1/16 of the budget) and, beside it,
+  // the metadata of the run being written (its first element and write requests per
+  // block): that part grows with the run, so the runs are sized with it. (Large records
+  // in small blocks, a quarter of a block each, need a quarter of a run's bytes there.)
+  const std::uint64_t base_reserve = std::max<std::uint64_t>(memory / 16, 4096) + 4096;
+  const std::uint64_t per_block_claim = s.element_bytes + 2 * run_write_overhead;
   const bool indirect = s.indirect();
   p.slots = indirect ? 2 : 3;
   p.bytes_per_element = p.slots * s.element_bytes + (indirect ? 2 * key_index_bytes + s.element_bytes / 2 : 0);
-  p.fixed_bytes = p.metadata_reserve + (indirect ? 4 * p.geometry.bytes : 0);
-  const std::uint64_t usable = memory > p.fixed_bytes ? memory - p.fixed_bytes : 0;
-  std::uint64_t r = usable / p.bytes_per_element / p.geometry.elements * p.geometry.elements;
-  if (indirect) r = std::min<std::uint64_t>(r, std::uint64_t{UINT32_MAX} / p.geometry.elements * p.geometry.elements);
-  if (indirect && r) p.ring_blocks = 4 + r / p.geometry.elements / 2;
+  const std::uint64_t ring = indirect ? 4 * p.geometry.bytes : 0;
+  const std::uint64_t usable = memory > base_reserve + ring ? memory - base_reserve - ring : 0;
+  // r elements cost r * bytes_per_element in the slots and r / per_block claims.
+  const unsigned __int128 blocks =
+      static_cast<unsigned __int128>(usable) / (static_cast<unsigned __int128>(p.bytes_per_element) * per_block + per_block_claim);
+  std::uint64_t r = static_cast<std::uint64_t>(std::min<unsigned __int128>(blocks, max_elements / per_block)) * per_block;
+  if (indirect) r = std::min<std::uint64_t>(r, std::uint64_t{UINT32_MAX} / per_block * per_block);
+  if (indirect && r) p.ring_blocks = 4 + r / per_block / 2;
   p.run_elements = r;
   p.slot_bytes = r * s.element_bytes;
   p.extra_bytes = indirect ? r * 2 * key_index_bytes : 0;
+  p.metadata_reserve = base_reserve + r / per_block * per_block_claim;
+  p.fixed_bytes = p.metadata_reserve + ring;
   return p;
 }
 

@@ -23,11 +23,12 @@ using flow::plan::sort_setup;
 
 TEST(SortModel, RunFormationAndFanInByHand) {
   const sort_setup edges{.element_bytes = 16, .keyed = true, .block_bytes = 2 << 20, .threads = 2};
-  // 1 GiB: a reserve of 64 MiB + 4 KiB + (171 pending writes * 512), three slots of 16
+  // 1 GiB: a reserve of 64 MiB + 4 KiB and the metadata of the run being written (a
+  // 16-byte first element and 512 bytes of write requests per block), three slots of 16
   // bytes per element in whole 2 MiB blocks: 159 blocks = 318 MiB per run.
   const auto rf = flow::plan::run_formation(edges, 1ull << 30);
   EXPECT_EQ(rf.slots, 3u);
-  EXPECT_EQ(rf.metadata_reserve, (64ull << 20) + 4096 + 171 * 512);
+  EXPECT_EQ(rf.metadata_reserve, (64ull << 20) + 4096 + 159 * (16 + 512));
   EXPECT_EQ(rf.slot_bytes, 318ull << 20);
   EXPECT_EQ(rf.in_memory_elements(), 2 * rf.run_elements);
   // 100-byte records with a key: two slots, key pairs and half an element of write ring.
@@ -53,6 +54,30 @@ TEST(SortModel, RunFormationAndFanInByHand) {
   const std::uint64_t meta = flow::plan::merge_metadata_bytes(edges, 9, 100);
   EXPECT_GE(flow::plan::merge(edges, g, need, meta, 100).fan_in, 9u);
   EXPECT_LT(flow::plan::merge(edges, g, need - 1, meta, 100).fan_in, 9u);
+}
+
+// Run formation never plans more than its budget, and records that are a large part of a
+// block (a record of four 256-byte strs in 4 KiB blocks: a run's first elements are a
+// quarter of its bytes) still get runs at a modest budget (they once needed 14 TiB: the
+// run being written had to fit in 1/16 of the budget beside the finished runs).
+TEST(SortModel, RunFormationFitsItsBudgetForAnyRecordAndBlock) {
+  for (const std::uint64_t bytes : {4ull, 16ull, 100ull, 258ull, 1024ull, 2048ull}) {
+    for (const std::uint64_t block : {4096ull, 65536ull, 0ull}) {
+      for (const bool keyed : {false, true}) {
+        const sort_setup s{.element_bytes = bytes, .keyed = keyed, .block_bytes = block, .threads = 2};
+        for (const std::uint64_t memory : {64ull << 10, 1ull << 20, 16ull << 20, 1ull << 30}) {
+          const auto rf = flow::plan::run_formation(s, memory);
+          if (rf.run_elements == 0) continue; // too small for a run: the planner asks for more
+          const std::uint64_t planned = rf.fixed_bytes + rf.run_elements * rf.bytes_per_element;
+          EXPECT_LE(planned, memory) << bytes << "-byte records, block " << block << ", memory " << memory;
+          // The run being written fits beside the finished runs' share.
+          EXPECT_GE(rf.metadata_reserve,
+                    memory / 16 + rf.run_elements / rf.geometry.elements * (bytes + 2 * flow::plan::run_write_overhead));
+        }
+        EXPECT_LT(flow::plan::run_memory_for(s, 33), 16ull << 20) << bytes << "-byte records, block " << block;
+      }
+    }
+  }
 }
 
 TEST(SortModel, InMemoryOnePassAndTwoPasses) {

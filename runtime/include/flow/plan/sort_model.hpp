@@ -63,9 +63,10 @@ inline constexpr std::uint64_t key_index_bytes = 16;
 /// Heap bytes of the list of `runs` run descriptions: it grows from 16 by doubling.
 std::uint64_t run_list_bytes(std::uint64_t runs);
 
-/// How run formation divides a budget: a metadata reserve (1/16), then run slots — three
-/// (one filling, one sorting, one writing) or, when sorting indirectly, two plus the key
-/// pairs and a write ring of half a run.
+/// How run formation divides a budget: a metadata reserve (1/16 for the finished runs,
+/// and the metadata of the run being written: a first element and the write requests
+/// per block), then run slots — three (one filling, one sorting, one writing) or, when
+/// sorting indirectly, two plus the key pairs and a write ring of half a run.
 struct run_formation_shape {
   sort_geometry geometry;
   std::uint64_t slots = 3;
