@@ -521,9 +521,14 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
       // Standard input, a pipe, or a file the script also writes: no size at start, so
       // the planned count stands; without `~ N` that is "unknown" (0): the sorts it
       // feeds take what their phases leave (memory_planner's rule for uncounted runs).
-      const std::string p = path(n.get<ReadSource>()->path);
-      runtime = "(fl_program.input_size_known(" + p + ") ? static_cast<double>(fl_program.input_elements(" + p +
-                ")) : " + number(n.elements) + ")";
+      // A text file's lines are estimated from its start (program::input_file): with the
+      // script's `~ N`, the larger of the two is planned for.
+      const ReadSource& r = *n.get<ReadSource>();
+      const std::string p = path(r.path);
+      const std::string known = "static_cast<double>(fl_program.input_elements(" + p + "))";
+      runtime = "(fl_program.input_size_known(" + p + ") ? " +
+                (r.text && r.estimate ? "std::max(" + number(n.elements) + ", " + known + ")" : known) + " : " +
+                number(n.elements) + ")";
       break;
     }
     case plan::Scaling::ArrayLength:

@@ -131,7 +131,7 @@ void MemoryPlanner::reportTooSmall(int phase, uint64_t needed) {
                    (ph ? " (" + ph->label + ")" : "") + " needs at least " + formatBytes(static_cast<double>(needed)) +
                    " (" + parts + ") with blocks of " + formatBytes(static_cast<double>(plan_.blockBytes)) +
                    ", but the budget is " + formatBytes(static_cast<double>(plan_.memoryBytes)) +
-                   "; raise 'memory' (or --memory) or lower 'block'" + leastBudget());
+                   "; raise 'memory' (or --memory)" + (plan_.blockBytes > 4096 ? " or lower 'block'" : "") + leastBudget());
   // The counts it needs memory for may rest on an assumption upstream: a for stage planned
   // to emit at each emit site for every element, a filter planned to pass everything.
   // Say where, so the script can give the stage its `~`.

@@ -145,7 +145,7 @@ public:
   /// any work, that it exists, is readable and that its size is a multiple of
   /// `element_bytes` (`type_name`, e.g. "Edge", makes the message clearer); else it prints
   /// the error and returns 1. A text file (`type_name` text_input) may have any size: its
-  /// lines are planned at `element_bytes` each (input_elements rounds up).
+  /// lines are estimated from the newlines of its first MiB (exact for a smaller file).
   /// The file `-` (standard input), a pipe or a device is not checked and has no size
   /// known up front (input_size_known is false). Nor is a file that the script also
   /// writes (output_file): the script may create it before reading it.

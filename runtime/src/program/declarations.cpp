@@ -123,11 +123,13 @@ void program::memory_too_small(const plan::memory_shortfall& shortfall, const st
   const std::uint64_t least = plan::least_budget(nodes, memory(), fixed_block, threads());
   // The least budget exactly: rounded up it could reach the next block size, which may
   // not hold the plan.
+  // A smaller block is advice only where there is one (4 KiB is the least).
+  const std::string smaller_block = block() > 4096 ? ", or a smaller --block" : "";
   const std::string advice =
       least ? "; the least budget that holds this run's plan is " + flow::format_bytes(least, true) +
                   (fixed_block ? "" : " (blocks of " + flow::format_bytes(block_for_memory(least)) + ")") +
-                  ": give --memory " + std::to_string(least) + ", or a smaller --block"
-            : "; no budget holds this run's plan: give smaller params or a smaller --block";
+                  ": give --memory " + std::to_string(least) + smaller_block
+            : "; no budget holds this run's plan: give smaller params" + smaller_block;
   throw usage_error("--memory", "--memory: phase " + std::to_string(shortfall.phase) + " needs " +
                                     flow::format_bytes(shortfall.needed, true) + " with blocks of " +
                                     flow::format_bytes(block()) + (held.empty() ? "" : ", holding " + held) +

@@ -879,6 +879,35 @@ TEST(ProgramRand, RangeAndUniformity) {
 // Input files
 // ======================================================================================
 
+// A text file's lines are counted in its first MiB: exactly for a smaller file (a last
+// line without a newline too), else its size scaled by the newlines per byte there
+// (short lines are many more than a fixed bytes-per-line guess would say).
+TEST(ProgramInput, TextFilesLinesAreEstimatedFromTheirStart) {
+  flow::test::scratch_dir dir;
+  const auto lines_of = [&](const std::string& text) {
+    const std::string path = dir.file("t.txt");
+    {
+      std::ofstream f(path, std::ios::binary | std::ios::trunc);
+      f << text;
+    }
+    program p("prog");
+    p.input_file(path, 25, program::text_input);
+    std::uint64_t lines = 0;
+    const captured c = run_captured(p, {"--disk=:memory:"}, [&] { lines = p.input_elements(path); });
+    EXPECT_EQ(c.status, 0) << c.err;
+    return lines;
+  };
+  EXPECT_EQ(lines_of(""), 0u);
+  EXPECT_EQ(lines_of("a"), 1u);
+  EXPECT_EQ(lines_of("a\n\nb\n"), 3u);
+  EXPECT_EQ(lines_of("a\nbb"), 2u);
+  std::string words; // 2 MiB of 4-byte lines: 524288 of them, not 2 MiB / 25
+  for (int i = 0; i < (1 << 19); ++i) words += "abc\n";
+  EXPECT_EQ(lines_of(words), 1u << 19);
+  std::string one_line(3 << 20, 'x'); // no newline in the first MiB: lines of 1 MiB or more
+  EXPECT_EQ(lines_of(one_line), 3u);
+}
+
 TEST(ProgramInput, MissingWrongSizeAndGoodFiles) {
   flow::test::scratch_dir dir;
   const std::string good = dir.file("edges.bin"), bad = dir.file("odd.bin"), missing = dir.file("none.bin");
