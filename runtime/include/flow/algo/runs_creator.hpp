@@ -536,7 +536,7 @@ void runs_creator<T, Cmp, Combine>::claim_metadata(std::size_t blocks) {
   if (held + list_growth + claim + 4096 > plan_.metadata_reserve) {
     throw std::length_error(
         "flow: sorting: the runs' metadata (one " + std::to_string(sizeof(T)) + "-byte element per block) outgrows "
-        "its reserve of " + std::to_string(plan_.metadata_reserve) + " bytes (1/16 of the sort's memory): " +
+        "its reserve of " + std::to_string(plan_.metadata_reserve) + " bytes (1/16 of the sort's memory and the run being written): " +
         std::to_string(runs.size()) + " runs hold " + std::to_string(held) + " bytes and run " +
         std::to_string(runs.size() + 1) + " needs " + std::to_string(claim + list_growth + 4096) +
         " more. Give the sort more memory or larger blocks (or a ~ count that is not too low).");
