@@ -31,7 +31,7 @@ run_formation_shape run_formation(const sort_setup& s, std::uint64_t memory) {
   // block): that part grows with the run, so the runs are sized with it. (Large records
   // in small blocks, a quarter of a block each, need a quarter of a run's bytes there.)
   const std::uint64_t base_reserve = std::max<std::uint64_t>(memory / 16, 4096) + 4096;
-  const std::uint64_t per_block_claim = s.element_bytes + 2 * run_write_overhead;
+  const std::uint64_t per_block_claim = run_block_metadata(s.element_bytes);
   const bool indirect = s.indirect();
   p.slots = indirect ? 2 : 3;
   p.bytes_per_element = p.slots * s.element_bytes + (indirect ? 2 * key_index_bytes + s.element_bytes / 2 : 0);
@@ -204,7 +204,7 @@ bool run_metadata_fits(const sort_setup& s, const run_formation_shape& rf, std::
   const runs_written w = written_by(rf, elements, distinct);
   const std::uint64_t run_blocks = rf.run_elements / rf.geometry.elements;
   return sat_add(sat_add(sat_mul(w.blocks, s.element_bytes), run_list_bytes(w.runs)),
-                 run_blocks * (s.element_bytes + 2 * run_write_overhead) + 4096) <= rf.metadata_reserve;
+                 run_blocks * run_block_metadata(s.element_bytes) + 4096) <= rf.metadata_reserve;
 }
 
 std::uint64_t run_memory_for_metadata(const sort_setup& s, std::uint64_t elements,

@@ -72,7 +72,7 @@ inline hash_reduce_shape hash_reduce(const sort_setup& s, std::uint64_t memory, 
   p.geometry = sort_block(s, memory);
   const std::uint64_t blocks = memory / p.geometry.bytes + 1; // of the largest spill
   p.metadata_reserve = sat_add(sat_add(std::max<std::uint64_t>(memory / 16, 4096), 4096),
-                               sat_mul(blocks, sat_add(s.element_bytes, 2 * run_write_overhead)));
+                               sat_mul(blocks, run_block_metadata(s.element_bytes)));
   const std::uint64_t per_slot = s.element_bytes + 1, per_staged = s.element_bytes + 8;
   const std::uint64_t E = p.geometry.elements;
   const std::uint64_t usable = memory > p.metadata_reserve ? memory - p.metadata_reserve : 0;

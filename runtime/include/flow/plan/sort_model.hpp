@@ -55,6 +55,11 @@ sort_geometry sort_block(const sort_setup& s, std::uint64_t memory);
 
 /// Heap bytes of one pending block write (request object and bookkeeping).
 inline constexpr std::uint64_t run_write_overhead = 256;
+/// Heap bytes a block of a run being written holds while it is written: its first
+/// element (kept in the run's description) and its write requests.
+inline constexpr std::uint64_t run_block_metadata(std::uint64_t element_bytes) {
+  return element_bytes + 2 * run_write_overhead;
+}
 /// Heap bytes of one run's description (flow::algo::run_info, checked there).
 inline constexpr std::uint64_t run_info_bytes = 64;
 /// Heap bytes of one (key, index) pair of indirect sorting (flow::algo::key_index).

@@ -492,7 +492,7 @@ private:
     // the metadata must stay within its reserve (with room for one more spill)
     const std::size_t blocks = static_cast<std::size_t>(plan_.slots / plan_.geometry.elements);
     const std::size_t need =
-        result_.metadata_bytes() + blocks * (sizeof(T) + 2 * plan::run_write_overhead) + 4096;
+        result_.metadata_bytes() + blocks * plan::run_block_metadata(sizeof(T)) + 4096;
     if (need > plan_.metadata_reserve) {
       throw std::length_error("flow: reduce (hash table): the data has far more distinct keys than expected: " +
                               std::to_string(runs.size()) + " spilled runs need " + std::to_string(need) +
