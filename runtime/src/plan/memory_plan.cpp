@@ -375,29 +375,23 @@ std::optional<memory_shortfall> memory_planner::assign() {
       n.memory = std::max(minimum(n), std::min(want, given));
       available -= std::min(available, n.memory);
     }
-    // A run formation whose input has no count (a file without `~ N`, a stream after a
-    // for stage of unknown output) may get any amount of data: it shares what is left
-    // with the merges, so its runs are as long as the phase allows (planned for 0
-    // elements, it formed runs of a few blocks, whose metadata outgrew its reserve).
-    std::vector<int> uncounted;
-    for (int id : runs)
-      if (!(node(id).elements > 0)) uncounted.push_back(id);
-    if (!uncounted.empty()) {
-      const std::uint64_t each = available / (uncounted.size() + (merges.empty() ? 0 : 1)) / block_ * block_;
-      for (int id : uncounted) {
-        node(id).memory += each;
-        available -= each;
-      }
-    }
-    // A merge holds nothing past its phase, and a wider fan-in keeps one pass when the
-    // data is more than counted; a join keeps larger groups of equal keys in memory.
-    // They share what is left.
+    // What is still free goes to the run formations, the merges and the joins, in equal
+    // shares of whole blocks. A count is an estimate (or unknown: a file without `~ N`,
+    // a stream after a for stage), and a sort that gets more than its estimate forms
+    // runs of the size its memory allows: planned for 27 records of 256 bytes, it had
+    // 46 KiB of a 1 GiB budget and its runs' metadata outgrew its reserve at 300. With a
+    // share of what its phase leaves, its runs are as long as the phase allows; a merge
+    // keeps one pass, a join larger groups of equal keys in memory. None of them holds
+    // its share past its phase (the runtime allocates the slots of a run formation, but
+    // pages are touched only as data arrives, and an in-memory result is trimmed to its
+    // data).
     std::vector<int> joins;
     for (int id : ids)
       if (node(id).role == memory_role::join) joins.push_back(id);
-    const std::size_t takers = merges.size() + joins.size();
+    const std::size_t takers = runs.size() + merges.size() + joins.size();
     if (takers > 0) {
       const std::uint64_t each = available / takers / block_ * block_;
+      for (int id : runs) node(id).memory += each;
       for (int id : merges) node(id).memory += each;
       for (int id : joins) node(id).memory += each;
     }

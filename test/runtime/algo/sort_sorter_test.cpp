@@ -654,6 +654,38 @@ TEST(SortSorterErrors, RunsMetadataIsClaimedWhenARunIsWritten) {
   EXPECT_GT(metadata_ok + run_metadata, reserve) << "largest n " << largest_ok;
 }
 
+TEST(SortSorterBudget, AnInMemoryResultLargerThanItsMergeBudgetIsMergedFromDisk) {
+  // A sort planned for few elements has a share of its phase for run formation (as much
+  // as the phase leaves) and gets more data than counted: its result stays in memory,
+  // holding only the data (not the slots), and a merge given less than that writes it
+  // out and merges it from disk, within its budget.
+  flow::mng::block_manager bm(flow::test::memory_config());
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 4096, .threads = 1};
+  const std::size_t n = 20000; // 160 KB
+  const auto in = make_input<std::uint64_t, u64_order>(n, dist::random, 7);
+  for (const std::size_t merge_memory : {std::size_t{64} << 10, std::size_t{1} << 20}) {
+    flow::algo::runs_creator<std::uint64_t, u64_order> rc(32 << 20, u64_order(), opt);
+    for (auto v : in) rc.push(v);
+    auto runs = rc.result();
+    ASSERT_TRUE(runs.in_memory());
+    EXPECT_EQ(runs.memory_bytes(), n * sizeof(std::uint64_t)) << "the kept slot is trimmed to the data";
+    const std::uint64_t buffers_before = flow::io::buffer_memory::current();
+    flow::io::buffer_memory::reset_peak();
+    flow::algo::runs_merger<std::uint64_t, u64_order> m(std::move(runs), merge_memory, u64_order(), opt);
+    const bool spilled = bm.allocated_bytes() > 0;
+    std::vector<std::uint64_t> out;
+    for (; !m.empty(); ++m) out.push_back(*m);
+    expect_sorted_permutation<std::uint64_t, u64_order>(in, out, "merge memory " + std::to_string(merge_memory));
+    EXPECT_EQ(spilled, merge_memory < n * sizeof(std::uint64_t)) << merge_memory;
+    if (spilled) {
+      // written out with two blocks beside the data, then merged within the budget
+      EXPECT_LE(flow::io::buffer_memory::peak() - std::min(buffers_before, flow::io::buffer_memory::peak()),
+                std::max<std::uint64_t>(merge_memory, 2 * 4096)) << merge_memory;
+    }
+  }
+  EXPECT_EQ(bm.allocated_bytes(), 0u);
+}
+
 struct throwing_order { // comparison only; comparing the value 666 fails
   bool operator()(std::uint64_t a, std::uint64_t b) const {
     if (a == 666 || b == 666) throw std::runtime_error("order failed");

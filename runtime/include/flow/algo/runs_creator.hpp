@@ -581,7 +581,12 @@ void runs_creator<T, Cmp, Combine>::keep_in_memory(int s, std::size_t n) {
   const int keep = res == slot_data(s) ? s : scratch;
   release_slot(keep == s ? scratch : s);
   n = fold(res, n);
-  result_.add_memory(std::move(slots_[static_cast<std::size_t>(keep)]), res, n);
+  // The slot is as large as the run formation's share of its phase, which may be far
+  // more than the data (its count was an estimate, or unknown): only the data is kept,
+  // so that the merge, in a later phase, holds what its plan gave it.
+  io::aligned_buffer& kept = slots_[static_cast<std::size_t>(keep)];
+  kept.shrink(std::max<std::size_t>(n, 1) * sizeof(T));
+  result_.add_memory(std::move(kept), res, n);
 }
 
 template <class T, class Cmp, class Combine>

@@ -306,6 +306,15 @@ private:
     requires combining;
 
   void refill();
+  /// Writes the sorted sequences held in memory as runs on disk (and frees them).
+  void write_memory_sequences(mng::allocation_strategy& strategy, std::size_t& counter) {
+    for (const auto& q : runs_.memory_sequences()) {
+      detail::run_writer<T> writer(q.size(), runs_.geometry(), 2, *runs_.block_manager(), strategy, counter++);
+      writer.push(q);
+      runs_.mutable_runs().push_back(writer.finish());
+    }
+    runs_.clear_memory();
+  }
   /// The merge is over (done, or closed): its timings kept, its engine's buffers and the
   /// runs' blocks freed.
   void end_merge() noexcept {
@@ -354,6 +363,12 @@ private:
 template <class T, class Cmp, class Combine>
 runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt)
     : runs_(std::move(input)), cmp_(std::move(cmp)), combine_(std::move(combine)), memory_(memory_bytes) {
+  mng::allocation_strategy strategy = mng::allocation_strategy::random_cycling(opt.seed + 7);
+  std::size_t counter = 0;
+  // A sort that got more data than its plan counted may have held all of it in its run
+  // formation's memory, more than its merge was given: it is written out and merged
+  // from disk, so that this phase keeps its budget.
+  if (runs_.in_memory() && runs_.memory_bytes() > memory_bytes) write_memory_sequences(strategy, counter);
   if (runs_.in_memory()) {
     auto seqs = runs_.memory_sequences();
     total_ = runs_.size();
@@ -391,8 +406,6 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
   total_ = runs_.size();
   mng::block_manager& bm = *runs_.block_manager();
   const block_geometry g = runs_.geometry();
-  mng::allocation_strategy strategy = mng::allocation_strategy::random_cycling(opt.seed + 7);
-  std::size_t counter = 0;
   auto blocks_and_meta = [&] {
     std::size_t blocks = 0;
     for (const auto& r : runs_.runs()) blocks += r.block_count();
@@ -410,12 +423,7 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
       plan_ = p;
       for (const auto& q : runs_.memory_sequences()) memory_segments_.push_back({q.data(), q.data() + q.size()});
     } else {
-      for (const auto& q : runs_.memory_sequences()) {
-        detail::run_writer<T> writer(q.size(), g, 2, bm, strategy, counter++);
-        writer.push(q);
-        runs_.mutable_runs().push_back(writer.finish());
-      }
-      runs_.clear_memory();
+      write_memory_sequences(strategy, counter);
       std::tie(total_blocks, meta) = blocks_and_meta();
     }
   }
