@@ -370,8 +370,20 @@ TEST(StrTextScalars, AStrIsAFieldOfATextFile) {
             "--max-str BYTES for longer strings");
   EXPECT_EQ(x.view(), "abcd") << "unchanged on error";
   std::string out = "<";
-  append_scalar(out, str<4>::from("a\tb", ""));
-  EXPECT_EQ(out, "<a\tb");
+  append_scalar(out, str<4>::from("ab", ""));
+  EXPECT_EQ(out, "<ab");
+  // A field is a word: a str with white space or an empty one would not read back.
+  for (const char* bad : {"a\tb", "a b", "ab\r", "\n", ""}) {
+    try {
+      append_scalar(out, str<4>::from(bad, ""));
+      ADD_FAILURE() << "wrote '" << bad << "'";
+    } catch (const text_field_error& e) {
+      EXPECT_NE(std::string(e.what()).find(*bad ? "holds white space" : "an empty str is no field"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(out, "<ab") << "nothing appended";
+  EXPECT_EQ(unwritable_text_field("a b"), "the str 'a b' holds white space (read_text would read it as several fields)");
 
   // A record { n: u32, name: str } read by text_fields, as a generated Fields reads it.
   std::uint32_t n = 0;

@@ -280,6 +280,8 @@ public:
   text_output(const text_output&) = delete;
   text_output& operator=(const text_output&) = delete;
 
+  /// The file's path, or "standard output".
+  const std::string& name() const noexcept { return name_; }
   /// Where the next line's bytes go (without its '\n'); end_line() then ends it.
   std::string& line() {
     if (stdout_) line_.clear();
@@ -345,7 +347,15 @@ public:
   explicit text_writer(const std::string& path) : out_(path) {}
 
   void push(const T& x) {
-    Fields::write(out_.line(), x);
+    ++lines_;
+    try {
+      Fields::write(out_.line(), x);
+    } catch (const text_field_error& e) {
+      // Nothing is put in place: the output stays as it was.
+      throw file_format_error(out_.name() + ":" + std::to_string(lines_) + ": write_text: " + e.what() +
+                                  "; write_csv or write_lines write such strs",
+                              out_.name());
+    }
     out_.end_line();
   }
   /// Writes what is buffered, closes the file and puts it in place.
@@ -353,6 +363,7 @@ public:
 
 private:
   text_output out_;
+  std::uint64_t lines_ = 0; // pushed, for a message's line number
 };
 
 /// A text file's lines as strs (`Str` is a str<Cap>), pulled like text_reader: each line

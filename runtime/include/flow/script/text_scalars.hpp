@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <stdexcept>
 #include <locale.h>
 #include <string>
 #include <string_view>
@@ -175,11 +176,28 @@ template <class T> std::string parse_scalar(std::string_view field, T& x) {
   }
 }
 
+/// A str that write_text cannot write as one field (text_writer adds the file and line).
+struct text_field_error : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Why a str cannot be one field of a text line ("" if it can): a field is a word, so an
+/// empty str, or one holding white space, would not read back as the value written.
+inline std::string unwritable_text_field(std::string_view s) {
+  if (s.empty()) return "an empty str is no field (read_text would not see it)";
+  if (s.find_first_of(" \t\r\n\v\f") != std::string_view::npos)
+    return "the str '" + excerpt(s) + "' holds white space (read_text would read it as several fields)";
+  return "";
+}
+
 /// Appends `x` as write_text writes it: integers in decimal, bools as true/false, floats
 /// in the shortest form that reads back to the same value (inf, -inf, nan for the rest),
-/// a str as its bytes.
+/// a str as its bytes. Every value appended reads back as it was: a str that would not
+/// (unwritable_text_field) throws text_field_error.
 template <class T> void append_scalar(std::string& out, const T& x) {
   if constexpr (detail::is_str<T>::value) {
+    if (const std::string why = unwritable_text_field(x.view()); !why.empty()) [[unlikely]]
+      throw text_field_error(why);
     out.append(x.data(), x.size());
   } else if constexpr (std::is_same_v<T, bool>) {
     out += x ? "true" : "false";
