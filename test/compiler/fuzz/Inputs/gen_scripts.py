@@ -264,6 +264,14 @@ class Script:
     def has_float(self, t):
         return any(is_float(lt) for _, lt in self.leaves('x', t))
 
+    def has_str(self, t):
+        return any(lt == 'str' for _, lt in self.leaves('x', t))
+
+    def text_sink(self, t):
+        """write_text writes a str as one word and stops on one with white space or an
+        empty one (which these may be): a pipeline with strs is written as binary."""
+        return 'write' if self.has_str(t) else 'write_text'
+
     # ------------------------------------------------------------------ expressions
     def literal(self, t):
         if t == 'str':
@@ -1201,7 +1209,7 @@ class Script:
     def gen_write_text(self):
         p, t, srt = self.pipeline(self.top_ctx())
         path = f'out{len(self.texts)}.txt'
-        self.emit_line(f'write_text {p} to "{path}";')
+        self.emit_line(f'{self.text_sink(t)} {p} to "{path}";')
         if self.text_ok(t) and not self.has_float(t):
             self.texts.append((path, t, srt))
 
@@ -1933,7 +1941,7 @@ class Script:
                 self.files.append((path, t, srt))
         elif kind == 'write_text':
             path = f'out{len(self.texts)}.txt'
-            self.emit_line(f'write_text {p} to "{path}";')
+            self.emit_line(f'{self.text_sink(t)} {p} to "{path}";')
             if self.indent == 0 and self.text_ok(t) and not self.has_float(t):
                 self.texts.append((path, t, srt))
         elif kind in ('vector', 'stream'):
