@@ -152,6 +152,20 @@ std::string describeToken(const antlr4::Token* token, const std::string& endName
 }
 
 namespace {
+/// Whether a string literal's text (with its quotes) ends inside an interpolation: a '{'
+/// (not '{{') with no '}' after it.
+bool hasOpenInterpolation(const std::string& literal) {
+  bool open = false;
+  for (size_t i = 0; i < literal.size(); ++i) {
+    const char c = literal[i];
+    if (c == '\\') ++i; // an escape: the next character is not a brace
+    else if (!open && (c == '{' || c == '}') && i + 1 < literal.size() && literal[i + 1] == c) ++i;
+    else if (c == '{') open = true;
+    else if (c == '}') open = false;
+  }
+  return open;
+}
+
 /// The last token the parser saw before `token` (prediction may have rewound the stream,
 /// so LT(-1) is not it).
 antlr4::Token* tokenBefore(antlr4::Parser* parser, antlr4::Token* token) {
@@ -216,6 +230,26 @@ void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* 
     const std::string nearest = flow::nearest_name(t->getText(), stages);
     if (nearest.empty()) break;
     diags_.error(&file_, map_.start(t), "unknown stage '" + t->getText() + "'; did you mean '" + nearest + "'?");
+    return;
+  }
+  // `"{s.find("ab")}"`: the '"' inside the braces ended the string, which is left with an
+  // open '{'.
+  if (previous && previous->getType() == FlowParser::STRING && hasOpenInterpolation(previous->getText())) {
+    diags_.error(&file_, map_.start(offending),
+                 "the string ends at the '\"' inside its '{…}' (an interpolated expression may not contain "
+                 "strings); compute the value first, `let x = …;`, and interpolate its name: \"{x}\"");
+    return;
+  }
+  // `print "a: " + s;`, `print s;`: print takes one string literal.
+  if (previous && previous->getType() == FlowParser::STRING && offending && offending->getText() != ";")
+    if (antlr4::Token* keyword = tokenBefore(parser, previous); keyword && keyword->getText() == "print") {
+      diags_.error(&file_, map_.start(offending),
+                   "print takes one string literal; put values into it with '{…}': print \"a: {s}\";");
+      return;
+    }
+  if (previous && previous->getText() == "print" && offending && offending->getType() == FlowParser::IDENT) {
+    diags_.error(&file_, map_.start(offending),
+                 "print takes a string literal; put the value into one: print \"{" + offending->getText() + "}\";");
     return;
   }
   std::string what = describeExpected(expected, parser->getVocabulary());
