@@ -615,43 +615,65 @@ TEST(SortSorterErrors, TooSmallBudgetSaysHowMuchIsNeeded) {
 // writes the run, so input that ends just as the reserve fills is sorted (it once failed
 // for lack of room for a run that never came); a run past the reserve stops the sort with
 // a message that names the reserve, and no block stays allocated.
-TEST(SortSorterErrors, RunsMetadataIsClaimedWhenARunIsWritten) {
+TEST(SortSorterMetadata, FirstsThatOutgrowTheReserveGoToDiskAndTheSortFinishes) {
+  // 256-byte records in 4 KiB blocks: a run's first elements are 1/16 of its data, and a
+  // 256 KiB sort's reserve holds those of about 300 KiB. A sort that gets far more than
+  // its plan counted (16x the budget here) moves the finished runs' firsts to disk, and
+  // its merge, within the same budget, reads them back a page at a time; it refused
+  // ("the runs' metadata outgrows its reserve") at 1152 records.
   using wide = rec<256>;
   using wide_order = be64_prefix_order<256, 16>;
   flow::mng::block_manager bm(flow::test::memory_config());
   const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 4096, .threads = 1};
   const std::size_t memory = 256 << 10;
-  std::size_t largest_ok = 0;
-  std::size_t metadata_ok = 0;
-  bool refused = false;
-  std::size_t reserve = 0, run_metadata = 0;
-  for (std::size_t n = 512; n <= 8 * 1024 && !refused; n += 16) { // 16 records: a block
+  for (const std::size_t n : {std::size_t{1000}, std::size_t{4000}, std::size_t{16000}}) {
     const auto in = make_input<wide, wide_order>(n, dist::random, n);
-    try {
-      flow::algo::runs_creator<wide, wide_order> rc(memory, wide_order(), opt);
-      reserve = rc.plan().metadata_reserve;
-      run_metadata = rc.plan().run_elements / rc.plan().geometry.elements *
-                         (sizeof(wide) + 2 * flow::plan::run_write_overhead) + 4096;
-      for (const auto& r : in) rc.push(r);
-      auto runs = rc.result();
-      metadata_ok = runs.metadata_bytes();
-      flow::algo::runs_merger<wide, wide_order> m(std::move(runs), memory, wide_order(), opt);
-      std::vector<wide> out;
-      for (; !m.empty(); ++m) out.push_back(*m);
-      expect_sorted_permutation<wide, wide_order>(in, out, "n=" + std::to_string(n));
-      largest_ok = n;
-    } catch (const std::length_error& e) {
-      refused = true;
-      const std::string what = e.what();
-      EXPECT_NE(what.find("outgrows its reserve of " + std::to_string(reserve) + " bytes"), std::string::npos) << what;
+    flow::algo::runs_creator<wide, wide_order> rc(memory, wide_order(), opt);
+    const std::size_t reserve = rc.plan().metadata_reserve;
+    for (const auto& r : in) rc.push(r);
+    auto runs = rc.result();
+    std::size_t spilled = 0;
+    for (const auto& r : runs.runs()) spilled += r.firsts.spilled();
+    EXPECT_LE(runs.metadata_bytes(), reserve) << n;
+    if (n >= 4000) {
+      EXPECT_GT(spilled, 0u) << n << " records: their firsts outgrow the reserve";
+    } else {
+      EXPECT_EQ(spilled, 0u) << "firsts that fit stay in memory";
     }
-    EXPECT_EQ(bm.allocated_bytes(), 0u) << "n=" << n;
+    const std::uint64_t before = flow::io::buffer_memory::current();
+    flow::io::buffer_memory::reset_peak();
+    flow::algo::runs_merger<wide, wide_order> m(std::move(runs), memory, wide_order(), opt);
+    std::vector<wide> out;
+    for (; !m.empty(); ++m) out.push_back(*m);
+    expect_sorted_permutation<wide, wide_order>(in, out, "n=" + std::to_string(n));
+    EXPECT_LE(flow::io::buffer_memory::peak() - before, memory) << n;
+    EXPECT_EQ(bm.allocated_bytes(), 0u) << "n=" << n << ": blocks and spilled firsts are freed";
   }
-  ASSERT_TRUE(refused) << "8 Ki records of 256 bytes should outgrow a 256 KiB sort's metadata reserve";
-  ASSERT_GT(largest_ok, 0u);
-  // What was sorted left less than one more run's metadata (and 4 KiB for requests) free:
-  // the eager check made after each run (room for one more) refused it.
-  EXPECT_GT(metadata_ok + run_metadata, reserve) << "largest n " << largest_ok;
+}
+
+TEST(SortSorterMetadata, AMergeThatCannotHoldTheFirstsSpillsThem) {
+  // Runs formed with a large budget (their firsts in memory) merged with a small one:
+  // the firsts (256 KiB) leave no room for two block buffers, so the merge moves them to
+  // disk and reads them back a page at a time, within its budget.
+  using wide = rec<256>;
+  using wide_order = be64_prefix_order<256, 16>;
+  flow::mng::block_manager bm(flow::test::memory_config());
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 4096, .threads = 1};
+  const auto in = make_input<wide, wide_order>(16384, dist::random, 3);
+  flow::algo::runs_creator<wide, wide_order> rc(8 << 20, wide_order(), opt);
+  for (const auto& r : in) rc.push(r);
+  auto runs = rc.result();
+  ASSERT_GT(runs.run_count(), 1u);
+  for (const auto& r : runs.runs()) ASSERT_FALSE(r.firsts.spilled());
+  const std::size_t memory = 96 << 10;
+  const std::uint64_t before = flow::io::buffer_memory::current();
+  flow::io::buffer_memory::reset_peak();
+  flow::algo::runs_merger<wide, wide_order> m(std::move(runs), memory, wide_order(), opt);
+  std::vector<wide> out;
+  for (; !m.empty(); ++m) out.push_back(*m);
+  expect_sorted_permutation<wide, wide_order>(in, out, "merged at 96 KiB");
+  EXPECT_LE(flow::io::buffer_memory::peak() - before, memory);
+  EXPECT_EQ(bm.allocated_bytes(), 0u);
 }
 
 TEST(SortSorterBudget, AnInMemoryResultLargerThanItsMergeBudgetIsMergedFromDisk) {

@@ -11,7 +11,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -76,18 +78,82 @@ template <class T> block_geometry choose_geometry(std::size_t memory_bytes, std:
   return plan::sort_block({.element_bytes = sizeof(T), .block_bytes = requested}, memory_bytes);
 }
 
+/// The first elements of a run's blocks: in memory (an array of exactly the blocks
+/// reserved), or packed in 4 KiB pages on disk once spilled (a sort that got far more
+/// data than its plan counted, whose metadata outgrew its reserve); the merger reads
+/// spilled ones back a page at a time (detail::firsts_cursor). 24 bytes, as a vector, so
+/// that a run's description stays as small as the sort model counts.
+template <class T> class block_firsts {
+public:
+  block_firsts() = default;
+  block_firsts(block_firsts&& o) noexcept { *this = std::move(o); }
+  block_firsts& operator=(block_firsts&& o) noexcept {
+    if (this != &o) {
+      free_memory();
+      data_ = std::exchange(o.data_, nullptr);
+      count_or_offset_ = std::exchange(o.count_or_offset_, 0);
+      disk_ = std::exchange(o.disk_, nullptr);
+    }
+    return *this;
+  }
+  ~block_firsts() { free_memory(); }
+
+  /// Room for `blocks` firsts in memory (once, before the first push_back).
+  void reserve(std::size_t blocks) {
+    if (blocks) data_ = static_cast<T*>(::operator new(blocks * sizeof(T), std::align_val_t{alignof(T)}));
+  }
+  void push_back(const T& x) noexcept { data_[count_or_offset_++] = x; }
+  /// Firsts held in memory (0 once spilled).
+  std::size_t size() const noexcept { return disk_ ? 0 : static_cast<std::size_t>(count_or_offset_); }
+  const T& operator[](std::size_t i) const noexcept { return data_[i]; }
+  const T* begin() const noexcept { return data_; }
+  const T* end() const noexcept { return data_ + size(); }
+
+  /// Whether they are on disk, and where (the pages of `blocks` firsts).
+  bool spilled() const noexcept { return disk_ != nullptr; }
+  mng::block_id pages(std::size_t blocks) const noexcept { return {disk_, count_or_offset_, page_bytes(blocks)}; }
+  /// Bytes of the pages that hold `blocks` packed firsts (at least one page).
+  static std::uint64_t page_bytes(std::size_t blocks) {
+    const std::uint64_t bytes = std::uint64_t{blocks} * sizeof(T);
+    return std::max<std::uint64_t>(1, (bytes + 4095) / 4096) * 4096;
+  }
+  /// They are on disk at `where` now: the memory is given back.
+  void moved_to(const mng::block_id& where) noexcept {
+    free_memory();
+    disk_ = where.storage;
+    count_or_offset_ = where.offset;
+  }
+  /// Their pages were freed: none are left.
+  void forget_pages() noexcept {
+    disk_ = nullptr;
+    count_or_offset_ = 0;
+  }
+
+private:
+  void free_memory() noexcept {
+    if (data_) ::operator delete(data_, std::align_val_t{alignof(T)});
+    data_ = nullptr;
+    if (!disk_) count_or_offset_ = 0;
+  }
+
+  T* data_ = nullptr;
+  std::uint64_t count_or_offset_ = 0; // in memory: the firsts pushed; on disk: the pages' offset
+  mng::disk* disk_ = nullptr;         // on disk: where
+};
+
 /// One sorted run on disk.
 template <class T> struct run_info {
-  mng::block_id extent;   ///< all blocks of the run, consecutive
-  std::vector<T> firsts;  ///< first element of each block
-  std::uint64_t size = 0; ///< elements
-  std::size_t freed = 0;  ///< leading blocks already returned to the block manager
+  mng::block_id extent;    ///< all blocks of the run, consecutive
+  block_firsts<T> firsts;  ///< first element of each block (in memory or spilled)
+  std::uint64_t size = 0;  ///< elements
+  std::uint32_t freed = 0; ///< leading blocks already returned to the block manager
+  std::uint32_t blocks = 0; ///< blocks of the run
 
-  std::size_t block_count() const noexcept { return firsts.size(); }
+  std::size_t block_count() const noexcept { return blocks; }
   mng::block_id block(std::size_t b, std::size_t block_bytes) const noexcept {
     return {extent.storage, extent.offset + b * block_bytes, block_bytes};
   }
-  /// Returns the blocks not freed yet.
+  /// Returns the blocks not freed yet, and the spilled firsts.
   void release(mng::block_manager& bm, std::size_t block_bytes) noexcept {
     if (extent.valid() && freed < block_count()) {
       try {
@@ -96,9 +162,18 @@ template <class T> struct run_info {
       } catch (...) {
       }
     }
-    freed = block_count();
+    freed = blocks;
+    release_spilled(bm);
   }
-  std::size_t metadata_bytes() const noexcept { return firsts.capacity() * sizeof(T); }
+  void release_spilled(mng::block_manager& bm) noexcept {
+    if (!firsts.spilled()) return;
+    try {
+      bm.free(firsts.pages(blocks));
+    } catch (...) {
+    }
+    firsts.forget_pages();
+  }
+  std::size_t metadata_bytes() const noexcept { return firsts.size() * sizeof(T); }
 };
 static_assert(sizeof(run_info<int>) == plan::run_info_bytes, "the sort model counts run descriptions of this size");
 
@@ -195,6 +270,120 @@ private:
 
 namespace detail {
 
+/// Bytes of the page buffer a spilled run's firsts are written and read through.
+inline constexpr std::size_t firsts_page_bytes = 4096;
+
+/// Writes a run's first elements to disk as they come (packed: an element may cross a
+/// page), through one page: for a run whose firsts do not stay in memory. finish() puts
+/// them in the run; pages not finished are freed.
+template <class T> class firsts_writer {
+public:
+  firsts_writer(std::size_t blocks, mng::block_manager& bm, mng::allocation_strategy& strategy,
+                std::size_t run_index)
+      : bm_(bm), pages_(bm.allocate(block_firsts<T>::page_bytes(blocks), strategy, run_index)),
+        page_(firsts_page_bytes) {}
+  ~firsts_writer() {
+    if (pages_.valid()) {
+      try {
+        bm_.free(pages_);
+      } catch (...) {
+      }
+    }
+  }
+  firsts_writer(const firsts_writer&) = delete;
+  firsts_writer& operator=(const firsts_writer&) = delete;
+
+  void push(const T& x) {
+    const auto* from = reinterpret_cast<const std::byte*>(&x);
+    for (std::size_t left = sizeof(T); left > 0;) {
+      const std::size_t n = std::min(left, firsts_page_bytes - fill_);
+      std::memcpy(page_.data() + fill_, from, n);
+      from += n;
+      left -= n;
+      if ((fill_ += n) == firsts_page_bytes) flush();
+    }
+  }
+  /// Writes the last, partial page; the run's firsts are on disk from now on.
+  void finish(run_info<T>& run) {
+    if (fill_ > 0) flush();
+    run.firsts.moved_to(pages_);
+    pages_ = {};
+  }
+
+private:
+  void flush() {
+    std::memset(page_.data() + fill_, 0, firsts_page_bytes - fill_);
+    pages_.storage->file().write(page_.data(), pages_.offset + written_, firsts_page_bytes);
+    written_ += firsts_page_bytes;
+    fill_ = 0;
+  }
+
+  mng::block_manager& bm_;
+  mng::block_id pages_;
+  io::aligned_buffer page_;
+  std::size_t fill_ = 0;
+  std::uint64_t written_ = 0;
+};
+
+/// Moves a run's first elements from memory to disk (and frees them in memory).
+template <class T>
+void spill_firsts(run_info<T>& run, mng::block_manager& bm, mng::allocation_strategy& strategy, std::size_t run_index) {
+  if (run.firsts.spilled() || run.blocks == 0) return;
+  firsts_writer<T> w(run.blocks, bm, strategy, run_index);
+  for (const T& x : run.firsts) w.push(x);
+  w.finish(run);
+}
+
+/// A run's first elements in order, from memory or, spilled, a page at a time from disk:
+/// what the merger builds its prediction sequence from.
+template <class T> class firsts_cursor {
+public:
+  explicit firsts_cursor(const run_info<T>& run) : run_(&run) {
+    if (run.firsts.spilled()) page_ = io::aligned_buffer(firsts_page_bytes);
+    load();
+  }
+  /// Memory a cursor over `run` holds besides itself.
+  static std::size_t buffer_bytes(const run_info<T>& run) { return run.firsts.spilled() ? firsts_page_bytes : 0; }
+
+  bool done() const noexcept { return next_ >= run_->blocks; }
+  std::size_t block() const noexcept { return next_; }
+  const T& first() const noexcept { return current_; }
+  void advance() {
+    ++next_;
+    load();
+  }
+
+private:
+  void load() {
+    if (done()) return;
+    if (!run_->firsts.spilled()) {
+      current_ = run_->firsts[next_];
+      return;
+    }
+    const mng::block_id pages = run_->firsts.pages(run_->blocks);
+    auto* to = reinterpret_cast<std::byte*>(&current_);
+    for (std::uint64_t at = std::uint64_t{next_} * sizeof(T), left = sizeof(T); left > 0;) {
+      const std::uint64_t page = at / firsts_page_bytes;
+      if (page != loaded_) {
+        pages.storage->file().read(page_.data(), pages.offset + page * firsts_page_bytes, firsts_page_bytes);
+        loaded_ = page;
+      }
+      const std::size_t in_page = at % firsts_page_bytes;
+      const std::size_t n = std::min<std::uint64_t>(left, firsts_page_bytes - in_page);
+      std::memcpy(to, page_.data() + in_page, n);
+      to += n;
+      at += n;
+      left -= n;
+    }
+  }
+
+  const run_info<T>* run_;
+  io::aligned_buffer page_;
+  std::uint64_t loaded_ = ~std::uint64_t{0};
+  std::size_t next_ = 0;
+  T current_{};
+};
+
 /// Writes a sorted array as a run, in place: the array's blocks go to disk straight from
 /// it (it must stay untouched until the returned requests finished). `data` must have
 /// room for n rounded up to whole blocks; the tail of the last block is zeroed.
@@ -209,6 +398,7 @@ std::vector<io::request_ptr> write_run_in_place(T* data, std::size_t n, const bl
     std::memset(static_cast<void*>(data + n), 0, (padded - n) * sizeof(T));
   }
   run.size = n;
+  run.blocks = static_cast<std::uint32_t>(blocks);
   run.firsts.reserve(blocks);
   for (std::size_t b = 0; b < blocks; ++b) run.firsts.push_back(data[b * g.elements]);
   run.extent = bm.allocate(blocks * g.bytes, strategy, run_index);
@@ -228,15 +418,24 @@ std::vector<io::request_ptr> write_run_in_place(T* data, std::size_t n, const bl
 }
 
 /// Writes a run of a known number of elements batch by batch through a few block
-/// buffers (write behind): the intermediate merge passes' output.
+/// buffers (write behind): the intermediate merge passes' output. With `spill_firsts`,
+/// the blocks' first elements go to disk as they come (a merge whose runs' firsts were
+/// spilled), through one more page.
 template <class T> class run_writer {
 public:
   run_writer(std::uint64_t elements, const block_geometry& g, std::size_t buffers,
-             mng::block_manager& bm, mng::allocation_strategy& strategy, std::size_t run_index)
+             mng::block_manager& bm, mng::allocation_strategy& strategy, std::size_t run_index,
+             bool spill_firsts = false)
       : g_(g), bm_(bm), memory_(g.bytes * buffers), buffers_(buffers), requests_(buffers) {
     blocks_ = static_cast<std::size_t>((elements + g.elements - 1) / g.elements);
-    run_.firsts.reserve(blocks_);
     if (blocks_) run_.extent = bm.allocate(blocks_ * g.bytes, strategy, run_index);
+    try {
+      if (spill_firsts && blocks_) firsts_out_.emplace(blocks_, bm, strategy, run_index);
+      else run_.firsts.reserve(blocks_);
+    } catch (...) {
+      if (run_.extent.valid()) bm_.free(run_.extent);
+      throw;
+    }
   }
   ~run_writer() {
     for (auto& r : requests_) io::wait_quietly(r);
@@ -268,10 +467,16 @@ public:
       if (r) r->wait();
       r = nullptr;
     }
-    if (const std::size_t used = run_.firsts.size(); used < blocks_) {
+    if (firsts_out_) firsts_out_->finish(run_);
+    if (const std::size_t used = run_.blocks; used < blocks_) {
       bm_.free(mng::block_id{run_.extent.storage, run_.extent.offset + used * g_.bytes, (blocks_ - used) * g_.bytes});
       run_.extent.bytes = used * g_.bytes;
       if (used == 0) run_.extent = {};
+      if (run_.firsts.spilled()) { // and the pages of the firsts not written
+        const mng::block_id pages = run_.firsts.pages(used);
+        const std::uint64_t had = block_firsts<T>::page_bytes(blocks_);
+        if (pages.bytes < had) bm_.free(mng::block_id{pages.storage, pages.offset + pages.bytes, had - pages.bytes});
+      }
     }
     finished_ = true;
     return std::move(run_);
@@ -285,11 +490,13 @@ private:
     if (fill_ < g_.elements) {
       std::memset(static_cast<void*>(b + fill_), 0, (g_.elements - fill_) * sizeof(T));
     }
-    if (run_.firsts.size() == blocks_) {
+    if (run_.blocks == blocks_) {
       throw std::logic_error("flow: run_writer: more elements than announced");
     }
-    const mng::block_id id = run_.block(run_.firsts.size(), g_.bytes);
-    run_.firsts.push_back(b[0]);
+    const mng::block_id id = run_.block(run_.blocks, g_.bytes);
+    if (firsts_out_) firsts_out_->push(b[0]);
+    else run_.firsts.push_back(b[0]);
+    ++run_.blocks;
     run_.size += fill_;
     requests_[current_] = id.storage->file().awrite(b, id.offset, g_.bytes);
     current_ = (current_ + 1) % buffers_;
@@ -309,6 +516,7 @@ private:
   std::size_t current_ = 0;
   std::size_t fill_ = 0;
   run_info<T> run_;
+  std::optional<firsts_writer<T>> firsts_out_; // writes run_'s firsts (spill_firsts)
   std::size_t blocks_ = 0;
   bool finished_ = false;
 };

@@ -465,6 +465,7 @@ void runs_creator<T, Cmp, Combine>::sort_and_gather(int slot, std::size_t n)
     const std::size_t blocks = (n + g.elements - 1) / g.elements;
     claim_metadata(blocks);
     run.size = n;
+    run.blocks = static_cast<std::uint32_t>(blocks);
     run.firsts.reserve(blocks);
     run.extent = bm_.allocate(blocks * g.bytes, strategy_, run_counter_++);
     for (std::size_t b = 0; b < blocks; ++b) {
@@ -498,7 +499,6 @@ void runs_creator<T, Cmp, Combine>::sort_and_gather(int slot, std::size_t n)
       io::wait_quietly(q);
       q = nullptr;
     }
-    run.firsts.resize(run.firsts.capacity());
     run.release(bm_, g.bytes);
     release_slot(slot);
     throw;
@@ -535,14 +535,21 @@ void runs_creator<T, Cmp, Combine>::claim_metadata(std::size_t blocks) {
   const std::size_t list_growth =
       runs.size() == runs.capacity() ? (grown_run_capacity(runs.size()) - runs.size()) * sizeof(run_info<T>) : 0;
   const std::size_t claim = blocks * plan::run_block_metadata(sizeof(T));
-  const std::size_t held = result_.metadata_bytes() + claimed_;
+  std::size_t held = result_.metadata_bytes() + claimed_;
+  if (held + list_growth + claim + 4096 > plan_.metadata_reserve) {
+    // More data than the plan counted: the finished runs' first elements go to disk (4096
+    // bytes above are the page they are written through), and the merger reads them
+    // back a page at a time. Only the run list and the run being written stay.
+    for (auto& r : runs) detail::spill_firsts(r, bm_, strategy_, run_counter_++);
+    held = result_.metadata_bytes() + claimed_;
+  }
   if (held + list_growth + claim + 4096 > plan_.metadata_reserve) {
     throw std::length_error(
-        "flow: sorting: the runs' metadata (one " + std::to_string(sizeof(T)) + "-byte element per block) outgrows "
-        "its reserve of " + std::to_string(plan_.metadata_reserve) + " bytes (1/16 of the sort's memory and the run being written): " +
-        std::to_string(runs.size()) + " runs hold " + std::to_string(held) + " bytes and run " +
+        "flow: sorting: the runs' metadata outgrows its reserve of " + std::to_string(plan_.metadata_reserve) +
+        " bytes (1/16 of the sort's memory and the run being written), with the finished runs' first elements "
+        "on disk: " + std::to_string(runs.size()) + " runs' descriptions hold " + std::to_string(held) + " bytes and run " +
         std::to_string(runs.size() + 1) + " needs " + std::to_string(claim + list_growth + 4096) +
-        " more. Give the sort more memory or larger blocks (or a ~ count that is not too low).");
+        " more. Give the sort more memory (or a ~ count that is not too low).");
   }
   claimed_ += claim;
 }

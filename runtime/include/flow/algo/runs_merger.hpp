@@ -72,20 +72,15 @@ public:
       active_.push_back({m.begin, m.end, no_buffer});
       remaining_ += m.size();
     }
-    // the prediction sequence
-    std::size_t blocks = 0;
-    for (const auto* r : runs_) blocks += r->block_count();
-    sigma_.reserve(blocks);
+    // The prediction sequence, built as it is consumed: every run's blocks in the order
+    // of their first elements (ties by run, then block), merged from the runs' firsts
+    // (in memory, or a page at a time from disk) by a heap of the runs' next blocks.
+    cursors_.reserve(runs_.size());
     for (std::uint32_t i = 0; i < runs_.size(); ++i) {
-      for (std::uint32_t b = 0; b < runs_[i]->block_count(); ++b) sigma_.push_back({i, b});
+      cursors_.emplace_back(*runs_[i]);
+      if (!cursors_.back().done()) heap_.push_back(i);
     }
-    std::sort(sigma_.begin(), sigma_.end(), [this](const entry& a, const entry& b) {
-      const T& fa = first(a);
-      const T& fb = first(b);
-      if (less_(fa, fb)) return true;
-      if (less_(fb, fa)) return false;
-      return a.run < b.run || (a.run == b.run && a.block < b.block);
-    });
+    std::make_heap(heap_.begin(), heap_.end(), later_);
     free_.reserve(buffers);
     for (std::size_t i = buffers; i-- > 0;) free_.push_back(i);
     issue();
@@ -104,7 +99,7 @@ public:
     if (remaining_ == 0) return 0;
     const double waited_before = timings_.read_wait;
     std::size_t avail = count_available();
-    while (next_admit_ < sigma_.size() && avail < cap) {
+    while (blocks_to_admit() && avail < cap) {
       if (inflight_.empty()) break; // the next block is not even requested: consume first
       if (avail >= cap / 4 && !inflight_.front().request->poll()) break; // don't wait now
       admit();
@@ -149,11 +144,25 @@ public:
 private:
   struct entry {
     std::uint32_t run;
-    std::uint32_t block;
+    std::size_t block;
   };
-  struct pending {
+  struct pending { // a block read in flight, in the prediction sequence's order
     std::size_t buffer;
     io::request_ptr request;
+    entry block;
+    T first;
+  };
+  // Orders the heap of runs (a max-heap, so "later" puts the next block on top): by the
+  // first element of each run's next block, ties by run.
+  struct later {
+    const merge_engine* e;
+    bool operator()(std::uint32_t a, std::uint32_t b) const {
+      const T& fa = e->cursors_[a].first();
+      const T& fb = e->cursors_[b].first();
+      if (e->less_(fb, fa)) return true;
+      if (e->less_(fa, fb)) return false;
+      return a > b;
+    }
   };
   struct active {
     const T* pos;
@@ -162,18 +171,27 @@ private:
   };
   static constexpr std::size_t no_buffer = static_cast<std::size_t>(-1);
 
-  const T& first(const entry& e) const { return runs_[e.run]->firsts[e.block]; }
   T* buffer(std::size_t i) { return reinterpret_cast<T*>(memory_.data() + i * g_.bytes); }
+  // Whether blocks are left to admit: read or not yet requested.
+  bool blocks_to_admit() const noexcept { return !inflight_.empty() || !heap_.empty(); }
 
   void issue() {
-    while (!free_.empty() && next_issue_ < sigma_.size()) {
+    while (!free_.empty() && !heap_.empty()) {
       const std::size_t b = free_.back();
-      const entry& e = sigma_[next_issue_];
-      const mng::block_id id = runs_[e.run]->block(e.block, g_.bytes);
+      std::pop_heap(heap_.begin(), heap_.end(), later_);
+      const std::uint32_t run = heap_.back();
+      firsts_cursor<T>& c = cursors_[run];
+      const entry e{run, c.block()};
+      const mng::block_id id = runs_[run]->block(e.block, g_.bytes);
       io::request_ptr r = id.storage->file().aread(buffer(b), id.offset, g_.bytes);
       free_.pop_back();
-      inflight_.push_back({b, std::move(r)});
-      ++next_issue_;
+      inflight_.push_back({b, std::move(r), e, c.first()});
+      c.advance();
+      if (c.done()) {
+        heap_.pop_back();
+      } else {
+        std::push_heap(heap_.begin(), heap_.end(), later_);
+      }
     }
   }
 
@@ -188,7 +206,7 @@ private:
       free_.push_back(p.buffer);
       throw;
     }
-    const entry e = sigma_[next_admit_++];
+    const entry e = p.block;
     run_info<T>& run = *runs_[e.run];
     const std::size_t len =
         e.block + 1 == run.block_count()
@@ -198,15 +216,17 @@ private:
     active_.push_back({b, b + len, p.buffer});
     if (run.freed != e.block) throw std::logic_error("flow: runs merger: blocks of a run out of order");
     bm_.free(run.block(e.block, g_.bytes)); // its disk space is free once read
-    run.freed = e.block + 1;
+    run.freed = static_cast<std::uint32_t>(e.block + 1);
+    if (run.freed == run.block_count()) run.release_spilled(bm_); // its firsts were read when it was requested
   }
 
   // counts_[i]: elements of active block i that are <= f* (all if no block is left).
   std::size_t count_available() {
     counts_.resize(active_.size());
     std::size_t sum = 0;
-    if (next_admit_ < sigma_.size()) {
-      const T f = first(sigma_[next_admit_]);
+    if (blocks_to_admit()) {
+      // f*: the first element of the next block to admit
+      const T f = inflight_.empty() ? cursors_[heap_.front()].first() : inflight_.front().first;
       for (std::size_t i = 0; i < active_.size(); ++i) {
         counts_[i] = static_cast<std::size_t>(
             std::upper_bound(active_[i].pos, active_[i].end, f, less_) - active_[i].pos);
@@ -228,13 +248,13 @@ private:
   fast_less<T, Cmp> less_;
   thread_team& team_;
   io::aligned_buffer memory_;
-  std::vector<entry> sigma_;
+  std::vector<firsts_cursor<T>> cursors_; // per run: its next block not yet requested
+  std::vector<std::uint32_t> heap_;       // runs with blocks not yet requested
+  later later_{this};
   std::vector<std::size_t> free_;
-  std::deque<pending> inflight_; // in sigma order
+  std::deque<pending> inflight_; // in the prediction sequence's order
   std::vector<active> active_;
   std::vector<std::size_t> counts_;
-  std::size_t next_issue_ = 0;
-  std::size_t next_admit_ = 0;
   std::uint64_t remaining_ = 0;
   sort_timings timings_;
   double wait_avg_ = 0, merge_avg_ = 0; // moving averages per batch (seconds)
@@ -407,13 +427,34 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
   mng::block_manager& bm = *runs_.block_manager();
   const block_geometry g = runs_.geometry();
   auto blocks_and_meta = [&] {
-    std::size_t blocks = 0;
-    for (const auto& r : runs_.runs()) blocks += r.block_count();
-    // metadata doubles while a merged run's metadata is built beside its inputs'
-    const std::size_t meta = 2 * runs_.metadata_bytes() + (runs_.run_count() + 2) * sizeof(run_info<T>);
+    std::size_t blocks = 0, spilled = 0;
+    for (const auto& r : runs_.runs()) {
+      blocks += r.block_count();
+      spilled += r.firsts.spilled();
+    }
+    // Metadata doubles while a merged run's metadata is built beside its inputs'. Spilled
+    // firsts are read through a page per run merged (at most one per block buffer the
+    // budget holds), and a merged run's are written through one more.
+    const std::size_t pages =
+        spilled ? (std::min(spilled, memory_bytes / (g.bytes + detail::firsts_page_bytes)) + 1) * detail::firsts_page_bytes
+                : 0;
+    const std::size_t meta = 2 * runs_.metadata_bytes() + (runs_.run_count() + 2) * sizeof(run_info<T>) + pages;
     return std::pair<std::size_t, std::size_t>(blocks, meta);
   };
   auto [total_blocks, meta] = blocks_and_meta();
+  // A sort that got far more data than its plan counted may have more first elements
+  // than its merge can hold beside two runs' buffers: they go to disk, and the merge
+  // reads them back a page at a time, so that it finishes within its budget.
+  {
+    const merge_plan p = plan_merge<T>(memory_bytes, g, meta, total_blocks, team_->size());
+    const std::size_t n = runs_.run_count() + runs_.memory_sequences().size();
+    bool in_memory = false;
+    for (const auto& r : runs_.runs()) in_memory = in_memory || r.firsts.size() > 0;
+    if (in_memory && ((n > 1 && p.fan_in < 2) || (n > p.fan_in && p.intermediate_fan_in < 2))) {
+      for (auto& r : runs_.mutable_runs()) detail::spill_firsts(r, bm, strategy, counter++);
+      std::tie(total_blocks, meta) = blocks_and_meta();
+    }
+  }
   if (const std::size_t held = runs_.memory_bytes(); held > 0) {
     // The last run was kept in memory: merge it from there if the rest of the budget
     // still takes every disk run in one pass, else write it out as a run first.
@@ -428,6 +469,15 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
     }
   }
   if (memory_segments_.empty()) plan_ = plan_merge<T>(memory_bytes, g, meta, total_blocks, team_->size());
+  // Spilled firsts are read through a page per run merged: no merge takes more runs than
+  // the pages its metadata counted (blocks_and_meta).
+  std::size_t spilled_runs = 0;
+  for (const auto& r : runs_.runs()) spilled_runs += r.firsts.spilled();
+  if (spilled_runs > 0) {
+    const std::size_t pages = std::max<std::size_t>(2, memory_bytes / (g.bytes + detail::firsts_page_bytes));
+    plan_.fan_in = std::min(plan_.fan_in, pages);
+    plan_.intermediate_fan_in = std::min(plan_.intermediate_fan_in, pages);
+  }
   if (plan_.fan_in < 2 && runs_.run_count() > 1) {
     throw std::invalid_argument(
         "flow: merging " + std::to_string(runs_.run_count()) + " sorted runs of " +
@@ -475,7 +525,9 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
       io::aligned_buffer out((plan_.output_elements + (combining ? 1 : 0)) * sizeof(T));
       T* o = reinterpret_cast<T*>(out.data());
       const std::size_t write_buffers = plan_.intermediate_write_buffers;
-      detail::run_writer<T> writer(elements, g, write_buffers, bm, strategy, counter++);
+      bool spilled = false; // then the merged run's firsts go to disk too
+      for (const auto* r : pick) spilled = spilled || r->firsts.spilled();
+      detail::run_writer<T> writer(elements, g, write_buffers, bm, strategy, counter++, spilled);
       detail::merge_engine<T, Cmp> engine(pick, g, plan_.buffers - write_buffers, bm, cmp_, *team_);
       if constexpr (combining) { // the merged run holds each key once
         detail::carry<T> c;
