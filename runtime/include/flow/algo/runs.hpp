@@ -339,15 +339,20 @@ void spill_firsts(run_info<T>& run, mng::block_manager& bm, mng::allocation_stra
 template <class T> class firsts_cursor {
 public:
   explicit firsts_cursor(const run_info<T>& run) : run_(&run) {
-    if (run.firsts.spilled()) page_ = io::aligned_buffer(firsts_page_bytes);
+    if (run.firsts.spilled()) page_ = io::aligned_buffer(buffer_bytes(run));
     load();
   }
-  /// Memory a cursor over `run` holds besides itself.
-  static std::size_t buffer_bytes(const run_info<T>& run) { return run.firsts.spilled() ? firsts_page_bytes : 0; }
+  /// Memory a cursor over `run` holds besides itself (a spilled run's: a page and the
+  /// current first element after it, so that a cursor over firsts in memory is small).
+  static std::size_t buffer_bytes(const run_info<T>& run) {
+    return run.firsts.spilled() ? firsts_page_bytes + sizeof(T) : 0;
+  }
 
   bool done() const noexcept { return next_ >= run_->blocks; }
   std::size_t block() const noexcept { return next_; }
-  const T& first() const noexcept { return current_; }
+  /// The first element of block(): in the run's array, or (spilled) in the cursor until
+  /// it advances.
+  const T& first() const noexcept { return run_->firsts.spilled() ? current() : run_->firsts[next_]; }
   void advance() {
     ++next_;
     load();
@@ -355,13 +360,9 @@ public:
 
 private:
   void load() {
-    if (done()) return;
-    if (!run_->firsts.spilled()) {
-      current_ = run_->firsts[next_];
-      return;
-    }
+    if (done() || !run_->firsts.spilled()) return;
     const mng::block_id pages = run_->firsts.pages(run_->blocks);
-    auto* to = reinterpret_cast<std::byte*>(&current_);
+    std::byte* to = page_.data() + firsts_page_bytes;
     for (std::uint64_t at = std::uint64_t{next_} * sizeof(T), left = sizeof(T); left > 0;) {
       const std::uint64_t page = at / firsts_page_bytes;
       if (page != loaded_) {
@@ -377,11 +378,12 @@ private:
     }
   }
 
+  const T& current() const noexcept { return *reinterpret_cast<const T*>(page_.data() + firsts_page_bytes); }
+
   const run_info<T>* run_;
-  io::aligned_buffer page_;
+  io::aligned_buffer page_; // spilled: the page read last, then the current first element
   std::uint64_t loaded_ = ~std::uint64_t{0};
   std::size_t next_ = 0;
-  T current_{};
 };
 
 /// Writes a sorted array as a run, in place: the array's blocks go to disk straight from

@@ -79,6 +79,7 @@ public:
     for (std::uint32_t i = 0; i < runs_.size(); ++i) {
       cursors_.emplace_back(*runs_[i]);
       if (!cursors_.back().done()) heap_.push_back(i);
+      if (runs_[i]->firsts.spilled()) spilled_firsts_.resize(buffers);
     }
     std::make_heap(heap_.begin(), heap_.end(), later_);
     free_.reserve(buffers);
@@ -150,7 +151,7 @@ private:
     std::size_t buffer;
     io::request_ptr request;
     entry block;
-    T first;
+    const T* first; // in the run's firsts, or (spilled) in spilled_firsts_[buffer]
   };
   // Orders the heap of runs (a max-heap, so "later" puts the next block on top): by the
   // first element of each run's next block, ties by run.
@@ -185,7 +186,9 @@ private:
       const mng::block_id id = runs_[run]->block(e.block, g_.bytes);
       io::request_ptr r = id.storage->file().aread(buffer(b), id.offset, g_.bytes);
       free_.pop_back();
-      inflight_.push_back({b, std::move(r), e, c.first()});
+      const T* first = &c.first();
+      if (runs_[run]->firsts.spilled()) first = &(spilled_firsts_[b] = c.first()); // the cursor moves on
+      inflight_.push_back({b, std::move(r), e, first});
       c.advance();
       if (c.done()) {
         heap_.pop_back();
@@ -226,7 +229,7 @@ private:
     std::size_t sum = 0;
     if (blocks_to_admit()) {
       // f*: the first element of the next block to admit
-      const T f = inflight_.empty() ? cursors_[heap_.front()].first() : inflight_.front().first;
+      const T f = inflight_.empty() ? cursors_[heap_.front()].first() : *inflight_.front().first;
       for (std::size_t i = 0; i < active_.size(); ++i) {
         counts_[i] = static_cast<std::size_t>(
             std::upper_bound(active_[i].pos, active_[i].end, f, less_) - active_[i].pos);
@@ -250,6 +253,7 @@ private:
   io::aligned_buffer memory_;
   std::vector<firsts_cursor<T>> cursors_; // per run: its next block not yet requested
   std::vector<std::uint32_t> heap_;       // runs with blocks not yet requested
+  std::vector<T> spilled_firsts_;         // per buffer: the first element of a spilled run's block read into it
   later later_{this};
   std::vector<std::size_t> free_;
   std::deque<pending> inflight_; // in the prediction sequence's order
@@ -435,8 +439,11 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
     // Metadata doubles while a merged run's metadata is built beside its inputs'. Spilled
     // firsts are read through a page per run merged (at most one per block buffer the
     // budget holds), and a merged run's are written through one more.
+    // (and a copy of the current first of each, and of the block read into each buffer)
+    const std::size_t merged = std::min(spilled, memory_bytes / (g.bytes + detail::firsts_page_bytes));
     const std::size_t pages =
-        spilled ? (std::min(spilled, memory_bytes / (g.bytes + detail::firsts_page_bytes)) + 1) * detail::firsts_page_bytes
+        spilled ? merged * (detail::firsts_page_bytes + sizeof(T)) + detail::firsts_page_bytes +
+                      memory_bytes / g.bytes * sizeof(T)
                 : 0;
     const std::size_t meta = 2 * runs_.metadata_bytes() + (runs_.run_count() + 2) * sizeof(run_info<T>) + pages;
     return std::pair<std::size_t, std::size_t>(blocks, meta);
