@@ -155,17 +155,16 @@ AVOIDABLE = {
                   '`s.split(sep)` loop (flowc emit stopped with an internal error; fixed in 705a2ee)',
     'strestimate': 'a random `~ N` after read_lines and read_csv (else an upper bound of the count): str '
                    'elements are large (256 bytes and more), and a sort planned for fewer elements than the '
-                   'file holds stops the program at any budget ("the runs\' metadata … outgrows its '
-                   'reserve"; read_text of large records too)',
+                   'file holds stopped the program at any budget ("the runs\' metadata … outgrows its '
+                   'reserve"; fixed: the runs\' first elements go to disk)',
     'strunknown': 'read_lines and read_csv without `~ N` (count unknown, or planned from a file the script '
-                  'writes first as empty): a sort of them stops the program under budgets it accepted at '
-                  'start (the same error; since the metadata is claimed only when a run is written, '
-                  'input that ends just as the reserve fills no longer stops)',
+                  'writes first as empty): a sort of them stopped the program under budgets it accepted at '
+                  'start (the same error; fixed likewise)',
 }
 # Left out unless asked for (generate_script's default, so the lit suite's generated.test
 # stays green, and build_and_compare.py's unless its --avoid says otherwise): constructs
-# with a known open compiler bug. ('streamtwice' was fixed.)
-KNOWN_BUGS = ('strestimate', 'strunknown')
+# with a known open compiler bug. ('streamtwice', 'strestimate' and 'strunknown' were fixed.)
+KNOWN_BUGS = ()
 
 
 class Script:
