@@ -438,8 +438,9 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
     }
     // Metadata doubles while a merged run's metadata is built beside its inputs'. Spilled
     // firsts are read through a page per run merged (at most one per block buffer the
-    // budget holds), and a merged run's are written through one more.
-    // (and a copy of the current first of each, and of the block read into each buffer)
+    // budget holds) that also holds its current first, a merged run's are written
+    // through one more page, and each block buffer keeps the first of the block read
+    // into it.
     const std::size_t merged = std::min(spilled, memory_bytes / (g.bytes + detail::firsts_page_bytes));
     const std::size_t pages =
         spilled ? merged * (detail::firsts_page_bytes + sizeof(T)) + detail::firsts_page_bytes +
