@@ -397,10 +397,13 @@ TEST(ReduceHash, SpillsWhenTheKeysOutgrowTheTable) {
       EXPECT_EQ(bm.allocated_bytes(), 0u);
     }
     // many spills with a small merge budget: intermediate passes combine the runs
-    // (the runs' metadata, a first element per block, limits the spills of big records
-    // with small blocks: these take 8 KiB blocks)
     const auto in = make_input<big>(30000, keys::random, 20000, 3);
     expect_reduced(in, via_hash(in, 512 << 10, 160 << 10, options(bm, 8192, keep_last)), "big records, small budgets");
+    EXPECT_EQ(bm.allocated_bytes(), 0u);
+    // and with 4 KiB blocks, where the spills' first elements (one per block) outgrow the
+    // metadata reserve: they go to disk, and the merge reads them back
+    const auto many = make_input<big>(120000, keys::random, 100000, 5);
+    expect_reduced(many, via_hash(many, 256 << 10, 96 << 10, options(bm, 4096, keep_last)), "firsts spilled");
     EXPECT_EQ(bm.allocated_bytes(), 0u);
   }
 }

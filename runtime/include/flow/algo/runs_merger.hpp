@@ -436,16 +436,10 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
       blocks += r.block_count();
       spilled += r.firsts.spilled();
     }
-    // Metadata doubles while a merged run's metadata is built beside its inputs'. Spilled
-    // firsts are read through a page per run merged (at most one per block buffer the
-    // budget holds) that also holds its current first, a merged run's are written
-    // through one more page, and each block buffer keeps the first of the block read
-    // into it.
-    const std::size_t merged = std::min(spilled, memory_bytes / (g.bytes + detail::firsts_page_bytes));
-    const std::size_t pages =
-        spilled ? merged * (detail::firsts_page_bytes + sizeof(T)) + detail::firsts_page_bytes +
-                      memory_bytes / g.bytes * sizeof(T)
-                : 0;
+    // Metadata doubles while a merged run's metadata is built beside its inputs'; where
+    // firsts were spilled, a merged run's are written through a page (and each run merged
+    // reads its own through one: see `buffer` below).
+    const std::size_t pages = spilled ? detail::firsts_page_bytes : 0;
     const std::size_t meta = 2 * runs_.metadata_bytes() + (runs_.run_count() + 2) * sizeof(run_info<T>) + pages;
     return std::pair<std::size_t, std::size_t>(blocks, meta);
   };
@@ -463,10 +457,16 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
       std::tie(total_blocks, meta) = blocks_and_meta();
     }
   }
+  // What a block buffer costs: with spilled firsts, a run merged through it also reads its
+  // firsts through a page and keeps two of them (its cursor's and its read block's).
+  bool spilled = false;
+  for (const auto& r : runs_.runs()) spilled = spilled || r.firsts.spilled();
+  const block_geometry buffer =
+      spilled ? block_geometry{g.bytes + detail::firsts_page_bytes + 2 * sizeof(T), g.elements} : g;
   if (const std::size_t held = runs_.memory_bytes(); held > 0) {
     // The last run was kept in memory: merge it from there if the rest of the budget
     // still takes every disk run in one pass, else write it out as a run first.
-    const merge_plan p = plan_merge<T>(memory_bytes > held ? memory_bytes - held : 0, g, meta,
+    const merge_plan p = plan_merge<T>(memory_bytes > held ? memory_bytes - held : 0, buffer, meta,
                                        total_blocks, team_->size());
     if (p.fan_in >= runs_.run_count()) {
       plan_ = p;
@@ -476,16 +476,7 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
       std::tie(total_blocks, meta) = blocks_and_meta();
     }
   }
-  if (memory_segments_.empty()) plan_ = plan_merge<T>(memory_bytes, g, meta, total_blocks, team_->size());
-  // Spilled firsts are read through a page per run merged: no merge takes more runs than
-  // the pages its metadata counted (blocks_and_meta).
-  std::size_t spilled_runs = 0;
-  for (const auto& r : runs_.runs()) spilled_runs += r.firsts.spilled();
-  if (spilled_runs > 0) {
-    const std::size_t pages = std::max<std::size_t>(2, memory_bytes / (g.bytes + detail::firsts_page_bytes));
-    plan_.fan_in = std::min(plan_.fan_in, pages);
-    plan_.intermediate_fan_in = std::min(plan_.intermediate_fan_in, pages);
-  }
+  if (memory_segments_.empty()) plan_ = plan_merge<T>(memory_bytes, buffer, meta, total_blocks, team_->size());
   if (plan_.fan_in < 2 && runs_.run_count() > 1) {
     throw std::invalid_argument(
         "flow: merging " + std::to_string(runs_.run_count()) + " sorted runs of " +
