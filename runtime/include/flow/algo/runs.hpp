@@ -245,6 +245,21 @@ public:
   mng::block_manager* block_manager() const noexcept { return bm_; }
   void set_geometry(const block_geometry& g) noexcept { geometry_ = g; }
   std::vector<run_info<T>>& mutable_runs() noexcept { return runs_; }
+  /// The run list's capacity once a full list of `runs` grows: doubled, 16 at first
+  /// (plan::run_list_bytes models it).
+  static std::size_t grown_run_capacity(std::size_t runs) { return std::max<std::size_t>(16, 2 * runs); }
+  /// Adds a finished run; a full list grows by grown_run_capacity.
+  void add_run(run_info<T> run) {
+    if (runs_.size() == runs_.capacity()) runs_.reserve(grown_run_capacity(runs_.size()));
+    runs_.push_back(std::move(run));
+  }
+  /// Whether some run's first elements are on disk.
+  bool firsts_spilled() const noexcept {
+    return std::any_of(runs_.begin(), runs_.end(), [](const run_info<T>& r) { return r.firsts.spilled(); });
+  }
+  /// Moves every run's first elements to disk (detail::spill_firsts): a sort that got far
+  /// more data than its plan counted, whose metadata outgrew its memory.
+  void spill_firsts(mng::allocation_strategy& strategy, std::size_t& run_index);
   /// The in-memory sequence i, writable, and shortening it to n elements (a combining
   /// merger folds a sequence in place).
   std::span<T> mutable_memory_sequence(std::size_t i) noexcept {
@@ -333,6 +348,14 @@ void spill_firsts(run_info<T>& run, mng::block_manager& bm, mng::allocation_stra
   for (const T& x : run.firsts) w.push(x);
   w.finish(run);
 }
+
+} // namespace detail
+
+template <class T> void sorted_runs<T>::spill_firsts(mng::allocation_strategy& strategy, std::size_t& run_index) {
+  for (auto& r : runs_) detail::spill_firsts(r, *bm_, strategy, run_index++);
+}
+
+namespace detail {
 
 /// A run's first elements in order, from memory or, spilled, a page at a time from disk:
 /// what the merger builds its prediction sequence from.

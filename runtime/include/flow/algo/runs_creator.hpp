@@ -192,9 +192,6 @@ private:
   void claim_metadata(std::size_t blocks);
   // With the mutex held: the finished run joins the result; its claim ends.
   void add_run(run_info<T> run);
-  // The run list's capacity once a full list of `runs` grows: doubled, 16 at first
-  // (plan::run_list_bytes models it).
-  static std::size_t grown_run_capacity(std::size_t runs) { return std::max<std::size_t>(16, 2 * runs); }
 
   // A slot from the free list, else the oldest slot being written once its writes are
   // done, else wait until a sort releases one. The filler waits until the worker has
@@ -533,14 +530,15 @@ void runs_creator<T, Cmp, Combine>::claim_metadata(std::size_t blocks) {
   auto& runs = result_.mutable_runs();
   // The run list grows (add_run) when this run joins it.
   const std::size_t list_growth =
-      runs.size() == runs.capacity() ? (grown_run_capacity(runs.size()) - runs.size()) * sizeof(run_info<T>) : 0;
+      runs.size() == runs.capacity() ? (sorted_runs<T>::grown_run_capacity(runs.size()) - runs.size()) * sizeof(run_info<T>)
+                                     : 0;
   const std::size_t claim = blocks * plan::run_block_metadata(sizeof(T));
   std::size_t held = result_.metadata_bytes() + claimed_;
   if (held + list_growth + claim + 4096 > plan_.metadata_reserve) {
     // More data than the plan counted: the finished runs' first elements go to disk (4096
     // bytes above are the page they are written through), and the merger reads them
     // back a page at a time. Only the run list and the run being written stay.
-    for (auto& r : runs) detail::spill_firsts(r, bm_, strategy_, run_counter_++);
+    result_.spill_firsts(strategy_, run_counter_);
     held = result_.metadata_bytes() + claimed_;
   }
   if (held + list_growth + claim + 4096 > plan_.metadata_reserve) {
@@ -556,10 +554,8 @@ void runs_creator<T, Cmp, Combine>::claim_metadata(std::size_t blocks) {
 
 template <class T, class Cmp, class Combine>
 void runs_creator<T, Cmp, Combine>::add_run(run_info<T> run) {
-  auto& runs = result_.mutable_runs();
   claimed_ -= std::min(claimed_, run.block_count() * plan::run_block_metadata(sizeof(T)));
-  if (runs.size() == runs.capacity()) runs.reserve(grown_run_capacity(runs.size()));
-  runs.push_back(std::move(run));
+  result_.add_run(std::move(run));
   changed_.notify_all();
 }
 

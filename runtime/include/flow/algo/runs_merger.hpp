@@ -431,15 +431,12 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
   mng::block_manager& bm = *runs_.block_manager();
   const block_geometry g = runs_.geometry();
   auto blocks_and_meta = [&] {
-    std::size_t blocks = 0, spilled = 0;
-    for (const auto& r : runs_.runs()) {
-      blocks += r.block_count();
-      spilled += r.firsts.spilled();
-    }
+    std::size_t blocks = 0;
+    for (const auto& r : runs_.runs()) blocks += r.block_count();
     // Metadata doubles while a merged run's metadata is built beside its inputs'; where
     // firsts were spilled, a merged run's are written through a page (and each run merged
     // reads its own through one: see `buffer` below).
-    const std::size_t pages = spilled ? detail::firsts_page_bytes : 0;
+    const std::size_t pages = runs_.firsts_spilled() ? detail::firsts_page_bytes : 0;
     const std::size_t meta = 2 * runs_.metadata_bytes() + (runs_.run_count() + 2) * sizeof(run_info<T>) + pages;
     return std::pair<std::size_t, std::size_t>(blocks, meta);
   };
@@ -453,16 +450,15 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
     bool in_memory = false;
     for (const auto& r : runs_.runs()) in_memory = in_memory || r.firsts.size() > 0;
     if (in_memory && ((n > 1 && p.fan_in < 2) || (n > p.fan_in && p.intermediate_fan_in < 2))) {
-      for (auto& r : runs_.mutable_runs()) detail::spill_firsts(r, bm, strategy, counter++);
+      runs_.spill_firsts(strategy, counter);
       std::tie(total_blocks, meta) = blocks_and_meta();
     }
   }
   // What a block buffer costs: with spilled firsts, a run merged through it also reads its
   // firsts through a page and keeps two of them (its cursor's and its read block's).
-  bool spilled = false;
-  for (const auto& r : runs_.runs()) spilled = spilled || r.firsts.spilled();
-  const block_geometry buffer =
-      spilled ? block_geometry{g.bytes + detail::firsts_page_bytes + 2 * sizeof(T), g.elements} : g;
+  const block_geometry buffer = runs_.firsts_spilled()
+                                    ? block_geometry{g.bytes + detail::firsts_page_bytes + 2 * sizeof(T), g.elements}
+                                    : g;
   if (const std::size_t held = runs_.memory_bytes(); held > 0) {
     // The last run was kept in memory: merge it from there if the rest of the budget
     // still takes every disk run in one pass, else write it out as a run first.

@@ -486,19 +486,16 @@ private:
       run.release(bm_, plan_.geometry.bytes);
       throw;
     }
-    auto& runs = result_.mutable_runs();
-    if (runs.size() == runs.capacity()) runs.reserve(std::max<std::size_t>(16, 2 * runs.size()));
-    runs.push_back(std::move(run));
+    result_.add_run(std::move(run));
     // The metadata must stay within its reserve (with room for one more spill): when the
     // runs' first elements would not, they go to disk (the merger reads them back a page
     // at a time), and only the run list stays.
     const std::size_t blocks = static_cast<std::size_t>(plan_.slots / plan_.geometry.elements);
     const auto need = [&] { return result_.metadata_bytes() + blocks * plan::run_block_metadata(sizeof(T)) + 4096; };
-    if (need() > plan_.metadata_reserve)
-      for (auto& r : runs) algo::detail::spill_firsts(r, bm_, strategy_, run_counter_++);
+    if (need() > plan_.metadata_reserve) result_.spill_firsts(strategy_, run_counter_);
     if (need() > plan_.metadata_reserve) {
       throw std::length_error("flow: reduce (hash table): the data has far more distinct keys than expected: " +
-                              std::to_string(runs.size()) + " spilled runs need " + std::to_string(need()) +
+                              std::to_string(result_.run_count()) + " spilled runs need " + std::to_string(need()) +
                               " bytes of metadata with room for one more (their first elements on disk), more "
                               "than its reserve of " +
                               std::to_string(plan_.metadata_reserve) +
