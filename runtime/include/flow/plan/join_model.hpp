@@ -1,6 +1,7 @@
 #pragma once
-// What a merge join (flow::stream::join / left_join, flow/stream/join.hpp) needs of its
-// budget and what I/O a key group costs — the one copy of that arithmetic. The join node
+// What a merge join (flow::stream::join / left_join, flow/stream/join.hpp) and a hash join
+// (flow::stream::hash_join, flow/stream/hash_join.hpp) need of their budget and what
+// I/O they cost — the one copy of that arithmetic. The join node
 // sizes its group buffer with these functions; the compiler's planner prices a join with
 // the same ones. Header-only, no dependency on the rest of the runtime.
 //
@@ -65,6 +66,94 @@ inline constexpr join_group_io join_group_cost(std::uint64_t group_elements, std
   const std::uint64_t spilled = blocks - join_memory_blocks(memory_bytes, block_bytes);
   const std::uint64_t bytes = sat_mul(spilled, block_bytes);
   return {spilled, bytes, sat_mul(bytes, left_matches)};
+}
+
+// --- the hash join (flow::stream::hash_join, flow/stream/hash_join.hpp) ---------------
+//
+// A hash join keeps the right ("build") input in a table of open addressing: a slot holds
+// an element and a tag byte, and the table is filled to at most 4/5 of its slots. Its
+// memory also holds the four block buffers of its spill (two write or read the rest of
+// the build input, two the probe input). A build input that the table holds costs no
+// I/O. A larger one takes passes: the first fills the table and writes the rest of the
+// build input and all the probe input to disk; each further pass fills the table from
+// the build input's rest and reads the probe input again.
+//
+//   hash_join_capacity(s, M, B) = floor((M - 4B) / (s + 1) * 4/5) build elements a pass
+//   hash_join_cost(Nb, sb, Np, sp, M, B): passes = ceil(Nb / capacity);
+//     with passes > 1: written blocks(Nb - capacity) + blocks(Np), read
+//     blocks(Nb - capacity) + (passes - 1) * blocks(Np) (blocks of B bytes, rounded up).
+
+/// Spill buffers a hash join keeps in its memory: two for its build input, two for its probe input.
+inline constexpr std::uint64_t hash_join_spill_blocks = 4;
+/// A hash table's slots, at most 4/5 of them filled: 5/4 slots an element.
+inline constexpr std::uint64_t hash_join_slots_per = 5, hash_join_elements_per = 4;
+
+/// The least memory a hash join accepts: its spill buffers and one block of table.
+inline constexpr std::uint64_t hash_join_min_memory(std::uint64_t block_bytes) noexcept {
+  return sat_mul(hash_join_spill_blocks + 1, block_bytes);
+}
+
+/// The table's bytes for `elements` build elements of `element_bytes` (each slot holds an
+/// element and a tag byte).
+inline constexpr std::uint64_t hash_join_table_bytes(std::uint64_t elements, std::uint64_t element_bytes) noexcept {
+  const std::uint64_t slots = sat_add(elements / hash_join_elements_per * hash_join_slots_per,
+                                      (elements % hash_join_elements_per) * hash_join_slots_per / hash_join_elements_per + 1);
+  return sat_mul(slots, element_bytes + 1);
+}
+
+/// What a hash join of `memory_bytes` needs for a build input of `elements`: its table
+/// and its spill buffers.
+inline constexpr std::uint64_t hash_join_memory_for(std::uint64_t elements, std::uint64_t element_bytes,
+                                                    std::uint64_t block_bytes) noexcept {
+  return sat_add(hash_join_table_bytes(elements, element_bytes), sat_mul(hash_join_spill_blocks, block_bytes));
+}
+
+/// Slots of the largest table `memory_bytes` holds beside the spill buffers (at least 2,
+/// so that one element fits and a slot stays empty).
+inline constexpr std::uint64_t hash_join_slots(std::uint64_t element_bytes, std::uint64_t memory_bytes,
+                                               std::uint64_t block_bytes) noexcept {
+  const std::uint64_t spill = sat_mul(hash_join_spill_blocks, block_bytes);
+  const std::uint64_t table = memory_bytes > spill ? memory_bytes - spill : 0;
+  const std::uint64_t slots = table / (element_bytes + 1);
+  return slots > 2 ? slots : 2;
+}
+
+/// The elements a table of `slots` (at least 2) holds: 4/5 of them, and always one empty.
+inline constexpr std::uint64_t hash_join_slots_hold(std::uint64_t slots) noexcept {
+  return slots / hash_join_slots_per * hash_join_elements_per +
+         slots % hash_join_slots_per * hash_join_elements_per / hash_join_slots_per;
+}
+
+/// The build elements one pass holds.
+inline constexpr std::uint64_t hash_join_capacity(std::uint64_t element_bytes, std::uint64_t memory_bytes,
+                                                  std::uint64_t block_bytes) noexcept {
+  return hash_join_slots_hold(hash_join_slots(element_bytes, memory_bytes, block_bytes));
+}
+
+/// The passes and the I/O of a hash join (see above).
+struct hash_join_io {
+  std::uint64_t passes = 1;
+  std::uint64_t write_bytes = 0;
+  std::uint64_t read_bytes = 0;
+  constexpr std::uint64_t io_bytes() const noexcept { return sat_add(write_bytes, read_bytes); }
+};
+
+inline constexpr hash_join_io hash_join_cost(std::uint64_t build_elements, std::uint64_t build_bytes,
+                                             std::uint64_t probe_elements, std::uint64_t probe_bytes,
+                                             std::uint64_t memory_bytes, std::uint64_t block_bytes) noexcept {
+  const std::uint64_t holds = hash_join_capacity(build_bytes, memory_bytes, block_bytes);
+  if (build_elements <= holds) return {};
+  auto blocks = [&](std::uint64_t elements, std::uint64_t bytes) {
+    const std::uint64_t per = block_bytes / (bytes > 0 ? bytes : 1);
+    if (per == 0) return std::uint64_t{0};
+    return sat_mul(elements / per + (elements % per != 0 ? 1 : 0), block_bytes);
+  };
+  hash_join_io c;
+  c.passes = build_elements / holds + (build_elements % holds != 0 ? 1 : 0);
+  const std::uint64_t rest = blocks(build_elements - holds, build_bytes), probe = blocks(probe_elements, probe_bytes);
+  c.write_bytes = sat_add(rest, probe);
+  c.read_bytes = sat_add(rest, sat_mul(c.passes - 1, probe));
+  return c;
 }
 
 } // namespace flow::plan

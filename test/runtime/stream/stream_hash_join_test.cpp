@@ -1,0 +1,184 @@
+// The hash join against an in-memory reference (the pairs with equal keys, compared as
+// sorted multisets: the hash join's output is in no key order): sizes that cross the
+// table's growth and a pass's capacity, duplicate and skewed keys on either side and both,
+// one key everywhere, empty inputs, no matches, inputs of different types; passes over a
+// right input larger than the memory, their I/O against flow/plan/join_model.hpp, the
+// buffer peak against the budget, nothing left allocated; the same output twice.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "flow/io/buffer.hpp"
+#include "flow/io/stats.hpp"
+#include "flow/plan/join_model.hpp"
+#include "flow/script/values.hpp"
+#include "flow/stream/hash_join.hpp"
+#include "flow/stream/stream.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+namespace fs = flow::stream;
+using u64 = std::uint64_t;
+
+struct Order {
+  std::uint32_t cust;
+  std::uint32_t seq;
+  u64 amount;
+};
+struct Customer {
+  u64 id; // another integer type than the left key: hashed by value
+  std::uint32_t nation;
+  std::uint32_t seq;
+};
+struct Row {
+  std::uint32_t seq = 0, cust_seq = 0;
+  u64 amount = 0, id = 0;
+  auto key() const { return std::tie(seq, cust_seq, amount, id); }
+  friend bool operator==(const Row& a, const Row& b) { return a.key() == b.key(); }
+  friend bool operator<(const Row& a, const Row& b) { return a.key() < b.key(); }
+};
+
+u64 order_hash(const Order& o) { return flow::script::hash(u64{o.cust}) * 0x9E3779B97F4A7C15ull; }
+u64 customer_hash(const Customer& c) { return flow::script::hash(c.id) * 0x9E3779B97F4A7C15ull; }
+int compare_oc(const Order& o, const Customer& c) { return o.cust < c.id ? -1 : (o.cust > c.id ? 1 : 0); }
+Row row(const Order& o, const Customer& c) { return {o.seq, c.seq, o.amount, c.id}; }
+
+constexpr std::size_t block = 4096;
+
+std::vector<std::uint32_t> keys(u64 n, std::uint32_t range, double heavy, std::uint32_t hot, u64 seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint32_t> k(n);
+  for (auto& x : k)
+    x = std::uniform_real_distribution<double>(0, 1)(rng) < heavy ? hot : static_cast<std::uint32_t>(rng() % range);
+  return k;
+}
+std::vector<Order> orders(const std::vector<std::uint32_t>& k) {
+  std::vector<Order> v;
+  for (std::size_t i = 0; i < k.size(); ++i) v.push_back({k[i], static_cast<std::uint32_t>(i), flow::test::mix(i)});
+  return v;
+}
+std::vector<Customer> customers(const std::vector<std::uint32_t>& k) {
+  std::vector<Customer> v;
+  for (std::size_t i = 0; i < k.size(); ++i) v.push_back({k[i], static_cast<std::uint32_t>(i % 25), static_cast<std::uint32_t>(i)});
+  return v;
+}
+
+std::vector<Row> reference(const std::vector<Order>& l, const std::vector<Customer>& r) {
+  std::vector<Customer> sorted = r;
+  std::sort(sorted.begin(), sorted.end(), [](const Customer& a, const Customer& b) { return a.id < b.id; });
+  std::vector<Row> out;
+  for (const Order& o : l) {
+    auto it = std::lower_bound(sorted.begin(), sorted.end(), u64{o.cust},
+                               [](const Customer& c, u64 k) { return c.id < k; });
+    for (; it != sorted.end() && it->id == o.cust; ++it) out.push_back(row(o, *it));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class HashJoinTest : public ::testing::Test {
+protected:
+  flow::mng::block_manager bm{flow::test::memory_config()};
+
+  /// The join's output in its own order; checks the buffer peak and that nothing leaks.
+  std::vector<Row> run(const std::vector<Order>& l, const std::vector<Customer>& r, std::size_t memory,
+                       u64 expected, u64* passes = nullptr) {
+    const u64 base = flow::io::buffer_memory::current();
+    flow::io::buffer_memory::reset_peak();
+    std::vector<Row> out;
+    {
+      auto j = fs::hash_join(fs::scan(l), fs::scan(r), order_hash, customer_hash, compare_oc, row, memory, block,
+                             expected, bm);
+      for (; !j.empty(); ++j) out.push_back(*j);
+      if (passes) *passes = j.passes();
+    }
+    EXPECT_LE(flow::io::buffer_memory::peak() - base, memory) << "memory budget exceeded";
+    EXPECT_EQ(flow::io::buffer_memory::current(), base) << "buffers leaked";
+    EXPECT_EQ(bm.allocated_bytes(), 0u) << "disk blocks leaked";
+    return out;
+  }
+  void check(const std::vector<Order>& l, const std::vector<Customer>& r, std::size_t memory, u64 expected,
+             const std::string& what) {
+    std::vector<Row> got = run(l, r, memory, expected);
+    EXPECT_EQ(got, run(l, r, memory, expected)) << what << ": not the same order twice";
+    std::sort(got.begin(), got.end());
+    ASSERT_EQ(got, reference(l, r)) << what;
+  }
+};
+
+TEST_F(HashJoinTest, MatchesTheReferenceAcrossSizesKeysAndMemory) {
+  const std::size_t small = 8 * block;  // a table of 1 block: 364 elements a pass
+  const std::size_t large = 64 << 20;   // holds everything
+  for (u64 n : {u64{0}, u64{1}, u64{7}, u64{363}, u64{364}, u64{365}, u64{1000}, u64{5000}, u64{40000}}) {
+    for (double heavy : {0.0, n <= 1000 ? 0.3 : 0.005}) { // (a hot key of n * heavy on each side)
+      const auto l = orders(keys(n + 3, 2000, heavy, 17, n));
+      const auto r = customers(keys(n, 2000, heavy, 17, n + 1));
+      for (std::size_t memory : {n <= 5000 ? flow::plan::hash_join_min_memory(block) : 2 * small, small, large})
+        for (u64 expected : {u64{0}, n})
+          check(l, r, memory, expected,
+                "n=" + std::to_string(n) + " heavy=" + std::to_string(heavy) + " memory=" + std::to_string(memory) +
+                    " expected=" + std::to_string(expected));
+    }
+  }
+}
+
+TEST_F(HashJoinTest, OneKeyEverywhereAndNoMatches) {
+  const auto l = orders(std::vector<std::uint32_t>(300, 5));
+  const auto r = customers(std::vector<std::uint32_t>(700, 5));
+  for (std::size_t memory : {flow::plan::hash_join_min_memory(block), std::size_t{1} << 20}) {
+    check(l, r, memory, 700, "one key, memory " + std::to_string(memory));
+    EXPECT_EQ(run(l, r, memory, 700).size(), 300u * 700u);
+  }
+  const auto none = customers(std::vector<std::uint32_t>(500, 6));
+  EXPECT_TRUE(run(l, none, 1 << 20, 500).empty());
+  EXPECT_TRUE(run(l, {}, 1 << 20, 0).empty());
+  EXPECT_TRUE(run({}, r, 1 << 20, 700).empty());
+}
+
+// A right input larger than a pass: the passes and their I/O are the model's.
+TEST_F(HashJoinTest, PassesAndTheirIoFollowTheModel) {
+  for (std::size_t memory : {flow::plan::hash_join_min_memory(block), 12 * block, 40 * block}) {
+    const u64 holds = flow::plan::hash_join_capacity(sizeof(Customer), memory, block);
+    for (u64 n : {holds, holds + 1, 3 * holds + 7}) {
+      const auto l = orders(keys(2 * n + 11, 5000, 0.1, 3, n));
+      const auto r = customers(keys(n, 5000, 0.1, 3, n + 1));
+      flow::io::scoped_stats phase;
+      u64 passes = 0;
+      std::vector<Row> got = run(l, r, memory, n, &passes);
+      const auto io = phase.elapsed().total();
+      std::sort(got.begin(), got.end());
+      ASSERT_EQ(got, reference(l, r)) << "n=" << n << " memory=" << memory;
+      const auto model = flow::plan::hash_join_cost(n, sizeof(Customer), l.size(), sizeof(Order), memory, block);
+      EXPECT_EQ(passes, model.passes) << "n=" << n << " memory=" << memory;
+      EXPECT_EQ(io.write_bytes, model.write_bytes) << "n=" << n << " memory=" << memory;
+      EXPECT_EQ(io.read_bytes, model.read_bytes) << "n=" << n << " memory=" << memory;
+      EXPECT_EQ(passes > 1, n > holds);
+    }
+  }
+}
+
+TEST_F(HashJoinTest, TooLittleMemoryIsAnError) {
+  const auto l = orders({1});
+  const auto r = customers({1});
+  EXPECT_THROW(run(l, r, 4 * block, 1), std::invalid_argument);
+}
+
+TEST(HashJoinModel, Formulas) {
+  EXPECT_EQ(flow::plan::hash_join_slots_hold(2), 1u);
+  EXPECT_EQ(flow::plan::hash_join_slots_hold(5), 4u);
+  EXPECT_EQ(flow::plan::hash_join_slots_hold(100), 80u);
+  // 2^24 customers of 8 bytes: 5/4 slots each of 9 bytes, and four blocks to spill.
+  EXPECT_EQ(flow::plan::hash_join_table_bytes(1 << 24, 8), ((u64{5} << 22) + 1) * 9);
+  EXPECT_GE(flow::plan::hash_join_capacity(8, flow::plan::hash_join_memory_for(1 << 24, 8, 1 << 20), 1 << 20),
+            u64{1} << 24);
+  EXPECT_EQ(flow::plan::hash_join_cost(10, 8, 100, 16, 64 << 20, 1 << 20).io_bytes(), 0u);
+}
+
+} // namespace
