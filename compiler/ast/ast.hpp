@@ -346,6 +346,10 @@ struct JoinSource : NodeKind<Source, Source::Join> {
   JoinKey keys[2];
   Lambda fn;
   std::optional<Estimate> estimate;
+  /// Set by sema: nothing that reads the output depends on its order (a reduce reads it,
+  /// through maps and filters), and its keys hash, so a hash join may compute it; the
+  /// planner decides by the sizes.
+  bool orderFree = false;
 };
 
 /// `zip(p1, p2, …) (a, b, …) => e`

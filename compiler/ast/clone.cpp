@@ -360,6 +360,7 @@ SourcePtr Cloner::source(const Source& s) {
     }
     x->fn = lambda(j.fn);
     x->estimate = estimate(j.estimate);
+    x->orderFree = j.orderFree;
     return x;
   }
   case Source::Zip: {

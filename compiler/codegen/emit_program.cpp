@@ -26,7 +26,8 @@ const std::vector<std::string>& runtimeHeaders() {
       "flow/algo/runs_creator.hpp", "flow/algo/runs_merger.hpp",   "flow/containers/priority_queue.hpp",
       "flow/containers/vector.hpp", "flow/io/typed_file.hpp",      "flow/plan/memory_plan.hpp",
       "flow/stream/merge.hpp",      "flow/stream/transform.hpp",
-      "flow/stream/combine.hpp",    "flow/stream/join.hpp",        "flow/stream/reduce.hpp",
+      "flow/stream/combine.hpp",    "flow/stream/join.hpp",        "flow/stream/hash_join.hpp",
+      "flow/stream/reduce.hpp",
       "flow/stream/sources.hpp",    "flow/stream/sequence.hpp",    "flow/program.hpp",
       "flow/script.hpp"};
   return headers;
@@ -407,9 +408,12 @@ void Generator::emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::
   line("// the memory plan for this run's params and --memory: what each node needs, and how its");
   line("// I/O is priced (flow::plan::memory_node)");
   const std::vector<plan::memory_node> demands = plan::MemoryPlanner::demands(plan);
+  std::set<int> joined; // a hash join's inputs: it is priced, and sized, by their counts
+  for (const plan::memory_node& d : demands)
+    if (d.role == plan::memory_role::hash_join) joined.insert({d.partner, d.probe});
   for (const Node& n : plan.nodes) {
     const plan::memory_node& d = demands[static_cast<size_t>(n.id)];
-    if (d.role == plan::memory_role::none) continue;
+    if (d.role == plan::memory_role::none && !joined.count(n.id)) continue;
     const std::string& sv = scale.at(n.id);
     std::string live;
     for (int p : d.live_phases) live += (live.empty() ? "" : ", ") + std::to_string(p);
@@ -419,6 +423,7 @@ void Generator::emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::
                       ", .element_bytes = " + std::to_string(d.element_bytes);
     if (d.keyed) row += ", .keyed = true";
     if (d.partner >= 0) row += ", .partner = " + std::to_string(d.partner);
+    if (d.probe >= 0) row += ", .probe = " + std::to_string(d.probe);
     if (d.io != plan::io_rule::none) row += ", .io = flow::plan::io_rule::" + std::string(plan::name(d.io));
     // v[i]'s accesses and writes follow its count's scale.
     if (d.accesses > 0) row += ", .accesses = " + number(d.accesses) + " * " + sv;

@@ -6,6 +6,7 @@
 #include "ast/visit.hpp"
 #include "parse/parser.hpp"
 #include "flow/escape.hpp"
+#include "flow/plan/join_model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -797,10 +798,37 @@ bool GraphBuilder::readsUnchangedFile(const Pipeline& p) const {
          knownWrites_ && plan_.readsInput(r);
 }
 
-GraphBuilder::Flow GraphBuilder::pipeline(const Pipeline& p, int phase, double multiplier) {
+GraphBuilder::Flow GraphBuilder::pipeline(const Pipeline& p, int phase, double multiplier, size_t stages) {
   Flow f = source(*p.source, phase, multiplier);
-  for (const StagePtr& s : p.stages) f = stage(*s, f);
+  for (size_t i = 0; i < p.stages.size() && i < stages; ++i) f = stage(*p.stages[i], f);
   return f;
+}
+
+bool GraphBuilder::hashJoin(const JoinSource& j, const Node& right, double multiplier, std::string& why) const {
+  if (!j.orderFree) return false;
+  // A calibrated plan has the program's nodes: the program chose by its own counts.
+  if (options_.programPlan) {
+    const auto& theirs = options_.programPlan->nodes;
+    return static_cast<size_t>(nextId()) < theirs.size() && theirs[static_cast<size_t>(nextId())].kind == Node::HashJoin;
+  }
+  if (!right.counted) {
+    why = "a merge join: the right input's count is not known (with ~ COUNT on it, a hash join that fits "
+          "needs no sort)";
+    return false;
+  }
+  // The table for one run of the statement, beside what the phase's other nodes need.
+  const double elements = multiplier > 0 ? right.elements / multiplier : right.elements;
+  const uint64_t need = flow::plan::hash_join_memory_for(static_cast<uint64_t>(std::llround(elements)),
+                                                         right.elementBytes, plan_.blockBytes);
+  const std::string table = "a hash table of the right input's " + formatCount(elements) + " elements";
+  if (need > plan_.memoryBytes / 4 * 3) {
+    why = "a merge join: " + table + " would take " + formatBytes(static_cast<double>(need)) +
+          ", more than 3/4 of the budget";
+    return false;
+  }
+  why = "a hash join: " + table + " takes " + formatBytes(static_cast<double>(need)) +
+        " and the reduce after it does not depend on the order of its output, so neither input is sorted";
+  return true;
 }
 
 GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multiplier) {
@@ -852,7 +880,24 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
   }
   case Source::Join: {
     auto& j = *s.as<JoinSource>();
-    auto [inputs, out] = inputsInOnePhase(j.inputs, phase, multiplier);
+    // Each input up to the sort sema inserted for the join, if any: a merge join reads
+    // its inputs in key order, a hash join as they come, so the sorts are planned only
+    // for a merge join.
+    Flow flows[2];
+    const SortStage* sorts[2] = {nullptr, nullptr};
+    for (int side = 0; side < 2; ++side) {
+      const Pipeline& in = *j.inputs[side];
+      if (!in.stages.empty())
+        if (auto* so = in.stages.back()->as<SortStage>(); so && !so->insertedFor.empty()) sorts[side] = so;
+      flows[side] = pipeline(in, phase, multiplier, in.stages.size() - (sorts[side] ? 1 : 0));
+    }
+    std::string why;
+    const bool hashed = hashJoin(j, plan_.nodes[flows[1].node], multiplier, why);
+    for (int side = 0; side < 2; ++side)
+      if (sorts[side] && !hashed) flows[side] = stage(*sorts[side], flows[side]);
+    const std::vector<int> inputs = {flows[0].node, flows[1].node};
+    const int out = std::max({phase, flows[0].phase, flows[1].phase});
+    for (int in : inputs) runInPhase(in, out);
     const Node& a = plan_.nodes[inputs[0]];
     const Node& b = plan_.nodes[inputs[1]];
     // Without `~ N`: one output per element of the larger input (a key joined with at
@@ -860,10 +905,12 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
     // for a left join.
     const double larger = std::max(a.elements, b.elements); // a and b move as nodes are added
     double n = j.estimate ? estimate(*j.estimate) * multiplier : larger;
-    int id = add(Node::Join, std::string(j.left ? "left_join" : "join") + " by " + j.keys[0].resolved->name, s.loc, out,
-                 n, s.elementType, inputs, &j);
+    int id = add(hashed ? Node::HashJoin : Node::Join,
+                 std::string(hashed ? "hash join" : j.left ? "left_join" : "join") + " by " + j.keys[0].resolved->name,
+                 s.loc, out, n, s.elementType, inputs, &j);
+    plan_.nodes[id].note = why;
     if (!j.estimate)
-      plan_.nodes[id].note = "assumed one output per element of the larger input (add ~ COUNT)";
+      plan_.nodes[id].note += (why.empty() ? "" : "; ") + std::string("assumed one output per element of the larger input (add ~ COUNT)");
     calibrateCount(id, larger); // outputs per element of the larger input
     return {id, out};
   }

@@ -78,7 +78,11 @@ private:
   std::map<std::pair<const sema::Symbol*, int>, int> indexNode_; // (vector, phase) -> VectorIndex
   std::map<int, int> indexPhase_; // top-level statement -> the phase of its v[i] outside loops
   const ast::Stmt* item_ = nullptr; // the top-level statement being planned
-  Flow pipeline(const ast::Pipeline& p, int phase, double multiplier);
+  /// The pipeline's source and its first `stages` stages (all of them by default).
+  Flow pipeline(const ast::Pipeline& p, int phase, double multiplier, size_t stages = SIZE_MAX);
+  /// Whether join `j`, whose right input is planned as node `right` (`multiplier` runs),
+  /// is a hash join; `why` says why it is or is not, where it could be.
+  bool hashJoin(const ast::JoinSource& j, const Node& right, double multiplier, std::string& why) const;
   Flow source(const ast::Source& s, int phase, double multiplier);
   Flow stage(const ast::Stage& s, Flow in);
   Flow named(const sema::Symbol& s, int phase, double multiplier, SourceLoc useLoc);

@@ -37,7 +37,8 @@ std::vector<memory_node> MemoryPlanner::demands(const Plan& plan) {
     const bool peak = io == io_rule::queue && n.calibrated && n.calibrated->peakFraction > 0;
     nodes.push_back({.role = n.traits().memory, .phase = n.phase, .live_phases = n.livePhases,
                      .elements = n.elements, .element_bytes = n.elementBytes, .keyed = n.keyed,
-                     .partner = n.partner, .io = io, .accesses = n.accesses, .writes = n.writes,
+                     .partner = n.kind == Node::HashJoin ? n.inputs[1] : n.partner,
+                     .probe = n.kind == Node::HashJoin ? n.inputs[0] : -1, .io = io, .accesses = n.accesses, .writes = n.writes,
                      .hashing = io != io_rule::reduce_runs ? reduce_hashing::no
                                 : counted                 ? reduce_hashing::if_fits
                                                           : reduce_hashing::yes,
@@ -182,6 +183,11 @@ void MemoryPlanner::computeIo() {
                           : "combines while forming runs and merging: " + keys + ", more than a hash table holds (" +
                                 capacity + ")";
     }
+    if (io == io_rule::hash_join && c.passes > 1)
+      n.note += "; its memory holds a table of " +
+                formatCount(static_cast<double>(flow::plan::hash_join_capacity(
+                    plan_.nodes[static_cast<size_t>(n.inputs[1])].elementBytes, n.memoryBytes, plan_.blockBytes))) +
+                " elements: " + std::to_string(c.passes) + " passes, the left input written to disk and read again";
     if (io == io_rule::block_accesses)
       n.note = "an upper bound: one block read per access (" + formatCount(n.accesses) + ") and one written per write (" +
                formatCount(n.writes) + "); the cache holds " +
@@ -242,6 +248,10 @@ void MemoryPlanner::computeIo() {
     bool hasConsumer = false;
     for (const Node& other : plan_.nodes)
       for (int i : other.inputs) hasConsumer = hasConsumer || i == n.id;
+    if (io == io_rule::hash_join) { // its passes' own I/O, either way
+      n.materializedRead += n.readBytes;
+      n.materializedWrite += n.writeBytes;
+    }
     if (io == io_rule::sort_runs || io == io_rule::reduce_runs) {
       n.materializedWrite = bytes; // the runs
     } else if (io == io_rule::reduce_merge) {

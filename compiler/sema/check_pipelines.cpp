@@ -146,7 +146,64 @@ const Type* Checker::checkPipeline(Pipeline& p, const std::string& consumer) {
   }
   p.elementType = t;
   orderings_[&p] = order;
+  if (auto* j = p.source->as<JoinSource>(); j && !t->isError()) j->orderFree = orderFreeJoin(p);
   return t;
+}
+
+namespace {
+
+/// Whether a value of the type may hold a floating-point number (an imported C++ record
+/// may hold anything): a fold of such values depends on the order it sees them in.
+bool mayHoldFloat(const Type* t) {
+  if (t->isFloat()) return true;
+  if (t->kind == Type::Array) return mayHoldFloat(t->element);
+  if (t->kind == Type::Record) {
+    if (t->record->imported) return true;
+    for (const FieldInfo& f : t->record->fields)
+      if (mayHoldFloat(f.type)) return true;
+  }
+  return false;
+}
+
+/// Whether an expression draws rand() or calls a script function (which may): its values
+/// depend on the order elements pass it.
+bool drawsOrCalls(const Expr& e) {
+  struct Finder : Visitor {
+    bool found = false;
+    bool visit(const Expr& x) override {
+      if (auto* c = x.as<CallExpr>(); c && (c->builtin ? *c->builtin == Builtin::Rand : true)) found = true;
+      return !found;
+    }
+  } finder;
+  finder.walk(e);
+  return finder.found;
+}
+
+} // namespace
+
+bool Checker::orderFreeJoin(const Pipeline& p) const {
+  auto& j = *p.source->as<JoinSource>();
+  if (j.left) return false; // (its unmatched rows would need the whole right side first)
+  if (drawsOrCalls(*j.fn.body)) return false;
+  for (const OrderKeyInfo& k : orderingOf(j.keys[0].resolved))
+    if (!(k.type->isInteger() || k.type->kind == Type::Bool || k.type->isStr())) return false;
+  // An input that reads a stream as it is made is pulled side by side with the stream's
+  // other readers; a hash join reads one input whole before the other.
+  for (const PipelinePtr& in : j.inputs)
+    if (auto* e = in->source->as<ExprSource>())
+      if (auto* n = e->expr->as<NameExpr>(); n && n->symbol && n->symbol->kind == Symbol::Stream) return false;
+  for (const StagePtr& s : p.stages) {
+    if (auto* m = s->as<MapStage>()) {
+      if (drawsOrCalls(*m->body)) return false;
+    } else if (auto* f = s->as<FilterStage>()) {
+      if (drawsOrCalls(*f->cond)) return false;
+    } else if (auto* r = s->as<ReduceStage>()) {
+      return !r->inputSorted && !mayHoldFloat(r->elementType) && !drawsOrCalls(*r->fn.body);
+    } else {
+      return false;
+    }
+  }
+  return false; // read as it comes: in key order
 }
 
 const Type* Checker::checkLambda(Lambda& fn, const std::vector<const Type*>& params, const std::string& what,

@@ -114,6 +114,9 @@ private:
   const Type* checkJoin(ast::JoinSource& j);
   /// Whether zip (or join) can pull the pipeline one element at a time.
   bool readableSideBySide(const ast::Pipeline& p) const;
+  /// Whether the pipeline's join (its source) may put out its pairs in any order
+  /// (ast::JoinSource::orderFree).
+  bool orderFreeJoin(const ast::Pipeline& p) const;
   bool pureFunction(const ast::Lambda& fn, const std::string& what);
 
   // ---- the order pipelines come out in (check_orders.cpp)

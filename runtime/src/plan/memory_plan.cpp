@@ -21,6 +21,7 @@ const char* name(memory_role role) {
   case memory_role::sort_merge: return "sort_merge";
   case memory_role::queue: return "queue";
   case memory_role::join: return "join";
+  case memory_role::hash_join: return "hash_join";
   case memory_role::reserved: return "reserved";
   case memory_role::cache: return "cache";
   }
@@ -40,6 +41,7 @@ const char* name(io_rule rule) {
   case io_rule::reduce_merge: return "reduce_merge";
   case io_rule::queue: return "queue";
   case io_rule::block_accesses: return "block_accesses";
+  case io_rule::hash_join: return "hash_join";
   }
   return "none"; // not reached: -Wswitch names a rule left out above
 }
@@ -74,6 +76,7 @@ std::uint64_t memory_planner::minimum(const memory_node& n) const {
   switch (n.role) {
   case memory_role::buffer: return 2 * block_;
   case memory_role::join: return join_min_memory(block_);
+  case memory_role::hash_join: return hash_join_min_memory(block_);
   case memory_role::sort_runs: // one run, and the metadata of the runs its count writes
     return std::max(run_memory_for(setup(n), 0), run_memory_for_metadata(setup(n), elements(n), distinct(n)));
   case memory_role::sort_merge: {
@@ -172,6 +175,18 @@ node_cost memory_planner::cost(std::size_t node) const {
     c.read_bytes = n.accesses * static_cast<double>(block_);
     c.write_bytes = n.writes * static_cast<double>(block_);
     break;
+  case io_rule::hash_join: {
+    // Nothing while the table holds the build input; else the rest of the build input
+    // written and read once, the probe input written once and read by every later pass.
+    const memory_node& build = nodes_[static_cast<std::size_t>(n.partner)];
+    const memory_node& probe = nodes_[static_cast<std::size_t>(n.probe)];
+    const hash_join_io h = hash_join_cost(elements(build), build.element_bytes, elements(probe), probe.element_bytes,
+                                          n.memory, block_);
+    c.passes = static_cast<unsigned>(std::min<std::uint64_t>(h.passes, ~0u));
+    c.write_bytes = c.temp_disk_bytes = static_cast<double>(h.write_bytes);
+    c.read_bytes = static_cast<double>(h.read_bytes);
+    break;
+  }
   }
   return c;
 }
@@ -323,6 +338,14 @@ std::optional<memory_shortfall> memory_planner::assign() {
     // the plan. Each merge is served keeping the others' needs.
     std::uint64_t run_minimums = 0, merge_needs = 0;
     for (int id : runs) run_minimums += minimum(node(id));
+    std::vector<int> hash_joins; // served after the merges, before run formation
+    std::uint64_t hash_join_minimums = 0;
+    for (int id : ids)
+      if (node(id).role == memory_role::hash_join) {
+        hash_joins.push_back(id);
+        hash_join_minimums = sat_add(hash_join_minimums, minimum(node(id)));
+      }
+    const std::uint64_t later_minimums = sat_add(run_minimums, hash_join_minimums);
     std::map<int, std::uint64_t> need;
     for (int id : merges) {
       const memory_node& creator = node(node(id).partner);
@@ -336,13 +359,13 @@ std::optional<memory_shortfall> memory_planner::assign() {
       }
       merge_needs = sat_add(merge_needs, need[id]);
     }
-    if (sat_add(run_minimums, merge_needs) > available)
-      return memory_shortfall{p, sat_add(fixed[p], sat_add(run_minimums, merge_needs))};
+    if (sat_add(later_minimums, merge_needs) > available)
+      return memory_shortfall{p, sat_add(fixed[p], sat_add(later_minimums, merge_needs))};
     for (int id : merges) {
       memory_node& merge = node(id);
       memory_node& creator = node(merge.partner);
       merge_needs -= need[id];
-      const std::uint64_t room = available - run_minimums - merge_needs;
+      const std::uint64_t room = available - later_minimums - merge_needs;
       // The runtime sorts in memory whenever run formation held everything; the merge
       // phase then keeps the data.
       const sort_setup s = setup(creator);
@@ -362,6 +385,19 @@ std::optional<memory_shortfall> memory_planner::assign() {
         merge.memory = std::min(room, std::max(spare_merge(merge), merge_memory_for(s, rf.geometry, w.runs, w.blocks)));
       }
       available -= merge.memory;
+    }
+    // Hash joins next: the table of their build input if the phase has it (beside the
+    // minimums of the run formations and the other hash joins), else what it has: a
+    // table that holds the build input saves a pass over the probe input per table it
+    // takes, more than run formation gains from the same memory.
+    for (int id : hash_joins) {
+      memory_node& j = node(id);
+      const memory_node& build = node(j.partner);
+      hash_join_minimums -= minimum(j);
+      const std::uint64_t room = available - run_minimums - hash_join_minimums;
+      const std::uint64_t want = hash_join_memory_for(elements(build), build.element_bytes, block_);
+      j.memory = std::max(minimum(j), std::min(room, want) / block_ * block_);
+      available -= j.memory;
     }
     double volume = 0;
     for (int id : runs) volume += std::max(1.0, node(id).elements * static_cast<double>(node(id).element_bytes));
@@ -387,7 +423,7 @@ std::optional<memory_shortfall> memory_planner::assign() {
     // data).
     std::vector<int> joins;
     for (int id : ids)
-      if (node(id).role == memory_role::join) joins.push_back(id);
+      if (node(id).role == memory_role::join || node(id).role == memory_role::hash_join) joins.push_back(id);
     const std::size_t takers = runs.size() + merges.size() + joins.size();
     if (takers > 0) {
       const std::uint64_t each = available / takers / block_ * block_;

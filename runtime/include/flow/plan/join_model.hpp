@@ -70,64 +70,58 @@ inline constexpr join_group_io join_group_cost(std::uint64_t group_elements, std
 
 // --- the hash join (flow::stream::hash_join, flow/stream/hash_join.hpp) ---------------
 //
-// A hash join keeps the right ("build") input in a table of open addressing: a slot holds
-// an element and a tag byte, and the table is filled to at most 4/5 of its slots. Its
-// memory also holds the four block buffers of its spill (two write or read the rest of
-// the build input, two the probe input). A build input that the table holds costs no
-// I/O. A larger one takes passes: the first fills the table and writes the rest of the
-// build input and all the probe input to disk; each further pass fills the table from
-// the build input's rest and reads the probe input again.
+// A hash join keeps the right ("build") input in memory as a table: its elements in an
+// array sorted by their keys' hashes (equal keys side by side) and a directory of the
+// array's buckets (the top bits of the hash), at most one entry of 4 bytes per two
+// elements — so element_bytes + 2 bytes an element, and 4 more. Its memory also holds the
+// four block buffers of its spill (two write or read the rest of the build input, two
+// the probe input). A build input that the table holds costs no I/O. A larger one takes
+// passes: the first fills the table and writes the rest of the build input and all the
+// probe input to disk; each further pass fills the table from the build input's rest and
+// reads the probe input again.
 //
-//   hash_join_capacity(s, M, B) = floor((M - 4B) / (s + 1) * 4/5) build elements a pass
+//   hash_join_capacity(s, M, B) = floor((M - 4B - 4) / (s + 2)) build elements a pass
 //   hash_join_cost(Nb, sb, Np, sp, M, B): passes = ceil(Nb / capacity);
 //     with passes > 1: written blocks(Nb - capacity) + blocks(Np), read
 //     blocks(Nb - capacity) + (passes - 1) * blocks(Np) (blocks of B bytes, rounded up).
 
 /// Spill buffers a hash join keeps in its memory: two for its build input, two for its probe input.
 inline constexpr std::uint64_t hash_join_spill_blocks = 4;
-/// A hash table's slots, at most 4/5 of them filled: 5/4 slots an element.
-inline constexpr std::uint64_t hash_join_slots_per = 5, hash_join_elements_per = 4;
 
 /// The least memory a hash join accepts: its spill buffers and one block of table.
 inline constexpr std::uint64_t hash_join_min_memory(std::uint64_t block_bytes) noexcept {
   return sat_mul(hash_join_spill_blocks + 1, block_bytes);
 }
 
-/// The table's bytes for `elements` build elements of `element_bytes` (each slot holds an
-/// element and a tag byte).
-inline constexpr std::uint64_t hash_join_table_bytes(std::uint64_t elements, std::uint64_t element_bytes) noexcept {
-  const std::uint64_t slots = sat_add(elements / hash_join_elements_per * hash_join_slots_per,
-                                      (elements % hash_join_elements_per) * hash_join_slots_per / hash_join_elements_per + 1);
-  return sat_mul(slots, element_bytes + 1);
+/// The directory's buckets for a table of `elements`: the largest power of two at most
+/// elements / 2 (at least 1).
+inline constexpr std::uint64_t hash_join_buckets(std::uint64_t elements) noexcept {
+  std::uint64_t b = 1;
+  while (b <= elements / 4) b *= 2;
+  return b;
 }
 
-/// What a hash join of `memory_bytes` needs for a build input of `elements`: its table
-/// and its spill buffers.
+/// The table's bytes for `elements` build elements of `element_bytes`: the elements and
+/// the directory (a bucket's first element, and the end).
+inline constexpr std::uint64_t hash_join_table_bytes(std::uint64_t elements, std::uint64_t element_bytes) noexcept {
+  return sat_add(sat_mul(elements, element_bytes), sat_mul(hash_join_buckets(elements) + 1, 4));
+}
+
+/// What a hash join needs for a build input of `elements`: its table and its spill buffers.
 inline constexpr std::uint64_t hash_join_memory_for(std::uint64_t elements, std::uint64_t element_bytes,
                                                     std::uint64_t block_bytes) noexcept {
-  return sat_add(hash_join_table_bytes(elements, element_bytes), sat_mul(hash_join_spill_blocks, block_bytes));
+  return sat_add(sat_add(sat_mul(elements, element_bytes + 2), 4), sat_mul(hash_join_spill_blocks, block_bytes));
 }
 
-/// Slots of the largest table `memory_bytes` holds beside the spill buffers (at least 2,
-/// so that one element fits and a slot stays empty).
-inline constexpr std::uint64_t hash_join_slots(std::uint64_t element_bytes, std::uint64_t memory_bytes,
-                                               std::uint64_t block_bytes) noexcept {
-  const std::uint64_t spill = sat_mul(hash_join_spill_blocks, block_bytes);
-  const std::uint64_t table = memory_bytes > spill ? memory_bytes - spill : 0;
-  const std::uint64_t slots = table / (element_bytes + 1);
-  return slots > 2 ? slots : 2;
-}
+/// The most build elements a pass holds (the directory's positions are 32 bits).
+inline constexpr std::uint64_t hash_join_max_elements = 0xFFFFFFFFu;
 
-/// The elements a table of `slots` (at least 2) holds: 4/5 of them, and always one empty.
-inline constexpr std::uint64_t hash_join_slots_hold(std::uint64_t slots) noexcept {
-  return slots / hash_join_slots_per * hash_join_elements_per +
-         slots % hash_join_slots_per * hash_join_elements_per / hash_join_slots_per;
-}
-
-/// The build elements one pass holds.
+/// The build elements one pass holds in `memory_bytes` (at least 1).
 inline constexpr std::uint64_t hash_join_capacity(std::uint64_t element_bytes, std::uint64_t memory_bytes,
                                                   std::uint64_t block_bytes) noexcept {
-  return hash_join_slots_hold(hash_join_slots(element_bytes, memory_bytes, block_bytes));
+  const std::uint64_t reserved = sat_add(sat_mul(hash_join_spill_blocks, block_bytes), 4);
+  const std::uint64_t n = memory_bytes > reserved ? (memory_bytes - reserved) / (element_bytes + 2) : 0;
+  return n < 1 ? 1 : n > hash_join_max_elements ? hash_join_max_elements : n;
 }
 
 /// The passes and the I/O of a hash join (see above).

@@ -31,6 +31,8 @@ enum class memory_role {
   queue,      ///< a priority queue, one budget over all the phases it lives in
   join,       ///< a join: the right side's group of equal keys (at least three blocks, and a
               ///< share of what its phase leaves), spilled beyond it (join_model.hpp)
+  hash_join,  ///< a hash join: the table of its build input (partner) and four spill buffers,
+              ///< at least five blocks; with less than the table, it takes passes (join_model.hpp)
   reserved,   ///< an in-memory array: elements × element_bytes in every phase it lives in
   cache,      ///< the block cache of v[i]: at least two blocks, up to the vector (elements)
 };
@@ -55,6 +57,7 @@ enum class io_rule {
   reduce_merge,   ///< a reduce's merge, likewise
   queue,          ///< a priority queue's external levels (pq_config::io)
   block_accesses, ///< v[i]: a block read per access, a block written per write (a bound)
+  hash_join,      ///< a hash join: nothing while its table holds the build input, else its passes (join_model.hpp)
 };
 /// The rule as C++ names it ("sort_runs"): generated programs write their memory plan with it.
 const char* name(io_rule rule);
@@ -79,7 +82,8 @@ struct memory_node {
   double elements = 0;          ///< elements (a queue: pushes)
   std::uint64_t element_bytes = 0;
   bool keyed = false;           ///< sorts: the order has a radix key
-  int partner = -1;             ///< sorts: index of the other half
+  int partner = -1;             ///< sorts: index of the other half; a hash join: of its build input
+  int probe = -1;               ///< a hash join: index of its probe input
   // How its I/O is priced (memory_planner::cost)
   io_rule io = io_rule::none;   ///< reduce_runs also: equal keys fold as runs form; the merge's count is the distinct keys
   double accesses = 0;          ///< v[i]: its reads, each a block at most
@@ -102,7 +106,7 @@ struct node_cost {
   /// What it keeps on the temporary disk at most: a sort's runs, a merge's peak
   /// (sort_cost::disk_peak), a queue's or a store's writes.
   double temp_disk_bytes = 0;
-  unsigned passes = 0;        ///< a sort's merge passes (both halves; 0 in memory), a reduce's merge's, a queue's external levels
+  unsigned passes = 0;        ///< a sort's merge passes (both halves; 0 in memory), a reduce's merge's, a queue's external levels, a hash join's passes over its probe input
   std::uint64_t fan_in = 0;   ///< a sort's or reduce's merge: its final fan-in (0 in memory)
   /// Sorts and reduces (either half): the sort model's cost (a reduce's combining sort,
   /// priced whether or not it hashes): in_memory, runs, disk_peak.
@@ -187,7 +191,7 @@ public:
 private:
   static bool flexible(memory_role r) {
     return r == memory_role::sort_runs || r == memory_role::sort_merge || r == memory_role::queue ||
-           r == memory_role::cache;
+           r == memory_role::cache || r == memory_role::hash_join;
   }
   static std::uint64_t reserved_bytes(const memory_node& n) {
     return sat_mul(elements(n), std::max<std::uint64_t>(1, n.element_bytes));

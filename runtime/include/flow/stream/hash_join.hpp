@@ -9,25 +9,23 @@
 //       [](const Order& o) { return hash(o.cust); }, [](const Customer& c) { return hash(c.id); },
 //       [](const Order& o, const Customer& c) { return o.cust < c.id ? -1 : o.cust > c.id; },
 //       [](const Order& o, const Customer& c) { return Row{o.amount, c.nation}; },
-//       memory_bytes, block_bytes, expected_customers);
+//       memory_bytes, block_bytes);
 //   for (; !j.empty(); ++j) use(*j);
 //
 // Output: fn(l, r) for every left element l and right element r with compare(l, r) == 0,
 // each pair once. The order is fixed by the inputs and the memory (the same at any
 // thread count), but it is no key order: within a pass, the left elements in input
-// order, each with its partners in the table's slot order.
+// order, each with its partners in the table's order.
 //
 // Memory (flow/plan/join_model.hpp has the arithmetic): memory_bytes holds the table —
-// open addressing, a slot an element and a tag byte, at most 4/5 of the slots filled —
-// and four block buffers. The table starts at the size for `expected_right` elements and
-// grows within its memory (by doubling, its elements moved to the end of its memory and
-// inserted again, so a first pass whose estimate was far too low may fill less than all
-// of it; later passes use all of it). A right input that it cannot hold is joined in passes: the
-// first fills the table, writes the rest of the right input to disk, and writes the left
-// input to disk as it probes; each further pass fills the table from the right input's
-// rest and probes with the left input read back. So a right input of any size joins in
-// any memory of at least 5 blocks, costing I/O but never failing and never losing a row.
-// Both inputs are read to their end once.
+// the right elements sorted by hash and a directory of their buckets — and four block
+// buffers. A right input that it cannot hold is joined in passes: the first fills the
+// table, writes the rest of the right input to disk, and writes the left input to disk
+// as it probes; each further pass fills the table from the right input's rest and
+// probes with the left input read back. So a right input of any size joins in any
+// memory of at least 5 blocks, costing I/O but never failing and never losing a row,
+// and a key held by many right elements costs no more than their outputs. Both inputs
+// are read to their end once.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -51,72 +49,105 @@ namespace flow::stream {
 
 namespace detail {
 
-/// The build side's table: elements and tag bytes (0: an empty slot) in buffers of the
-/// largest size the memory holds, of which the first `slots` are in use (pages are
-/// touched only as the table reaches them).
+/// The build side's table: its elements in one buffer, sorted by hash when the pass's
+/// elements are all in (seal()), and a directory of buckets — the elements whose hashes
+/// begin with the same bits — so that a probe reads a bucket's first position and its
+/// elements. Equal keys hash alike, so their elements lie side by side: a key held by
+/// many elements costs a probe of another key in its bucket a binary search, not a scan.
 template <class R, class Hash> class hash_join_table {
 public:
-  hash_join_table(std::size_t max_slots, std::size_t first_slots, Hash hash)
-      : max_slots_(max_slots), slots_(std::min(std::max<std::size_t>(first_slots, 1), max_slots)),
-        data_buffer_(max_slots * sizeof(R)), tag_buffer_(max_slots), hash_(std::move(hash)) {
-    data_ = std::launder(reinterpret_cast<R*>(data_buffer_.data()));
-    tags_ = reinterpret_cast<unsigned char*>(tag_buffer_.data());
-    std::memset(tags_, 0, slots_);
+  hash_join_table(std::size_t capacity, Hash hash)
+      : capacity_(capacity), buffer_(capacity * sizeof(R)), hash_(std::move(hash)) {
+    data_ = std::launder(reinterpret_cast<R*>(buffer_.data()));
   }
 
-  static std::size_t home(std::uint64_t h, std::size_t slots) noexcept {
-    return static_cast<std::size_t>((static_cast<unsigned __int128>(h * 0x9e3779b97f4a7c15ULL) * slots) >> 64);
-  }
-  static unsigned char tag(std::uint64_t h) noexcept { return static_cast<unsigned char>((h >> 57) | 1); }
+  bool full() const noexcept { return count_ == capacity_; }
+  void push(const R& x) noexcept { data_[count_++] = x; }
+  std::size_t size() const noexcept { return count_; }
 
-  /// Whether the table holds as many elements as it can (after growing as far as it may).
-  bool full() {
-    return count_ >= capacity(slots_) && !grow();
+  /// Sorts the elements by hash and makes the directory: the table can be probed.
+  void seal() {
+    buckets_ = static_cast<std::size_t>(plan::hash_join_buckets(count_));
+    shift_ = 64;
+    for (std::size_t b = buckets_; b > 1; b /= 2) --shift_;
+    sort_by_hash(data_, count_, 56);
+    directory_ = io::aligned_buffer((buckets_ + 1) * sizeof(std::uint32_t));
+    dir_ = reinterpret_cast<std::uint32_t*>(directory_.data());
+    std::size_t at = 0;
+    for (std::size_t b = 0; b < buckets_; ++b) {
+      while (at < count_ && bucket(hash_(data_[at])) < b) ++at;
+      dir_[b] = static_cast<std::uint32_t>(at);
+    }
+    dir_[buckets_] = static_cast<std::uint32_t>(count_);
   }
-  /// Inserts x (the table is not full()).
-  void insert(const R& x) {
-    const std::uint64_t h = hash_(x);
-    std::size_t i = home(h, slots_);
-    while (tags_[i] != 0)
-      if (++i == slots_) i = 0;
-    tags_[i] = tag(h);
-    data_[i] = x;
-    ++count_;
-  }
-  /// Empties the table for the next pass, at its largest (nothing needs moving now).
+  /// Empties the table for the next pass.
   void clear() noexcept {
-    slots_ = max_slots_;
-    std::memset(tags_, 0, slots_);
     count_ = 0;
+    directory_.reset();
+    dir_ = nullptr;
   }
-  std::uint64_t size() const noexcept { return count_; }
-  std::size_t slots() const noexcept { return slots_; }
+
+  std::size_t bucket(std::uint64_t h) const noexcept { return shift_ == 64 ? 0 : static_cast<std::size_t>(h >> shift_); }
+  const std::uint32_t* directory() const noexcept { return dir_; }
   const R* data() const noexcept { return data_; }
-  const unsigned char* tags() const noexcept { return tags_; }
+  /// [lo, hi) of a bucket narrowed to the elements of hash h, where the bucket is large
+  /// enough for a binary search to pay.
+  void narrow(std::uint64_t h, std::uint32_t& lo, std::uint32_t& hi) const {
+    if (hi - lo <= 16) return;
+    auto hash_less = [&](const R& x, std::uint64_t v) { return hash_(x) < v; };
+    auto less_hash = [&](std::uint64_t v, const R& x) { return v < hash_(x); };
+    const R* first = std::lower_bound(static_cast<const R*>(data_ + lo), static_cast<const R*>(data_ + hi), h, hash_less);
+    const R* last = std::upper_bound(first, static_cast<const R*>(data_ + hi), h, less_hash);
+    lo = static_cast<std::uint32_t>(first - data_);
+    hi = static_cast<std::uint32_t>(last - data_);
+  }
 
 private:
-  static std::uint64_t capacity(std::size_t slots) noexcept { return plan::hash_join_slots_hold(slots); }
-  // Doubles the slots in use, at most to what leaves room at the end of the buffers for
-  // the elements, which are moved there and inserted again. False when it cannot grow.
-  bool grow() {
-    const std::size_t next = std::min(2 * slots_, max_slots_ - static_cast<std::size_t>(count_));
-    if (next <= slots_) return false;
-    std::size_t tail = max_slots_;
-    for (std::size_t i = slots_; i-- > 0;) // from the top: nothing is overwritten before it moves
-      if (tags_[i]) data_[--tail] = data_[i];
-    slots_ = next;
-    std::memset(tags_, 0, slots_);
-    count_ = 0;
-    for (std::size_t k = tail; k < max_slots_; ++k) insert(data_[k]);
-    return true;
+  // In place, by the hash's bits from `shift` up (a byte a level, the highest first):
+  // each level counts its 256 digits and moves every element into its digit's range
+  // (the American flag sort), then sorts each range by the next byte.
+  void sort_by_hash(R* a, std::size_t n, int shift) {
+    if (n <= 32) {
+      for (std::size_t i = 1; i < n; ++i) {
+        const R x = a[i];
+        const std::uint64_t hx = hash_(x);
+        std::size_t j = i;
+        for (; j > 0 && hash_(a[j - 1]) > hx; --j) a[j] = a[j - 1];
+        a[j] = x;
+      }
+      return;
+    }
+    auto digit = [&](const R& x) { return static_cast<std::size_t>((hash_(x) >> shift) & 255); };
+    std::size_t head[256] = {}, tail[256];
+    for (std::size_t i = 0; i < n; ++i) ++head[digit(a[i])];
+    std::size_t at = 0;
+    for (std::size_t d = 0; d < 256; ++d) {
+      const std::size_t c = head[d];
+      head[d] = at;
+      at += c;
+      tail[d] = at;
+    }
+    std::size_t start[257];
+    for (std::size_t d = 0; d < 256; ++d) start[d] = head[d];
+    start[256] = n;
+    for (std::size_t d = 0; d < 256; ++d) {
+      while (head[d] < tail[d]) {
+        R x = a[head[d]];
+        for (std::size_t e = digit(x); e != d; e = digit(x)) std::swap(x, a[head[e]++]);
+        a[head[d]++] = x;
+      }
+    }
+    if (shift == 0) return;
+    for (std::size_t d = 0; d < 256; ++d) sort_by_hash(a + start[d], start[d + 1] - start[d], shift - 8);
   }
 
-  std::size_t max_slots_, slots_;
-  io::aligned_buffer data_buffer_, tag_buffer_;
+  std::size_t capacity_;
+  io::aligned_buffer buffer_, directory_;
   R* data_ = nullptr;
-  unsigned char* tags_ = nullptr;
+  std::uint32_t* dir_ = nullptr;
   Hash hash_;
-  std::uint64_t count_ = 0;
+  std::size_t count_ = 0, buckets_ = 1;
+  int shift_ = 64;
 };
 
 } // namespace detail
@@ -127,15 +158,16 @@ template <class Left, class Right, class LeftHash, class RightHash, class Compar
   using table_type = detail::hash_join_table<R, RightHash>;
   static_assert(std::is_trivially_copyable_v<L> && std::is_trivially_copyable_v<R>,
                 "a hash join may write its inputs to disk as bytes: they must be trivially copyable");
-  /// Left elements hashed ahead of the one being joined, their slots prefetched, so that
-  /// the table's cache misses overlap.
+  /// Left elements hashed ahead of the one being joined: a new one's bucket entry is
+  /// prefetched, and its elements `ahead / 2` elements later, so that the table's cache
+  /// misses overlap.
   static constexpr std::size_t ahead = 16;
 
 public:
   using value_type = std::remove_cvref_t<std::invoke_result_t<Fn&, const L&, const R&>>;
 
   hash_join_node(Left&& left, Right&& right, LeftHash left_hash, RightHash right_hash, Compare compare, Fn fn,
-                 std::size_t memory_bytes, std::size_t block_bytes, std::uint64_t expected_right,
+                 std::size_t memory_bytes, std::size_t block_bytes,
                  mng::block_manager& bm = mng::block_manager::global())
       : left_(std::forward<Left>(left)), right_(std::forward<Right>(right)), left_hash_(std::move(left_hash)),
         compare_(std::move(compare)), fn_(std::move(fn)), block_bytes_(block_bytes), bm_(bm) {
@@ -148,13 +180,9 @@ public:
                                   std::to_string(plan::hash_join_min_memory(block_bytes)) + " bytes: four to spill, "
                                   "one of table), got " + std::to_string(memory_bytes));
     }
-    const std::uint64_t max_slots = plan::hash_join_slots(sizeof(R), memory_bytes, block_bytes);
-    // Not expecting a count, the table starts at its largest.
-    const std::uint64_t first =
-        expected_right == 0 ? max_slots : plan::hash_join_table_bytes(expected_right, sizeof(R)) / (sizeof(R) + 1);
-    table_ = std::make_unique<table_type>(static_cast<std::size_t>(max_slots),
-                                          static_cast<std::size_t>(std::max<std::uint64_t>(first, 4096)),
-                                          std::move(right_hash));
+    const std::uint64_t capacity = std::min<std::uint64_t>(plan::hash_join_capacity(sizeof(R), memory_bytes, block_bytes),
+                                                           plan::hash_join_max_elements);
+    table_ = std::make_unique<table_type>(static_cast<std::size_t>(capacity), std::move(right_hash));
     ring_.resize(ahead);
     // The first pass: the table from the right input; what it cannot hold goes to disk.
     for (; !right_.empty(); ++right_) {
@@ -164,13 +192,14 @@ public:
         left_copy_.emplace(2 * block_bytes_, block_bytes_, bm_);
         break;
       }
-      table_->insert(*right_);
+      table_->push(*right_);
     }
-    if (table_->size() == 0 && !right_rest_) { // nothing to join with
+    if (table_->size() == 0) { // nothing to join with
       (void)stream::count(left_);
       done_ = true;
       return;
     }
+    table_->seal();
     find();
   }
 
@@ -189,14 +218,13 @@ private:
   struct pending {
     L value;
     std::uint64_t hash;
+    std::uint32_t lo, hi; // its bucket, once located
+    bool located;
   };
 
-  // The next output: goes on scanning the current left element's slots, then takes the
+  // The next output: goes on through the current left element's bucket, then takes the
   // next left element, the next pass, or ends.
   void find() {
-    const unsigned char* tags = table_->tags();
-    const R* data = table_->data();
-    std::size_t slots = table_->slots();
     while (true) {
       if (ring_size_ == 0) {
         top_up();
@@ -205,18 +233,16 @@ private:
             done_ = true;
             return;
           }
-          slots = table_->slots(); // it may have grown
           continue;
         }
-        at_ = table_type::home(ring_[head_].hash, slots);
+        start_head();
       }
       const pending& p = ring_[head_];
-      const unsigned char t = table_type::tag(p.hash);
-      while (tags[at_] != 0) {
-        const std::size_t i = at_;
-        if (++at_ == slots) at_ = 0;
-        if (tags[i] == t && compare_(p.value, data[i]) == 0) {
-          current_ = fn_(p.value, data[i]);
+      const R* data = table_->data();
+      while (at_ < end_) {
+        const R& r = data[at_++];
+        if (compare_(p.value, r) == 0) {
+          current_ = fn_(p.value, r);
           return;
         }
       }
@@ -224,11 +250,26 @@ private:
       head_ = head_ + 1 == ahead ? 0 : head_ + 1;
       --ring_size_;
       top_up();
-      if (ring_size_ > 0) at_ = table_type::home(ring_[head_].hash, slots);
+      if (ring_size_ > 0) start_head();
     }
   }
 
-  // Fills the ring of left elements from the current source, prefetching their slots.
+  void locate(pending& p) {
+    const std::uint32_t* dir = table_->directory();
+    const std::size_t b = table_->bucket(p.hash);
+    p.lo = dir[b];
+    p.hi = dir[b + 1];
+    p.located = true;
+  }
+  void start_head() {
+    pending& p = ring_[head_];
+    if (!p.located) locate(p);
+    table_->narrow(p.hash, p.lo, p.hi);
+    at_ = p.lo;
+    end_ = p.hi;
+  }
+
+  // Fills the ring of left elements from the current source, prefetching their buckets.
   void top_up() {
     while (ring_size_ < ahead) {
       pending* slot = &ring_[(head_ + ring_size_) % ahead];
@@ -243,10 +284,16 @@ private:
         ++*left_read_;
       }
       slot->hash = left_hash_(slot->value);
-      const std::size_t i = table_type::home(slot->hash, table_->slots());
-      __builtin_prefetch(table_->tags() + i);
-      __builtin_prefetch(table_->data() + i);
+      slot->located = false;
+      __builtin_prefetch(table_->directory() + table_->bucket(slot->hash));
       ++ring_size_;
+      if (ring_size_ > ahead / 2) { // its bucket entry was prefetched a while ago: its elements now
+        pending& q = ring_[(head_ + ring_size_ - 1 - ahead / 2) % ahead];
+        if (!q.located) {
+          locate(q);
+          __builtin_prefetch(table_->data() + q.lo);
+        }
+      }
     }
   }
 
@@ -257,10 +304,8 @@ private:
     if (!right_read_) right_read_.reset(new auto(right_rest_->scan()));
     if (right_read_->empty()) return false;
     table_->clear();
-    while (!right_read_->empty() && !table_->full()) {
-      table_->insert(**right_read_);
-      ++*right_read_;
-    }
+    for (; !right_read_->empty() && !table_->full(); ++*right_read_) table_->push(**right_read_);
+    table_->seal();
     left_read_.reset(); // its buffers go back before the next read takes its own
     left_read_.reset(new auto(left_copy_->scan()));
     ++passes_;
@@ -283,23 +328,22 @@ private:
   std::unique_ptr<typename containers::vector<L>::reader> left_read_;
   std::vector<pending> ring_;
   std::size_t head_ = 0, ring_size_ = 0;
-  std::size_t at_ = 0; // the next slot to look at for ring_[head_]
+  std::uint32_t at_ = 0, end_ = 0; // the rest of ring_[head_]'s bucket
   std::uint64_t passes_ = 1;
   bool done_ = false;
   value_type current_{};
 };
 
-/// hash_join(left, right, left_hash, right_hash, compare, fn, memory_bytes, block_bytes,
-/// expected_right[, bm]): the hash_join_node of its arguments (see the top of the file).
+/// hash_join(left, right, left_hash, right_hash, compare, fn, memory_bytes, block_bytes[,
+/// bm]): the hash_join_node of its arguments (see the top of the file).
 /// left_hash(l) and right_hash(r) give equal hashes for equal keys; compare(l, r) == 0
 /// for equal keys.
 template <class Left, class Right, class LeftHash, class RightHash, class Compare, class Fn>
 hash_join_node<Left, Right, LeftHash, RightHash, Compare, Fn>
 hash_join(Left&& left, Right&& right, LeftHash left_hash, RightHash right_hash, Compare compare, Fn fn,
-          std::size_t memory_bytes, std::size_t block_bytes, std::uint64_t expected_right,
-          mng::block_manager& bm = mng::block_manager::global()) {
+          std::size_t memory_bytes, std::size_t block_bytes, mng::block_manager& bm = mng::block_manager::global()) {
   return {std::forward<Left>(left), std::forward<Right>(right), std::move(left_hash), std::move(right_hash),
-          std::move(compare), std::move(fn), memory_bytes, block_bytes, expected_right, bm};
+          std::move(compare), std::move(fn), memory_bytes, block_bytes, bm};
 }
 
 } // namespace flow::stream
