@@ -395,8 +395,9 @@ std::optional<memory_shortfall> memory_planner::assign() {
       const memory_node& build = node(j.partner);
       hash_join_minimums -= minimum(j);
       const std::uint64_t room = available - run_minimums - hash_join_minimums;
-      const std::uint64_t want = hash_join_memory_for(elements(build), build.element_bytes, block_);
-      j.memory = std::max(minimum(j), std::min(room, want) / block_ * block_);
+      const std::uint64_t need = hash_join_memory_for(elements(build), build.element_bytes, block_);
+      const std::uint64_t want = sat_mul(need / block_ + (need % block_ != 0 ? 1 : 0), block_); // whole blocks
+      j.memory = std::max(minimum(j), std::min(room / block_ * block_, want));
       available -= j.memory;
     }
     double volume = 0;

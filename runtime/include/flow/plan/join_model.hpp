@@ -72,15 +72,15 @@ inline constexpr join_group_io join_group_cost(std::uint64_t group_elements, std
 //
 // A hash join keeps the right ("build") input in memory as a table: its elements in an
 // array sorted by their keys' hashes (equal keys side by side) and a directory of the
-// array's buckets (the top bits of the hash), at most one entry of 4 bytes per two
-// elements — so element_bytes + 2 bytes an element, and 4 more. Its memory also holds the
-// four block buffers of its spill (two write or read the rest of the build input, two
-// the probe input). A build input that the table holds costs no I/O. A larger one takes
-// passes: the first fills the table and writes the rest of the build input and all the
-// probe input to disk; each further pass fills the table from the build input's rest and
-// reads the probe input again.
+// array's buckets (the top bits of the hash), one entry of 4 bytes per 4 elements or
+// more — at most element_bytes + 1 bytes an element, and 8 more. Its memory also
+// holds the four block buffers of its spill (two write or read the rest of the build
+// input, two the probe input). A build input that the table holds costs no I/O. A larger
+// one takes passes: the first fills the table and writes the rest of the build input and
+// all the probe input to disk; each further pass fills the table from the build input's
+// rest and reads the probe input again.
 //
-//   hash_join_capacity(s, M, B) = floor((M - 4B - 4) / (s + 2)) build elements a pass
+//   hash_join_capacity(s, M, B) = 4 floor((M - 4B - 8) / (4 s + 4)) build elements a pass
 //   hash_join_cost(Nb, sb, Np, sp, M, B): passes = ceil(Nb / capacity);
 //     with passes > 1: written blocks(Nb - capacity) + blocks(Np), read
 //     blocks(Nb - capacity) + (passes - 1) * blocks(Np) (blocks of B bytes, rounded up).
@@ -93,11 +93,15 @@ inline constexpr std::uint64_t hash_join_min_memory(std::uint64_t block_bytes) n
   return sat_mul(hash_join_spill_blocks + 1, block_bytes);
 }
 
+/// Elements a directory entry (4 bytes) serves at least: a bucket holds this many to
+/// twice this many, a cache line or two of small elements.
+inline constexpr std::uint64_t hash_join_bucket_elements = 2;
+
 /// The directory's buckets for a table of `elements`: the largest power of two at most
-/// elements / 2 (at least 1).
+/// elements / hash_join_bucket_elements (at least 1).
 inline constexpr std::uint64_t hash_join_buckets(std::uint64_t elements) noexcept {
   std::uint64_t b = 1;
-  while (b <= elements / 4) b *= 2;
+  while (b <= elements / (2 * hash_join_bucket_elements)) b *= 2;
   return b;
 }
 
@@ -107,10 +111,15 @@ inline constexpr std::uint64_t hash_join_table_bytes(std::uint64_t elements, std
   return sat_add(sat_mul(elements, element_bytes), sat_mul(hash_join_buckets(elements) + 1, 4));
 }
 
-/// What a hash join needs for a build input of `elements`: its table and its spill buffers.
+/// What a hash join needs for a build input of `elements`: its spill buffers and room for
+/// a table of that many at the bound hash_join_capacity counts (element_bytes + 4 /
+/// hash_join_bucket_elements bytes an element, and 8 more), at least hash_join_table_bytes.
 inline constexpr std::uint64_t hash_join_memory_for(std::uint64_t elements, std::uint64_t element_bytes,
                                                     std::uint64_t block_bytes) noexcept {
-  return sat_add(sat_add(sat_mul(elements, element_bytes + 2), 4), sat_mul(hash_join_spill_blocks, block_bytes));
+  constexpr std::uint64_t e = hash_join_bucket_elements;
+  const std::uint64_t groups = elements / e + (elements % e != 0 ? 1 : 0);
+  return sat_add(sat_add(sat_mul(groups, sat_add(sat_mul(e, element_bytes), 4)), 8),
+                 sat_mul(hash_join_spill_blocks, block_bytes));
 }
 
 /// The most build elements a pass holds (the directory's positions are 32 bits).
@@ -119,8 +128,10 @@ inline constexpr std::uint64_t hash_join_max_elements = 0xFFFFFFFFu;
 /// The build elements one pass holds in `memory_bytes` (at least 1).
 inline constexpr std::uint64_t hash_join_capacity(std::uint64_t element_bytes, std::uint64_t memory_bytes,
                                                   std::uint64_t block_bytes) noexcept {
-  const std::uint64_t reserved = sat_add(sat_mul(hash_join_spill_blocks, block_bytes), 4);
-  const std::uint64_t n = memory_bytes > reserved ? (memory_bytes - reserved) / (element_bytes + 2) : 0;
+  const std::uint64_t reserved = sat_add(sat_mul(hash_join_spill_blocks, block_bytes), 8);
+  // the directory: 4 * (buckets + 1) <= 4 * elements / hash_join_bucket_elements + 8 bytes
+  constexpr std::uint64_t e = hash_join_bucket_elements;
+  const std::uint64_t n = memory_bytes > reserved ? (memory_bytes - reserved) / (e * element_bytes + 4) * e : 0;
   return n < 1 ? 1 : n > hash_join_max_elements ? hash_join_max_elements : n;
 }
 

@@ -39,6 +39,8 @@
 #include <utility>
 #include <vector>
 
+#include <sys/mman.h>
+
 #include "flow/containers/vector.hpp"
 #include "flow/io/buffer.hpp"
 #include "flow/mng/block_manager.hpp"
@@ -59,6 +61,7 @@ public:
   hash_join_table(std::size_t capacity, Hash hash)
       : capacity_(capacity), buffer_(capacity * sizeof(R)), hash_(std::move(hash)) {
     data_ = std::launder(reinterpret_cast<R*>(buffer_.data()));
+    huge_pages(buffer_);
   }
 
   bool full() const noexcept { return count_ == capacity_; }
@@ -70,8 +73,9 @@ public:
     buckets_ = static_cast<std::size_t>(plan::hash_join_buckets(count_));
     shift_ = 64;
     for (std::size_t b = buckets_; b > 1; b /= 2) --shift_;
-    sort_by_hash(data_, count_, 56);
+    sort_by_hash(data_, count_, 56, false);
     directory_ = io::aligned_buffer((buckets_ + 1) * sizeof(std::uint32_t));
+    huge_pages(directory_);
     dir_ = reinterpret_cast<std::uint32_t*>(directory_.data());
     std::size_t at = 0;
     for (std::size_t b = 0; b < buckets_; ++b) {
@@ -79,6 +83,8 @@ public:
       dir_[b] = static_cast<std::uint32_t>(at);
     }
     dir_[buckets_] = static_cast<std::uint32_t>(count_);
+    for (std::size_t b = 0; b < buckets_; ++b) // the buckets a probe searches: in hash order
+      if (dir_[b + 1] - dir_[b] > scanned) sort_by_hash(data_ + dir_[b], dir_[b + 1] - dir_[b], std::max(shift_ - 8, 0), true);
   }
   /// Empties the table for the next pass.
   void clear() noexcept {
@@ -90,23 +96,34 @@ public:
   std::size_t bucket(std::uint64_t h) const noexcept { return shift_ == 64 ? 0 : static_cast<std::size_t>(h >> shift_); }
   const std::uint32_t* directory() const noexcept { return dir_; }
   const R* data() const noexcept { return data_; }
-  /// [lo, hi) of a bucket narrowed to the elements of hash h, where the bucket is large
-  /// enough for a binary search to pay.
+  /// A bucket with more elements than this is searched for a probe's hash (a key held by
+  /// many elements fills its bucket: a probe of another key must not walk past them);
+  /// a probe scans a smaller one.
+  static constexpr std::uint32_t scanned = 64;
+  /// Narrows a large bucket [lo, hi) to its elements of hash h.
   void narrow(std::uint64_t h, std::uint32_t& lo, std::uint32_t& hi) const {
-    if (hi - lo <= 16) return;
     auto hash_less = [&](const R& x, std::uint64_t v) { return hash_(x) < v; };
-    auto less_hash = [&](std::uint64_t v, const R& x) { return v < hash_(x); };
     const R* first = std::lower_bound(static_cast<const R*>(data_ + lo), static_cast<const R*>(data_ + hi), h, hash_less);
-    const R* last = std::upper_bound(first, static_cast<const R*>(data_ + hi), h, less_hash);
-    lo = static_cast<std::uint32_t>(first - data_);
-    hi = static_cast<std::uint32_t>(last - data_);
+    std::uint32_t at = static_cast<std::uint32_t>(first - data_), end = at;
+    while (end < hi && hash_(data_[end]) == h) ++end;
+    lo = at;
+    hi = end;
   }
 
 private:
+  // Every probe reads the table at random: in pages of 4 KiB, nearly each read would
+  // also miss the TLB. (Advice: where the system has no huge pages, nothing changes.)
+  static void huge_pages(io::aligned_buffer& b) noexcept {
+#ifdef MADV_HUGEPAGE
+    if (b.size() >= (std::size_t{2} << 20)) (void)::madvise(b.data(), b.size(), MADV_HUGEPAGE);
+#endif
+  }
   // In place, by the hash's bits from `shift` up (a byte a level, the highest first):
   // each level counts its 256 digits and moves every element into its digit's range
   // (the American flag sort), then sorts each range by the next byte.
-  void sort_by_hash(R* a, std::size_t n, int shift) {
+  // (`all`: to the last bit; else only until each range lies in one bucket.)
+  void sort_by_hash(R* a, std::size_t n, int shift, bool all) {
+    if (!all && shift + 8 <= shift_) return;
     if (n <= 32) {
       for (std::size_t i = 1; i < n; ++i) {
         const R x = a[i];
@@ -138,7 +155,7 @@ private:
       }
     }
     if (shift == 0) return;
-    for (std::size_t d = 0; d < 256; ++d) sort_by_hash(a + start[d], start[d + 1] - start[d], shift - 8);
+    for (std::size_t d = 0; d < 256; ++d) sort_by_hash(a + start[d], start[d + 1] - start[d], std::max(shift - 8, 0), all);
   }
 
   std::size_t capacity_;
@@ -159,7 +176,7 @@ template <class Left, class Right, class LeftHash, class RightHash, class Compar
   static_assert(std::is_trivially_copyable_v<L> && std::is_trivially_copyable_v<R>,
                 "a hash join may write its inputs to disk as bytes: they must be trivially copyable");
   /// Left elements hashed ahead of the one being joined: a new one's bucket entry is
-  /// prefetched, and its elements `ahead / 2` elements later, so that the table's cache
+  /// prefetched, and its bucket `ahead / 2` elements later, so that the table's cache
   /// misses overlap.
   static constexpr std::size_t ahead = 16;
 
@@ -254,19 +271,19 @@ private:
     }
   }
 
-  void locate(pending& p) {
+  void start_head() {
+    pending& p = ring_[head_];
+    if (!p.located) locate(p);
+    if (p.hi - p.lo > table_type::scanned) table_->narrow(p.hash, p.lo, p.hi);
+    at_ = p.lo;
+    end_ = p.hi;
+  }
+  void locate(pending& p) noexcept {
     const std::uint32_t* dir = table_->directory();
     const std::size_t b = table_->bucket(p.hash);
     p.lo = dir[b];
     p.hi = dir[b + 1];
     p.located = true;
-  }
-  void start_head() {
-    pending& p = ring_[head_];
-    if (!p.located) locate(p);
-    table_->narrow(p.hash, p.lo, p.hi);
-    at_ = p.lo;
-    end_ = p.hi;
   }
 
   // Fills the ring of left elements from the current source, prefetching their buckets.
@@ -287,7 +304,7 @@ private:
       slot->located = false;
       __builtin_prefetch(table_->directory() + table_->bucket(slot->hash));
       ++ring_size_;
-      if (ring_size_ > ahead / 2) { // its bucket entry was prefetched a while ago: its elements now
+      if (ring_size_ > ahead / 2) { // its bucket's entry was prefetched a while ago: its elements now
         pending& q = ring_[(head_ + ring_size_ - 1 - ahead / 2) % ahead];
         if (!q.located) {
           locate(q);
