@@ -187,18 +187,21 @@ bool Checker::orderFreeJoin(const Pipeline& p) const {
   if (drawsOrCalls(*j.fn.body)) return false;
   for (const OrderKeyInfo& k : orderingOf(j.keys[0].resolved))
     if (!(k.type->isInteger() || k.type->kind == Type::Bool || k.type->isStr())) return false;
-  // An input that reads a stream as it is made is pulled side by side with the stream's
-  // other readers; a hash join reads one input whole before the other.
-  for (const PipelinePtr& in : j.inputs)
+  // A hash join pulls its inputs without the sorts inserted for a merge join (an input
+  // that ends in a for stage cannot be pulled), and one whole before the other (an input
+  // that reads a stream as it is made is pulled side by side with the stream's readers).
+  for (const PipelinePtr& in : j.inputs) {
+    if (!readableSideBySide(*in, true)) return false;
     if (auto* e = in->source->as<ExprSource>())
       if (auto* n = e->expr->as<NameExpr>(); n && n->symbol && n->symbol->kind == Symbol::Stream) return false;
+  }
   for (const StagePtr& s : p.stages) {
     if (auto* m = s->as<MapStage>()) {
       if (drawsOrCalls(*m->body)) return false;
     } else if (auto* f = s->as<FilterStage>()) {
       if (drawsOrCalls(*f->cond)) return false;
     } else if (auto* r = s->as<ReduceStage>()) {
-      return !r->inputSorted && !mayHoldFloat(r->elementType) && !drawsOrCalls(*r->fn.body);
+      return !r->inputSorted && !mayHoldFloat(r->elementType); // (its function is pure: pureFunction)
     } else {
       return false;
     }
@@ -244,10 +247,13 @@ const Type* Checker::elementValue(Expr& body, const Type* t, const std::string& 
   return t;
 }
 
-bool Checker::readableSideBySide(const Pipeline& p) const {
+bool Checker::readableSideBySide(const Pipeline& p, bool withoutInsertedSort) const {
   // From its end back: a sort (or a reduce's combining sort) can be read element by
   // element; a for stage emits when it likes; map, filter, unique and take pass through.
-  for (auto it = p.stages.rbegin(); it != p.stages.rend(); ++it) {
+  auto it = p.stages.rbegin();
+  if (withoutInsertedSort && it != p.stages.rend())
+    if (auto* so = (*it)->as<SortStage>(); so && !so->insertedFor.empty()) ++it;
+  for (; it != p.stages.rend(); ++it) {
     if ((*it)->as<SortStage>()) return true;
     if (auto* r = (*it)->as<ReduceStage>(); r && !r->inputSorted) return true;
     if ((*it)->as<ForStage>()) return false;

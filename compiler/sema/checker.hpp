@@ -113,7 +113,8 @@ private:
   const Type* elementValue(ast::Expr& body, const Type* t, const std::string& needs);
   const Type* checkJoin(ast::JoinSource& j);
   /// Whether zip (or join) can pull the pipeline one element at a time.
-  bool readableSideBySide(const ast::Pipeline& p) const;
+  /// (withoutInsertedSort: as if the sort sema inserted at its end for a join were not there.)
+  bool readableSideBySide(const ast::Pipeline& p, bool withoutInsertedSort = false) const;
   /// Whether the pipeline's join (its source) may put out its pairs in any order
   /// (ast::JoinSource::orderFree).
   bool orderFreeJoin(const ast::Pipeline& p) const;

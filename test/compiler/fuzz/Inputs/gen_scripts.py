@@ -147,6 +147,7 @@ AVOIDABLE = {
     'pqbool': 'pq of bool',
     'forchain': 'for stages after for stages',
     'grouping': 'reduce, join, left_join, zip, concat and end blocks of for stages',
+    'hashjoin': 'a join read by a reduce (a hash join where a table of its right input fits)',
     'streamtwice': 'a named stream read twice side by side (a join or zip of it with itself) with stages '
                    'on an input and no sort between: flowc emit stops with an internal error',
     'str': 'str values, fields, elements and keys, and the files of lines and CSV',
@@ -1984,9 +1985,19 @@ class Script:
 
     def gen_join(self, ctx=None):
         left = self.chance(0.4)
+        reduced = not left and 'hashjoin' not in self.avoid and self.chance(0.4)
 
         def make(ctx, insensitive):
-            p, t, nonempty, srt = self.join_source(ctx, 0, None, left, insensitive)
+            p, t, nonempty, srt = self.join_source(ctx, 0, None, left, insensitive or reduced)
+            if reduced:  # nothing depends on the join's order: a hash join where its table fits
+                x = self.fresh('e')
+                if self.chance(0.3):
+                    c = ctx.child()
+                    c.names[x] = t
+                    p += f' | filter {x} => {self.bool_expr(c, 2)}'
+                r = self.reduce_stages(t, ctx)
+                if r is not None:
+                    return (f'{p} | {r[0]}', r[1], None, False, None)
             return (p, t, srt, nonempty, None)
         self.grouping_item(make, ctx)
 
