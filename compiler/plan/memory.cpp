@@ -186,7 +186,9 @@ void MemoryPlanner::computeIo() {
     if (io == io_rule::hash_join && c.passes > 1)
       n.note += "; its memory holds a table of " +
                 formatCount(static_cast<double>(flow::plan::hash_join_capacity(
-                    plan_.nodes[static_cast<size_t>(n.inputs[1])].elementBytes, n.memoryBytes, plan_.blockBytes))) +
+                    plan_.nodes[static_cast<size_t>(n.inputs[1])].elementBytes,
+                    n.memoryBytes - std::min(n.memoryBytes, prices.hash_join_probe(nodes_[static_cast<size_t>(n.id)])),
+                    plan_.blockBytes))) +
                 " elements: " + std::to_string(c.passes) + " passes, the left input written to disk and read again";
     if (io == io_rule::block_accesses)
       n.note = "an upper bound: one block read per access (" + formatCount(n.accesses) + ") and one written per write (" +

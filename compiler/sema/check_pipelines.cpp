@@ -152,6 +152,49 @@ const Type* Checker::checkPipeline(Pipeline& p, const std::string& consumer) {
 
 namespace {
 
+/// What in a function's body reads more than its parameters, params and constants (a
+/// variable, an array or vector, rand(), an aggregate, a queue): the expression and why,
+/// or null.
+std::pair<const Expr*, std::string> impureUse(const Lambda& fn) {
+  struct Finder : Visitor {
+    const Lambda& fn;
+    const Expr* culprit = nullptr;
+    std::string why;
+    // The parameters of value functions called in the body: each holds an argument the
+    // body computed (this walk checks the arguments themselves).
+    std::set<const Symbol*> inlinedParams;
+    explicit Finder(const Lambda& f) : fn(f) {}
+    bool visit(const Expr& e) override {
+      if (culprit) return false;
+      if (auto* c = e.as<CallExpr>(); c && c->inlined) inlinedParams.insert(c->params.begin(), c->params.end());
+      if (auto* n = e.as<NameExpr>(); n && n->symbol) {
+        bool own = inlinedParams.count(n->symbol) > 0;
+        for (const Lambda::Param& p : fn.params) own = own || p.symbol == n->symbol;
+        const Symbol::Kind k = n->symbol->kind;
+        if (!own && k != Symbol::Param && k != Symbol::Record && k != Symbol::Order) {
+          culprit = &e;
+          why = "'" + n->symbol->name + "' (a " + n->symbol->kindName() + ")";
+        }
+      }
+      if (auto* c = e.as<CallExpr>(); c && (c->aggregate || (c->builtin && *c->builtin == Builtin::Rand))) {
+        culprit = &e;
+        why = c->aggregate ? "an aggregate" : "rand()";
+      }
+      if (e.as<MethodCallExpr>()) {
+        culprit = &e;
+        why = "a queue or vector";
+      }
+      return true;
+    }
+  } finder(fn);
+  finder.walk(*fn.body);
+  return {finder.culprit, finder.why};
+}
+
+} // namespace
+
+namespace {
+
 /// Whether a value of the type may hold a floating-point number (an imported C++ record
 /// may hold anything): a fold of such values depends on the order it sees them in.
 bool mayHoldFloat(const Type* t) {
@@ -184,7 +227,7 @@ bool drawsOrCalls(const Expr& e) {
 bool Checker::orderFreeJoin(const Pipeline& p) const {
   auto& j = *p.source->as<JoinSource>();
   if (j.left) return false; // (its unmatched rows would need the whole right side first)
-  if (drawsOrCalls(*j.fn.body)) return false;
+  if (impureUse(j.fn).first) return false; // (it runs on all threads)
   for (const OrderKeyInfo& k : orderingOf(j.keys[0].resolved))
     if (!(k.type->isInteger() || k.type->kind == Type::Bool || k.type->isStr())) return false;
   // A hash join pulls its inputs without the sorts inserted for a merge join (an input
@@ -268,41 +311,10 @@ bool Checker::readableSideBySide(const Pipeline& p, bool withoutInsertedSort) co
 bool Checker::pureFunction(const Lambda& fn, const std::string& what) {
   // A reduce's function runs while runs are formed and merged, on other threads and in
   // no fixed order: it may read only its parameters, params and constants.
-  struct Finder : Visitor {
-    const Lambda& fn;
-    const Expr* culprit = nullptr;
-    std::string why;
-    // The parameters of value functions called in the body: each holds an argument the
-    // body computed (this walk checks the arguments themselves).
-    std::set<const Symbol*> inlinedParams;
-    explicit Finder(const Lambda& f) : fn(f) {}
-    bool visit(const Expr& e) override {
-      if (culprit) return false;
-      if (auto* c = e.as<CallExpr>(); c && c->inlined) inlinedParams.insert(c->params.begin(), c->params.end());
-      if (auto* n = e.as<NameExpr>(); n && n->symbol) {
-        bool own = inlinedParams.count(n->symbol) > 0;
-        for (const Lambda::Param& p : fn.params) own = own || p.symbol == n->symbol;
-        const Symbol::Kind k = n->symbol->kind;
-        if (!own && k != Symbol::Param && k != Symbol::Record && k != Symbol::Order) {
-          culprit = &e;
-          why = "'" + n->symbol->name + "' (a " + n->symbol->kindName() + ")";
-        }
-      }
-      if (auto* c = e.as<CallExpr>(); c && (c->aggregate || (c->builtin && *c->builtin == Builtin::Rand))) {
-        culprit = &e;
-        why = c->aggregate ? "an aggregate" : "rand()";
-      }
-      if (e.as<MethodCallExpr>()) {
-        culprit = &e;
-        why = "a queue or vector";
-      }
-      return true;
-    }
-  } finder(fn);
-  finder.walk(*fn.body);
-  if (!finder.culprit) return true;
-  error(finder.culprit->loc, what + " may use only its parameters, params and constants, not " + finder.why +
-                                 ": it runs as runs are formed and merged, in no fixed order");
+  auto [culprit, why] = impureUse(fn);
+  if (!culprit) return true;
+  error(culprit->loc, what + " may use only its parameters, params and constants, not " + why +
+                          ": it runs as runs are formed and merged, in no fixed order");
   return false;
 }
 

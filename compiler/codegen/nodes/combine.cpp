@@ -86,7 +86,7 @@ struct HashJoinCodegen : KindCodegen<Node::HashJoin> {
     g->line("auto " + g->var(n, "in") + " = flow::stream::hash_join(" + g->pulledInput(g->plan_.nodes[n.inputs[0]]) +
             ", " + g->pulledInput(g->plan_.nodes[n.inputs[1]]) + ", " + g->var(n, "left_hash") + ", " +
             g->var(n, "right_hash") + ", " + g->var(n, "compare") + ", " + g->var(n, "fn") + ", " + g->memoryOf(n) +
-            ", fl_program.block());");
+            ", fl_program.block(), fl_program.threads());");
   }
 };
 

@@ -76,7 +76,7 @@ std::uint64_t memory_planner::minimum(const memory_node& n) const {
   switch (n.role) {
   case memory_role::buffer: return 2 * block_;
   case memory_role::join: return join_min_memory(block_);
-  case memory_role::hash_join: return hash_join_min_memory(block_);
+  case memory_role::hash_join: return sat_add(hash_join_min_memory(block_), hash_join_probe(n));
   case memory_role::sort_runs: // one run, and the metadata of the runs its count writes
     return std::max(run_memory_for(setup(n), 0), run_memory_for_metadata(setup(n), elements(n), distinct(n)));
   case memory_role::sort_merge: {
@@ -181,7 +181,7 @@ node_cost memory_planner::cost(std::size_t node) const {
     const memory_node& build = nodes_[static_cast<std::size_t>(n.partner)];
     const memory_node& probe = nodes_[static_cast<std::size_t>(n.probe)];
     const hash_join_io h = hash_join_cost(elements(build), build.element_bytes, elements(probe), probe.element_bytes,
-                                          n.memory, block_);
+                                          n.memory - std::min(n.memory, hash_join_probe(n)), block_);
     c.passes = static_cast<unsigned>(std::min<std::uint64_t>(h.passes, ~0u));
     c.write_bytes = c.temp_disk_bytes = static_cast<double>(h.write_bytes);
     c.read_bytes = static_cast<double>(h.read_bytes);
@@ -395,7 +395,8 @@ std::optional<memory_shortfall> memory_planner::assign() {
       const memory_node& build = node(j.partner);
       hash_join_minimums -= minimum(j);
       const std::uint64_t room = available - run_minimums - hash_join_minimums;
-      const std::uint64_t need = hash_join_memory_for(elements(build), build.element_bytes, block_);
+      const std::uint64_t need = sat_add(hash_join_memory_for(elements(build), build.element_bytes, block_),
+                                         hash_join_probe(j));
       const std::uint64_t want = sat_mul(need / block_ + (need % block_ != 0 ? 1 : 0), block_); // whole blocks
       j.memory = std::max(minimum(j), std::min(room / block_ * block_, want));
       available -= j.memory;

@@ -90,12 +90,13 @@ protected:
 
   /// The join's output in its own order; checks the buffer peak and that nothing leaks.
   std::vector<Row> run(const std::vector<Order>& l, const std::vector<Customer>& r, std::size_t memory,
-                       u64* passes = nullptr) {
+                       u64* passes = nullptr, unsigned threads = 1) {
     const u64 base = flow::io::buffer_memory::current();
     flow::io::buffer_memory::reset_peak();
     std::vector<Row> out;
     {
-      auto j = fs::hash_join(fs::scan(l), fs::scan(r), order_hash, customer_hash, compare_oc, row, memory, block, bm);
+      auto j = fs::hash_join(fs::scan(l), fs::scan(r), order_hash, customer_hash, compare_oc, row, memory, block, threads,
+                             bm);
       for (; !j.empty(); ++j) out.push_back(*j);
       if (passes) *passes = j.passes();
     }
@@ -104,9 +105,27 @@ protected:
     EXPECT_EQ(bm.allocated_bytes(), 0u) << "disk blocks leaked";
     return out;
   }
+  // The output at 1 thread, the same at 2, 3 and 8 where the memory holds their batches
+  // (in the same order where the table held the right input: the batches take memory
+  // from the table, so a pass may hold fewer), and the reference's pairs.
   void check(const std::vector<Order>& l, const std::vector<Customer>& r, std::size_t memory, const std::string& what) {
-    std::vector<Row> got = run(l, r, memory);
-    EXPECT_EQ(got, run(l, r, memory)) << what << ": not the same order twice";
+    u64 passes = 0;
+    std::vector<Row> got = run(l, r, memory, &passes);
+    std::vector<Row> sorted = got;
+    std::sort(sorted.begin(), sorted.end());
+    for (unsigned threads : {2u, 3u, 8u}) {
+      if (memory < flow::plan::hash_join_min_memory(block) +
+                       flow::plan::hash_join_probe_bytes(threads, sizeof(Order), sizeof(Row), block))
+        continue;
+      u64 their_passes = 0;
+      std::vector<Row> theirs = run(l, r, memory, &their_passes, threads);
+      if (passes == 1 && their_passes == 1) {
+        EXPECT_EQ(got, theirs) << what << ": another order at " << threads << " threads";
+      } else {
+        std::sort(theirs.begin(), theirs.end());
+        EXPECT_EQ(sorted, theirs) << what << ": other pairs at " << threads << " threads";
+      }
+    }
     std::sort(got.begin(), got.end());
     ASSERT_EQ(got, reference(l, r)) << what;
   }
@@ -119,7 +138,7 @@ TEST_F(HashJoinTest, MatchesTheReferenceAcrossSizesKeysAndMemory) {
     for (double heavy : {0.0, n <= 1000 ? 0.3 : 0.005}) { // (a hot key of n * heavy on each side)
       const auto l = orders(keys(n + 3, 2000, heavy, 17, n));
       const auto r = customers(keys(n, 2000, heavy, 17, n + 1));
-      for (std::size_t memory : {n <= 5000 ? flow::plan::hash_join_min_memory(block) : 2 * small, small, large})
+      for (std::size_t memory : {n <= 5000 ? flow::plan::hash_join_min_memory(block) : 2 * small, small, 8 * small, large})
         check(l, r, memory,
               "n=" + std::to_string(n) + " heavy=" + std::to_string(heavy) + " memory=" + std::to_string(memory));
     }
@@ -154,24 +173,33 @@ TEST_F(HashJoinTest, AHotRightKeyCostsOnlyItsOutputs) {
   for (std::size_t memory : {std::size_t{1} << 20, std::size_t{64} << 20}) check(l, r, memory, "hot key");
 }
 
-// A right input larger than a pass: the passes and their I/O are the model's.
+// A right input larger than a pass: the passes and their I/O are the model's, on one
+// thread and on three (given the memory of their batches besides).
 TEST_F(HashJoinTest, PassesAndTheirIoFollowTheModel) {
   for (std::size_t memory : {flow::plan::hash_join_min_memory(block), 12 * block, 40 * block}) {
     const u64 holds = flow::plan::hash_join_capacity(sizeof(Customer), memory, block);
     for (u64 n : {holds, holds + 1, 3 * holds + 7}) {
       const auto l = orders(keys(2 * n + 11, 5000, 0.1, 3, n));
       const auto r = customers(keys(n, 5000, 0.1, 3, n + 1));
-      flow::io::scoped_stats phase;
-      u64 passes = 0;
-      std::vector<Row> got = run(l, r, memory, &passes);
-      const auto io = phase.elapsed().total();
-      std::sort(got.begin(), got.end());
-      ASSERT_EQ(got, reference(l, r)) << "n=" << n << " memory=" << memory;
       const auto model = flow::plan::hash_join_cost(n, sizeof(Customer), l.size(), sizeof(Order), memory, block);
-      EXPECT_EQ(passes, model.passes) << "n=" << n << " memory=" << memory;
-      EXPECT_EQ(io.write_bytes, model.write_bytes) << "n=" << n << " memory=" << memory;
-      EXPECT_EQ(io.read_bytes, model.read_bytes) << "n=" << n << " memory=" << memory;
-      EXPECT_EQ(passes > 1, n > holds);
+      std::vector<Row> first;
+      for (unsigned threads : {1u, 3u}) {
+        const std::string what = "n=" + std::to_string(n) + " memory=" + std::to_string(memory) + " threads=" +
+                                 std::to_string(threads);
+        flow::io::scoped_stats phase;
+        u64 passes = 0;
+        std::vector<Row> got = run(l, r, memory + flow::plan::hash_join_probe_bytes(threads, sizeof(Order), sizeof(Row), block),
+                                   &passes, threads);
+        const auto io = phase.elapsed().total();
+        if (threads == 1) first = got;
+        EXPECT_EQ(got, first) << what;
+        std::sort(got.begin(), got.end());
+        ASSERT_EQ(got, reference(l, r)) << what;
+        EXPECT_EQ(passes, model.passes) << what;
+        EXPECT_EQ(io.write_bytes, model.write_bytes) << what;
+        EXPECT_EQ(io.read_bytes, model.read_bytes) << what;
+        EXPECT_EQ(passes > 1, n > holds) << what;
+      }
     }
   }
 }

@@ -135,6 +135,28 @@ inline constexpr std::uint64_t hash_join_capacity(std::uint64_t element_bytes, s
   return n < 1 ? 1 : n > hash_join_max_elements ? hash_join_max_elements : n;
 }
 
+/// On several threads a hash join probes a batch of left elements at a time, each thread
+/// a contiguous share, into an output buffer of its own: a block's worth of left elements
+/// and their hashes, and per thread room for twice its share of outputs (at least 64),
+/// each buffer in whole pages. Nothing on one thread. The table gets the rest.
+inline constexpr std::uint64_t hash_join_batch_elements(std::uint64_t left_bytes, std::uint64_t block_bytes) noexcept {
+  const std::uint64_t k = block_bytes / (left_bytes > 0 ? left_bytes : 1);
+  return k > 0 ? k : 1;
+}
+inline constexpr std::uint64_t hash_join_outputs_per_thread(unsigned threads, std::uint64_t batch) noexcept {
+  const std::uint64_t share = batch / (threads > 0 ? threads : 1) + 1;
+  return 2 * share > 64 ? 2 * share : 64;
+}
+inline constexpr std::uint64_t hash_join_probe_bytes(unsigned threads, std::uint64_t left_bytes,
+                                                     std::uint64_t out_bytes, std::uint64_t block_bytes) noexcept {
+  if (threads <= 1) return 0;
+  auto pages = [](std::uint64_t b) { return sat_mul(b / 4096 + (b % 4096 != 0 ? 1 : 0), 4096); };
+  const std::uint64_t k = hash_join_batch_elements(left_bytes, block_bytes);
+  const std::uint64_t outputs = hash_join_outputs_per_thread(threads, k);
+  return sat_add(sat_add(pages(sat_mul(k, left_bytes)), pages(sat_mul(k, 8))),
+                 sat_mul(threads, pages(sat_mul(outputs, out_bytes))));
+}
+
 /// The passes and the I/O of a hash join (see above).
 struct hash_join_io {
   std::uint64_t passes = 1;

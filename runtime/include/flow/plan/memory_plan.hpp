@@ -31,8 +31,9 @@ enum class memory_role {
   queue,      ///< a priority queue, one budget over all the phases it lives in
   join,       ///< a join: the right side's group of equal keys (at least three blocks, and a
               ///< share of what its phase leaves), spilled beyond it (join_model.hpp)
-  hash_join,  ///< a hash join: the table of its build input (partner) and four spill buffers,
-              ///< at least five blocks; with less than the table, it takes passes (join_model.hpp)
+  hash_join,  ///< a hash join: the table of its build input (partner), four spill buffers and
+              ///< its threads' batch buffers, at least five blocks and those; with less than
+              ///< the table, it takes passes (join_model.hpp)
   reserved,   ///< an in-memory array: elements × element_bytes in every phase it lives in
   cache,      ///< the block cache of v[i]: at least two blocks, up to the vector (elements)
 };
@@ -171,6 +172,11 @@ public:
 
   /// The sort's cost with the budgets assigned (`n` either half).
   sort_cost sort(const memory_node& n) const;
+
+  /// A hash join's batch and output buffers on the program's threads (join_model.hpp).
+  std::uint64_t hash_join_probe(const memory_node& j) const {
+    return hash_join_probe_bytes(threads_, nodes_[static_cast<std::size_t>(j.probe)].element_bytes, j.element_bytes, block_);
+  }
 
   /// Splits the budget. Returns the first phase that cannot hold its minimums.
   std::optional<memory_shortfall> assign();

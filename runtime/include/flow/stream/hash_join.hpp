@@ -13,9 +13,10 @@
 //   for (; !j.empty(); ++j) use(*j);
 //
 // Output: fn(l, r) for every left element l and right element r with compare(l, r) == 0,
-// each pair once. The order is fixed by the inputs and the memory (the same at any
-// thread count), but it is no key order: within a pass, the left elements in input
-// order, each with its partners in the table's order.
+// each pair once, in no key order: pass by pass, the left elements in input order, each
+// with its partners in the table's order. So the order is fixed by the inputs and what a
+// pass holds, the same at any thread count where the table holds the right input (on
+// several threads, batch buffers take some of the memory: a pass may hold fewer).
 //
 // Memory (flow/plan/join_model.hpp has the arithmetic): memory_bytes holds the table —
 // the right elements sorted by hash and a directory of their buckets — and four block
@@ -41,6 +42,7 @@
 
 #include <sys/mman.h>
 
+#include "flow/algo/parallel.hpp"
 #include "flow/containers/vector.hpp"
 #include "flow/io/buffer.hpp"
 #include "flow/mng/block_manager.hpp"
@@ -184,23 +186,27 @@ public:
   using value_type = std::remove_cvref_t<std::invoke_result_t<Fn&, const L&, const R&>>;
 
   hash_join_node(Left&& left, Right&& right, LeftHash left_hash, RightHash right_hash, Compare compare, Fn fn,
-                 std::size_t memory_bytes, std::size_t block_bytes,
+                 std::size_t memory_bytes, std::size_t block_bytes, unsigned threads = 1,
                  mng::block_manager& bm = mng::block_manager::global())
       : left_(std::forward<Left>(left)), right_(std::forward<Right>(right)), left_hash_(std::move(left_hash)),
-        compare_(std::move(compare)), fn_(std::move(fn)), block_bytes_(block_bytes), bm_(bm) {
+        compare_(std::move(compare)), fn_(std::move(fn)), block_bytes_(block_bytes), bm_(bm),
+        threads_(std::max(1u, threads)) {
     if (block_bytes == 0 || block_bytes % io::buffer_alignment != 0 || block_bytes < std::max(sizeof(L), sizeof(R))) {
       throw std::invalid_argument("flow: hash_join: the block size must be a positive multiple of 4096 bytes holding "
                                   "an element of each input, got " + std::to_string(block_bytes));
     }
-    if (memory_bytes < plan::hash_join_min_memory(block_bytes)) {
+    const std::uint64_t probe = plan::hash_join_probe_bytes(threads_, sizeof(L), sizeof(value_type), block_bytes);
+    if (memory_bytes < plan::hash_join_min_memory(block_bytes) + probe) {
       throw std::invalid_argument("flow: hash_join: needs a memory budget of at least 5 blocks (" +
                                   std::to_string(plan::hash_join_min_memory(block_bytes)) + " bytes: four to spill, "
-                                  "one of table), got " + std::to_string(memory_bytes));
+                                  "one of table) and " + std::to_string(probe) + " bytes for " +
+                                  std::to_string(threads_) + " threads, got " + std::to_string(memory_bytes));
     }
-    const std::uint64_t capacity = std::min<std::uint64_t>(plan::hash_join_capacity(sizeof(R), memory_bytes, block_bytes),
-                                                           plan::hash_join_max_elements);
+    const std::uint64_t capacity = std::min<std::uint64_t>(
+        plan::hash_join_capacity(sizeof(R), memory_bytes - probe, block_bytes), plan::hash_join_max_elements);
+    if (threads_ > 1) start_batches();
     table_ = std::make_unique<table_type>(static_cast<std::size_t>(capacity), std::move(right_hash));
-    ring_.resize(ahead);
+    if (threads_ == 1) ring_.resize(ahead);
     // The first pass: the table from the right input; what it cannot hold goes to disk.
     for (; !right_.empty(); ++right_) {
       if (table_->full()) {
@@ -242,6 +248,7 @@ private:
   // The next output: goes on through the current left element's bucket, then takes the
   // next left element, the next pass, or ends.
   void find() {
+    if (threads_ > 1) return find_in_batches();
     while (true) {
       if (ring_size_ == 0) {
         top_up();
@@ -314,6 +321,128 @@ private:
     }
   }
 
+  // --- on several threads -------------------------------------------------------------
+  // The left elements are probed a batch at a time, each thread a contiguous share of it
+  // into an output buffer of its own; the outputs are then put out share by share, which
+  // is the order of one thread. A share whose buffer fills stops where it is and goes on
+  // (on this thread) once its outputs are out.
+  struct share {
+    std::size_t next = 0, end = 0; // its elements of the batch not finished
+    std::uint32_t at = 0, stop = 0; // where it stopped in the bucket of `next`
+    bool inside = false;            // it stopped in next's bucket
+    std::size_t count = 0;          // outputs in `out`
+    value_type* out = nullptr;
+  };
+  static_assert(std::is_trivially_copyable_v<value_type>,
+                "a hash join on several threads keeps its outputs in buffers: they must be trivially copyable");
+
+  void start_batches() {
+    batch_elements_ = static_cast<std::size_t>(plan::hash_join_batch_elements(sizeof(L), block_bytes_));
+    outputs_ = static_cast<std::size_t>(plan::hash_join_outputs_per_thread(threads_, batch_elements_));
+    batch_ = io::aligned_buffer(batch_elements_ * sizeof(L));
+    hashes_ = io::aligned_buffer(batch_elements_ * sizeof(std::uint64_t));
+    shares_.resize(threads_);
+    for (share& s : shares_) {
+      out_.emplace_back(outputs_ * sizeof(value_type));
+      s.out = std::launder(reinterpret_cast<value_type*>(out_.back().data()));
+    }
+    team_ = std::make_unique<algo::thread_team>(threads_);
+  }
+  L* batch() const noexcept { return std::launder(reinterpret_cast<L*>(batch_.data())); }
+  std::uint64_t* hashes() const noexcept { return reinterpret_cast<std::uint64_t*>(hashes_.data()); }
+
+  void find_in_batches() {
+    while (true) {
+      if (emitting_ < shares_.size()) {
+        share& s = shares_[emitting_];
+        if (emitted_ < s.count) {
+          current_ = s.out[emitted_++];
+          return;
+        }
+        emitted_ = 0;
+        if (s.next < s.end) { // its buffer filled: on with it here
+          probe_share(s);
+          continue;
+        }
+        ++emitting_;
+        continue;
+      }
+      if (!next_batch() && !(next_pass() && next_batch())) {
+        done_ = true;
+        return;
+      }
+    }
+  }
+
+  // Takes the next batch from the current source and probes it on all threads. False at
+  // the end of the pass.
+  bool next_batch() {
+    L* xs = batch();
+    std::size_t n = 0;
+    if (!left_read_) { // the first pass: the left input itself
+      for (; n < batch_elements_ && !left_.empty(); ++n, ++left_) {
+        xs[n] = *left_;
+        if (left_copy_) left_copy_->push_back(xs[n]);
+      }
+    } else {
+      for (; n < batch_elements_ && !left_read_->empty(); ++n, ++*left_read_) xs[n] = **left_read_;
+    }
+    if (n == 0) return false;
+    const std::size_t per = (n + threads_ - 1) / threads_;
+    for (std::size_t t = 0; t < shares_.size(); ++t) {
+      share& s = shares_[t];
+      s.next = std::min(n, t * per);
+      s.end = std::min(n, (t + 1) * per);
+      s.inside = false;
+    }
+    team_->run([&](unsigned t) {
+      share& s = shares_[t];
+      const std::uint64_t* end = hashes() + s.end;
+      std::uint64_t* h = hashes() + s.next;
+      for (const L* x = xs + s.next; h != end; ++x, ++h) *h = left_hash_(*x);
+      probe_share(s);
+    });
+    emitting_ = emitted_ = 0;
+    return true;
+  }
+
+  // Probes a share's elements from where it is until its buffer fills or it ends.
+  void probe_share(share& s) {
+    const L* xs = batch();
+    const std::uint64_t* hs = hashes();
+    const std::uint32_t* dir = table_->directory();
+    const R* data = table_->data();
+    constexpr std::size_t lead = ahead; // bucket entries prefetched this far ahead, buckets half as far
+    s.count = 0;
+    for (std::size_t i = s.next; i < s.end; ++i) {
+      if (i + lead < s.end) __builtin_prefetch(dir + table_->bucket(hs[i + lead]));
+      if (i + lead / 2 < s.end) __builtin_prefetch(data + dir[table_->bucket(hs[i + lead / 2])]);
+      std::uint32_t at, stop;
+      if (s.inside) {
+        at = s.at;
+        stop = s.stop;
+        s.inside = false;
+      } else {
+        const std::size_t b = table_->bucket(hs[i]);
+        at = dir[b];
+        stop = dir[b + 1];
+        if (stop - at > table_type::scanned) table_->narrow(hs[i], at, stop);
+      }
+      for (; at < stop; ++at) {
+        if (compare_(xs[i], data[at]) != 0) continue;
+        if (s.count == outputs_) {
+          s.next = i;
+          s.at = at;
+          s.stop = stop;
+          s.inside = true;
+          return;
+        }
+        s.out[s.count++] = fn_(xs[i], data[at]);
+      }
+    }
+    s.next = s.end;
+  }
+
   // After a pass over the left input: fills the table with the next part of the right
   // input's rest and reads the left input again. False when the rest is all joined.
   bool next_pass() {
@@ -343,8 +472,17 @@ private:
   std::optional<containers::vector<L>> left_copy_;
   std::unique_ptr<typename containers::vector<R>::reader> right_read_; // (readers do not move)
   std::unique_ptr<typename containers::vector<L>::reader> left_read_;
+  const unsigned threads_;
+  // on one thread: the left elements ahead of the one being joined
   std::vector<pending> ring_;
   std::size_t head_ = 0, ring_size_ = 0;
+  // on several: a batch of left elements, their hashes, the threads' shares and outputs
+  std::size_t batch_elements_ = 0, outputs_ = 0;
+  io::aligned_buffer batch_, hashes_;
+  std::vector<io::aligned_buffer> out_;
+  std::vector<share> shares_;
+  std::size_t emitting_ = 0, emitted_ = 0; // the share being put out, and its outputs so far
+  std::unique_ptr<algo::thread_team> team_;
   std::uint32_t at_ = 0, end_ = 0; // the rest of ring_[head_]'s bucket
   std::uint64_t passes_ = 1;
   bool done_ = false;
@@ -352,15 +490,16 @@ private:
 };
 
 /// hash_join(left, right, left_hash, right_hash, compare, fn, memory_bytes, block_bytes[,
-/// bm]): the hash_join_node of its arguments (see the top of the file).
+/// threads[, bm]]): the hash_join_node of its arguments (see the top of the file).
 /// left_hash(l) and right_hash(r) give equal hashes for equal keys; compare(l, r) == 0
 /// for equal keys.
 template <class Left, class Right, class LeftHash, class RightHash, class Compare, class Fn>
 hash_join_node<Left, Right, LeftHash, RightHash, Compare, Fn>
 hash_join(Left&& left, Right&& right, LeftHash left_hash, RightHash right_hash, Compare compare, Fn fn,
-          std::size_t memory_bytes, std::size_t block_bytes, mng::block_manager& bm = mng::block_manager::global()) {
+          std::size_t memory_bytes, std::size_t block_bytes, unsigned threads = 1,
+          mng::block_manager& bm = mng::block_manager::global()) {
   return {std::forward<Left>(left), std::forward<Right>(right), std::move(left_hash), std::move(right_hash),
-          std::move(compare), std::move(fn), memory_bytes, block_bytes, bm};
+          std::move(compare), std::move(fn), memory_bytes, block_bytes, threads, bm};
 }
 
 } // namespace flow::stream
