@@ -70,12 +70,22 @@ public:
   void push(const R& x) noexcept { data_[count_++] = x; }
   std::size_t size() const noexcept { return count_; }
 
-  /// Sorts the elements by hash and makes the directory: the table can be probed.
-  void seal() {
+  /// Sorts the elements by hash and makes the directory: the table can be probed. With a
+  /// team, the ranges of the first byte are sorted on its threads.
+  void seal(algo::thread_team* team = nullptr) {
     buckets_ = static_cast<std::size_t>(plan::hash_join_buckets(count_));
     shift_ = 64;
     for (std::size_t b = buckets_; b > 1; b /= 2) --shift_;
-    sort_by_hash(data_, count_, 56, false);
+    if (team && team->size() > 1 && count_ > 32 && 64 > shift_) {
+      std::size_t start[257];
+      partition(data_, count_, 56, start);
+      const unsigned threads = team->size();
+      team->run([&](unsigned t) {
+        for (std::size_t d = t; d < 256; d += threads) sort_by_hash(data_ + start[d], start[d + 1] - start[d], 48, false);
+      });
+    } else {
+      sort_by_hash(data_, count_, 56, false);
+    }
     directory_ = io::aligned_buffer((buckets_ + 1) * sizeof(std::uint32_t));
     huge_pages(directory_);
     dir_ = reinterpret_cast<std::uint32_t*>(directory_.data());
@@ -123,6 +133,28 @@ private:
   // In place, by the hash's bits from `shift` up (a byte a level, the highest first):
   // each level counts its 256 digits and moves every element into its digit's range
   // (the American flag sort), then sorts each range by the next byte.
+  // Moves a's n elements into the ranges of their hash's byte at `shift`, range d from
+  // start[d] to start[d + 1].
+  void partition(R* a, std::size_t n, int shift, std::size_t (&start)[257]) {
+    auto digit = [&](const R& x) { return static_cast<std::size_t>((hash_(x) >> shift) & 255); };
+    std::size_t head[256] = {}, tail[256];
+    for (std::size_t i = 0; i < n; ++i) ++head[digit(a[i])];
+    std::size_t at = 0;
+    for (std::size_t d = 0; d < 256; ++d) {
+      const std::size_t c = head[d];
+      start[d] = head[d] = at;
+      at += c;
+      tail[d] = at;
+    }
+    start[256] = n;
+    for (std::size_t d = 0; d < 256; ++d) {
+      while (head[d] < tail[d]) {
+        R x = a[head[d]];
+        for (std::size_t e = digit(x); e != d; e = digit(x)) std::swap(x, a[head[e]++]);
+        a[head[d]++] = x;
+      }
+    }
+  }
   // (`all`: to the last bit; else only until each range lies in one bucket.)
   void sort_by_hash(R* a, std::size_t n, int shift, bool all) {
     if (!all && shift + 8 <= shift_) return;
@@ -136,26 +168,8 @@ private:
       }
       return;
     }
-    auto digit = [&](const R& x) { return static_cast<std::size_t>((hash_(x) >> shift) & 255); };
-    std::size_t head[256] = {}, tail[256];
-    for (std::size_t i = 0; i < n; ++i) ++head[digit(a[i])];
-    std::size_t at = 0;
-    for (std::size_t d = 0; d < 256; ++d) {
-      const std::size_t c = head[d];
-      head[d] = at;
-      at += c;
-      tail[d] = at;
-    }
     std::size_t start[257];
-    for (std::size_t d = 0; d < 256; ++d) start[d] = head[d];
-    start[256] = n;
-    for (std::size_t d = 0; d < 256; ++d) {
-      while (head[d] < tail[d]) {
-        R x = a[head[d]];
-        for (std::size_t e = digit(x); e != d; e = digit(x)) std::swap(x, a[head[e]++]);
-        a[head[d]++] = x;
-      }
-    }
+    partition(a, n, shift, start);
     if (shift == 0) return;
     for (std::size_t d = 0; d < 256; ++d) sort_by_hash(a + start[d], start[d + 1] - start[d], std::max(shift - 8, 0), all);
   }
@@ -222,7 +236,7 @@ public:
       done_ = true;
       return;
     }
-    table_->seal();
+    table_->seal(team_.get());
     find();
   }
 
@@ -451,7 +465,7 @@ private:
     if (right_read_->empty()) return false;
     table_->clear();
     for (; !right_read_->empty() && !table_->full(); ++*right_read_) table_->push(**right_read_);
-    table_->seal();
+    table_->seal(team_.get());
     left_read_.reset(); // its buffers go back before the next read takes its own
     left_read_.reset(new auto(left_copy_->scan()));
     ++passes_;
