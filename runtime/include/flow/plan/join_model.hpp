@@ -72,15 +72,15 @@ inline constexpr join_group_io join_group_cost(std::uint64_t group_elements, std
 //
 // A hash join keeps the right ("build") input in memory as a table: its elements in an
 // array sorted by their keys' hashes (equal keys side by side) and a directory of the
-// array's buckets (the top bits of the hash), one entry of 4 bytes per 4 elements or
-// more — at most element_bytes + 1 bytes an element, and 8 more. Its memory also
+// array's buckets (the top bits of the hash), one entry of 4 bytes per 2 elements or
+// more — at most element_bytes + 2 bytes an element, and 8 more. Its memory also
 // holds the four block buffers of its spill (two write or read the rest of the build
 // input, two the probe input). A build input that the table holds costs no I/O. A larger
 // one takes passes: the first fills the table and writes the rest of the build input and
 // all the probe input to disk; each further pass fills the table from the build input's
 // rest and reads the probe input again.
 //
-//   hash_join_capacity(s, M, B) = 4 floor((M - 4B - 8) / (4 s + 4)) build elements a pass
+//   hash_join_capacity(s, M, B) = 2 floor((M - 4B - 8) / (2 s + 4)) build elements a pass
 //   hash_join_cost(Nb, sb, Np, sp, M, B): passes = ceil(Nb / capacity);
 //     with passes > 1: written blocks(Nb - capacity) + blocks(Np), read
 //     blocks(Nb - capacity) + (passes - 1) * blocks(Np) (blocks of B bytes, rounded up).
