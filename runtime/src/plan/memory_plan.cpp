@@ -77,8 +77,14 @@ std::uint64_t memory_planner::minimum(const memory_node& n) const {
   case memory_role::buffer: return 2 * block_;
   case memory_role::join: return join_min_memory(block_);
   case memory_role::hash_join: return sat_add(hash_join_min_memory(block_), hash_join_probe(n));
-  case memory_role::sort_runs: // one run, and the metadata of the runs its count writes
-    return std::max(run_memory_for(setup(n), 0), run_memory_for_metadata(setup(n), elements(n), distinct(n)));
+  case memory_role::sort_runs: { // one run, and the metadata of the runs its count writes
+    const std::uint64_t sorts = std::max(run_memory_for(setup(n), 0), run_memory_for_metadata(setup(n), elements(n), distinct(n)));
+    if (n.io != io_rule::reduce_runs || n.hashing == reduce_hashing::no) return sorts;
+    // A reduce that may hash: the least budget of its table (the program builds it with
+    // what it gets, and a table below that budget stops the program).
+    const std::uint64_t expected = elements(nodes_[static_cast<std::size_t>(n.partner)]);
+    return std::max(sorts, smallest_budget([&](std::uint64_t m) { return hash_reduce(setup(n), m, expected).slots > 0; }));
+  }
   case memory_role::sort_merge: {
     const sort_setup s = setup(n);
     return merge_memory_for(s, sort_block(s, memory_), 4, 4);

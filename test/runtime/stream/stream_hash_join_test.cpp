@@ -53,6 +53,11 @@ Row row(const Order& o, const Customer& c) { return {o.seq, c.seq, o.amount, c.i
 
 constexpr std::size_t block = 4096;
 
+// The least memory of a hash join of these records on `threads` threads.
+u64 least(unsigned threads) {
+  return flow::plan::hash_join_min_memory(block) + flow::plan::hash_join_probe_bytes(threads, sizeof(Order), sizeof(Row), block);
+}
+
 std::vector<std::uint32_t> keys(u64 n, std::uint32_t range, double heavy, std::uint32_t hot, u64 seed) {
   std::mt19937_64 rng(seed);
   std::vector<std::uint32_t> k(n);
@@ -114,9 +119,7 @@ protected:
     std::vector<Row> sorted = got;
     std::sort(sorted.begin(), sorted.end());
     for (unsigned threads : {2u, 3u, 8u}) {
-      if (memory < flow::plan::hash_join_min_memory(block) +
-                       flow::plan::hash_join_probe_bytes(threads, sizeof(Order), sizeof(Row), block))
-        continue;
+      if (memory < least(threads)) continue;
       u64 their_passes = 0;
       std::vector<Row> theirs = run(l, r, memory, &their_passes, threads);
       if (passes == 1 && their_passes == 1) {
@@ -138,7 +141,7 @@ TEST_F(HashJoinTest, MatchesTheReferenceAcrossSizesKeysAndMemory) {
     for (double heavy : {0.0, n <= 1000 ? 0.3 : 0.005}) { // (a hot key of n * heavy on each side)
       const auto l = orders(keys(n + 3, 2000, heavy, 17, n));
       const auto r = customers(keys(n, 2000, heavy, 17, n + 1));
-      for (std::size_t memory : {n <= 5000 ? flow::plan::hash_join_min_memory(block) : 2 * small, small, 8 * small, large})
+      for (std::size_t memory : {n <= 5000 ? least(1) : 2 * small, small, 8 * small, large})
         check(l, r, memory,
               "n=" + std::to_string(n) + " heavy=" + std::to_string(heavy) + " memory=" + std::to_string(memory));
     }
@@ -148,7 +151,7 @@ TEST_F(HashJoinTest, MatchesTheReferenceAcrossSizesKeysAndMemory) {
 TEST_F(HashJoinTest, OneKeyEverywhereAndNoMatches) {
   const auto l = orders(std::vector<std::uint32_t>(300, 5));
   const auto r = customers(std::vector<std::uint32_t>(700, 5));
-  for (std::size_t memory : {flow::plan::hash_join_min_memory(block), std::size_t{1} << 20}) {
+  for (std::size_t memory : {least(1), std::size_t{1} << 20}) {
     check(l, r, memory, "one key, memory " + std::to_string(memory));
     EXPECT_EQ(run(l, r, memory).size(), 300u * 700u);
   }
@@ -176,7 +179,7 @@ TEST_F(HashJoinTest, AHotRightKeyCostsOnlyItsOutputs) {
 // A right input larger than a pass: the passes and their I/O are the model's, on one
 // thread and on three (given the memory of their batches besides).
 TEST_F(HashJoinTest, PassesAndTheirIoFollowTheModel) {
-  for (std::size_t memory : {flow::plan::hash_join_min_memory(block), 12 * block, 40 * block}) {
+  for (std::size_t memory : {flow::plan::hash_join_min_memory(block), 12 * block, 40 * block}) { // and the batches'
     const u64 holds = flow::plan::hash_join_capacity(sizeof(Customer), memory, block);
     for (u64 n : {holds, holds + 1, 3 * holds + 7}) {
       const auto l = orders(keys(2 * n + 11, 5000, 0.1, 3, n));
@@ -207,7 +210,8 @@ TEST_F(HashJoinTest, PassesAndTheirIoFollowTheModel) {
 TEST_F(HashJoinTest, TooLittleMemoryIsAnError) {
   const auto l = orders({1});
   const auto r = customers({1});
-  EXPECT_THROW(run(l, r, 4 * block), std::invalid_argument);
+  EXPECT_THROW(run(l, r, least(1) - 1), std::invalid_argument);
+  EXPECT_THROW(run(l, r, least(2) - 1, nullptr, 2), std::invalid_argument);
 }
 
 TEST(HashJoinModel, Formulas) {

@@ -79,7 +79,7 @@ public:
     for (std::uint32_t i = 0; i < runs_.size(); ++i) {
       cursors_.emplace_back(*runs_[i]);
       if (!cursors_.back().done()) heap_.push_back(i);
-      if (runs_[i]->firsts.spilled()) spilled_firsts_.resize(buffers);
+      if (runs_[i]->firsts.spilled() && !spilled_firsts_) spilled_firsts_ = std::make_unique<T[]>(buffers);
     }
     std::make_heap(heap_.begin(), heap_.end(), later_);
     free_.reserve(buffers);
@@ -253,7 +253,7 @@ private:
   io::aligned_buffer memory_;
   std::vector<firsts_cursor<T>> cursors_; // per run: its next block not yet requested
   std::vector<std::uint32_t> heap_;       // runs with blocks not yet requested
-  std::vector<T> spilled_firsts_;         // per buffer: the first element of a spilled run's block read into it
+  std::unique_ptr<T[]> spilled_firsts_;   // per buffer: the first element of a spilled run's block read into it (not a vector: bools are elements too)
   later later_{this};
   std::vector<std::size_t> free_;
   std::deque<pending> inflight_; // in the prediction sequence's order

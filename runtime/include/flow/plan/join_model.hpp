@@ -135,10 +135,10 @@ inline constexpr std::uint64_t hash_join_capacity(std::uint64_t element_bytes, s
   return n < 1 ? 1 : n > hash_join_max_elements ? hash_join_max_elements : n;
 }
 
-/// On several threads a hash join probes a batch of left elements at a time, each thread
-/// a contiguous share, into an output buffer of its own: a block's worth of left elements
-/// and their hashes, and per thread room for twice its share of outputs (at least 64),
-/// each buffer in whole pages. Nothing on one thread. The table gets the rest.
+/// A hash join probes a batch of left elements at a time, each of its threads a contiguous
+/// share, into an output buffer of its own: a block's worth of left elements and their
+/// hashes, and per thread room for twice its share of outputs (at least 64), each buffer
+/// in whole pages. The table gets the rest.
 inline constexpr std::uint64_t hash_join_batch_elements(std::uint64_t left_bytes, std::uint64_t block_bytes) noexcept {
   const std::uint64_t k = block_bytes / (left_bytes > 0 ? left_bytes : 1);
   return k > 0 ? k : 1;
@@ -149,7 +149,7 @@ inline constexpr std::uint64_t hash_join_outputs_per_thread(unsigned threads, st
 }
 inline constexpr std::uint64_t hash_join_probe_bytes(unsigned threads, std::uint64_t left_bytes,
                                                      std::uint64_t out_bytes, std::uint64_t block_bytes) noexcept {
-  if (threads <= 1) return 0;
+  if (threads < 1) threads = 1;
   auto pages = [](std::uint64_t b) { return sat_mul(b / 4096 + (b % 4096 != 0 ? 1 : 0), 4096); };
   const std::uint64_t k = hash_join_batch_elements(left_bytes, block_bytes);
   const std::uint64_t outputs = hash_join_outputs_per_thread(threads, k);

@@ -15,12 +15,15 @@
 // Output: fn(l, r) for every left element l and right element r with compare(l, r) == 0,
 // each pair once, in no key order: pass by pass, the left elements in input order, each
 // with its partners in the table's order. So the order is fixed by the inputs and what a
-// pass holds, the same at any thread count where the table holds the right input (on
-// several threads, batch buffers take some of the memory: a pass may hold fewer).
+// pass holds, the same at any thread count where the table holds the right input (the
+// batch buffers grow a little with the threads, so a tight pass may hold fewer).
+//
+// Threads: the left input is probed in batches, each of `threads` threads a contiguous
+// share of a batch into an output buffer of its own, put out share by share.
 //
 // Memory (flow/plan/join_model.hpp has the arithmetic): memory_bytes holds the table —
-// the right elements sorted by hash and a directory of their buckets — and four block
-// buffers. A right input that it cannot hold is joined in passes: the first fills the
+// the right elements sorted by hash and a directory of their buckets — four block
+// buffers, and the batch buffers. A right input that it cannot hold is joined in passes: the first fills the
 // table, writes the rest of the right input to disk, and writes the left input to disk
 // as it probes; each further pass fills the table from the right input's rest and
 // probes with the left input read back. So a right input of any size joins in any
@@ -130,11 +133,9 @@ private:
     if (b.size() >= (std::size_t{2} << 20)) (void)::madvise(b.data(), b.size(), MADV_HUGEPAGE);
 #endif
   }
-  // In place, by the hash's bits from `shift` up (a byte a level, the highest first):
-  // each level counts its 256 digits and moves every element into its digit's range
-  // (the American flag sort), then sorts each range by the next byte.
   // Moves a's n elements into the ranges of their hash's byte at `shift`, range d from
-  // start[d] to start[d + 1].
+  // start[d] to start[d + 1]: counts the 256 digits, then moves each element into its
+  // digit's range (the American flag sort's step).
   void partition(R* a, std::size_t n, int shift, std::size_t (&start)[257]) {
     auto digit = [&](const R& x) { return static_cast<std::size_t>((hash_(x) >> shift) & 255); };
     std::size_t head[256] = {}, tail[256];
@@ -155,7 +156,8 @@ private:
       }
     }
   }
-  // (`all`: to the last bit; else only until each range lies in one bucket.)
+  // In place, by the hash's bits from `shift` up, a byte a level, the highest first (`all`:
+  // to the last bit; else only until each range lies in one bucket).
   void sort_by_hash(R* a, std::size_t n, int shift, bool all) {
     if (!all && shift + 8 <= shift_) return;
     if (n <= 32) {
@@ -191,9 +193,8 @@ template <class Left, class Right, class LeftHash, class RightHash, class Compar
   using table_type = detail::hash_join_table<R, RightHash>;
   static_assert(std::is_trivially_copyable_v<L> && std::is_trivially_copyable_v<R>,
                 "a hash join may write its inputs to disk as bytes: they must be trivially copyable");
-  /// Left elements hashed ahead of the one being joined: a new one's bucket entry is
-  /// prefetched, and its bucket `ahead / 2` elements later, so that the table's cache
-  /// misses overlap.
+  /// A share's probes prefetch the bucket entry this many left elements ahead, and the
+  /// bucket half as far, so that the table's cache misses overlap.
   static constexpr std::size_t ahead = 16;
 
 public:
@@ -218,9 +219,8 @@ public:
     }
     const std::uint64_t capacity = std::min<std::uint64_t>(
         plan::hash_join_capacity(sizeof(R), memory_bytes - probe, block_bytes), plan::hash_join_max_elements);
-    if (threads_ > 1) start_batches();
+    start_batches();
     table_ = std::make_unique<table_type>(static_cast<std::size_t>(capacity), std::move(right_hash));
-    if (threads_ == 1) ring_.resize(ahead);
     // The first pass: the table from the right input; what it cannot hold goes to disk.
     for (; !right_.empty(); ++right_) {
       if (table_->full()) {
@@ -252,90 +252,6 @@ public:
   std::uint64_t passes() const noexcept { return passes_; }
 
 private:
-  struct pending {
-    L value;
-    std::uint64_t hash;
-    std::uint32_t lo, hi; // its bucket, once located
-    bool located;
-  };
-
-  // The next output: goes on through the current left element's bucket, then takes the
-  // next left element, the next pass, or ends.
-  void find() {
-    if (threads_ > 1) return find_in_batches();
-    while (true) {
-      if (ring_size_ == 0) {
-        top_up();
-        if (ring_size_ == 0) {
-          if (!next_pass()) {
-            done_ = true;
-            return;
-          }
-          continue;
-        }
-        start_head();
-      }
-      const pending& p = ring_[head_];
-      const R* data = table_->data();
-      while (at_ < end_) {
-        const R& r = data[at_++];
-        if (compare_(p.value, r) == 0) {
-          current_ = fn_(p.value, r);
-          return;
-        }
-      }
-      // This left element has met all its partners.
-      head_ = head_ + 1 == ahead ? 0 : head_ + 1;
-      --ring_size_;
-      top_up();
-      if (ring_size_ > 0) start_head();
-    }
-  }
-
-  void start_head() {
-    pending& p = ring_[head_];
-    if (!p.located) locate(p);
-    if (p.hi - p.lo > table_type::scanned) table_->narrow(p.hash, p.lo, p.hi);
-    at_ = p.lo;
-    end_ = p.hi;
-  }
-  void locate(pending& p) noexcept {
-    const std::uint32_t* dir = table_->directory();
-    const std::size_t b = table_->bucket(p.hash);
-    p.lo = dir[b];
-    p.hi = dir[b + 1];
-    p.located = true;
-  }
-
-  // Fills the ring of left elements from the current source, prefetching their buckets.
-  void top_up() {
-    while (ring_size_ < ahead) {
-      pending* slot = &ring_[(head_ + ring_size_) % ahead];
-      if (!left_read_) { // the first pass: the left input itself
-        if (left_.empty()) break;
-        slot->value = *left_;
-        ++left_;
-        if (left_copy_) left_copy_->push_back(slot->value);
-      } else {
-        if (left_read_->empty()) break;
-        slot->value = **left_read_;
-        ++*left_read_;
-      }
-      slot->hash = left_hash_(slot->value);
-      slot->located = false;
-      __builtin_prefetch(table_->directory() + table_->bucket(slot->hash));
-      ++ring_size_;
-      if (ring_size_ > ahead / 2) { // its bucket's entry was prefetched a while ago: its elements now
-        pending& q = ring_[(head_ + ring_size_ - 1 - ahead / 2) % ahead];
-        if (!q.located) {
-          locate(q);
-          __builtin_prefetch(table_->data() + q.lo);
-        }
-      }
-    }
-  }
-
-  // --- on several threads -------------------------------------------------------------
   // The left elements are probed a batch at a time, each thread a contiguous share of it
   // into an output buffer of its own; the outputs are then put out share by share, which
   // is the order of one thread. A share whose buffer fills stops where it is and goes on
@@ -348,7 +264,7 @@ private:
     value_type* out = nullptr;
   };
   static_assert(std::is_trivially_copyable_v<value_type>,
-                "a hash join on several threads keeps its outputs in buffers: they must be trivially copyable");
+                "a hash join keeps its outputs in buffers: they must be trivially copyable");
 
   void start_batches() {
     batch_elements_ = static_cast<std::size_t>(plan::hash_join_batch_elements(sizeof(L), block_bytes_));
@@ -365,7 +281,9 @@ private:
   L* batch() const noexcept { return std::launder(reinterpret_cast<L*>(batch_.data())); }
   std::uint64_t* hashes() const noexcept { return reinterpret_cast<std::uint64_t*>(hashes_.data()); }
 
-  void find_in_batches() {
+  // The next output: the current share's next, else the next share's, else the next
+  // batch's, or the next pass's, or the end.
+  void find() {
     while (true) {
       if (emitting_ < shares_.size()) {
         share& s = shares_[emitting_];
@@ -426,7 +344,7 @@ private:
     const std::uint64_t* hs = hashes();
     const std::uint32_t* dir = table_->directory();
     const R* data = table_->data();
-    constexpr std::size_t lead = ahead; // bucket entries prefetched this far ahead, buckets half as far
+    constexpr std::size_t lead = ahead;
     s.count = 0;
     for (std::size_t i = s.next; i < s.end; ++i) {
       if (i + lead < s.end) __builtin_prefetch(dir + table_->bucket(hs[i + lead]));
@@ -469,7 +387,6 @@ private:
     left_read_.reset(); // its buffers go back before the next read takes its own
     left_read_.reset(new auto(left_copy_->scan()));
     ++passes_;
-    head_ = ring_size_ = 0;
     return true;
   }
 
@@ -487,17 +404,13 @@ private:
   std::unique_ptr<typename containers::vector<R>::reader> right_read_; // (readers do not move)
   std::unique_ptr<typename containers::vector<L>::reader> left_read_;
   const unsigned threads_;
-  // on one thread: the left elements ahead of the one being joined
-  std::vector<pending> ring_;
-  std::size_t head_ = 0, ring_size_ = 0;
-  // on several: a batch of left elements, their hashes, the threads' shares and outputs
+  // a batch of left elements, their hashes, the threads' shares and outputs
   std::size_t batch_elements_ = 0, outputs_ = 0;
   io::aligned_buffer batch_, hashes_;
   std::vector<io::aligned_buffer> out_;
   std::vector<share> shares_;
   std::size_t emitting_ = 0, emitted_ = 0; // the share being put out, and its outputs so far
   std::unique_ptr<algo::thread_team> team_;
-  std::uint32_t at_ = 0, end_ = 0; // the rest of ring_[head_]'s bucket
   std::uint64_t passes_ = 1;
   bool done_ = false;
   value_type current_{};
