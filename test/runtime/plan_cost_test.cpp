@@ -1,7 +1,8 @@
 // memory_planner::cost, the one pricing of a plan node (flowc explain prints it, a
 // generated program evaluates it at start): each io_rule against values worked out by
 // hand from docs/estimates.md's formulas, and adopt(), which prices a calibrated plan
-// with the split and the choices of the program's plan.
+// with the split and the choices of the program's plan; the hash join's share of its
+// phase.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -267,6 +268,58 @@ TEST(PlanCost, AdoptTakesTheProgramsSplitAndChoices) {
   EXPECT_EQ(p.cost(0).write_bytes, 4 * 65536);
 }
 
+/// A hash join of 1,000,000 left elements of 16 bytes with `right` right elements of 8,
+/// read by a reduce of `keys` distinct keys: nodes 0 and 1 read, 2 joins, 3 and 4 reduce.
+std::vector<memory_node> hashJoinIntoAReduce(double right, double keys) {
+  return {{.role = memory_role::buffer, .phase = 1, .elements = 1e6, .element_bytes = 16, .io = io_rule::reads_file},
+          {.role = memory_role::buffer, .phase = 1, .elements = right, .element_bytes = 8, .io = io_rule::reads_file},
+          {.role = memory_role::hash_join, .phase = 1, .elements = 1e6, .element_bytes = 16, .partner = 1, .probe = 0,
+           .io = io_rule::hash_join},
+          {.role = memory_role::sort_runs, .phase = 1, .elements = 1e6, .element_bytes = 16, .keyed = true,
+           .partner = 4, .io = io_rule::reduce_runs, .hashing = reduce_hashing::if_fits},
+          {.role = memory_role::sort_merge, .phase = 2, .elements = keys, .element_bytes = 16, .keyed = true,
+           .partner = 3, .io = io_rule::reduce_merge}};
+}
+
+TEST(PlanCost, AHashJoinWhoseTableFitsMovesNothingElseItTakesPasses) {
+  // 100,000 right elements: a table of 100,000·8 + (32,768 + 1)·4 bytes, four blocks and
+  // the batches of 2 threads, all asked for before run formation.
+  std::vector<memory_node> nodes = hashJoinIntoAReduce(1e5, 1000);
+  memory_planner p(nodes, 64 * MiB, kBlock, 2);
+  ASSERT_FALSE(p.assign());
+  const std::uint64_t want = flow::plan::hash_join_memory_for(100000, 8, kBlock) + p.hash_join_probe(nodes[2]);
+  EXPECT_GE(nodes[2].memory, want);
+  expectNothingMoved(p.cost(2));
+  // At a budget too small for its table: passes = ceil(N_r / C), the rest of the right
+  // input written and read once, the left input written once and read by each pass after
+  // the first (blocks of 64 KiB).
+  nodes[2].memory = 1 * MiB + p.hash_join_probe(nodes[2]);
+  const std::uint64_t c = flow::plan::hash_join_capacity(8, 1 * MiB, kBlock);
+  EXPECT_EQ(c, (1 * MiB - 4 * kBlock - 8) / 20 * 2);
+  const node_cost cost = p.cost(2);
+  const std::uint64_t passes = (100000 + c - 1) / c;
+  const double rest = std::ceil((100000.0 - static_cast<double>(c)) / (kBlock / 8)) * kBlock;
+  const double left = std::ceil(1e6 / (kBlock / 16)) * kBlock;
+  EXPECT_EQ(cost.passes, passes);
+  EXPECT_EQ(cost.write_bytes, rest + left);
+  EXPECT_EQ(cost.read_bytes, rest + static_cast<double>(passes - 1) * left);
+  EXPECT_EQ(cost.temp_disk_bytes, cost.write_bytes);
+}
+
+TEST(PlanCost, AReduceBesideAHashJoinGetsItsTablesLeastBudget) {
+  // At the least budget of the phase the hash join takes what run formation leaves; a
+  // reduce that may hash still gets its table's least budget (it got the sort's minimum,
+  // below the table's, and the program stopped: "reduce (hash table) needs at least").
+  std::vector<memory_node> nodes = hashJoinIntoAReduce(1e6, 1000);
+  const std::uint64_t least = flow::plan::least_budget(nodes, 1, kBlock, 2);
+  ASSERT_GT(least, 0u);
+  memory_planner p(nodes, least, kBlock, 2);
+  ASSERT_FALSE(p.assign());
+  const flow::plan::sort_setup s = p.setup(nodes[3]);
+  EXPECT_GE(nodes[3].memory,
+            flow::plan::smallest_budget([&](std::uint64_t m) { return flow::plan::hash_reduce(s, m, 1000).slots > 0; }));
+}
+
 TEST(PlanCost, EveryRuleHasItsCppName) {
   // Generated programs write their memory plan's rules by these names.
   EXPECT_STREQ(flow::plan::name(io_rule::none), "none");
@@ -280,6 +333,8 @@ TEST(PlanCost, EveryRuleHasItsCppName) {
   EXPECT_STREQ(flow::plan::name(io_rule::reduce_merge), "reduce_merge");
   EXPECT_STREQ(flow::plan::name(io_rule::queue), "queue");
   EXPECT_STREQ(flow::plan::name(io_rule::block_accesses), "block_accesses");
+  EXPECT_STREQ(flow::plan::name(io_rule::hash_join), "hash_join");
+  EXPECT_STREQ(flow::plan::name(memory_role::hash_join), "hash_join");
   EXPECT_STREQ(flow::plan::name(reduce_hashing::no), "no");
   EXPECT_STREQ(flow::plan::name(reduce_hashing::if_fits), "if_fits");
   EXPECT_STREQ(flow::plan::name(reduce_hashing::yes), "yes");

@@ -188,7 +188,7 @@ node_cost memory_planner::cost(std::size_t node) const {
     const memory_node& probe = nodes_[static_cast<std::size_t>(n.probe)];
     const hash_join_io h = hash_join_cost(elements(build), build.element_bytes, elements(probe), probe.element_bytes,
                                           n.memory - std::min(n.memory, hash_join_probe(n)), block_);
-    c.passes = static_cast<unsigned>(std::min<std::uint64_t>(h.passes, ~0u));
+    c.passes = h.passes > 1 ? static_cast<unsigned>(std::min<std::uint64_t>(h.passes, ~0u)) : 0; // 0: in memory
     c.write_bytes = c.temp_disk_bytes = static_cast<double>(h.write_bytes);
     c.read_bytes = static_cast<double>(h.read_bytes);
     break;

@@ -107,7 +107,7 @@ struct node_cost {
   /// What it keeps on the temporary disk at most: a sort's runs, a merge's peak
   /// (sort_cost::disk_peak), a queue's or a store's writes.
   double temp_disk_bytes = 0;
-  unsigned passes = 0;        ///< a sort's merge passes (both halves; 0 in memory), a reduce's merge's, a queue's external levels, a hash join's passes over its probe input
+  unsigned passes = 0;        ///< a sort's merge passes (both halves; 0 in memory), a reduce's merge's, a queue's external levels, a hash join's passes over its probe input (0 when its table holds its build input)
   std::uint64_t fan_in = 0;   ///< a sort's or reduce's merge: its final fan-in (0 in memory)
   /// Sorts and reduces (either half): the sort model's cost (a reduce's combining sort,
   /// priced whether or not it hashes): in_memory, runs, disk_peak.
