@@ -423,7 +423,9 @@ void Generator::emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::
                       ", .element_bytes = " + std::to_string(d.element_bytes);
     if (d.keyed) row += ", .keyed = true";
     if (d.partner >= 0) row += ", .partner = " + std::to_string(d.partner);
-    if (d.probe >= 0) row += ", .probe = " + std::to_string(d.probe);
+    if (d.probe >= 0)
+      row += ", .probe = " + std::to_string(d.probe) + ", .probe_element_bytes = " + std::to_string(d.probe_element_bytes) +
+             ", .build_element_bytes = " + std::to_string(d.build_element_bytes);
     if (d.io != plan::io_rule::none) row += ", .io = flow::plan::io_rule::" + std::string(plan::name(d.io));
     // v[i]'s accesses and writes follow its count's scale.
     if (d.accesses > 0) row += ", .accesses = " + number(d.accesses) + " * " + sv;

@@ -372,15 +372,19 @@ std::set<const Symbol*> streamsToWriteFirst(const Stmt& statement) {
     bool visit(const Source& src) override {
       // An input that reads the stream up to the node (no sort in between to end the
       // pipeline there): the stream's elements would be pulled, or pushed in sequence.
-      auto input = [&](const Pipeline& in) {
-        for (const StagePtr& st : in.stages)
+      // (withoutInsertedSort: an input of a join that may be a hash join, which reads it
+      // without the sort sema inserted for a merge join.)
+      auto input = [&](const Pipeline& in, bool withoutInsertedSort = false) {
+        for (const StagePtr& st : in.stages) {
+          if (auto* so = st->as<SortStage>(); so && withoutInsertedSort && !so->insertedFor.empty()) continue;
           if (st->as<SortStage>() || (st->as<ReduceStage>() && !st->as<ReduceStage>()->inputSorted)) return;
+        }
         if (auto* e = in.source->as<ExprSource>(); e && stream(*e->expr)) mergeInputs.insert(stream(*e->expr));
       };
       if (auto* m = src.as<MergeSource>())
         for (const PipelinePtr& in : m->inputs) input(*in);
       if (auto* j = src.as<JoinSource>())
-        for (const PipelinePtr& in : j->inputs) input(*in);
+        for (const PipelinePtr& in : j->inputs) input(*in, j->orderFree);
       if (auto* z = src.as<ZipSource>())
         for (const PipelinePtr& in : z->inputs) input(*in);
       if (auto* c = src.as<ConcatSource>())
@@ -819,7 +823,7 @@ bool GraphBuilder::hashJoin(const JoinSource& j, const Node& right, double multi
   // The table for one run of the statement, beside what the phase's other nodes need.
   const double elements = multiplier > 0 ? right.elements / multiplier : right.elements;
   const uint64_t need = flow::plan::hash_join_memory_for(static_cast<uint64_t>(std::llround(elements)),
-                                                         right.elementBytes, plan_.blockBytes);
+                                                         j.inputs[1]->elementType->size(), plan_.blockBytes);
   const std::string table = "a hash table of the right input's " + formatCount(elements) + " elements";
   if (need > plan_.memoryBytes / 4 * 3) {
     why = "a merge join: " + table + " would take " + formatBytes(static_cast<double>(need)) +

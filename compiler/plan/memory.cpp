@@ -35,10 +35,14 @@ std::vector<memory_node> MemoryPlanner::demands(const Plan& plan) {
     // sorting by much, and with repeated keys (a word count) it is several times faster.
     const bool counted = io == io_rule::reduce_runs && plan.nodes[static_cast<size_t>(n.partner)].counted;
     const bool peak = io == io_rule::queue && n.calibrated && n.calibrated->peakFraction > 0;
+    const bool hashJoin = n.kind == Node::HashJoin;
+    const ast::JoinSource* join = hashJoin ? n.get<ast::JoinSource>() : nullptr;
     nodes.push_back({.role = n.traits().memory, .phase = n.phase, .live_phases = n.livePhases,
                      .elements = n.elements, .element_bytes = n.elementBytes, .keyed = n.keyed,
-                     .partner = n.kind == Node::HashJoin ? n.inputs[1] : n.partner,
-                     .probe = n.kind == Node::HashJoin ? n.inputs[0] : -1, .io = io, .accesses = n.accesses, .writes = n.writes,
+                     .partner = hashJoin ? n.inputs[1] : n.partner, .probe = hashJoin ? n.inputs[0] : -1,
+                     .probe_element_bytes = hashJoin ? join->inputs[0]->elementType->size() : 0,
+                     .build_element_bytes = hashJoin ? join->inputs[1]->elementType->size() : 0,
+                     .io = io, .accesses = n.accesses, .writes = n.writes,
                      .hashing = io != io_rule::reduce_runs ? reduce_hashing::no
                                 : counted                 ? reduce_hashing::if_fits
                                                           : reduce_hashing::yes,
@@ -186,7 +190,7 @@ void MemoryPlanner::computeIo() {
     if (io == io_rule::hash_join && c.passes > 1)
       n.note += "; its memory holds a table of " +
                 formatCount(static_cast<double>(flow::plan::hash_join_capacity(
-                    plan_.nodes[static_cast<size_t>(n.inputs[1])].elementBytes,
+                    nodes_[static_cast<size_t>(n.id)].build_element_bytes,
                     n.memoryBytes - std::min(n.memoryBytes, prices.hash_join_probe(nodes_[static_cast<size_t>(n.id)])),
                     plan_.blockBytes))) +
                 " elements: " + std::to_string(c.passes) + " passes, the left input written to disk and read again";

@@ -230,14 +230,11 @@ bool Checker::orderFreeJoin(const Pipeline& p) const {
   if (impureUse(j.fn).first) return false; // (it runs on all threads)
   for (const OrderKeyInfo& k : orderingOf(j.keys[0].resolved))
     if (!(k.type->isInteger() || k.type->kind == Type::Bool || k.type->isStr())) return false;
-  // A hash join pulls its inputs without the sorts inserted for a merge join (an input
-  // that ends in a for stage cannot be pulled), and one whole before the other (an input
-  // that reads a stream as it is made is pulled side by side with the stream's readers).
-  for (const PipelinePtr& in : j.inputs) {
+  // A hash join pulls its inputs without the sorts inserted for a merge join: an input
+  // that ends in a for stage cannot be pulled. (A named stream that other statements read
+  // too is written out first: plan/flow_graph.cpp, streamsToWriteFirst.)
+  for (const PipelinePtr& in : j.inputs)
     if (!readableSideBySide(*in, true)) return false;
-    if (auto* e = in->source->as<ExprSource>())
-      if (auto* n = e->expr->as<NameExpr>(); n && n->symbol && n->symbol->kind == Symbol::Stream) return false;
-  }
   for (const StagePtr& s : p.stages) {
     if (auto* m = s->as<MapStage>()) {
       if (drawsOrCalls(*m->body)) return false;

@@ -274,7 +274,7 @@ std::vector<memory_node> hashJoinIntoAReduce(double right, double keys) {
   return {{.role = memory_role::buffer, .phase = 1, .elements = 1e6, .element_bytes = 16, .io = io_rule::reads_file},
           {.role = memory_role::buffer, .phase = 1, .elements = right, .element_bytes = 8, .io = io_rule::reads_file},
           {.role = memory_role::hash_join, .phase = 1, .elements = 1e6, .element_bytes = 16, .partner = 1, .probe = 0,
-           .io = io_rule::hash_join},
+           .probe_element_bytes = 16, .build_element_bytes = 8, .io = io_rule::hash_join},
           {.role = memory_role::sort_runs, .phase = 1, .elements = 1e6, .element_bytes = 16, .keyed = true,
            .partner = 4, .io = io_rule::reduce_runs, .hashing = reduce_hashing::if_fits},
           {.role = memory_role::sort_merge, .phase = 2, .elements = keys, .element_bytes = 16, .keyed = true,

@@ -186,7 +186,7 @@ node_cost memory_planner::cost(std::size_t node) const {
     // written and read once, the probe input written once and read by every later pass.
     const memory_node& build = nodes_[static_cast<std::size_t>(n.partner)];
     const memory_node& probe = nodes_[static_cast<std::size_t>(n.probe)];
-    const hash_join_io h = hash_join_cost(elements(build), build.element_bytes, elements(probe), probe.element_bytes,
+    const hash_join_io h = hash_join_cost(elements(build), n.build_element_bytes, elements(probe), n.probe_element_bytes,
                                           n.memory - std::min(n.memory, hash_join_probe(n)), block_);
     c.passes = h.passes > 1 ? static_cast<unsigned>(std::min<std::uint64_t>(h.passes, ~0u)) : 0; // 0: in memory
     c.write_bytes = c.temp_disk_bytes = static_cast<double>(h.write_bytes);
@@ -401,7 +401,7 @@ std::optional<memory_shortfall> memory_planner::assign() {
       const memory_node& build = node(j.partner);
       hash_join_minimums -= minimum(j);
       const std::uint64_t room = available - run_minimums - hash_join_minimums;
-      const std::uint64_t need = sat_add(hash_join_memory_for(elements(build), build.element_bytes, block_),
+      const std::uint64_t need = sat_add(hash_join_memory_for(elements(build), j.build_element_bytes, block_),
                                          hash_join_probe(j));
       const std::uint64_t want = sat_mul(need / block_ + (need % block_ != 0 ? 1 : 0), block_); // whole blocks
       j.memory = std::max(minimum(j), std::min(room / block_ * block_, want));

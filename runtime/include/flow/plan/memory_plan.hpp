@@ -85,6 +85,9 @@ struct memory_node {
   bool keyed = false;           ///< sorts: the order has a radix key
   int partner = -1;             ///< sorts: index of the other half; a hash join: of its build input
   int probe = -1;               ///< a hash join: index of its probe input
+  /// A hash join: the bytes of a probe and of a build element in memory (its inputs'
+  /// element_bytes are a text line's where they read text).
+  std::uint64_t probe_element_bytes = 0, build_element_bytes = 0;
   // How its I/O is priced (memory_planner::cost)
   io_rule io = io_rule::none;   ///< reduce_runs also: equal keys fold as runs form; the merge's count is the distinct keys
   double accesses = 0;          ///< v[i]: its reads, each a block at most
@@ -175,7 +178,7 @@ public:
 
   /// A hash join's batch and output buffers on the program's threads (join_model.hpp).
   std::uint64_t hash_join_probe(const memory_node& j) const {
-    return hash_join_probe_bytes(threads_, nodes_[static_cast<std::size_t>(j.probe)].element_bytes, j.element_bytes, block_);
+    return hash_join_probe_bytes(threads_, j.probe_element_bytes, j.element_bytes, block_);
   }
 
   /// Splits the budget. Returns the first phase that cannot hold its minimums.
