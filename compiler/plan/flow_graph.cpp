@@ -886,7 +886,7 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
     auto& j = *s.as<JoinSource>();
     // Each input up to the sort sema inserted for the join, if any: a merge join reads
     // its inputs in key order, a hash join as they come, so the sorts are planned only
-    // for a merge join.
+    // for a merge join. (Inputs in key order already cost a merge join nothing to sort.)
     Flow flows[2];
     const SortStage* sorts[2] = {nullptr, nullptr};
     for (int side = 0; side < 2; ++side) {
@@ -896,7 +896,7 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
       flows[side] = pipeline(in, phase, multiplier, in.stages.size() - (sorts[side] ? 1 : 0));
     }
     std::string why;
-    const bool hashed = hashJoin(j, plan_.nodes[flows[1].node], multiplier, why);
+    const bool hashed = (sorts[0] || sorts[1]) && hashJoin(j, plan_.nodes[flows[1].node], multiplier, why);
     for (int side = 0; side < 2; ++side)
       if (sorts[side] && !hashed) flows[side] = stage(*sorts[side], flows[side]);
     const std::vector<int> inputs = {flows[0].node, flows[1].node};

@@ -80,8 +80,9 @@ private:
   const ast::Stmt* item_ = nullptr; // the top-level statement being planned
   /// The pipeline's source and its first `stages` stages (all of them by default).
   Flow pipeline(const ast::Pipeline& p, int phase, double multiplier, size_t stages = SIZE_MAX);
-  /// Whether join `j`, whose right input is planned as node `right` (`multiplier` runs),
-  /// is a hash join; `why` says why it is or is not, where it could be.
+  /// Whether join `j`, whose right input is planned as node `right` (`multiplier` runs)
+  /// and one of whose inputs needs a sort for a merge join, is a hash join; `why` says why
+  /// it is or is not, where it could be.
   bool hashJoin(const ast::JoinSource& j, const Node& right, double multiplier, std::string& why) const;
   Flow source(const ast::Source& s, int phase, double multiplier);
   Flow stage(const ast::Stage& s, Flow in);
