@@ -267,8 +267,8 @@ fragment ESCAPE : '\\' ~[\r\n] ;
 
 IDENT : [A-Za-z_] [A-Za-z0-9_]* ;
 
-LINE_COMMENT  : '//' ~[\r\n]* -> skip ;
-BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
+LINE_COMMENT  : '//' ~[\r\n]* -> channel(HIDDEN) ;
+BLOCK_COMMENT : '/*' .*? '*/' -> channel(HIDDEN) ;
 // A `/*` with no `*/` before the end of the file.
 UNTERMINATED_COMMENT : '/*' (~'*' | '*'+ ~[*/])* '*'* EOF ;
 WS : [ \t\r\n]+ -> skip ;

@@ -46,6 +46,12 @@ const char* kRunNotes = "  FLOW_CACHE_DIR       where run keeps the programs it 
                         "                       $XDG_CACHE_HOME/flow, ~/.cache/flow or /tmp/flow-cache-UID;\n"
                         "                       a folder of yours alone, mode 0700)\n";
 
+const char* kFmtNotes = "the layout: 4 columns for each block or bracket open at a line's start, 4 more for\n"
+                        "a statement's continuation lines and 2 for its '| stage' lines; one space or none\n"
+                        "between tokens by fixed rules; trailing comments of consecutive lines in one\n"
+                        "column; at most one blank line. Lines are never joined or split, and a script\n"
+                        "with syntax errors is left as it is (docs/editors.md).\n";
+
 enum class Color { Auto, Always, Never };
 /// How `check` reports: for people (stderr) or for tools (a JSON array on stdout).
 enum class DiagnosticsFormat { Text, Json };
@@ -157,10 +163,16 @@ struct Table {
               "changed), then run it with ARGS (the program's flags: flowc run\n"
               "FILE -- --help)",
               std::string(kCompilerNotes) + kRunNotes};
-  const std::array<Command*, 5> commands{&check, &explain, &emit, &build, &run};
+  Command fmt{"fmt", Invocation::Fmt, "FILE... | -",
+              "rewrite scripts in Flow's one layout, in place (-: standard input\n"
+              "to standard output), keeping every comment and line break",
+              kFmtNotes};
+  const std::array<Command*, 6> commands{&check, &explain, &emit, &build, &run, &fmt};
 
+  // The commands that compile a script (all but fmt, which only lays out its text).
   const Commands everyCommand{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub}};
-  const Commands everyCommandAndNone{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub,
+  const Commands everyCommandWithFmt{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub, &fmt.sub}};
+  const Commands everyCommandAndNone{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub, &fmt.sub,
                                       &*cl::TopLevelSubCommand}};
   const Commands planning{{&explain.sub, &emit.sub, &build.sub, &run.sub}};
   // explain builds and runs the program for --calibrate
@@ -168,7 +180,7 @@ struct Table {
 
   // The scripts: every argument that is not an option, and all after `--` (but `run`
   // gives what follows `--` to the program).
-  cl::list<std::string> files{cl::Positional, cl::value_desc("FILE"), everyCommand};
+  cl::list<std::string> files{cl::Positional, cl::value_desc("FILE"), everyCommandWithFmt};
 
   // check
   cl::opt<bool> dumpAst{"dump-ast", cl::desc("print the syntax tree of each script (with line:column)"),
@@ -188,6 +200,11 @@ struct Table {
                "warning with file, line, column, severity, message and notes)"),
       cl::values(clEnumValN(DiagnosticsFormat::Text, "text", ""), clEnumValN(DiagnosticsFormat::Json, "json", "")),
       cl::init(DiagnosticsFormat::Text), Commands{{&check.sub}}};
+
+  // fmt
+  cl::opt<bool> fmtCheck{"check", cl::desc("change nothing: list the files that are not formatted and exit\n"
+                                           "with 1 if there are any (for CI)"),
+                         Commands{{&fmt.sub}}};
 
   // explain, emit, build and run
   cl::list<std::string, bool, AssignmentParser> set{
@@ -267,7 +284,7 @@ struct Table {
                "unless NO_COLOR is set or TERM=dumb), always or never"),
       cl::values(clEnumValN(Color::Auto, "auto", ""), clEnumValN(Color::Always, "always", ""),
                  clEnumValN(Color::Never, "never", "")),
-      cl::init(Color::Auto), everyCommand};
+      cl::init(Color::Auto), everyCommandWithFmt};
   cl::list<std::string> includeDirs{"I", cl::Prefix, cl::value_desc("DIR"),
                                     cl::desc("look for imported C++ headers in DIR too (repeatable; -IDIR or\n"
                                              "-I DIR); build and run pass it to the C++ compiler"),
@@ -528,8 +545,9 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
   if (!command) return usageError("no command given", nullptr);
 
   std::string name = "'" + first + "'";
-  if (table.files.empty()) return usageError(name + (command == &table.check ? " needs at least one FILE" : " needs a FILE"), command);
-  if (command != &table.check && table.files.size() > 1)
+  const bool manyFiles = command == &table.check || command == &table.fmt;
+  if (table.files.empty()) return usageError(name + (manyFiles ? " needs at least one FILE" : " needs a FILE"), command);
+  if (!manyFiles && table.files.size() > 1)
     return usageError(name + " takes one FILE" + (command == &table.run ? " (program flags go after --)" : ""),
                       command);
 
@@ -575,6 +593,11 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.check.includeDirs = includeDirs;
     out.check.strCapacity = strCapacity;
     out.check.color = color;
+    break;
+  case Invocation::Fmt:
+    out.fmt.files.assign(table.files.begin(), table.files.end());
+    out.fmt.check = table.fmtCheck;
+    out.fmt.color = color;
     break;
   case Invocation::Explain:
     out.explain.file = table.files.front();

@@ -4,6 +4,7 @@
 #include "driver/check_command.hpp"
 #include "driver/emit_command.hpp"
 #include "driver/explain_command.hpp"
+#include "driver/fmt_command.hpp"
 
 #include <optional>
 
@@ -11,10 +12,11 @@ namespace flow::driver {
 
 /// What the command line asks for: the command and its options.
 struct Invocation {
-  enum Command { Check, Explain, Emit, Build, Run } command = Check;
+  enum Command { Check, Explain, Emit, Build, Run, Fmt } command = Check;
   CheckOptions check;     // check
   ExplainOptions explain; // explain
   BuildOptions build;     // emit, build and run
+  FmtOptions fmt;         // fmt
 };
 
 /// Parses argv into `out`. Returns nullopt when `out.command` is to run; otherwise flowc's

@@ -3,6 +3,7 @@
 #include "codegen/codegen.hpp"
 #include "driver/calibrate.hpp"
 #include "driver/environment.hpp"
+#include "driver/files.hpp"
 #include "driver/frontend.hpp"
 #include "driver/installation.hpp"
 #include "driver/precompiled_header.hpp"
@@ -304,28 +305,6 @@ bool mayReplace(const fs::path& path, const std::string& marker) {
   return readFile(path.string()).find(marker) != std::string::npos;
 }
 
-
-/// Writes `contents` to a new file `path` (replacing an older one) through a file of its
-/// own created with O_EXCL|O_NOFOLLOW and renamed into place: never through a symbolic
-/// link, never half-written. `mode` is before the umask.
-bool writeNewFile(const fs::path& path, const std::string& contents, mode_t mode) {
-  const std::string partial = path.string() + ".partial." + std::to_string(getpid());
-  ::unlink(partial.c_str()); // a leftover of a killed run of this pid
-  const int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-  bool ok = fd >= 0;
-  for (std::size_t done = 0; ok && done < contents.size();) {
-    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) done += static_cast<std::size_t>(n);
-  }
-  const int error = errno;
-  if (fd >= 0 && ::close(fd) != 0) ok = false;
-  if (ok && ::rename(partial.c_str(), path.c_str()) == 0) return true;
-  std::cerr << "flowc: error: cannot write '" << path.string() << "': " << std::strerror(ok ? errno : error) << "\n";
-  ::unlink(partial.c_str());
-  return false;
-}
 
 /// The headers a compiler's make-style dependency file (-MMD) lists, absolute, one a
 /// line: "target: a.hpp b.hpp \\\n c.hpp", spaces in names escaped with a backslash.

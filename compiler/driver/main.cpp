@@ -5,6 +5,7 @@
 #include "driver/emit_command.hpp"
 #include "driver/environment.hpp"
 #include "driver/explain_command.hpp"
+#include "driver/fmt_command.hpp"
 #include "driver/frontend.hpp"
 
 #include <exception>
@@ -21,6 +22,7 @@ int run(int argc, char** argv) {
   case flow::driver::Invocation::Emit: return flow::driver::runEmit(invocation.build);
   case flow::driver::Invocation::Build: return flow::driver::runBuild(invocation.build);
   case flow::driver::Invocation::Run: return flow::driver::runRun(invocation.build);
+  case flow::driver::Invocation::Fmt: return flow::driver::runFmt(invocation.fmt);
   }
   return 3;
 }
