@@ -50,7 +50,8 @@ const char* kFmtNotes = "the layout: 4 columns for each block or bracket open at
                         "a statement's continuation lines and 2 for its '| stage' lines; one space or none\n"
                         "between tokens by fixed rules; trailing comments of consecutive lines in one\n"
                         "column; at most one blank line. Lines are never joined or split, and a script\n"
-                        "with syntax errors is left as it is (docs/editors.md).\n";
+                        "with syntax errors is left as it is (docs/editors.md). --check exits with 1\n"
+                        "when a file is not formatted.\n";
 
 enum class Color { Auto, Always, Never };
 /// How `check` reports: for people (stderr) or for tools (a JSON array on stdout).
@@ -362,10 +363,11 @@ void printEntry(std::ostream& out, const std::string& name, StringRef text) {
   }
 }
 
-/// The options every command takes (--color, -I, --help, --version).
+/// The options every command that reads a script as a program takes (--color, -I,
+/// --max-str, --help, …): all but fmt, which takes only --color, --help and --version.
 bool inEveryCommand(Table& table, cl::Option& option) {
   for (Command* command : table.commands)
-    if (!option.Subs.count(&command->sub)) return false;
+    if (command != &table.fmt && !option.Subs.count(&command->sub)) return false;
   return true;
 }
 
@@ -391,7 +393,7 @@ void printOverview(Table& table) {
     }
     printEntry(out, "", line);
   }
-  out << "\noptions of every command:\n";
+  out << "\noptions of every command (fmt takes only --color, --help and --version):\n";
   for (cl::Option* option : optionsOf(table.check.sub))
     if (inEveryCommand(table, *option)) printEntry(out, spelling(*option, table.check.sub), option->HelpStr);
   out << '\n' << kExitStatus;
