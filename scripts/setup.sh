@@ -18,6 +18,7 @@ apt_packages=(
   libstxxl-dev            # only for bench/ comparisons, never linked into the product
   python3 python3-pip python3-venv git
   vim                     # test/editors/vim.test checks editors/vim's syntax file with it
+  neovim                  # test/editors/lsp_neovim.test: flowc lsp with Neovim's own LSP client
   gdb                     # test/compiler/driver/debug_lines.test stops at a script line
   graphviz                # test/compiler/plan/formats.flow renders explain --format dot
 )

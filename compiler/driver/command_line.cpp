@@ -168,12 +168,18 @@ struct Table {
               "rewrite scripts in Flow's one layout, in place (-: standard input\n"
               "to standard output), keeping every comment and line break",
               kFmtNotes};
-  const std::array<Command*, 6> commands{&check, &explain, &emit, &build, &run, &fmt};
+  Command lsp{"lsp", Invocation::Lsp, "",
+              "a Language Server Protocol server on standard input and output for\n"
+              "editors: diagnostics as you type, hover (types, the plan of a line),\n"
+              "go to definition, completion, formatting (docs/editors.md)"};
+  const std::array<Command*, 7> commands{&check, &explain, &emit, &build, &run, &fmt, &lsp};
 
   // The commands that compile a script (all but fmt, which only lays out its text).
-  const Commands everyCommand{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub}};
-  const Commands everyCommandWithFmt{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub, &fmt.sub}};
-  const Commands everyCommandAndNone{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub, &fmt.sub,
+  const Commands everyCommand{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub, &lsp.sub}};
+  const Commands everyCommandWithFmt{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub, &fmt.sub, &lsp.sub}};
+  // The commands given scripts on the command line (lsp gets them from the editor).
+  const Commands withFiles{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub, &fmt.sub}};
+  const Commands everyCommandAndNone{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub, &fmt.sub, &lsp.sub,
                                       &*cl::TopLevelSubCommand}};
   const Commands planning{{&explain.sub, &emit.sub, &build.sub, &run.sub}};
   // explain builds and runs the program for --calibrate
@@ -181,7 +187,7 @@ struct Table {
 
   // The scripts: every argument that is not an option, and all after `--` (but `run`
   // gives what follows `--` to the program).
-  cl::list<std::string> files{cl::Positional, cl::value_desc("FILE"), everyCommandWithFmt};
+  cl::list<std::string> files{cl::Positional, cl::value_desc("FILE"), withFiles};
 
   // check
   cl::opt<bool> dumpAst{"dump-ast", cl::desc("print the syntax tree of each script (with line:column)"),
@@ -548,7 +554,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
 
   std::string name = "'" + first + "'";
   const bool manyFiles = command == &table.check || command == &table.fmt;
-  if (table.files.empty()) return usageError(name + (manyFiles ? " needs at least one FILE" : " needs a FILE"), command);
+  if (table.files.empty() && command != &table.lsp) return usageError(name + (manyFiles ? " needs at least one FILE" : " needs a FILE"), command);
   if (!manyFiles && table.files.size() > 1)
     return usageError(name + " takes one FILE" + (command == &table.run ? " (program flags go after --)" : ""),
                       command);
@@ -595,6 +601,10 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.check.includeDirs = includeDirs;
     out.check.strCapacity = strCapacity;
     out.check.color = color;
+    break;
+  case Invocation::Lsp:
+    out.lsp.includeDirs = includeDirs;
+    out.lsp.strCapacity = strCapacity;
     break;
   case Invocation::Fmt:
     out.fmt.files.assign(table.files.begin(), table.files.end());

@@ -5,6 +5,7 @@
 #include "driver/emit_command.hpp"
 #include "driver/explain_command.hpp"
 #include "driver/fmt_command.hpp"
+#include "lsp/analysis.hpp"
 
 #include <optional>
 
@@ -12,11 +13,12 @@ namespace flow::driver {
 
 /// What the command line asks for: the command and its options.
 struct Invocation {
-  enum Command { Check, Explain, Emit, Build, Run, Fmt } command = Check;
+  enum Command { Check, Explain, Emit, Build, Run, Fmt, Lsp } command = Check;
   CheckOptions check;     // check
   ExplainOptions explain; // explain
   BuildOptions build;     // emit, build and run
   FmtOptions fmt;         // fmt
+  lsp::AnalysisOptions lsp; // lsp
 };
 
 /// Parses argv into `out`. Returns nullopt when `out.command` is to run; otherwise flowc's

@@ -6,6 +6,7 @@
 #include "driver/environment.hpp"
 #include "driver/explain_command.hpp"
 #include "driver/fmt_command.hpp"
+#include "lsp/server.hpp"
 #include "driver/frontend.hpp"
 
 #include <exception>
@@ -23,6 +24,7 @@ int run(int argc, char** argv) {
   case flow::driver::Invocation::Build: return flow::driver::runBuild(invocation.build);
   case flow::driver::Invocation::Run: return flow::driver::runRun(invocation.build);
   case flow::driver::Invocation::Fmt: return flow::driver::runFmt(invocation.fmt);
+  case flow::driver::Invocation::Lsp: return flow::lsp::serve(std::cin, std::cout, invocation.lsp);
   }
   return 3;
 }

@@ -1,0 +1,404 @@
+#include "lsp/analysis.hpp"
+
+#include "ast/visit.hpp"
+#include "parse/parser.hpp"
+#include "sema/sema.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace flow::lsp {
+
+namespace {
+
+bool isWordByte(unsigned char c) { return std::isalnum(c) || c == '_' || c >= 0x80; }
+
+/// The byte offset of code point `column` (1-based) in `line`.
+size_t byteOfColumn(std::string_view line, uint32_t column) {
+  size_t i = 0;
+  for (uint32_t c = 1; c < column && i < line.size(); ++c) {
+    ++i;
+    while (i < line.size() && (static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) ++i;
+  }
+  return i;
+}
+
+const char* const kKeywords[] = {"param", "memory", "block", "record", "order", "fn", "use", "import", "stream",
+                                 "vector", "pq", "array", "let", "var", "if", "else", "while", "for", "in",
+                                 "break", "continue", "emit", "print", "write", "write_text", "write_lines",
+                                 "write_csv", "return", "to", "as", "by", "with", "on", "asc", "desc", "true",
+                                 "false", "end"};
+const char* const kSources[] = {"read", "read_text", "read_lines", "read_csv", "range", "generate", "scan",
+                                "merge", "join", "left_join", "zip", "concat"};
+const char* const kStages[] = {"map", "filter", "sort", "unique", "take", "for", "reduce",
+#define STAGE(Id, name, ...) name,
+#include "ast/builtins.def"
+};
+const char* const kBuiltins[] = {
+#define BUILTIN(Id, name, ...) name,
+#include "ast/builtins.def"
+};
+const char* const kStrMethods[] = {
+#define STR_METHOD(Id, name, ...) name,
+#include "ast/builtins.def"
+};
+struct ContainerMethod {
+  const char* name;
+  bool queue, vector;
+};
+const ContainerMethod kContainerMethods[] = {
+#define METHOD(Id, name, args, queue, vector, changes) {name, queue, vector},
+#include "ast/builtins.def"
+};
+
+std::string typeName(const sema::Type* type) { return type ? type->name() : "?"; }
+
+/// What a symbol is, as hover says it: "stream `p`: stream<Pair>".
+std::string describeSymbol(const sema::Symbol& s) {
+  std::string what = std::string(s.kindName()) + " `" + s.name + "`";
+  switch (s.kind) {
+  case sema::Symbol::Stream: return what + ": stream<" + typeName(s.type) + ">";
+  case sema::Symbol::Vector: return what + ": vector<" + typeName(s.type) + ">";
+  case sema::Symbol::Queue:
+    return what + ": pq<" + typeName(s.type) + ">" + (s.order ? " ordered by " + s.order->name : "");
+  case sema::Symbol::Array: return what + ": array of " + typeName(s.type);
+  case sema::Symbol::Record: {
+    std::string fields;
+    if (s.record)
+      for (const sema::FieldInfo& f : s.record->fields) fields += (fields.empty() ? "" : ", ") + f.name + ": " + typeName(f.type);
+    return what + " { " + fields + " }" + (s.record ? " (" + std::to_string(s.record->size) + " bytes)" : "");
+  }
+  case sema::Symbol::Order: {
+    std::string keys;
+    if (s.order)
+      for (const sema::OrderKeyInfo& k : s.order->keys) keys += (keys.empty() ? "" : ", ") + k.text + (k.descending ? " desc" : " asc");
+    return what + " on " + typeName(s.order ? s.order->type : nullptr) + (keys.empty() ? "" : " = (" + keys + ")");
+  }
+  default: return what + (s.type ? ": " + typeName(s.type) : "");
+  }
+}
+
+} // namespace
+
+uint32_t toUtf16(std::string_view line, uint32_t column) {
+  const size_t end = byteOfColumn(line, column);
+  uint32_t units = 0;
+  for (size_t i = 0; i < end; ++i) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    if ((c & 0xC0) == 0x80) continue;
+    units += c >= 0xF0 ? 2 : 1; // a code point past the BMP is a surrogate pair
+  }
+  return units;
+}
+
+uint32_t fromUtf16(std::string_view line, uint32_t character) {
+  uint32_t units = 0, column = 1;
+  for (size_t i = 0; i < line.size() && units < character; ++i) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    if ((c & 0xC0) == 0x80) continue;
+    units += c >= 0xF0 ? 2 : 1;
+    ++column;
+  }
+  return column;
+}
+
+/// What the AST has at a word: a name's symbol, a field of a record, a method, a call.
+struct Analysis::Hit {
+  const sema::Symbol* symbol = nullptr;
+  const sema::FieldInfo* field = nullptr;
+  const sema::RecordInfo* record = nullptr; // the field's record
+  const ast::MethodCallExpr* method = nullptr;
+  const ast::CallExpr* call = nullptr;
+  const ast::FnDecl* function = nullptr;
+};
+
+Analysis::Analysis(std::string path, std::string text, const AnalysisOptions& options)
+    : diags_(std::make_unique<DiagnosticEngine>(sink_)), file_(std::make_unique<SourceFile>(std::move(path), std::move(text))) {
+  diags_->setQuiet(true);
+  program_ = parse::parseProgram(*file_, *diags_);
+  if (program_ && !diags_->hasErrors()) {
+    sema::SemaOptions sema;
+    sema.includeDirs = options.includeDirs;
+    sema.strCapacity = options.strCapacity;
+    checked_ = sema::analyze(*program_, *diags_, sema);
+  }
+  if (checked_) plan_ = plan::makePlan(*checked_, plan::PlanOptions{}, *diags_);
+  diags_->flush();
+  // Each error or warning at its place in this script: one in a module or an expanded
+  // function body at the place in the script that led there (the `use`, the call).
+  std::map<size_t, size_t> groups; // diagnostic group -> index in diagnostics_
+  for (const flow::Diagnostic& d : diags_->all()) {
+    if (d.severity == Severity::Note) {
+      auto it = groups.find(d.group);
+      if (it != groups.end()) diagnostics_[it->second].message += "\nnote: " + describe(d.loc) + ": " + d.message;
+      continue;
+    }
+    SourceLoc loc = d.loc;
+    std::string where;
+    while (loc.origin != 0) {
+      const SourceOrigin& o = sourceOrigin(loc.origin);
+      where = (where.empty() ? "" : where + ", ") + "in " + describe(loc);
+      loc = o.call;
+      if (!loc.valid()) break;
+    }
+    if (d.file && d.file != file_.get() && loc.origin == 0 && where.empty()) where = "in " + d.file->path();
+    Diagnostic out;
+    out.error = d.severity == Severity::Error;
+    out.message = d.message + (where.empty() ? "" : " (" + where + ")");
+    if (loc.valid() && loc.origin == 0) {
+      const std::string_view line = file_->lineText(loc.line);
+      const size_t at = byteOfColumn(line, loc.column);
+      size_t end = at;
+      while (end < line.size() && isWordByte(static_cast<unsigned char>(line[end]))) ++end;
+      if (end == at && end < line.size()) ++end;
+      out.range.start = {loc.line - 1, toUtf16(line, loc.column)};
+      out.range.end = {loc.line - 1, toUtf16(line, loc.column) + toUtf16(line.substr(at, end - at), 1u << 30)};
+    }
+    groups[d.group] = diagnostics_.size();
+    diagnostics_.push_back(std::move(out));
+  }
+}
+
+Analysis::~Analysis() = default;
+
+std::string_view Analysis::lineText(uint32_t line) const { return file_->lineText(line + 1); }
+
+std::optional<Analysis::Word> Analysis::wordAt(Position at) const {
+  const std::string_view line = file_->lineText(at.line + 1);
+  const uint32_t column = fromUtf16(line, at.character);
+  size_t begin = byteOfColumn(line, column), end = begin;
+  // The cursor may stand just after the word (the end of a name being typed).
+  if ((begin >= line.size() || !isWordByte(static_cast<unsigned char>(line[begin]))) && begin > 0 &&
+      isWordByte(static_cast<unsigned char>(line[begin - 1])))
+    --begin, end = begin;
+  while (begin > 0 && isWordByte(static_cast<unsigned char>(line[begin - 1]))) --begin;
+  while (end < line.size() && isWordByte(static_cast<unsigned char>(line[end]))) ++end;
+  if (begin == end) return std::nullopt;
+  Word w;
+  w.text = std::string(line.substr(begin, end - begin));
+  w.line = at.line + 1;
+  auto columnOf = [&](size_t byte) {
+    uint32_t c = 1;
+    for (size_t i = 0; i < byte; ++i)
+      if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) ++c;
+    return c;
+  };
+  w.begin = columnOf(begin);
+  w.end = columnOf(end);
+  return w;
+}
+
+std::optional<Analysis::Hit> Analysis::find(const Word& word) const {
+  if (!checked_) return std::nullopt;
+  // The innermost node of the script (origin 0) whose name covers the word.
+  struct Finder : ast::Visitor {
+    const Word& word;
+    std::optional<Hit> hit;
+    explicit Finder(const Word& w) : word(w) {}
+    bool at(SourceLoc loc) const { return loc.origin == 0 && loc.line == word.line && loc.column == word.begin; }
+    bool covers(SourceLoc loc, size_t length) const {
+      return loc.origin == 0 && loc.line == word.line && loc.column <= word.begin && word.begin < loc.column + length;
+    }
+    bool visit(const ast::Expr& e) override {
+      if (auto* n = e.as<ast::NameExpr>(); n && n->symbol && covers(n->loc, n->name.str().size())) hit = Hit{n->symbol};
+      if (auto* f = e.as<ast::FieldExpr>(); f && at(f->fieldLoc) && f->object->type && f->object->type->record) {
+        Hit h;
+        h.record = f->object->type->record;
+        h.field = h.record->field(f->field);
+        hit = h;
+      }
+      if (auto* m = e.as<ast::MethodCallExpr>(); m && at(m->methodLoc)) {
+        Hit h;
+        h.method = m;
+        hit = h;
+      }
+      if (auto* c = e.as<ast::CallExpr>(); c && covers(c->loc, c->callee.str().size())) {
+        Hit h;
+        h.call = c;
+        h.symbol = c->symbol;
+        hit = h;
+      }
+      return true;
+    }
+    bool visit(const ast::Stmt& s) override {
+      if (s.symbol && s.symbol->name == word.text && s.loc.origin == 0 && s.loc.line == word.line) hit = Hit{s.symbol};
+      return true;
+    }
+  } finder(word);
+  for (const ast::StmtPtr& item : program_->items) finder.walk(*item);
+  if (finder.hit && finder.hit->call && !finder.hit->symbol) {
+    if (const ast::FnDecl* fn = functionNamed(finder.hit->call->callee.str())) finder.hit->function = fn;
+  }
+  if (finder.hit) return finder.hit;
+  // A declaration, parameter or element variable: the symbol of that name declared last
+  // before the word.
+  if (const sema::Symbol* s = symbolNamed(word.text, word.line)) return Hit{s};
+  if (const ast::FnDecl* fn = functionNamed(word.text)) {
+    Hit h;
+    h.function = fn;
+    return h;
+  }
+  return std::nullopt;
+}
+
+const sema::Symbol* Analysis::symbolNamed(const std::string& name, uint32_t line) const {
+  if (!checked_) return nullptr;
+  const sema::Symbol* best = nullptr;
+  for (const sema::Symbol& s : checked_->symbols) {
+    if (s.name != name || s.kind == sema::Symbol::Builtin) continue;
+    const bool here = s.loc.origin == 0 && s.loc.line <= line;
+    const bool bestHere = best && best->loc.origin == 0 && best->loc.line <= line;
+    if (!best || (here && (!bestHere || s.loc.line >= best->loc.line))) best = &s;
+  }
+  return best;
+}
+
+const ast::FnDecl* Analysis::functionNamed(const std::string& name) const {
+  if (!program_) return nullptr;
+  for (const ast::StmtPtr& item : program_->items)
+    if (auto* fn = item->as<ast::FnDecl>(); fn && fn->name == name) return fn;
+  return nullptr;
+}
+
+std::string Analysis::planLines(uint32_t line) const {
+  if (!plan_) return "";
+  std::string out;
+  for (const plan::Node& n : plan_->nodes) {
+    if (n.loc.origin != 0 || n.loc.line != line) continue;
+    out += "- " + n.name + ": " + (n.counted ? plan::formatCount(n.elements) : "? (no count)") + " elements";
+    if (n.elementBytes) out += " of " + std::to_string(n.elementBytes) + " B";
+    if (n.memoryBytes) out += ", memory " + plan::formatBytes(static_cast<double>(n.memoryBytes));
+    if (n.readBytes > 0 || n.writeBytes > 0)
+      out += ", reads " + plan::formatBytes(n.readBytes) + ", writes " + plan::formatBytes(n.writeBytes);
+    if (n.passes > 0) out += ", " + std::to_string(n.passes) + " merge pass" + (n.passes > 1 ? "es" : "");
+    out += " (phase " + std::to_string(n.phase) + ")\n";
+  }
+  return out.empty() ? "" : "\n\n**plan** (at " + plan::formatBytes(static_cast<double>(plan_->memoryBytes)) +
+                                 " of memory):\n" + out;
+}
+
+std::optional<std::string> Analysis::hover(Position at) const {
+  const std::optional<Word> word = wordAt(at);
+  if (!word) return std::nullopt;
+  std::string text;
+  if (const std::optional<Hit> hit = find(*word)) {
+    if (hit->field) text = "field `" + hit->field->name + "` of " + hit->record->name + ": " + typeName(hit->field->type);
+    else if (hit->method) {
+      const ast::MethodCallExpr& m = *hit->method;
+      text = "method `" + m.method + "` of " + typeName(m.object->type) + (m.type ? ", gives " + typeName(m.type) : "");
+    } else if (hit->function) {
+      const ast::FnDecl& fn = *hit->function;
+      std::string params;
+      for (const ast::FnParam& p : fn.params) params += (params.empty() ? "" : ", ") + p.name;
+      text = "fn `" + fn.name + "`(" + params + ")";
+      if (hit->call && hit->call->type) text += ": " + typeName(hit->call->type);
+    } else if (hit->call && hit->call->builtin) {
+      text = "builtin `" + hit->call->callee.str() + "`" + (hit->call->type ? ": " + typeName(hit->call->type) : "");
+    } else if (hit->symbol) {
+      text = describeSymbol(*hit->symbol);
+    }
+  } else if (std::find(std::begin(kKeywords), std::end(kKeywords), word->text) != std::end(kKeywords) ||
+             std::find(std::begin(kStages), std::end(kStages), word->text) != std::end(kStages) ||
+             std::find(std::begin(kSources), std::end(kSources), word->text) != std::end(kSources)) {
+    text = "`" + word->text + "` (docs/language.md)";
+  }
+  text += planLines(word->line);
+  if (text.empty()) return std::nullopt;
+  return text;
+}
+
+std::optional<Location> Analysis::locationOf(SourceLoc loc, size_t length) const {
+  if (!loc.valid()) return std::nullopt;
+  const SourceFile* file = file_.get();
+  if (loc.origin != 0) file = sourceOrigin(loc.origin).file;
+  if (!file) return std::nullopt;
+  const std::string_view line = file->lineText(loc.line);
+  Location out;
+  out.path = file->path();
+  const uint32_t start = toUtf16(line, loc.column);
+  out.range = {{loc.line - 1, start}, {loc.line - 1, start + static_cast<uint32_t>(length)}};
+  return out;
+}
+
+std::optional<Location> Analysis::definition(Position at) const {
+  const std::optional<Word> word = wordAt(at);
+  if (!word) return std::nullopt;
+  const std::optional<Hit> hit = find(*word);
+  if (!hit) return std::nullopt;
+  if (hit->field) return locationOf(hit->field->loc, hit->field->name.size());
+  if (hit->function) return locationOf(hit->function->loc, 2);
+  if (hit->symbol && hit->symbol->kind != sema::Symbol::Builtin) {
+    if (hit->symbol->kind == sema::Symbol::Record && hit->symbol->record)
+      return locationOf(hit->symbol->record->loc, 6);
+    return locationOf(hit->symbol->loc, hit->symbol->name.size());
+  }
+  return std::nullopt;
+}
+
+std::vector<CompletionItem> Analysis::completion(Position at, std::string_view line) const {
+  std::vector<CompletionItem> items;
+  std::set<std::string> seen;
+  auto add = [&](std::string label, CompletionItem::Kind kind, std::string detail) {
+    if (seen.insert(label).second) items.push_back({std::move(label), kind, std::move(detail)});
+  };
+  const size_t cursor = byteOfColumn(line, fromUtf16(line, at.character));
+  size_t start = cursor;
+  while (start > 0 && isWordByte(static_cast<unsigned char>(line[start - 1]))) --start;
+  // After `x.`: what x has.
+  if (start > 0 && line[start - 1] == '.') {
+    size_t objectStart = start - 1;
+    while (objectStart > 0 && isWordByte(static_cast<unsigned char>(line[objectStart - 1]))) --objectStart;
+    const std::string object(line.substr(objectStart, start - 1 - objectStart));
+    if (!checked_ || object.empty()) return items;
+    // A module: its declarations (named `module.name` once loaded).
+    for (const ast::StmtPtr& item : program_->items)
+      if (auto* fn = item->as<ast::FnDecl>(); fn && fn->name.rfind(object + ".", 0) == 0)
+        add(fn->name.substr(object.size() + 1), CompletionItem::Function, "fn");
+    for (const sema::Symbol& s : checked_->symbols)
+      if (s.name.rfind(object + ".", 0) == 0 && s.name.find('.', object.size() + 1) == std::string::npos)
+        add(s.name.substr(object.size() + 1), s.kind == sema::Symbol::Record ? CompletionItem::Record : CompletionItem::Variable,
+            s.kindName());
+    if (const sema::Symbol* s = symbolNamed(object, at.line + 1)) {
+      const bool queue = s->kind == sema::Symbol::Queue, vector = s->kind == sema::Symbol::Vector;
+      if (queue || vector) {
+        for (const ContainerMethod& m : kContainerMethods)
+          if ((queue && m.queue) || (vector && m.vector)) add(m.name, CompletionItem::Method, s->kindName());
+      } else if (s->type && s->type->record) {
+        for (const sema::FieldInfo& f : s->type->record->fields) add(f.name, CompletionItem::Field, typeName(f.type));
+      } else if (s->type && s->type->isStr()) {
+        for (const char* m : kStrMethods) add(m, CompletionItem::Method, "str");
+      }
+    }
+    return items;
+  }
+  // After `|`: a stage.
+  size_t before = start;
+  while (before > 0 && std::isspace(static_cast<unsigned char>(line[before - 1]))) --before;
+  if (before > 0 && line[before - 1] == '|') {
+    for (const char* s : kStages) add(s, CompletionItem::Keyword, "stage");
+    return items;
+  }
+  if (checked_)
+    for (const sema::Symbol& s : checked_->symbols) {
+      if (s.kind == sema::Symbol::Builtin || s.kind == sema::Symbol::Field || s.name.find('.') != std::string::npos) continue;
+      const bool local = s.kind == sema::Symbol::LoopVar || s.kind == sema::Symbol::LambdaVar ||
+                         s.kind == sema::Symbol::Index;
+      if (local && !(s.loc.origin == 0 && s.loc.line <= at.line + 1)) continue;
+      add(s.name, s.kind == sema::Symbol::Record ? CompletionItem::Record : CompletionItem::Variable, describeSymbol(s));
+    }
+  if (program_)
+    for (const ast::StmtPtr& item : program_->items) {
+      if (auto* fn = item->as<ast::FnDecl>(); fn && fn->name.find('.') == std::string::npos)
+        add(fn->name, CompletionItem::Function, "fn");
+      if (auto* use = item->as<ast::UseDecl>()) add(use->alias, CompletionItem::Module, "module " + use->module);
+    }
+  for (const char* b : kBuiltins) add(b, CompletionItem::Function, "builtin");
+  for (const char* s : kSources) add(s, CompletionItem::Keyword, "source");
+  for (const char* k : kKeywords) add(k, CompletionItem::Keyword, "keyword");
+  for (const char* s : kStages) add(s, CompletionItem::Keyword, "stage");
+  return items;
+}
+
+} // namespace flow::lsp
