@@ -24,6 +24,7 @@ config.substitutions.append(("%objroot", config.flow_obj_root))
 config.substitutions.append(("%vscode-tmgrammar-test", os.path.join(
     config.flow_src_root, "build-tools", "node_modules", ".bin", "vscode-tmgrammar-test")))
 config.substitutions.append(("%vim", shutil.which("vim") or "vim"))
+config.substitutions.append(("%nvim", shutil.which("nvim") or "nvim"))
 
 # flowc's cache (the precompiled runtime every test's build shares; `flowc run`'s programs)
 # lives in the build tree, not in the home folder of whoever runs the tests.

@@ -232,13 +232,24 @@ std::optional<Analysis::Hit> Analysis::find(const Word& word) const {
     if (const ast::FnDecl* fn = functionNamed(finder.hit->call->callee.str())) finder.hit->function = fn;
   }
   if (finder.hit) return finder.hit;
-  // A declaration, parameter or element variable: the symbol of that name declared last
-  // before the word.
-  if (const sema::Symbol* s = symbolNamed(word.text, word.line)) return Hit{s};
-  if (const ast::FnDecl* fn = functionNamed(word.text)) {
-    Hit h;
-    h.function = fn;
-    return h;
+  // A module's declaration (`graph.dedup(…)`, `graph.Edge { … }`: calls of script
+  // functions are expanded, so the name stands in no node), a declaration, a parameter or
+  // an element variable: the symbol of that name declared last before the word.
+  const std::string_view line = file_->lineText(word.line);
+  const size_t begin = byteOfColumn(line, word.begin);
+  size_t module = begin;
+  if (module > 0 && line[module - 1] == '.') {
+    --module;
+    while (module > 0 && isWordByte(static_cast<unsigned char>(line[module - 1]))) --module;
+  }
+  const std::string qualified = std::string(line.substr(module, begin - module)) + word.text;
+  for (const std::string& name : {qualified, word.text}) {
+    if (const ast::FnDecl* fn = functionNamed(name)) {
+      Hit h;
+      h.function = fn;
+      return h;
+    }
+    if (const sema::Symbol* s = symbolNamed(name, word.line)) return Hit{s};
   }
   return std::nullopt;
 }
@@ -260,6 +271,27 @@ const ast::FnDecl* Analysis::functionNamed(const std::string& name) const {
   for (const ast::StmtPtr& item : program_->items)
     if (auto* fn = item->as<ast::FnDecl>(); fn && fn->name == name) return fn;
   return nullptr;
+}
+
+std::string Analysis::commentAbove(SourceLoc loc) const {
+  const SourceFile* file = loc.origin == 0 ? file_.get() : sourceOrigin(loc.origin).file;
+  if (!file || loc.line < 2) return "";
+  // The `//` lines right above a declaration are its documentation (the stdlib's are).
+  uint32_t first = loc.line;
+  while (first > 1 && loc.line - first < 40) {
+    const std::string_view above = file->lineText(first - 1);
+    const size_t text = above.find_first_not_of(" \t");
+    if (text == std::string_view::npos || above.compare(text, 2, "//") != 0) break;
+    --first;
+  }
+  std::string out;
+  for (uint32_t l = first; l < loc.line; ++l) {
+    std::string_view line = file->lineText(l);
+    line.remove_prefix(std::min(line.size(), line.find("//") + 2));
+    if (!line.empty() && line[0] == ' ') line.remove_prefix(1);
+    out += std::string(line) + "\n";
+  }
+  return out.empty() ? "" : "\n\n```\n" + out + "```";
 }
 
 std::string Analysis::planLines(uint32_t line) const {
@@ -292,8 +324,7 @@ std::optional<std::string> Analysis::hover(Position at) const {
       const ast::FnDecl& fn = *hit->function;
       std::string params;
       for (const ast::FnParam& p : fn.params) params += (params.empty() ? "" : ", ") + p.name;
-      text = "fn `" + fn.name + "`(" + params + ")";
-      if (hit->call && hit->call->type) text += ": " + typeName(hit->call->type);
+      text = "fn `" + fn.name + "`(" + params + ")" + commentAbove(fn.loc);
     } else if (hit->call && hit->call->builtin) {
       text = "builtin `" + hit->call->callee.str() + "`" + (hit->call->type ? ": " + typeName(hit->call->type) : "");
     } else if (hit->symbol) {
@@ -309,7 +340,7 @@ std::optional<std::string> Analysis::hover(Position at) const {
   return text;
 }
 
-std::optional<Location> Analysis::locationOf(SourceLoc loc, size_t length) const {
+std::optional<Location> Analysis::locationOf(SourceLoc loc, std::string_view name) const {
   if (!loc.valid()) return std::nullopt;
   const SourceFile* file = file_.get();
   if (loc.origin != 0) file = sourceOrigin(loc.origin).file;
@@ -317,8 +348,21 @@ std::optional<Location> Analysis::locationOf(SourceLoc loc, size_t length) const
   const std::string_view line = file->lineText(loc.line);
   Location out;
   out.path = file->path();
-  const uint32_t start = toUtf16(line, loc.column);
-  out.range = {{loc.line - 1, start}, {loc.line - 1, start + static_cast<uint32_t>(length)}};
+  size_t at = byteOfColumn(line, loc.column);
+  // A declaration's place is its keyword (`stream s = …`): point at its name.
+  if (!name.empty()) {
+    for (size_t i = line.find(name, at); i != std::string_view::npos; i = line.find(name, i + 1)) {
+      const bool starts = i == 0 || !isWordByte(static_cast<unsigned char>(line[i - 1]));
+      const bool ends = i + name.size() >= line.size() || !isWordByte(static_cast<unsigned char>(line[i + name.size()]));
+      if (starts && ends) {
+        at = i;
+        break;
+      }
+    }
+  }
+  const uint32_t start = toUtf16(line.substr(0, at), 1u << 30);
+  const uint32_t length = name.empty() ? 1 : toUtf16(name, 1u << 30);
+  out.range = {{loc.line - 1, start}, {loc.line - 1, start + length}};
   return out;
 }
 
@@ -327,12 +371,13 @@ std::optional<Location> Analysis::definition(Position at) const {
   if (!word) return std::nullopt;
   const std::optional<Hit> hit = find(*word);
   if (!hit) return std::nullopt;
-  if (hit->field) return locationOf(hit->field->loc, hit->field->name.size());
-  if (hit->function) return locationOf(hit->function->loc, 2);
+  if (hit->field) return locationOf(hit->field->loc, hit->field->name);
+  if (hit->function) return locationOf(hit->function->loc, hit->function->name.substr(hit->function->name.rfind('.') + 1));
   if (hit->symbol && hit->symbol->kind != sema::Symbol::Builtin) {
-    if (hit->symbol->kind == sema::Symbol::Record && hit->symbol->record)
-      return locationOf(hit->symbol->record->loc, 6);
-    return locationOf(hit->symbol->loc, hit->symbol->name.size());
+    const std::string& name = hit->symbol->name;
+    const std::string own = name.substr(name.rfind('.') + 1); // `graph.Edge` is `Edge` in its module
+    if (hit->symbol->kind == sema::Symbol::Record && hit->symbol->record) return locationOf(hit->symbol->record->loc, own);
+    return locationOf(hit->symbol->loc, own);
   }
   return std::nullopt;
 }

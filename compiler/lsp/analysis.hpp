@@ -84,8 +84,11 @@ private:
   std::optional<Hit> find(const Word& word) const;
   const sema::Symbol* symbolNamed(const std::string& name, uint32_t line) const;
   const ast::FnDecl* functionNamed(const std::string& name) const;
-  std::optional<Location> locationOf(SourceLoc loc, size_t length) const;
+  /// `loc` as a place in its file, at the first `name` from there on its line.
+  std::optional<Location> locationOf(SourceLoc loc, std::string_view name) const;
   std::string planLines(uint32_t line) const;
+  /// The comment lines right above `loc`, as a code block for hover ("" if none).
+  std::string commentAbove(SourceLoc loc) const;
 
   std::ostringstream sink_;          // the engine prints nowhere: diagnostics go to the editor
   std::unique_ptr<DiagnosticEngine> diags_; // owns the modules' files that locations point into

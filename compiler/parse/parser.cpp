@@ -5,6 +5,7 @@
 #include "parse/syntax_errors.hpp"
 
 #include <antlr4-runtime.h>
+#include <algorithm>
 #include <vector>
 
 namespace flow::parse {
@@ -48,7 +49,9 @@ public:
     }
   }
   void remove(unsigned levels) {
-    if (!stopped_) depth_ -= levels;
+    // Error recovery may end more levels than it began (`total += p.` before a `}`): the
+    // count stays at zero rather than wrapping around to a nesting error on the next line.
+    if (!stopped_) depth_ -= std::min(depth_, levels);
   }
 
   void enterEveryRule(antlr4::ParserRuleContext* ctx) override { add(nestingWeight(ctx->getRuleIndex())); }
