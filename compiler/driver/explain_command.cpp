@@ -15,7 +15,12 @@ int runExplain(const ExplainOptions& options) {
   frontEnd.strCapacity = options.strCapacity;
   if (!compileScript(options.file, frontEnd, diags, script)) return 1;
   checkSetParams(*script.checked, options.plan.setParams);
-  std::optional<plan::Plan> plan = plan::makePlan(*script.checked, options.plan, diags);
+  // Input files there now are counted as the program will count them when it starts;
+  // a calibrated plan starts from the program's own plan instead (the files' counts are
+  // measured by its run).
+  plan::PlanOptions planOptions = options.plan;
+  planOptions.inputFilesNow = !options.calibrate;
+  std::optional<plan::Plan> plan = plan::makePlan(*script.checked, planOptions, diags);
   diags.flush();
   if (!plan) return 1;
   if (options.calibrate) {

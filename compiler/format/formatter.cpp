@@ -126,7 +126,8 @@ private:
   static bool isCloser(const std::string& s) { return s == "}" || s == ")" || s == "]"; }
 
   /// Whether a line that starts with `t` continues an expression or pipeline: `| stage`,
-  /// `~ n`, `to path`, an operator, `else`, … (a statement starts with a keyword or a name).
+  /// `~ n`, `to path`, an operator, … (a statement starts with a keyword or a name, and
+  /// `else` after `}` lines up with its `if`).
   static bool continues(const Token& t) {
     static const std::set<std::string> words = {"to", "end", "by", "with", "as", "(", "[", ".", "=>", "->", "=",
                                                 "{", "|", "~"};

@@ -124,7 +124,11 @@ Analysis::Analysis(std::string path, std::string text, const AnalysisOptions& op
     sema.strCapacity = options.strCapacity;
     checked_ = sema::analyze(*program_, *diags_, sema);
   }
-  if (checked_) plan_ = plan::makePlan(*checked_, plan::PlanOptions{}, *diags_);
+  if (checked_) {
+    plan::PlanOptions planOptions;
+    planOptions.inputFilesNow = true; // as flowc explain: the input files as they are now
+    plan_ = plan::makePlan(*checked_, planOptions, *diags_);
+  }
   diags_->flush();
   // Each error or warning at its place in this script: one in a module or an expanded
   // function body at the place in the script that led there (the `use`, the call).
@@ -294,11 +298,11 @@ std::string Analysis::commentAbove(SourceLoc loc) const {
   return out.empty() ? "" : "\n\n```\n" + out + "```";
 }
 
-std::string Analysis::planLines(uint32_t line) const {
+std::string Analysis::planLines(const std::set<uint32_t>& lines) const {
   if (!plan_) return "";
   std::string out;
   for (const plan::Node& n : plan_->nodes) {
-    if (n.loc.origin != 0 || n.loc.line != line) continue;
+    if (n.loc.origin != 0 || !lines.count(n.loc.line)) continue;
     out += "- " + n.name + ": " + (n.counted ? plan::formatCount(n.elements) : "? (no count)") + " elements";
     if (n.elementBytes) out += " of " + std::to_string(n.elementBytes) + " B";
     if (n.memoryBytes) out += ", memory " + plan::formatBytes(static_cast<double>(n.memoryBytes));
@@ -335,7 +339,16 @@ std::optional<std::string> Analysis::hover(Position at) const {
              std::find(std::begin(kSources), std::end(kSources), word->text) != std::end(kSources)) {
     text = "`" + word->text + "` (docs/language.md)";
   }
-  text += planLines(word->line);
+  // The plan of the line; on a stream's or vector's name, of its whole pipeline.
+  std::set<uint32_t> lines = {word->line};
+  if (const std::optional<Hit> hit = find(*word); hit && hit->symbol && hit->symbol->pipeline) {
+    const ast::Pipeline& p = *hit->symbol->pipeline;
+    if (p.loc.origin == 0) lines.insert(p.loc.line);
+    if (p.source && p.source->loc.origin == 0) lines.insert(p.source->loc.line);
+    for (const ast::StagePtr& stage : p.stages)
+      if (stage->loc.origin == 0) lines.insert(stage->loc.line);
+  }
+  text += planLines(lines);
   if (text.empty()) return std::nullopt;
   return text;
 }
@@ -380,6 +393,34 @@ std::optional<Location> Analysis::definition(Position at) const {
     return locationOf(hit->symbol->loc, own);
   }
   return std::nullopt;
+}
+
+std::vector<Analysis::Declaration> Analysis::declarations() const {
+  std::vector<Declaration> out;
+  if (!program_) return out;
+  for (const ast::StmtPtr& item : program_->items) {
+    if (item->loc.origin != 0 || !item->loc.valid()) continue; // a module's, loaded into the script
+    std::string name, detail;
+    int kind = 13;
+    if (auto* d = item->as<ast::RecordDecl>()) name = d->name, detail = "record", kind = 23;
+    else if (auto* d = item->as<ast::OrderDecl>()) name = d->name, detail = "order", kind = 25;
+    else if (auto* d = item->as<ast::ParamDecl>()) name = d->name, detail = "param", kind = 14;
+    else if (auto* d = item->as<ast::StreamDecl>()) name = d->name, detail = "stream";
+    else if (auto* d = item->as<ast::VectorDecl>()) name = d->name, detail = "vector";
+    else if (auto* d = item->as<ast::PqDecl>()) name = d->name, detail = "pq";
+    else if (auto* d = item->as<ast::LetStmt>()) name = d->name, detail = d->isVar ? "var" : "let", kind = d->isVar ? 13 : 14;
+    else if (auto* d = item->as<ast::ArrayDecl>()) name = d->name, detail = "array", kind = 18;
+    else if (auto* d = item->as<ast::FnDecl>()) name = d->name, detail = "fn", kind = 12;
+    else if (auto* d = item->as<ast::UseDecl>()) name = d->alias, detail = "use " + (d->module.empty() ? d->path.text() : d->module), kind = 2;
+    // A function's expansion (`graph.degrees.edges`) is the compiler's, not the script's.
+    if (name.empty() || (kind != 2 && name.find('.') != std::string::npos)) continue;
+    const std::optional<Location> at = locationOf(item->loc, name);
+    if (!at) continue;
+    const std::string_view text = file_->lineText(item->loc.line);
+    Declaration decl{name, detail, kind, {{item->loc.line - 1, 0}, {item->loc.line - 1, toUtf16(text, 1u << 30)}}, at->range};
+    out.push_back(std::move(decl));
+  }
+  return out;
 }
 
 std::vector<CompletionItem> Analysis::completion(Position at, std::string_view line) const {

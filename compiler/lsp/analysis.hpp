@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -71,6 +72,15 @@ public:
   /// declarations), after `|` the stages, else the script's names, keywords and builtins.
   std::vector<CompletionItem> completion(Position at, std::string_view line) const;
 
+  /// The script's own declarations, in order, for an outline (textDocument/documentSymbol):
+  /// each with its LSP SymbolKind, what it is, its line and its name's place.
+  struct Declaration {
+    std::string name, detail;
+    int kind = 13; // LSP SymbolKind: 23 struct, 12 function, 13 variable, 14 constant, …
+    Range line, name_;
+  };
+  std::vector<Declaration> declarations() const;
+
   /// The word (a name, a keyword) at `at` in this text, and its columns (1-based, in
   /// code points as the compiler counts them).
   struct Word {
@@ -86,7 +96,8 @@ private:
   const ast::FnDecl* functionNamed(const std::string& name) const;
   /// `loc` as a place in its file, at the first `name` from there on its line.
   std::optional<Location> locationOf(SourceLoc loc, std::string_view name) const;
-  std::string planLines(uint32_t line) const;
+  /// The plan's nodes on these lines of the script, as hover shows them.
+  std::string planLines(const std::set<uint32_t>& lines) const;
   /// The comment lines right above `loc`, as a code block for hover ("" if none).
   std::string commentAbove(SourceLoc loc) const;
 

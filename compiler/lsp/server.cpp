@@ -168,6 +168,7 @@ private:
                                   {"hoverProvider", true},
                                   {"definitionProvider", true},
                                   {"documentFormattingProvider", true},
+                                  {"documentSymbolProvider", true},
                                   {"completionProvider", json::Object{{"triggerCharacters", json::Array{".", "|"}}}}}},
                     {"serverInfo", json::Object{{"name", "flowc lsp"}, {"version", FLOW_VERSION}}}});
       return;
@@ -206,6 +207,8 @@ private:
       completion(id, params);
     } else if (method == "textDocument/formatting") {
       formatting(id, params);
+    } else if (method == "textDocument/documentSymbol") {
+      documentSymbols(id, params);
     } else if (id && method.rfind("$/", 0) != 0) {
       replyError(id, kMethodNotFound, "flowc lsp does not answer " + method);
     }
@@ -262,6 +265,19 @@ private:
     for (const CompletionItem& item : analysis.completion(*at, doc.analysis->lineText(at->line)))
       items.push_back(json::Object{{"label", item.label}, {"kind", lspKind(item.kind)}, {"detail", item.detail}});
     reply(id, std::move(items));
+  }
+
+  void documentSymbols(const json::Value* id, const json::Object* params) {
+    auto it = documents_.find(uriOf(params));
+    json::Array symbols;
+    if (it != documents_.end() && it->second.analysis)
+      for (const Analysis::Declaration& d : it->second.analysis->declarations())
+        symbols.push_back(json::Object{{"name", d.name},
+                                       {"detail", d.detail},
+                                       {"kind", d.kind},
+                                       {"range", toJson(d.line)},
+                                       {"selectionRange", toJson(d.name_)}});
+    reply(id, std::move(symbols));
   }
 
   void formatting(const json::Value* id, const json::Object* params) {

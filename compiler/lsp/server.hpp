@@ -4,7 +4,8 @@
 // open script as the editor sends it (whole, on every change), checks it with the
 // compiler's front end and answers:
 //   textDocument/publishDiagnostics (sent after each change), hover, definition,
-//   completion and formatting (flowc fmt's layout).
+//   completion, documentSymbol (an outline of the declarations) and formatting (flowc
+//   fmt's layout).
 #include "lsp/analysis.hpp"
 
 #include <iosfwd>

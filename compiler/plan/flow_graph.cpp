@@ -3,6 +3,13 @@
 // afterwards (memory.cpp).
 #include "plan/flow_graph.hpp"
 
+#include "flow/format.hpp"
+#include "flow/plan/input_size.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "ast/visit.hpp"
 #include "parse/parser.hpp"
 #include "flow/escape.hpp"
@@ -855,13 +862,22 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
   case Source::Read:
   case Source::ReadText: {
     auto& r = *s.as<ReadSource>();
+    const InputNow now =
+        !r.estimate && options_.inputFilesNow && plan_.readsInput(r) ? inputNow(r, *s.elementType) : InputNow{};
     double n = r.estimate                                     ? estimate(*r.estimate)
+               : now.known                                    ? static_cast<double>(now.elements)
                : nominalInputs_ && plan_.readsInput(r) ? kNominalInputElements
                                                                    : 0;
     int id = add(r.text ? Node::ReadText : Node::ReadFile,
                  (r.csv ? "read_csv " : r.lines ? "read_lines " : r.text ? "read_text " : "read ") + plan_.pathLabel(r.path),
                  s.loc, phase, n * multiplier, s.elementType, {}, &r);
-    if (!r.estimate && r.text)
+    if (now.known && r.text && now.elements > 0) // its lines' bytes as they are, not as planned
+      plan_.nodes[id].elementBytes = std::max<uint64_t>(1, (now.bytes + now.elements - 1) / now.elements);
+    if (now.known)
+      plan_.nodes[id].note = "counted from the file as it is now (" + flow::format_bytes(static_cast<double>(now.bytes)) +
+                             (r.text ? ", its lines estimated from its first MiB" : "") +
+                             "); the program counts it again when it starts";
+    else if (!r.estimate && r.text)
       unknown(id, "no line count: a run plans for the file's size at start, at about " +
                       std::to_string(plan_.nodes[id].elementBytes) + " bytes a line (write " +
                       (r.lines ? "read_lines(…)" : r.csv ? "read_csv(…) as T" : "read_text(…) as T") +
@@ -1092,6 +1108,29 @@ void GraphBuilder::runInPhase(int node, int phase) {
   n.phase = phase;
   if (n.inputs.empty() || n.traits().startsStretch()) return;
   for (int in : n.inputs) runInPhase(in, phase);
+}
+
+GraphBuilder::InputNow GraphBuilder::inputNow(const ReadSource& r, const sema::Type& element) const {
+  std::string path = r.path.literal.text();
+  if (r.path.isParam()) {
+    auto it = plan_.pathValues.find(r.path.symbol);
+    if (it == plan_.pathValues.end()) return {};
+    path = it->second;
+  }
+  if (path.empty() || path == "-") return {};
+  // As the program will when it starts (program::check_input_files): a regular file's
+  // size over its elements' bytes, or a text file's lines estimated from its start.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  struct stat st;
+  InputNow out;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    const auto bytes = static_cast<uint64_t>(st.st_size);
+    if (r.text) out = InputNow{true, plan::estimated_lines(fd, bytes), bytes};
+    else if (element.size() > 0 && bytes % element.size() == 0) out = InputNow{true, bytes / element.size(), bytes};
+  }
+  ::close(fd);
+  return out;
 }
 
 void GraphBuilder::unknown(int node, const std::string& why) {

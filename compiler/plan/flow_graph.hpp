@@ -99,6 +99,12 @@ private:
   Plan& plan_;
   DiagnosticEngine& diags_;
   const PlanOptions& options_;
+  /// An input file read without `~ N` as it is when flowc runs (PlanOptions::inputFilesNow).
+  struct InputNow {
+    bool known = false; // a regular file of whole elements is there
+    uint64_t elements = 0, bytes = 0;
+  };
+  InputNow inputNow(const ast::ReadSource& read, const sema::Type& element) const;
 
   std::map<const sema::Symbol*, sema::ConstValue> values_;
   struct Built {

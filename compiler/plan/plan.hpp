@@ -225,6 +225,11 @@ struct PlanOptions {
   /// (filters pass everything, every key distinct, every push runs, a queue holds all
   /// its pushes at once).
   const Calibration* calibration = nullptr;
+  /// explain: a read of an input file without `~ N` is counted from the file as it is
+  /// now, as the program will count it when it starts (its size; a text file's lines
+  /// estimated from its first MiB), where that file exists. Not for programs: what they
+  /// are built with must not depend on the files beside the build.
+  bool inputFilesNow = false;
   /// With a calibration: the static plan of the same script and params, whose memory
   /// split the program (built without calibration) makes (MemoryPlanner::adopt).
   const Plan* programPlan = nullptr;

@@ -11,6 +11,7 @@
 
 #include "flow/io/atomic_output.hpp"
 #include "flow/io/standard_streams.hpp"
+#include "flow/plan/input_size.hpp"
 #include "flow/program.hpp"
 #include "messages.hpp"
 
@@ -19,26 +20,6 @@ namespace flow {
 using detail::errno_text;
 
 namespace {
-
-// A text file's lines, estimated from the newlines in its first MiB (as a CSV reader
-// sniffs its input): one read at start, whatever the file's size. A first MiB without a
-// newline is one line so far; the rest of the file is taken to be like it.
-std::uint64_t estimated_lines(int fd, std::uint64_t size) {
-  constexpr std::size_t sample_bytes = 1 << 20;
-  std::vector<char> sample(static_cast<std::size_t>(std::min<std::uint64_t>(size, sample_bytes)));
-  std::size_t got = 0;
-  while (got < sample.size()) {
-    const ssize_t n = ::pread(fd, sample.data() + got, sample.size() - got, static_cast<off_t>(got));
-    if (n <= 0) break; // unreadable: the read itself will say so
-    got += static_cast<std::size_t>(n);
-  }
-  if (got == 0) return size == 0 ? 0 : 1;
-  const auto newlines = static_cast<std::uint64_t>(std::count(sample.data(), sample.data() + got, '\n'));
-  if (got == size) return newlines + (sample[got - 1] == '\n' ? 0 : 1); // the whole file: exact
-  // lines = size * newlines / got, rounded up (size < 2^63, newlines <= 2^20)
-  const unsigned __int128 scaled = static_cast<unsigned __int128>(size) * std::max<std::uint64_t>(newlines, 1);
-  return static_cast<std::uint64_t>((scaled + got - 1) / got);
-}
 
 bool same_file(const std::string& a, const std::string& b) {
   if (a == b) return true;
@@ -122,7 +103,7 @@ std::optional<int> program::check_input_files(const std::vector<std::string>& ou
     const bool sized = rc == 0 && (S_ISREG(st.st_mode) || device_end >= 0);
     const auto size = static_cast<std::uint64_t>(!sized ? 0 : S_ISREG(st.st_mode) ? st.st_size : device_end);
     // A text file is any number of bytes: its lines are estimated from its start.
-    const std::uint64_t lines = sized && in.type_name == text_input ? estimated_lines(fd, size) : 0;
+    const std::uint64_t lines = sized && in.type_name == text_input ? plan::estimated_lines(fd, size) : 0;
     ::close(fd);
     if (rc != 0) return fail(1, "cannot read input file '" + in.path + "': " + errno_text(e));
     if (S_ISDIR(st.st_mode)) return fail(1, "input file '" + in.path + "' is a directory");

@@ -35,6 +35,12 @@ say("DEF-STREAM", d and (d.range.start.line .. ":" .. d.range.start.character) o
 d = request("textDocument/definition", 8, 19)
 say("DEF-STDLIB", d and (d.uri:match("[^/]*/[^/]*$") .. ":" .. d.range.start.line) or "nil")
 
+-- The outline: the script's declarations, in order.
+local answers = vim.lsp.buf_request_sync(buf, "textDocument/documentSymbol", { textDocument = { uri = vim.uri_from_bufnr(buf) } }, 10000) or {}
+local names = {}
+for _, symbol in ipairs((answers[id] or {}).result or {}) do table.insert(names, symbol.name .. "(" .. symbol.detail .. ")") end
+say("OUTLINE", table.concat(names, " "))
+
 -- Completion after `p.` while the line is being typed (the script does not check then).
 vim.api.nvim_buf_set_lines(buf, 11, 12, false, { "    total += p." })
 local items = request("textDocument/completion", 11, 15) or {}
