@@ -3,6 +3,7 @@
 #include <deque>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -56,6 +57,11 @@ bool SourceFile::load(const std::string& path, SourceFile& out, std::string& err
     buffer << std::cin.rdbuf();
     out = SourceFile("<stdin>", buffer.str());
     return true;
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) { // ifstream opens one and reads nothing
+    error = "cannot read '" + path + "': it is a directory";
+    return false;
   }
   errno = 0;
   std::ifstream in(path, std::ios::binary);

@@ -36,6 +36,8 @@ std::vector<Token> lex(const std::string& text) {
   std::vector<Token> tokens;
   for (auto t = lexer.nextToken(); t->getType() != antlr4::Token::EOF; t = lexer.nextToken()) {
     Token token{t->getType(), t->getText(), t->getLine(), t->getLine()};
+    // A line comment's trailing white space is white space too (`// x   `).
+    if (token.type == FlowLexer::LINE_COMMENT) token.text.erase(token.text.find_last_not_of(" \t\r") + 1);
     token.endLine += static_cast<size_t>(std::count(token.text.begin(), token.text.end(), '\n'));
     tokens.push_back(std::move(token));
   }
@@ -71,7 +73,7 @@ struct Context {
   int openerIndent = 0;
   int contentIndent = 0;
   bool inStatement = false; // the last code token at this level did not end a statement
-  bool afterInlineBraces = false; // that token closed `{ … }` opened on its line
+  bool afterBrace = false; // that token was a `}`
   int statementIndent = 0;  // where the statement (or a bracket's argument) starts
   int pipeAnchor = -1;      // the indent its `| stage` lines hang from, once it has one
 };
@@ -143,7 +145,7 @@ private:
     if (isCloser(first.text) && contexts_.size() > 1) return c.openerIndent;
     const bool inBrackets = !c.block && !c.opener.empty();
     const bool stage = first.text == "|"; // always continues, also after a block's `}`
-    if (!inBrackets && !stage && (!c.inStatement || (c.afterInlineBraces && !continues(first)))) {
+    if (!inBrackets && !stage && (!c.inStatement || (c.afterBrace && !continues(first)))) {
       c.pipeAnchor = -1; // a new statement
       c.statementIndent = c.contentIndent;
       return c.contentIndent;
@@ -190,15 +192,12 @@ private:
       return;
     }
     if (isCloser(s)) {
-      bool closedBlock = false;
-      if (contexts_.size() > 1) {
-        closedBlock = contexts_.back().block;
-        contexts_.pop_back();
-      }
-      // A block's `}` ends its statement (`if … { … }`), unless `| stage` lines follow;
-      // after `{ … }` on one line the next line tells (`record R { … }`, `P { … } ~ 0.5`).
-      contexts_.back().inStatement = !closedBlock;
-      contexts_.back().afterInlineBraces = s == "}" && !closedBlock;
+      if (contexts_.size() > 1) contexts_.pop_back();
+      // After a `}` the next line tells whether the statement goes on (`| stage`,
+      // `to path`, `~ 0.5` after a stage's block or a record) or a new one starts
+      // (`record R { … }`, `if … { … }`, `} else {`).
+      contexts_.back().inStatement = true;
+      contexts_.back().afterBrace = s == "}";
       return;
     }
     Context& c = contexts_.back();
@@ -209,7 +208,7 @@ private:
     }
     if (s == ",") c.pipeAnchor = -1; // the next argument of a call has `| stage` lines of its own
     c.inStatement = true;
-    c.afterInlineBraces = false;
+    c.afterBrace = false;
   }
 
   /// Whether one space goes between code token `i` and the token before it on its line.

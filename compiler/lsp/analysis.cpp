@@ -319,11 +319,17 @@ std::optional<std::string> Analysis::hover(Position at) const {
   const std::optional<Word> word = wordAt(at);
   if (!word) return std::nullopt;
   std::string text;
-  if (const std::optional<Hit> hit = find(*word)) {
+  if (const std::optional<std::string> module = moduleFile(*word)) {
+    text = "module `" + word->text + "`: " + *module;
+  } else if (const std::optional<Hit> hit = find(*word)) {
     if (hit->field) text = "field `" + hit->field->name + "` of " + hit->record->name + ": " + typeName(hit->field->type);
     else if (hit->method) {
       const ast::MethodCallExpr& m = *hit->method;
-      text = "method `" + m.method + "` of " + typeName(m.object->type) + (m.type ? ", gives " + typeName(m.type) : "");
+      const sema::Symbol* c = m.container;
+      const std::string of = c && c->kind == sema::Symbol::Vector ? "vector<" + typeName(c->type) + ">"
+                             : c && c->kind == sema::Symbol::Queue ? "pq<" + typeName(c->type) + ">"
+                                                                   : typeName(m.object->type);
+      text = "method `" + m.method + "` of " + of + (m.type ? ", gives " + typeName(m.type) : "");
     } else if (hit->function) {
       const ast::FnDecl& fn = *hit->function;
       std::string params;
@@ -348,7 +354,8 @@ std::optional<std::string> Analysis::hover(Position at) const {
     for (const ast::StagePtr& stage : p.stages)
       if (stage->loc.origin == 0) lines.insert(stage->loc.line);
   }
-  text += planLines(lines);
+  const std::string plan = planLines(lines);
+  text += text.empty() && !plan.empty() ? plan.substr(2) : plan; // no blank header
   if (text.empty()) return std::nullopt;
   return text;
 }
@@ -379,9 +386,29 @@ std::optional<Location> Analysis::locationOf(SourceLoc loc, std::string_view nam
   return out;
 }
 
+std::optional<std::string> Analysis::moduleFile(const Word& word) const {
+  if (!program_ || !checked_) return std::nullopt;
+  // `graph` in `use std.graph;` or `graph.dedup(…)`: the module's alias, where no `.`
+  // stands before it.
+  const std::string_view line = file_->lineText(word.line);
+  const size_t begin = byteOfColumn(line, word.begin);
+  if (begin > 0 && line[begin - 1] == '.' && line.substr(0, begin).find("use") == std::string_view::npos) return std::nullopt;
+  for (const ast::StmtPtr& item : program_->items) {
+    auto* use = item->as<ast::UseDecl>();
+    if (!use || use->alias != word.text) continue;
+    // Its file, among those sema loaded: `std.graph` is graph.flow in the stdlib.
+    const std::string name = use->module.empty() ? use->path.text() : use->module.substr(use->module.rfind('.') + 1) + ".flow";
+    const std::string tail = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
+    for (const std::string& path : checked_->moduleFiles)
+      if (path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0) return path;
+  }
+  return std::nullopt;
+}
+
 std::optional<Location> Analysis::definition(Position at) const {
   const std::optional<Word> word = wordAt(at);
   if (!word) return std::nullopt;
+  if (const std::optional<std::string> module = moduleFile(*word)) return Location{*module, {}};
   const std::optional<Hit> hit = find(*word);
   if (!hit) return std::nullopt;
   if (hit->field) return locationOf(hit->field->loc, hit->field->name);
@@ -469,9 +496,11 @@ std::vector<CompletionItem> Analysis::completion(Position at, std::string_view l
   if (checked_)
     for (const sema::Symbol& s : checked_->symbols) {
       if (s.kind == sema::Symbol::Builtin || s.kind == sema::Symbol::Field || s.name.find('.') != std::string::npos) continue;
-      const bool local = s.kind == sema::Symbol::LoopVar || s.kind == sema::Symbol::LambdaVar ||
-                         s.kind == sema::Symbol::Index;
-      if (local && !(s.loc.origin == 0 && s.loc.line <= at.line + 1)) continue;
+      // A stage's element (`e =>`) and an index live on their line; a loop's variable
+      // from its line on (the loop's end is not known here).
+      const bool ofALine = s.kind == sema::Symbol::LambdaVar || s.kind == sema::Symbol::Index;
+      if (ofALine && !(s.loc.origin == 0 && s.loc.line == at.line + 1)) continue;
+      if (s.kind == sema::Symbol::LoopVar && !(s.loc.origin == 0 && s.loc.line <= at.line + 1)) continue;
       add(s.name, s.kind == sema::Symbol::Record ? CompletionItem::Record : CompletionItem::Variable, describeSymbol(s));
     }
   if (program_)

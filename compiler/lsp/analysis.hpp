@@ -92,6 +92,8 @@ public:
 private:
   struct Hit; // what the AST has at a place
   std::optional<Hit> find(const Word& word) const;
+  /// The file of the module whose alias `word` is (`graph` of `use std.graph;`).
+  std::optional<std::string> moduleFile(const Word& word) const;
   const sema::Symbol* symbolNamed(const std::string& name, uint32_t line) const;
   const ast::FnDecl* functionNamed(const std::string& name) const;
   /// `loc` as a place in its file, at the first `name` from there on its line.

@@ -6,6 +6,7 @@
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <filesystem>
 #include <istream>
 #include <map>
 #include <memory>
@@ -40,8 +41,12 @@ std::string pathOfUri(const std::string& uri) {
   return path;
 }
 
-std::string uriOfPath(const std::string& path) {
+std::string uriOfPath(const std::string& given) {
   static const char* hex = "0123456789ABCDEF";
+  // The file itself, not a link to it (the build tree's stdlib links to the source's).
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::canonical(given, ec);
+  const std::string path = ec ? given : real.string();
   std::string uri = "file://";
   for (unsigned char c : path) {
     if (std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '-' || c == '~') uri += static_cast<char>(c);
@@ -290,10 +295,13 @@ private:
     const SourceFile file(pathOfUri(it->first), text);
     const std::optional<std::string> formatted = format::formatScript(file, diags);
     if (!formatted || *formatted == text) return reply(id, json::Array{}); // a script with errors stays as it is
-    // One edit that replaces the whole text: from the start to past its last line.
+    // One edit that replaces the whole text: from its start to its end (after the last
+    // line break, or at the end of a last line without one).
     uint32_t lines = 0;
     for (char c : text) lines += c == '\n';
-    reply(id, json::Array{json::Object{{"range", toJson(Range{{0, 0}, {lines + 1, 0}})}, {"newText", *formatted}}});
+    const size_t lastLine = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+    const Position end{lines, toUtf16(std::string_view(text).substr(lastLine), 1u << 30)};
+    reply(id, json::Array{json::Object{{"range", toJson(Range{{0, 0}, end})}, {"newText", *formatted}}});
   }
 
   std::istream& in_;
