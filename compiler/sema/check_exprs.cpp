@@ -629,6 +629,17 @@ const Type* Checker::checkAggregate(CallExpr& e) {
   return element;
 }
 
+void Checker::unknownFunction(const CallExpr& e) {
+  const std::string name = e.callee.str();
+  // The nearest of the builtins and the script's functions, its modules' too
+  // (`graph.dedupe`: did you mean 'graph.dedup'?).
+  std::vector<std::string> names;
+  for (const BuiltinInfo& b : ast::builtins()) names.push_back(b.name);
+  for (const auto& [fn, decl] : functions_) names.push_back(fn);
+  error(e.loc, "unknown function '" + name + "'" + suggest(name, names) +
+                   " (imported C++ functions are called as cpp::name(…))");
+}
+
 const Type* Checker::checkCall(CallExpr& e, const Type* expected) {
   const std::string name = e.callee.str();
   if (e.callee.parts.size() > 1) return checkCppCall(e);
@@ -639,10 +650,7 @@ const Type* Checker::checkCall(CallExpr& e, const Type* expected) {
     return out_.types.error();
   }
   if (!s) {
-    std::vector<std::string> names;
-    for (const BuiltinInfo& b : ast::builtins()) names.push_back(b.name);
-    error(e.loc, "unknown function '" + name + "'" + suggest(name, names) +
-                     " (imported C++ functions are called as cpp::name(…))");
+    unknownFunction(e);
     return out_.types.error();
   }
   e.symbol = s;

@@ -530,6 +530,8 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
                        "' is a " + sym->kindName());
     } else if (name) {
       error(e.loc, "unknown stream or vector '" + name->name.str() + "'" + suggest(name->name.str(), namesInScope()));
+    } else if (auto* call = e.as<CallExpr>(); call && call->callee.parts.size() == 1 && !lookup(call->callee.str())) {
+      unknownFunction(*call); // a function's call would have been expanded: this one names none
     } else {
       error(e.loc, "a pipeline starts from a stream, a vector or a source such as range(…) or generate(…)");
     }

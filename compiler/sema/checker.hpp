@@ -158,6 +158,8 @@ private:
   static bool inlinable(const ast::FnDecl& fn);
   /// The script function `e` calls, if it is such a call.
   ast::FnDecl* functionCalled(const ast::Expr& e);
+  /// "unknown function 'f'", with the nearest builtin or script function.
+  void unknownFunction(const ast::CallExpr& e);
   bool recursive(const ast::FnDecl& fn, SourceLoc call);
   const SourceFile* fileOf(const ast::FnDecl& fn) const;
   /// Checks a list of statements, expanding the function calls in each before it.
