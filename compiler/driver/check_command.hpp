@@ -15,6 +15,7 @@ struct CheckOptions {
   bool summary = false;
   bool color = false;
   bool jsonDiagnostics = false; // --diagnostics-format=json: one JSON array on stdout
+  bool sarifDiagnostics = false; // --diagnostics-format=sarif: one SARIF 2.1.0 log on stdout
   std::vector<std::string> files;
 };
 

@@ -55,7 +55,7 @@ const char* kFmtNotes = "the layout: 4 columns for each block or bracket open at
 
 enum class Color { Auto, Always, Never };
 /// How `check` reports: for people (stderr) or for tools (a JSON array on stdout).
-enum class DiagnosticsFormat { Text, Json };
+enum class DiagnosticsFormat { Text, Json, Sarif };
 
 /// A command: its subcommand of the parser, what its usage line shows after [options],
 /// and what its help says after the options.
@@ -203,9 +203,11 @@ struct Table {
   cl::opt<DiagnosticsFormat, false, ChoiceParser<DiagnosticsFormat>> diagnosticsFormat{
       "diagnostics-format", cl::value_desc("FORMAT"),
       cl::desc("text (default: file:line:col: error: message, the line and a caret\n"
-               "on stderr) or json (one array on stdout for tools: each error or\n"
-               "warning with file, line, column, severity, message and notes)"),
-      cl::values(clEnumValN(DiagnosticsFormat::Text, "text", ""), clEnumValN(DiagnosticsFormat::Json, "json", "")),
+               "on stderr), json (one array on stdout for tools: each error or\n"
+               "warning with file, line, column, severity, message and notes) or\n"
+               "sarif (one SARIF 2.1.0 log on stdout, as code-scanning tools read)"),
+      cl::values(clEnumValN(DiagnosticsFormat::Text, "text", ""), clEnumValN(DiagnosticsFormat::Json, "json", ""),
+                 clEnumValN(DiagnosticsFormat::Sarif, "sarif", "")),
       cl::init(DiagnosticsFormat::Text), Commands{{&check.sub}}};
 
   // fmt
@@ -598,6 +600,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.check.parseOnly = table.parseOnly;
     out.check.summary = table.summary;
     out.check.jsonDiagnostics = table.diagnosticsFormat == DiagnosticsFormat::Json;
+    out.check.sarifDiagnostics = table.diagnosticsFormat == DiagnosticsFormat::Sarif;
     out.check.includeDirs = includeDirs;
     out.check.strCapacity = strCapacity;
     out.check.color = color;
