@@ -55,6 +55,8 @@ const std::set<std::string> kCallKeywords = {"generate", "range", "read", "read_
                                              "scan", "merge", "join", "left_join", "zip", "concat"};
 /// Keywords that end an operand, so that `-` or `~` after them is binary: `unique ~ 0.5`.
 const std::set<std::string> kEndsOperand = {"true", "false", "unique", "sort", "asc", "desc"};
+/// Statements whose block is their body.
+const std::set<std::string> kBodyKeywords = {"if", "while", "for", "fn"};
 /// Keywords followed by a type argument: `stream<Edge>`, `pq<T>`.
 const std::set<std::string> kGenericKeywords = {"stream", "vector", "array", "order", "pq"};
 
@@ -76,6 +78,7 @@ struct Context {
   bool afterBrace = false; // that token was a `}`
   int statementIndent = 0;  // where the statement (or a bracket's argument) starts
   int pipeAnchor = -1;      // the indent its `| stage` lines hang from, once it has one
+  std::string statementKeyword; // the statement's first token (`for`, `if`, `stream`, …)
 };
 
 class Layout {
@@ -186,7 +189,14 @@ private:
       c.opener = s;
       c.block = s == "{" && (next == tokens_.size() || tokens_[next].line > t.endLine);
       c.openerIndent = indent;
-      c.contentIndent = indent + kIndent;
+      // The body of `if`, `while`, `for … in` or `fn` opened on a continuation line
+      // (`  | filter x => x > 0 {`) belongs to the statement: its lines and its `}` line
+      // up with the statement, not with the line the `{` ends.
+      const Context& outer = contexts_.back();
+      if (c.block && (outer.block || outer.opener.empty()) && indent != outer.contentIndent &&
+          kBodyKeywords.count(outer.statementKeyword) && !stageBlock(i))
+        c.openerIndent = outer.contentIndent;
+      c.contentIndent = c.openerIndent + kIndent;
       c.statementIndent = c.contentIndent;
       contexts_.push_back(c);
       return;
@@ -207,8 +217,19 @@ private:
       return;
     }
     if (s == ",") c.pipeAnchor = -1; // the next argument of a call has `| stage` lines of its own
+    if (!c.inStatement) c.statementKeyword = s;
     c.inStatement = true;
     c.afterBrace = false;
+  }
+
+  /// Whether the `{` at `i` opens a stage's block: `| for e {` or `} end {`.
+  bool stageBlock(size_t i) const {
+    const size_t a = previousCode(i);
+    if (a == tokens_.size()) return false;
+    if (tokens_[a].text == "end") return true;
+    const size_t b = previousCode(a), c = b == tokens_.size() ? b : previousCode(b);
+    return tokens_[a].type == FlowLexer::IDENT && b < tokens_.size() && tokens_[b].text == "for" &&
+           c < tokens_.size() && tokens_[c].text == "|";
   }
 
   /// Whether one space goes between code token `i` and the token before it on its line.
