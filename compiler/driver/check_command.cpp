@@ -51,12 +51,12 @@ int runCheck(const CheckOptions& options) {
   bool ok = true;
   bool noDiagnostic = true; // in the JSON array so far
   llvm::json::Array sarifResults;
-  if (options.jsonDiagnostics) std::cout << "[";
+  if (options.format == CheckOptions::Format::Json) std::cout << "[";
   // Each file gets its own engine, so one bad file's error limit does not hide the next.
   for (const std::string& path : options.files) {
     CompiledScript script;
     DiagnosticEngine diags(std::cerr, options.color);
-    diags.setQuiet(options.jsonDiagnostics || options.sarifDiagnostics);
+    diags.setQuiet(options.format != CheckOptions::Format::Text);
     FrontEndOptions frontEnd;
     frontEnd.includeDirs = options.includeDirs;
     frontEnd.strCapacity = options.strCapacity;
@@ -66,12 +66,12 @@ int runCheck(const CheckOptions& options) {
     if (script.checked && options.dumpTypes) sema::dumpTypes(*script.checked, std::cout);
     if (clean && options.summary) std::cout << path << ": " << ast::summarize(*script.program) << '\n';
     diags.flush();
-    if (options.jsonDiagnostics) {
+    if (options.format == CheckOptions::Format::Json) {
       diags.writeJson(std::cout, noDiagnostic);
       ok = ok && !diags.hasErrors();
       continue;
     }
-    if (options.sarifDiagnostics) {
+    if (options.format == CheckOptions::Format::Sarif) {
       addSarifResults(diags, sarifResults);
       ok = ok && !diags.hasErrors();
       continue;
@@ -81,8 +81,8 @@ int runCheck(const CheckOptions& options) {
       std::cerr << diags.errorCount() << (diags.errorCount() == 1 ? " error" : " errors") << " in " << (path == "-" ? "<stdin>" : path) << '\n';
     }
   }
-  if (options.jsonDiagnostics) std::cout << (noDiagnostic ? "]\n" : "\n]\n");
-  if (options.sarifDiagnostics) {
+  if (options.format == CheckOptions::Format::Json) std::cout << (noDiagnostic ? "]\n" : "\n]\n");
+  if (options.format == CheckOptions::Format::Sarif) {
     llvm::json::Object driver{{"name", "flowc"}, {"version", FLOW_VERSION}};
     llvm::json::Object log{{"version", "2.1.0"},
                            {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},

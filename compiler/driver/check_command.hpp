@@ -14,8 +14,8 @@ struct CheckOptions {
   uint64_t strCapacity = 254;   // --max-str
   bool summary = false;
   bool color = false;
-  bool jsonDiagnostics = false; // --diagnostics-format=json: one JSON array on stdout
-  bool sarifDiagnostics = false; // --diagnostics-format=sarif: one SARIF 2.1.0 log on stdout
+  /// --diagnostics-format: text on stderr, one JSON array or one SARIF 2.1.0 log on stdout.
+  enum class Format { Text, Json, Sarif } format = Format::Text;
   std::vector<std::string> files;
 };
 

@@ -54,8 +54,6 @@ const char* kFmtNotes = "the layout: 4 columns for each block or bracket open at
                         "when a file is not formatted.\n";
 
 enum class Color { Auto, Always, Never };
-/// How `check` reports: for people (stderr) or for tools (a JSON array on stdout).
-enum class DiagnosticsFormat { Text, Json, Sarif };
 
 /// A command: its subcommand of the parser, what its usage line shows after [options],
 /// and what its help says after the options.
@@ -200,15 +198,15 @@ struct Table {
                           Commands{{&check.sub}}};
   cl::opt<bool> summary{"summary", cl::desc("print a one-line summary of each clean script"),
                         Commands{{&check.sub}}};
-  cl::opt<DiagnosticsFormat, false, ChoiceParser<DiagnosticsFormat>> diagnosticsFormat{
+  cl::opt<CheckOptions::Format, false, ChoiceParser<CheckOptions::Format>> diagnosticsFormat{
       "diagnostics-format", cl::value_desc("FORMAT"),
       cl::desc("text (default: file:line:col: error: message, the line and a caret\n"
                "on stderr), json (one array on stdout for tools: each error or\n"
                "warning with file, line, column, severity, message and notes) or\n"
                "sarif (one SARIF 2.1.0 log on stdout, as code-scanning tools read)"),
-      cl::values(clEnumValN(DiagnosticsFormat::Text, "text", ""), clEnumValN(DiagnosticsFormat::Json, "json", ""),
-                 clEnumValN(DiagnosticsFormat::Sarif, "sarif", "")),
-      cl::init(DiagnosticsFormat::Text), Commands{{&check.sub}}};
+      cl::values(clEnumValN(CheckOptions::Format::Text, "text", ""), clEnumValN(CheckOptions::Format::Json, "json", ""),
+                 clEnumValN(CheckOptions::Format::Sarif, "sarif", "")),
+      cl::init(CheckOptions::Format::Text), Commands{{&check.sub}}};
 
   // fmt
   cl::opt<bool> fmtCheck{"check", cl::desc("change nothing: list the files that are not formatted and exit\n"
@@ -599,8 +597,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.check.dumpTypes = table.dumpTypes;
     out.check.parseOnly = table.parseOnly;
     out.check.summary = table.summary;
-    out.check.jsonDiagnostics = table.diagnosticsFormat == DiagnosticsFormat::Json;
-    out.check.sarifDiagnostics = table.diagnosticsFormat == DiagnosticsFormat::Sarif;
+    out.check.format = table.diagnosticsFormat;
     out.check.includeDirs = includeDirs;
     out.check.strCapacity = strCapacity;
     out.check.color = color;

@@ -149,7 +149,8 @@ private:
     const bool inBrackets = !c.block && !c.opener.empty();
     const bool stage = first.text == "|"; // always continues, also after a block's `}`
     if (!inBrackets && !stage && (!c.inStatement || (c.afterBrace && !continues(first)))) {
-      c.pipeAnchor = -1; // a new statement
+      c.pipeAnchor = -1; // a new statement (its first token sets statementKeyword)
+      c.inStatement = c.afterBrace = false;
       c.statementIndent = c.contentIndent;
       return c.contentIndent;
     }
@@ -276,8 +277,7 @@ private:
     const Token& before = tokens_[p];
     const bool value = before.type == FlowLexer::IDENT || before.type == FlowLexer::INT ||
                        before.type == FlowLexer::FLOAT || before.type == FlowLexer::SIZE ||
-                       before.type == FlowLexer::STRING || before.text == "true" || before.text == "false" ||
-                       isCloser(before.text) || genericClose_.count(p) || kEndsOperand.count(before.text) ||
+                       before.type == FlowLexer::STRING || isCloser(before.text) || genericClose_.count(p) || kEndsOperand.count(before.text) ||
                        (isKeyword(before) && p > 0 && previousCode(p) < tokens_.size() &&
                         tokens_[previousCode(p)].text == ".");
     return !value;
