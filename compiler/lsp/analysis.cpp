@@ -1,5 +1,6 @@
 #include "lsp/analysis.hpp"
 
+#include "ast/ast_printer.hpp"
 #include "ast/visit.hpp"
 #include "parse/parser.hpp"
 #include "sema/sema.hpp"
@@ -332,9 +333,16 @@ std::optional<std::string> Analysis::hover(Position at) const {
       text = "method `" + m.method + "` of " + of + (m.type ? ", gives " + typeName(m.type) : "");
     } else if (hit->function) {
       const ast::FnDecl& fn = *hit->function;
+      // Its signature as written: `fn graph.degrees(edges: stream<Edge>) -> stream<Degree>`.
+      auto written = [](const ast::FnParam& p) {
+        static const char* const kinds[] = {"", "stream", "vector", "array", "order", "pq"};
+        const std::string type = p.type ? ast::typeName(*p.type) : "?";
+        return p.kind == ast::FnParam::Value ? type : std::string(kinds[p.kind]) + "<" + type + ">";
+      };
       std::string params;
-      for (const ast::FnParam& p : fn.params) params += (params.empty() ? "" : ", ") + p.name;
-      text = "fn `" + fn.name + "`(" + params + ")" + commentAbove(fn.loc);
+      for (const ast::FnParam& p : fn.params) params += (params.empty() ? "" : ", ") + p.name + ": " + written(p);
+      text = "fn `" + fn.name + "`(" + params + ")" + (fn.result ? " -> " + written(*fn.result) : "") +
+             commentAbove(fn.loc);
     } else if (hit->call && hit->call->builtin) {
       text = "builtin `" + hit->call->callee.str() + "`" + (hit->call->type ? ": " + typeName(hit->call->type) : "");
     } else if (hit->symbol) {
