@@ -229,6 +229,15 @@ std::optional<Analysis::Hit> Analysis::find(const Word& word) const {
     }
     bool visit(const ast::Stmt& s) override {
       if (s.symbol && s.symbol->name == word.text && s.loc.origin == 0 && s.loc.line == word.line) hit = Hit{s.symbol};
+      // A field where its record declares it.
+      if (auto* r = s.as<ast::RecordDecl>(); r && s.symbol && s.symbol->record)
+        for (const ast::FieldDecl& f : r->fields)
+          if (at(f.loc) && f.name == word.text) {
+            Hit h;
+            h.record = s.symbol->record;
+            h.field = h.record->field(f.name);
+            if (h.field) hit = h;
+          }
       return true;
     }
   } finder(word);

@@ -26,6 +26,8 @@ say("HOVER-STREAM", h and first_line(h.contents.value) or "nil")
 say("HOVER-PLAN", h and (h.contents.value:match("\n%- (for p loop[^\n]*)") or "no plan") or "nil")
 h = request("textDocument/hover", 11, 16)
 say("HOVER-FIELD", h and h.contents.value or "nil")
+h = request("textDocument/hover", 3, 28)
+say("HOVER-FIELD-DECL", h and h.contents.value or "nil")
 h = request("textDocument/hover", 8, 19)
 say("HOVER-FN", h and first_line(h.contents.value) or "nil", h and (h.contents.value:match("Per node[^\n]*") or "") or "")
 
