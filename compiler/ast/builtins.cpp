@@ -30,6 +30,18 @@ const BuiltinInfo& info(Builtin b) { return kBuiltins[static_cast<int>(b)]; }
 const MethodInfo& info(Method m) { return kMethods[static_cast<int>(m)]; }
 const StageInfo& info(StageId s) { return kStages[static_cast<int>(s)]; }
 std::span<const StageInfo> namedStages() { return kStages; }
+std::span<const char* const> stageNames() {
+  static constexpr const char* names[] = {"map", "filter", "sort", "unique", "take", "for", "reduce",
+#define STAGE(Id, name, ...) name,
+#include "ast/builtins.def"
+  };
+  return names;
+}
+std::span<const char* const> sourceNames() {
+  static constexpr const char* names[] = {"generate", "range", "read", "read_text", "read_lines", "read_csv",
+                                          "scan", "merge", "join", "left_join", "zip", "concat"};
+  return names;
+}
 
 std::optional<StageId> findStage(std::string_view name) {
   return findRow(kStages, name, &StageInfo::id, &StageInfo::name);

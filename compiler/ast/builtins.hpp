@@ -65,6 +65,11 @@ struct StageInfo {
 const BuiltinInfo& info(Builtin b);
 const StageInfo& info(StageId s);
 std::span<const StageInfo> namedStages();
+/// Every stage a pipeline may have after `|`: the keyword stages (`map`, `filter`, …),
+/// then the named ones.
+std::span<const char* const> stageNames();
+/// The sources written as calls: `read(path)`, `join(a by …, b by …)`, `range(a, b)`, ….
+std::span<const char* const> sourceNames();
 std::optional<StageId> findStage(std::string_view name);
 const MethodInfo& info(Method m);
 /// Every builtin (or method), in the table's order.

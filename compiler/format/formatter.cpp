@@ -1,5 +1,6 @@
 #include "format/formatter.hpp"
 
+#include "ast/builtins.hpp"
 #include "parse/parser.hpp"
 
 #include "FlowLexer.h"
@@ -49,10 +50,12 @@ bool isWord(const Token& t) {
 }
 bool isKeyword(const Token& t) { return isWord(t) && t.type != FlowLexer::IDENT; }
 
-/// Sources written as calls: `read(p)`, `join(a by …)`; other keywords take a space
-/// before a parenthesis (`reduce (k)`, `unique (a, b)`, `if (a || b) {`).
-const std::set<std::string> kCallKeywords = {"generate", "range", "read", "read_text", "read_lines", "read_csv",
-                                             "scan", "merge", "join", "left_join", "zip", "concat"};
+/// Sources written as calls (`read(p)`, `join(a by …)`: ast::sourceNames) take no space
+/// before their parenthesis; other keywords do (`reduce (k)`, `unique (a, b)`, `if (a) {`).
+bool callKeyword(const std::string& word) {
+  const auto names = ast::sourceNames();
+  return std::find(names.begin(), names.end(), word) != names.end();
+}
 /// Keywords that end an operand, so that `-` or `~` after them is binary: `unique ~ 0.5`.
 const std::set<std::string> kEndsOperand = {"true", "false", "unique", "sort", "asc", "desc"};
 /// Statements whose block is their body.
@@ -107,7 +110,7 @@ private:
     if (first.comment()) {
       // A comment line is indented as the code line after it (the comment is about it),
       // or as the contents of the bracket that line closes.
-      commentLines_.push_back(linesSoFar_);
+      commentLines_.push_back(indents_.size()); // this line's number
     } else {
       line.indent = indentOf(begin);
     }
@@ -125,7 +128,6 @@ private:
     line.code = std::move(code);
     indents_.push_back(first.comment() ? -1 : line.indent);
     closerLine_.push_back(!first.comment() && isCloser(first.text));
-    ++linesSoFar_;
   }
 
   static bool isCloser(const std::string& s) { return s == "}" || s == ")" || s == "]"; }
@@ -260,7 +262,7 @@ private:
     if (unary(i - 1)) return false;
     if (b == "(") {
       if (prev.type == FlowLexer::IDENT || genericClose_.count(i - 1)) return false;
-      if (isKeyword(prev)) return !(prevIsMember || kCallKeywords.count(a));
+      if (isKeyword(prev)) return !(prevIsMember || callKeyword(a));
       return true;
     }
     if (b == "[") return !(prev.type == FlowLexer::IDENT || a == ")" || a == "]" || (isKeyword(prev) && prevIsMember));
@@ -333,7 +335,6 @@ private:
   std::vector<size_t> commentLines_; // lines that start with a comment
   std::vector<int> indents_;         // per line: its indent (-1 for a comment line)
   std::vector<bool> closerLine_;     // per line: starts with `}`, `)` or `]`
-  size_t linesSoFar_ = 0;
 };
 
 bool sameTokens(const std::vector<Token>& a, const std::vector<Token>& b) {

@@ -1,6 +1,7 @@
 #include "lsp/analysis.hpp"
 
 #include "ast/ast_printer.hpp"
+#include "ast/builtins.hpp"
 #include "ast/visit.hpp"
 #include "parse/parser.hpp"
 #include "sema/sema.hpp"
@@ -9,6 +10,7 @@
 #include <cctype>
 #include <map>
 #include <set>
+#include <span>
 
 namespace flow::lsp {
 
@@ -31,39 +33,30 @@ const char* const kKeywords[] = {"param", "memory", "block", "record", "order", 
                                  "break", "continue", "emit", "print", "write", "write_text", "write_lines",
                                  "write_csv", "return", "to", "as", "by", "with", "on", "asc", "desc", "true",
                                  "false", "end"};
-const char* const kSources[] = {"read", "read_text", "read_lines", "read_csv", "range", "generate", "scan",
-                                "merge", "join", "left_join", "zip", "concat"};
-const char* const kStages[] = {"map", "filter", "sort", "unique", "take", "for", "reduce",
-#define STAGE(Id, name, ...) name,
-#include "ast/builtins.def"
-};
-const char* const kBuiltins[] = {
-#define BUILTIN(Id, name, ...) name,
-#include "ast/builtins.def"
-};
-const char* const kStrMethods[] = {
-#define STR_METHOD(Id, name, ...) name,
-#include "ast/builtins.def"
-};
-struct ContainerMethod {
-  const char* name;
-  bool queue, vector;
-};
-const ContainerMethod kContainerMethods[] = {
-#define METHOD(Id, name, args, queue, vector, changes) {name, queue, vector},
-#include "ast/builtins.def"
-};
+bool listed(std::span<const char* const> words, const std::string& word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
 
 std::string typeName(const sema::Type* type) { return type ? type->name() : "?"; }
+
+/// A stream's, vector's or queue's type as the script writes it (`vector<u32>`); "" for
+/// other symbols.
+std::string containerType(const sema::Symbol& s) {
+  switch (s.kind) {
+  case sema::Symbol::Stream: return "stream<" + typeName(s.type) + ">";
+  case sema::Symbol::Vector: return "vector<" + typeName(s.type) + ">";
+  case sema::Symbol::Queue: return "pq<" + typeName(s.type) + ">";
+  default: return "";
+  }
+}
 
 /// What a symbol is, as hover says it: "stream `p`: stream<Pair>".
 std::string describeSymbol(const sema::Symbol& s) {
   std::string what = std::string(s.kindName()) + " `" + s.name + "`";
   switch (s.kind) {
-  case sema::Symbol::Stream: return what + ": stream<" + typeName(s.type) + ">";
-  case sema::Symbol::Vector: return what + ": vector<" + typeName(s.type) + ">";
-  case sema::Symbol::Queue:
-    return what + ": pq<" + typeName(s.type) + ">" + (s.order ? " ordered by " + s.order->name : "");
+  case sema::Symbol::Stream:
+  case sema::Symbol::Vector: return what + ": " + containerType(s);
+  case sema::Symbol::Queue: return what + ": " + containerType(s) + (s.order ? " ordered by " + s.order->name : "");
   case sema::Symbol::Array: return what + ": array of " + typeName(s.type);
   case sema::Symbol::Record: {
     std::string fields;
@@ -169,6 +162,7 @@ Analysis::Analysis(std::string path, std::string text, const AnalysisOptions& op
 Analysis::~Analysis() = default;
 
 std::string_view Analysis::lineText(uint32_t line) const { return file_->lineText(line + 1); }
+const std::string& Analysis::text() const { return file_->text(); }
 
 std::optional<Analysis::Word> Analysis::wordAt(Position at) const {
   const std::string_view line = file_->lineText(at.line + 1);
@@ -329,16 +323,14 @@ std::optional<std::string> Analysis::hover(Position at) const {
   const std::optional<Word> word = wordAt(at);
   if (!word) return std::nullopt;
   std::string text;
+  const std::optional<Hit> hit = find(*word);
   if (const std::optional<std::string> module = moduleFile(*word)) {
     text = "module `" + word->text + "`: " + *module;
-  } else if (const std::optional<Hit> hit = find(*word)) {
+  } else if (hit) {
     if (hit->field) text = "field `" + hit->field->name + "` of " + hit->record->name + ": " + typeName(hit->field->type);
     else if (hit->method) {
       const ast::MethodCallExpr& m = *hit->method;
-      const sema::Symbol* c = m.container;
-      const std::string of = c && c->kind == sema::Symbol::Vector ? "vector<" + typeName(c->type) + ">"
-                             : c && c->kind == sema::Symbol::Queue ? "pq<" + typeName(c->type) + ">"
-                                                                   : typeName(m.object->type);
+      const std::string of = m.container ? containerType(*m.container) : typeName(m.object->type);
       text = "method `" + m.method + "` of " + of + (m.type ? ", gives " + typeName(m.type) : "");
     } else if (hit->function) {
       const ast::FnDecl& fn = *hit->function;
@@ -357,14 +349,13 @@ std::optional<std::string> Analysis::hover(Position at) const {
     } else if (hit->symbol) {
       text = describeSymbol(*hit->symbol);
     }
-  } else if (std::find(std::begin(kKeywords), std::end(kKeywords), word->text) != std::end(kKeywords) ||
-             std::find(std::begin(kStages), std::end(kStages), word->text) != std::end(kStages) ||
-             std::find(std::begin(kSources), std::end(kSources), word->text) != std::end(kSources)) {
+  } else if (listed(kKeywords, word->text) || listed(ast::stageNames(), word->text) ||
+             listed(ast::sourceNames(), word->text)) {
     text = "`" + word->text + "` (docs/language.md)";
   }
   // The plan of the line; on a stream's or vector's name, of its whole pipeline.
   std::set<uint32_t> lines = {word->line};
-  if (const std::optional<Hit> hit = find(*word); hit && hit->symbol && hit->symbol->pipeline) {
+  if (hit && hit->symbol && hit->symbol->pipeline) {
     const ast::Pipeline& p = *hit->symbol->pipeline;
     if (p.loc.origin == 0) lines.insert(p.loc.line);
     if (p.source && p.source->loc.origin == 0) lines.insert(p.source->loc.line);
@@ -493,12 +484,12 @@ std::vector<CompletionItem> Analysis::completion(Position at, std::string_view l
     if (const sema::Symbol* s = symbolNamed(object, at.line + 1)) {
       const bool queue = s->kind == sema::Symbol::Queue, vector = s->kind == sema::Symbol::Vector;
       if (queue || vector) {
-        for (const ContainerMethod& m : kContainerMethods)
-          if ((queue && m.queue) || (vector && m.vector)) add(m.name, CompletionItem::Method, s->kindName());
+        for (const ast::MethodInfo& m : ast::methods())
+          if ((queue && m.ofQueue) || (vector && m.ofVector)) add(m.name, CompletionItem::Method, s->kindName());
       } else if (s->type && s->type->record) {
         for (const sema::FieldInfo& f : s->type->record->fields) add(f.name, CompletionItem::Field, typeName(f.type));
       } else if (s->type && s->type->isStr()) {
-        for (const char* m : kStrMethods) add(m, CompletionItem::Method, "str");
+        for (const ast::StrMethodInfo& m : ast::strMethods()) add(m.name, CompletionItem::Method, "str");
       }
     }
     return items;
@@ -507,7 +498,7 @@ std::vector<CompletionItem> Analysis::completion(Position at, std::string_view l
   size_t before = start;
   while (before > 0 && std::isspace(static_cast<unsigned char>(line[before - 1]))) --before;
   if (before > 0 && line[before - 1] == '|') {
-    for (const char* s : kStages) add(s, CompletionItem::Keyword, "stage");
+    for (const char* s : ast::stageNames()) add(s, CompletionItem::Keyword, "stage");
     return items;
   }
   if (checked_)
@@ -526,10 +517,10 @@ std::vector<CompletionItem> Analysis::completion(Position at, std::string_view l
         add(fn->name, CompletionItem::Function, "fn");
       if (auto* use = item->as<ast::UseDecl>()) add(use->alias, CompletionItem::Module, "module " + use->module);
     }
-  for (const char* b : kBuiltins) add(b, CompletionItem::Function, "builtin");
-  for (const char* s : kSources) add(s, CompletionItem::Keyword, "source");
+  for (const ast::BuiltinInfo& b : ast::builtins()) add(b.name, CompletionItem::Function, "builtin");
+  for (const char* s : ast::sourceNames()) add(s, CompletionItem::Keyword, "source");
   for (const char* k : kKeywords) add(k, CompletionItem::Keyword, "keyword");
-  for (const char* s : kStages) add(s, CompletionItem::Keyword, "stage");
+  for (const char* s : ast::stageNames()) add(s, CompletionItem::Keyword, "stage");
   return items;
 }
 

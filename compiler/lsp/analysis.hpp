@@ -61,6 +61,8 @@ public:
   bool clean() const { return checked_ != nullptr; }
   /// Line `line` (0-based) of the text, without its line break.
   std::string_view lineText(uint32_t line) const;
+  /// The text this analysis checked.
+  const std::string& text() const;
 
   /// Markdown for what is at `at`: a name's kind and type, a field's type, a method or
   /// builtin, and the plan's nodes of the line (elements, bytes, memory, I/O).

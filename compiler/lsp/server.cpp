@@ -113,8 +113,7 @@ public:
 
 private:
   struct Document {
-    std::string text;
-    std::shared_ptr<const Analysis> analysis;
+    std::shared_ptr<const Analysis> analysis; // of the editor's text now
     std::shared_ptr<const Analysis> lastClean; // the last version that checked: completion while typing
   };
 
@@ -222,8 +221,7 @@ private:
 
   void update(const std::string& uri, std::string text) {
     Document& doc = documents_[uri];
-    doc.text = std::move(text);
-    doc.analysis = std::make_shared<const Analysis>(pathOfUri(uri), doc.text, options_);
+    doc.analysis = std::make_shared<const Analysis>(pathOfUri(uri), std::move(text), options_);
     if (doc.analysis->clean()) doc.lastClean = doc.analysis;
     json::Array diagnostics;
     for (const Diagnostic& d : doc.analysis->diagnostics())
@@ -287,8 +285,8 @@ private:
 
   void formatting(const json::Value* id, const json::Object* params) {
     auto it = documents_.find(uriOf(params));
-    if (it == documents_.end()) return reply(id, json::Array{});
-    const std::string& text = it->second.text;
+    if (it == documents_.end() || !it->second.analysis) return reply(id, json::Array{});
+    const std::string& text = it->second.analysis->text();
     std::ostringstream quiet;
     DiagnosticEngine diags(quiet);
     diags.setQuiet(true);

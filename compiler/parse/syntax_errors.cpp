@@ -1,6 +1,7 @@
 #include "parse/syntax_errors.hpp"
 
 #include "FlowParser.h"
+#include "ast/builtins.hpp"
 #include "flow/edit_distance.hpp"
 
 #include <algorithm>
@@ -223,11 +224,7 @@ void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* 
        t = tokenBefore(parser, t)) {
     antlr4::Token* pipe = tokenBefore(parser, t);
     if (t->getType() != FlowParser::IDENT || !pipe || pipe->getText() != "|") continue;
-    static const char* const stages[] = {"map", "filter", "sort", "unique", "take", "for", "reduce",
-#define STAGE(Id, name, ...) name,
-#include "ast/builtins.def"
-    };
-    const std::string nearest = flow::nearest_name(t->getText(), stages);
+    const std::string nearest = flow::nearest_name(t->getText(), ast::stageNames());
     if (nearest.empty()) break;
     diags_.error(&file_, map_.start(t), "unknown stage '" + t->getText() + "'; did you mean '" + nearest + "'?");
     return;

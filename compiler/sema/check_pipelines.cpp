@@ -545,8 +545,7 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
 const Type* Checker::checkNamedStage(NamedStage& s, const Type* input) {
   const std::optional<StageId> id = findStage(s.name);
   if (!id) {
-    std::vector<std::string> names = {"map", "filter", "sort", "unique", "take", "for", "reduce"};
-    for (const StageInfo& stage : namedStages()) names.push_back(stage.name);
+    const std::vector<std::string> names(stageNames().begin(), stageNames().end());
     std::string near = suggest(s.name, names);
     if (near.empty()) {
       near = "; the stages are";
