@@ -51,14 +51,15 @@ inline std::string hex64(uint64_t value) {
 const std::vector<std::string>& runtimeHeaders();
 
 /// A runtime class the program instantiates (a sorter's run creator or merger, a
-/// priority queue, an external vector of one element type) that flowc build may compile
-/// in a translation unit of its own, on another core than the program's main (the
-/// generated C++ says how: "Built in parts"). Its number k names the macros that decide
-/// where it is compiled: FLOW_PART_CLASS_k (here: `template class …;`) or
-/// FLOW_PART_EXTERN_k (in another part: `extern template class …;`).
+/// priority queue, an external vector of one element type) that flowc build compiles in a
+/// translation unit of its own, `source`: the script's types and `template class …;`.
+/// The generated C++ declares it `extern template` when compiled with -DFLOW_PARTS, and
+/// flowc keeps the object of each source in its cache, shared by every script whose
+/// types make the same source (driver/part_cache.cpp).
 struct PartClass {
-  int number = 0;
-  double cost = 0; // its compile time: seconds of gcc 12 -O2 (codegen/generator.hpp)
+  std::string name;   // e.g. flow::algo::runs_creator<t_Edge, t_src_dst>
+  std::string source; // the whole translation unit that compiles it
+  double cost = 0;    // its compile time: seconds of gcc 12 -O2 (codegen/generator.hpp)
 };
 
 struct GeneratedCpp {

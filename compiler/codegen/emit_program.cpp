@@ -621,6 +621,11 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
   ++indent_;
 }
 
+namespace {
+/// The standard headers every generated translation unit includes.
+constexpr const char* kStandardHeaders[] = {"array", "cstdint", "iostream", "limits", "memory", "optional", "vector"};
+} // namespace
+
 void Generator::compiledApart(const std::string& cls, double cost) {
   for (const auto& known : partClasses_)
     if (known.first == cls) return;
@@ -629,20 +634,15 @@ void Generator::compiledApart(const std::string& cls, double cost) {
 
 void Generator::emitPartClasses() {
   if (partClasses_.empty()) return;
-  line("// Built in parts: flowc build may compile the runtime classes below in translation units");
-  line("// of their own, on other cores than main() (docs/install.md, \"Building in parts\"). Part");
-  line("// of a parts build, this file compiles the classes FLOW_PART_CLASS_k names, refers to those");
-  line("// FLOW_PART_EXTERN_k names, and has main() with FLOW_PART_MAIN; without FLOW_PARTS, it is");
-  line("// the whole program.");
+  line("// Compiled apart: flowc build compiles each runtime class below in a translation unit of");
+  line("// its own (the script's types and `template class …;`), keeps the object in its cache for");
+  line("// every script with the same types, and compiles this file with -DFLOW_PARTS, which");
+  line("// makes main() use those objects (docs/install.md, \"How flowc build compiles a program\").");
+  line("// Without FLOW_PARTS this file is the whole program.");
+  line("#if defined(FLOW_PARTS)");
   line("using namespace fl_script;");
-  for (size_t k = 0; k < partClasses_.size(); ++k) {
-    const std::string n = std::to_string(k + 1);
-    line("#if defined(FLOW_PART_CLASS_" + n + ")");
-    line("template class " + partClasses_[k].first + ";");
-    line("#elif defined(FLOW_PART_EXTERN_" + n + ")");
-    line("extern template class " + partClasses_[k].first + ";");
-    line("#endif");
-  }
+  for (const auto& [cls, cost] : partClasses_) line("extern template class " + cls + ";");
+  line("#endif");
   line("");
 }
 
@@ -706,13 +706,7 @@ GeneratedCpp Generator::run() {
     if (used.count(h)) line("#include \"" + h + "\"");
   for (const auto& h : program_.headers) line("#include " + quote(h->path));
   line("");
-  line("#include <array>");
-  line("#include <cstdint>");
-  line("#include <iostream>");
-  line("#include <limits>");
-  line("#include <memory>");
-  line("#include <optional>");
-  line("#include <vector>");
+  for (const char* h : kStandardHeaders) line(std::string("#include <") + h + ">");
   line("");
   // The script's hash tells which version of it a program was built from (--version).
   const std::string hash = hex64(fnv1a(program_.ast->file ? program_.ast->file->text() : std::string_view()));
@@ -721,6 +715,7 @@ GeneratedCpp Generator::run() {
   line("[[gnu::used]] static const char fl_built_by[] = " +
        quote(std::string(kBuiltByMarker) + FLOW_VERSION " from " + script + ", script hash " + hash) + ";");
   line("");
+  const size_t typesStart = out_.tellp();
   line("namespace fl_script {");
   line("");
   emitStrType();
@@ -730,10 +725,10 @@ GeneratedCpp Generator::run() {
   emitCsvFields();
   line("} // namespace fl_script");
   line("");
+  const std::string types = out_.str().substr(typesStart);
   // Classes compiled apart may not meet a C++ header's non-inline functions twice.
   if (!program_.headers.empty()) partClasses_.clear();
   emitPartClasses();
-  if (!partClasses_.empty()) line("#if !defined(FLOW_PARTS) || defined(FLOW_PART_MAIN)");
   block("int main(int argc, char** argv) {", [&] {
     line("using namespace fl_script;");
     // --help says how long a str may be: a longer line or value stops the program.
@@ -788,10 +783,16 @@ GeneratedCpp Generator::run() {
     out_ << body;
     line("});");
   });
-  if (!partClasses_.empty()) line("#endif");
   GeneratedCpp result;
-  for (size_t k = 0; k < partClasses_.size(); ++k)
-    result.partClasses.push_back({static_cast<int>(k + 1), partClasses_[k].second});
+  // A class's translation unit: every runtime header (whichever nodes the script has, so
+  // that its text, and the cache's key, change only with the types) and the types.
+  std::string prelude = "// Compiled by flowc apart from the program's main(): a runtime class of the script's types.\n";
+  for (const std::string& h : runtimeHeaders()) prelude += "#include \"" + h + "\"\n";
+  prelude += "\n";
+  for (const char* h : kStandardHeaders) prelude += std::string("#include <") + h + ">\n";
+  prelude += "\n" + types + "using namespace fl_script;\n";
+  for (const auto& [cls, cost] : partClasses_)
+    result.partClasses.push_back({cls, prelude + "template class " + cls + ";\n", cost});
   std::string code = out_.str();
   // main() alone: 1.3 s of -O2 for mis.flow's 250 lines, 2.1 s for bfs.flow's 1000 (gcc 12).
   result.mainCost =

@@ -42,9 +42,16 @@ const char* kCompilerNotes = "environment:\n"
                              "  FLOW_BUILD_JOBS      compilers at once when -j is not given (else the CPUs\n"
                              "                       flowc may use)\n";
 
-const char* kRunNotes = "  FLOW_CACHE_DIR       where run keeps the programs it built (else\n"
+const char* kRunNotes = "  FLOW_CACHE_DIR       where run keeps the programs it built, and build and run the\n"
+                        "                       runtime classes compiled for a script's types (else\n"
                         "                       $XDG_CACHE_HOME/flow, ~/.cache/flow or /tmp/flow-cache-UID;\n"
-                        "                       a folder of yours alone, mode 0700)\n";
+                        "                       a folder of yours alone, mode 0700; flowc cache)\n";
+
+const char* kCacheNotes = "environment:\n"
+                          "  FLOW_CACHE_DIR       the cache folder (else $XDG_CACHE_HOME/flow, ~/.cache/flow or\n"
+                          "                       /tmp/flow-cache-UID; a folder of yours alone, mode 0700)\n"
+                          "  FLOW_CACHE_SIZE      the most bytes of programs and compiled classes kept (else\n"
+                          "                       2GiB); after a build the least recently used go first\n";
 
 const char* kFmtNotes = "the layout: 4 columns for each block or bracket open at a line's start, 4 more for\n"
                         "a statement's continuation lines and 2 for its '| stage' lines; one space or none\n"
@@ -170,7 +177,12 @@ struct Table {
               "a Language Server Protocol server on standard input and output for\n"
               "editors: diagnostics as you type, hover (types, the plan of a line),\n"
               "go to definition, completion, formatting (docs/editors.md)"};
-  const std::array<Command*, 7> commands{&check, &explain, &emit, &build, &run, &fmt, &lsp};
+  Command cache{"cache", Invocation::Cache, "[clean]",
+                "what flowc's cache holds (the programs flowc run built, the\n"
+                "runtime classes compiled for scripts' types, the precompiled\n"
+                "runtime) and its size limit; clean: remove them all",
+                kCacheNotes};
+  const std::array<Command*, 8> commands{&check, &explain, &emit, &build, &run, &fmt, &lsp, &cache};
 
   // The commands that compile a script (all but fmt, which only lays out its text).
   const Commands everyCommand{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub, &lsp.sub}};
@@ -178,6 +190,7 @@ struct Table {
   // The commands given scripts on the command line (lsp gets them from the editor).
   const Commands withFiles{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub, &fmt.sub}};
   const Commands everyCommandAndNone{{&check.sub, &explain.sub, &emit.sub, &build.sub, &run.sub, &fmt.sub, &lsp.sub,
+                                      &cache.sub,
                                       &*cl::TopLevelSubCommand}};
   const Commands planning{{&explain.sub, &emit.sub, &build.sub, &run.sub}};
   // explain builds and runs the program for --calibrate
@@ -186,6 +199,9 @@ struct Table {
   // The scripts: every argument that is not an option, and all after `--` (but `run`
   // gives what follows `--` to the program).
   cl::list<std::string> files{cl::Positional, cl::value_desc("FILE"), withFiles};
+
+  // cache
+  cl::list<std::string> cacheWords{cl::Positional, cl::value_desc("clean"), Commands{{&cache.sub}}};
 
   // check
   cl::opt<bool> dumpAst{"dump-ast", cl::desc("print the syntax tree of each script (with line:column)"),
@@ -373,7 +389,7 @@ void printEntry(std::ostream& out, const std::string& name, StringRef text) {
 /// --max-str, --help, …): all but fmt, which takes only --color, --help and --version.
 bool inEveryCommand(Table& table, cl::Option& option) {
   for (Command* command : table.commands)
-    if (command != &table.fmt && !option.Subs.count(&command->sub)) return false;
+    if (command != &table.fmt && command != &table.cache && !option.Subs.count(&command->sub)) return false;
   return true;
 }
 
@@ -399,7 +415,7 @@ void printOverview(Table& table) {
     }
     printEntry(out, "", line);
   }
-  out << "\noptions of every command (fmt takes only --color, --help and --version):\n";
+  out << "\noptions of every command (fmt takes only --color, --help and --version, cache --help and --version):\n";
   for (cl::Option* option : optionsOf(table.check.sub))
     if (inEveryCommand(table, *option)) printEntry(out, spelling(*option, table.check.sub), option->HelpStr);
   out << '\n' << kExitStatus;
@@ -554,6 +570,11 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
 
   std::string name = "'" + first + "'";
   const bool manyFiles = command == &table.check || command == &table.fmt;
+  if (command == &table.cache) {
+    out.command = Invocation::Cache;
+    out.cacheWords.assign(table.cacheWords.begin(), table.cacheWords.end());
+    return std::nullopt;
+  }
   if (table.files.empty() && command != &table.lsp) return usageError(name + (manyFiles ? " needs at least one FILE" : " needs a FILE"), command);
   if (!manyFiles && table.files.size() > 1)
     return usageError(name + " takes one FILE" + (command == &table.run ? " (program flags go after --)" : ""),
@@ -591,6 +612,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
   jobs = std::max(jobs, 1u);
   out.command = command->kind;
   switch (command->kind) {
+  case Invocation::Cache: break; // above
   case Invocation::Check:
     out.check.files.assign(table.files.begin(), table.files.end());
     out.check.dumpAst = table.dumpAst;

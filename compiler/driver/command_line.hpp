@@ -8,17 +8,20 @@
 #include "lsp/analysis.hpp"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace flow::driver {
 
 /// What the command line asks for: the command and its options.
 struct Invocation {
-  enum Command { Check, Explain, Emit, Build, Run, Fmt, Lsp } command = Check;
+  enum Command { Check, Explain, Emit, Build, Run, Fmt, Lsp, Cache } command = Check;
   CheckOptions check;     // check
   ExplainOptions explain; // explain
   BuildOptions build;     // emit, build and run
   FmtOptions fmt;         // fmt
   lsp::AnalysisOptions lsp; // lsp
+  std::vector<std::string> cacheWords; // cache: nothing or `clean`
 };
 
 /// Parses argv into `out`. Returns nullopt when `out.command` is to run; otherwise flowc's

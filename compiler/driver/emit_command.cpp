@@ -1,6 +1,7 @@
 #include "driver/emit_command.hpp"
 
 #include "codegen/codegen.hpp"
+#include "driver/cache.hpp"
 #include "driver/calibrate.hpp"
 #include "driver/environment.hpp"
 #include "driver/files.hpp"
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -101,53 +103,12 @@ std::string readFile(const std::string& path) {
   return s.str();
 }
 
-/// The folder of `flowc run`'s cache (and of the precompiled runtime `flowc build` uses
-/// too): $FLOW_CACHE_DIR, else $XDG_CACHE_HOME/flow, else ~/.cache/flow, else (no HOME)
-/// /tmp/flow-cache-UID. It holds executables that flowc runs, so it must be the user's alone: created with mode 0700 (one others may only read
-/// is made so), and refused when it is a symbolic link, not a folder, someone else's or
-/// writable by others — another user could have planted an executable in it (or a
-/// symbolic link for flowc to write through). `quiet`: no message when it cannot be used.
-std::optional<fs::path> cacheDirectory(bool quiet = false) {
-  const char* flowCache = std::getenv("FLOW_CACHE_DIR");
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  fs::path dir = flowCache && *flowCache ? fs::path(flowCache)
-                 : xdg && *xdg          ? fs::path(xdg) / "flow"
-                 : home && *home        ? fs::path(home) / ".cache" / "flow"
-                                        : temporaryFolder() / ("flow-cache-" + std::to_string(geteuid()));
-  const std::string advice = "; set FLOW_CACHE_DIR to a folder of your own";
-  std::error_code ec;
-  if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec); // the parents: the usual modes
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    if (!quiet)
-      std::cerr << "flowc: error: cannot create the cache folder '" << dir.string() << "': " << std::strerror(errno)
-                << advice << "\n";
-    return std::nullopt;
-  }
-  struct stat st {};
-  std::string problem;
-  if (::lstat(dir.c_str(), &st) != 0) problem = std::strerror(errno);
-  else if (S_ISLNK(st.st_mode)) problem = "it is a symbolic link";
-  else if (!S_ISDIR(st.st_mode)) problem = "it is not a folder";
-  else if (st.st_uid != geteuid()) problem = "it belongs to user " + std::to_string(st.st_uid) + ", not to you";
-  else if (st.st_mode & 022) { // others may have planted files in it: nothing there is to be trusted
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    problem = std::string("others may write in it (mode ") + mode + "); empty it and chmod 700 it";
-  } else if ((st.st_mode & 077) && ::chmod(dir.c_str(), 0700) != 0) { // only readable: made private
-    problem = std::string("cannot make it private (chmod 700): ") + std::strerror(errno);
-  }
-  if (!problem.empty()) {
-    if (!quiet)
-      std::cerr << "flowc: error: refusing the cache folder '" << dir.string() << "': " << problem << advice << "\n";
-    return std::nullopt;
-  }
-  return dir;
-}
-
 /// The flags of each compile of a program: the compiler, the options of the runtime
-/// (and its precompiled headers), -g, the include folders, $CXXFLAGS and --cxxflag.
-std::vector<std::string> compileFlags(const BuildOptions& options) {
+/// (and its precompiled headers), -g, $CXXFLAGS and --cxxflag; with `includeDirs`, the
+/// script's folder and -I's before the extra flags (for main(), which may include the
+/// script's C++ headers; a class compiled apart needs none, so its object serves scripts
+/// anywhere).
+std::vector<std::string> compileFlags(const BuildOptions& options, bool includeDirs) {
   std::vector<std::string> args = options.compiler;
   args.insert(args.end(), {"-std=c++20", "-O" + options.optimization, "-pthread",
                             "-I" + runtimeLocation().includeDir});
@@ -159,35 +120,13 @@ std::vector<std::string> compileFlags(const BuildOptions& options) {
     const std::vector<std::string> pch = precompiledRuntime(flags, *cache, runtimeLocation().includeDir, options.verbose);
     args.insert(args.end(), pch.begin(), pch.end());
   }
-  fs::path scriptDir = fs::path(options.file).parent_path();
-  args.push_back("-I" + (scriptDir.empty() ? std::string(".") : scriptDir.string()));
-  for (const std::string& dir : options.includeDirs) args.push_back("-I" + dir);
+  if (includeDirs) {
+    fs::path scriptDir = fs::path(options.file).parent_path();
+    args.push_back("-I" + (scriptDir.empty() ? std::string(".") : scriptDir.string()));
+    for (const std::string& dir : options.includeDirs) args.push_back("-I" + dir);
+  }
   args.insert(args.end(), options.cxxflags.begin(), options.cxxflags.end());
   return args;
-}
-
-/// How a program is built in parts (the generated C++ says how: "Built in parts"): at
-/// most `jobs` compilers at once, part 0 compiling main() and the classes left to it,
-/// each other part the classes it is given (their numbers). The classes go, the most
-/// costly first, to the part with the least work so far; part 0 starts with main()'s,
-/// the others with loading the precompiled runtime. One part: the whole program.
-std::vector<std::vector<int>> splitIntoParts(const codegen::GeneratedCpp& program, unsigned jobs) {
-  const double partOverhead = 0.4; // seconds of loading the precompiled runtime (gcc 12), as in mainCost
-  std::vector<codegen::PartClass> classes = program.partClasses;
-  std::stable_sort(classes.begin(), classes.end(), [](const auto& a, const auto& b) { return a.cost > b.cost; });
-  const size_t parts = std::min<size_t>(jobs, classes.size() + 1);
-  std::vector<std::vector<int>> split(parts);
-  std::vector<double> work(parts, partOverhead);
-  work[0] = program.mainCost;
-  for (const codegen::PartClass& c : classes) {
-    const size_t least = static_cast<size_t>(std::min_element(work.begin(), work.end()) - work.begin());
-    split[least].push_back(c.number);
-    work[least] += c.cost;
-  }
-  std::vector<std::vector<int>> used = {split[0]}; // main() is always compiled
-  for (size_t p = 1; p < parts; ++p)
-    if (!split[p].empty()) used.push_back(split[p]);
-  return used;
 }
 
 /// flowc's exit status for a compiler command that did not succeed: it could not be run
@@ -233,65 +172,120 @@ int compilerFailed(const BuildOptions& options, const std::vector<std::string>& 
   return 3;
 }
 
-/// Compiles `program` (written to `cpp`) into `exe`, in parts on up to options.jobs
-/// compilers at once, then linked; `extra` goes to the compile of main() (the dependency
-/// file of `flowc run`). 0, or flowc's exit status (compilerFailed).
-int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, const std::string& cpp,
-            const std::string& exe, const std::vector<std::string>& extra = {}) {
-  const std::vector<std::vector<int>> parts = splitIntoParts(program, options.jobs);
-  const std::vector<std::string> flags = compileFlags(options);
-  const std::vector<std::string> library = {runtimeLocation().library, "-lboost_thread", "-o", exe};
+/// How a program is compiled: the compiler commands (run up to options.jobs at once,
+/// the most costly first), then the link of `objects`.
+struct CompilePlan {
   std::vector<Command> compiles;
-  std::vector<std::string> objects; // of the parts, linked at the end
-  if (parts.size() == 1) {
-    std::vector<std::string> args = flags;
-    args.insert(args.end(), extra.begin(), extra.end());
-    args.push_back(cpp);
-    args.insert(args.end(), library.begin(), library.end());
-    compiles.push_back({args, exe + ".log", ""});
-  } else {
-    for (size_t p = 0; p < parts.size(); ++p) {
-      std::vector<std::string> args = flags;
-      args.push_back("-DFLOW_PARTS");
-      if (p == 0) {
-        args.push_back("-DFLOW_PART_MAIN");
-        for (size_t other = 1; other < parts.size(); ++other)
-          for (int k : parts[other]) args.push_back("-DFLOW_PART_EXTERN_" + std::to_string(k));
-        args.insert(args.end(), extra.begin(), extra.end());
-      } else {
-        for (int k : parts[p]) args.push_back("-DFLOW_PART_CLASS_" + std::to_string(k));
-      }
-      objects.push_back(exe + ".part" + std::to_string(p) + ".o");
-      args.insert(args.end(), {"-c", cpp, "-o", objects.back()});
-      compiles.push_back({args, objects.back() + ".log", ""});
-    }
+  std::vector<double> costs;       // of each compile, to start the longest first
+  std::vector<std::string> cpps;   // the C++ file each compiles (for its errors)
+  std::vector<std::string> objects; // linked, in this order (none: one compile makes the program)
+  std::vector<std::pair<std::string, std::string>> stores; // compiled → its name in the cache
+  std::vector<std::pair<std::string, const std::string*>> sources; // a class's C++ file and its text
+  size_t classesReused = 0;        // classes whose objects the cache had
+};
+
+/// The compiles of `program` (written to `cpp`) into `exe`. A program with runtime
+/// classes of its types is built in parts when flowc's cache can be used: each class in a
+/// translation unit of its own whose object the cache keeps (driver/cache.hpp), shared by
+/// every script with the same types, so that an edit of a script compiles main() alone;
+/// otherwise in one compile. `extra` goes to main()'s compile (flowc run's dependency file).
+CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCpp& program, const std::string& cpp,
+                         const std::string& exe, const std::vector<std::string>& extra) {
+  CompilePlan plan;
+  std::vector<std::string> mainArgs = compileFlags(options, /*includeDirs=*/true);
+  const std::vector<std::string> library = {runtimeLocation().library, "-lboost_thread", "-o", exe};
+  const std::optional<fs::path> cache =
+      program.partClasses.empty() ? std::nullopt : cacheDirectory(/*quiet=*/!options.verbose);
+  std::error_code ec;
+  if (cache) fs::create_directory(*cache / "parts", ec);
+  if (!cache || ec) {
+    mainArgs.insert(mainArgs.end(), extra.begin(), extra.end());
+    mainArgs.push_back(cpp);
+    mainArgs.insert(mainArgs.end(), library.begin(), library.end());
+    plan.compiles.push_back({mainArgs, exe + ".log", ""});
+    plan.costs.push_back(program.mainCost);
+    plan.cpps.push_back(cpp);
+    return plan;
   }
-  // Each step's commands run at once: printed with -v, the first failure reported, and
-  // every object and log removed at the end, whatever happened.
-  std::vector<std::string> leftovers = objects;
-  auto runStep = [&](const std::vector<Command>& step) {
+  const std::string mainObject = exe + ".main.o";
+  mainArgs.push_back("-DFLOW_PARTS");
+  mainArgs.insert(mainArgs.end(), extra.begin(), extra.end());
+  mainArgs.insert(mainArgs.end(), {"-c", cpp, "-o", mainObject});
+  plan.compiles.push_back({mainArgs, mainObject + ".log", ""});
+  plan.costs.push_back(program.mainCost);
+  plan.cpps.push_back(cpp);
+  plan.objects.push_back(mainObject);
+  const std::vector<std::string> classFlags = compileFlags(options, /*includeDirs=*/false);
+  for (const codegen::PartClass& c : program.partClasses) {
+    const fs::path object = partObject(*cache, c.source, classFlags, runtimeLocation().includeDir);
+    plan.objects.push_back(object.string());
+    if (fs::exists(object, ec)) {
+      markUsed(object);
+      ++plan.classesReused;
+      if (options.verbose) std::cerr << "flowc: " << c.name << ": compiled before, " << object.string() << "\n";
+      continue;
+    }
+    fs::path source = object;
+    source.replace_extension(".cpp");
+    const std::string partial = object.string() + ".partial." + std::to_string(getpid());
+    std::vector<std::string> args = classFlags;
+    args.insert(args.end(), {"-c", source.string(), "-o", partial});
+    plan.compiles.push_back({args, partial + ".log", ""});
+    plan.costs.push_back(c.cost);
+    plan.cpps.push_back(source.string());
+    plan.stores.push_back({partial, object.string()});
+    plan.sources.push_back({source.string(), &c.source});
+  }
+  return plan;
+}
+
+/// Compiles `program` (written to `cpp`) into `exe` as planCompiles says, then links it.
+/// 0, or flowc's exit status (compilerFailed).
+int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, const std::string& cpp,
+            const std::string& exe, const std::vector<std::string>& extra = {},
+            const std::function<void(const CompilePlan&)>& starting = {}) {
+  CompilePlan plan = planCompiles(options, program, cpp, exe, extra);
+  if (starting) starting(plan);
+  // A class's source is written where its object will be, for its errors and for people.
+  for (const auto& [path, text] : plan.sources)
+    if (!writeNewFile(path, *text, 0600)) return 1;
+  // The longest compiles first, so that the last to finish is short.
+  std::vector<size_t> order(plan.compiles.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return plan.costs[a] > plan.costs[b]; });
+  std::vector<Command> compiles;
+  for (size_t i : order) compiles.push_back(plan.compiles[i]);
+  // Each step's commands run (printed with -v), the first failure reported, and every
+  // temporary object and log removed at the end, whatever happened.
+  std::vector<std::string> leftovers;
+  if (!plan.objects.empty()) leftovers.push_back(plan.objects.front()); // main()'s: linked, then not needed
+  for (const auto& [partial, object] : plan.stores) leftovers.push_back(partial);
+  auto runStep = [&](const std::vector<Command>& step, const std::vector<size_t>& which) {
     for (const Command& c : step) {
       leftovers.push_back(c.log);
       if (!options.verbose) continue;
       for (const std::string& a : c.args) std::cerr << a << ' ';
       std::cerr << '\n';
     }
-    const std::vector<CommandResult> results = runCommands(step);
+    const std::vector<CommandResult> results = runCommands(step, std::max(1u, options.jobs));
     for (size_t i = 0; i < step.size(); ++i)
       if (results[i].status != 0 || results[i].execError != 0)
-        return compilerFailed(options, step[i].args, results[i], step[i].log, cpp);
+        return compilerFailed(options, step[i].args, results[i], step[i].log, which.empty() ? cpp : plan.cpps[which[i]]);
     return 0;
   };
-  int status = runStep(compiles);
-  if (status == 0 && !objects.empty()) {
+  int status = runStep(compiles, order);
+  std::error_code ec;
+  // Compiled classes go into the cache whole (renamed), for this link and later builds.
+  for (const auto& [partial, object] : plan.stores)
+    if (status == 0) fs::rename(partial, object, ec);
+  if (status == 0 && !plan.objects.empty()) {
     std::vector<std::string> link = options.compiler;
     link.push_back("-pthread");
     link.insert(link.end(), options.cxxflags.begin(), options.cxxflags.end());
-    link.insert(link.end(), objects.begin(), objects.end());
-    link.insert(link.end(), library.begin(), library.end());
-    status = runStep({{link, exe + ".log", ""}});
+    link.insert(link.end(), plan.objects.begin(), plan.objects.end());
+    link.insert(link.end(), {runtimeLocation().library, "-lboost_thread", "-o", exe});
+    status = runStep({{link, exe + ".log", ""}}, {});
   }
-  std::error_code ec;
   for (const std::string& file : leftovers) fs::remove(file, ec);
   return status;
 }
@@ -385,7 +379,10 @@ int runBuild(const BuildOptions& options) {
     }
   }
   if (!writeNewFile(cpp, program->code, 0666)) return 1;
-  return compile(options, *program, cpp, exe);
+  const int status = compile(options, *program, cpp, exe);
+  if (status == 0)
+    if (std::optional<fs::path> cache = cacheDirectory(/*quiet=*/true)) trimCache(*cache, {});
+  return status;
 }
 
 int runLogged(const std::vector<std::string>& args, const std::string& log, const std::string& directory) {
@@ -423,21 +420,27 @@ std::variant<std::string, int> cachedProgram(const BuildOptions& options) {
   std::optional<fs::path> cache = cacheDirectory();
   if (!cache) return 1;
   fs::path exe = *cache / (programName(options.file) + "-" + codegen::hex64(key));
-  if (!upToDate(exe)) {
+  if (upToDate(exe)) {
+    markUsed(exe);
+  } else {
     fs::path cpp = exe.string() + ".cpp";
     if (!writeNewFile(cpp, *code, 0600)) return 1;
     // Built under a temporary name and renamed, so a parallel run never sees half a file.
     fs::path partial = exe.string() + ".partial." + std::to_string(getpid());
     // Compiling takes seconds: say so on a terminal, where the wait is seen.
     const bool tell = isatty(STDERR_FILENO) || options.verbose;
-    if (tell) {
-      const size_t parts = splitIntoParts(*program, options.jobs).size();
+    auto starting = [&](const CompilePlan& plan) {
+      if (!tell) return;
       std::cerr << "flowc: compiling " << options.file << " (-O" << options.optimization;
-      if (parts > 1) std::cerr << ", in " << parts << " parts at once";
+      const size_t classes = program->partClasses.size();
+      if (!plan.objects.empty())
+        std::cerr << "; " << plan.classesReused << " of " << classes << " runtime class" << (classes == 1 ? "" : "es")
+                  << " compiled before";
       std::cerr << ")..." << std::flush;
-    }
+    };
     const auto start = std::chrono::steady_clock::now();
-    const int status = compile(options, *program, cpp.string(), partial.string(), {"-MMD", "-MF", partial.string() + ".d"});
+    const int status =
+        compile(options, *program, cpp.string(), partial.string(), {"-MMD", "-MF", partial.string() + ".d"}, starting);
     if (tell && status == 0)
       std::cerr << " " << std::fixed << std::setprecision(1)
                 << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s\n";
@@ -448,6 +451,7 @@ std::variant<std::string, int> cachedProgram(const BuildOptions& options) {
     if (!writeNewFile(exe.string() + ".headers", headerList(partial.string() + ".d"), 0600)) return 1;
     fs::remove(partial.string() + ".d", ec);
     fs::rename(partial, exe, ec);
+    trimCache(*cache, exe);
   }
   return exe.string();
 }

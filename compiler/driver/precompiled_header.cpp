@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include <fcntl.h>
@@ -29,11 +30,20 @@ std::string headerText() {
   return text;
 }
 
-/// The key of a precompiled header: the compile flags, the header's text and every file of
-/// the runtime's include folder (a changed header is a new key, never a stale header).
+/// The key of a precompiled header: the compile flags, the header's text and the runtime's
+/// headers (a changed header is a new key, never a stale header).
 std::uint64_t key(const std::vector<std::string>& flags, const std::string& includeDir) {
-  std::uint64_t hash = codegen::fnv1a(headerText());
+  std::uint64_t hash = codegen::fnv1a(headerText(), runtimeHeadersHash(includeDir));
   for (const std::string& flag : flags) hash = codegen::fnv1a(flag + '\0', hash);
+  return hash;
+}
+
+} // namespace
+
+std::uint64_t runtimeHeadersHash(const std::string& includeDir) {
+  static std::map<std::string, std::uint64_t> known; // a build asks twice (the header, the classes)
+  if (auto it = known.find(includeDir); it != known.end()) return it->second;
+  std::uint64_t hash = codegen::fnv1a("");
   std::vector<fs::path> files;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(includeDir, ec), end; !ec && it != end; it.increment(ec))
@@ -45,10 +55,8 @@ std::uint64_t key(const std::vector<std::string>& flags, const std::string& incl
     content << in.rdbuf();
     hash = codegen::fnv1a(file.string() + '\0' + content.str(), hash);
   }
-  return hash;
+  return known[includeDir] = hash;
 }
-
-} // namespace
 
 std::vector<std::string> precompiledRuntime(const std::vector<std::string>& flags, const fs::path& cache,
                                             const std::string& runtimeIncludeDir, bool verbose) {

@@ -2,6 +2,7 @@
 // The runtime's headers precompiled once per compiler command into flowc's cache, so
 // that each build of a program loads them (~0.1 s) instead of parsing 117 000 lines
 // (~1 s). Used by `flowc build` and `flowc run`; docs/install.md describes the cache.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -15,5 +16,9 @@ namespace flow::driver {
 /// parses the headers as before; `verbose` says why).
 std::vector<std::string> precompiledRuntime(const std::vector<std::string>& flags, const std::filesystem::path& cache,
                                             const std::string& runtimeIncludeDir, bool verbose);
+
+/// A hash of every file of the runtime's include folder (names and contents): part of
+/// the key of everything flowc's cache keeps that was compiled from them.
+std::uint64_t runtimeHeadersHash(const std::string& includeDir);
 
 } // namespace flow::driver

@@ -1,5 +1,6 @@
 #include "driver/run_command.hpp"
 
+#include <algorithm>
 #include <cerrno>
 
 #include <fcntl.h>
@@ -57,14 +58,6 @@ pid_t start(const Command& command, CommandResult& result) {
   return pid;
 }
 
-/// Waits for the command `pid` to end and sets its status.
-void finish(pid_t pid, CommandResult& result) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-  }
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 } // namespace
 
 CommandResult runCommand(const std::vector<std::string>& args, const std::string& log,
@@ -72,12 +65,30 @@ CommandResult runCommand(const std::vector<std::string>& args, const std::string
   return runCommands({{args, log, directory}}).front();
 }
 
-std::vector<CommandResult> runCommands(const std::vector<Command>& commands) {
+std::vector<CommandResult> runCommands(const std::vector<Command>& commands, size_t atOnce) {
   std::vector<CommandResult> results(commands.size());
-  std::vector<pid_t> pids(commands.size());
-  for (size_t i = 0; i < commands.size(); ++i) pids[i] = start(commands[i], results[i]);
-  for (size_t i = 0; i < commands.size(); ++i)
-    if (pids[i] > 0) finish(pids[i], results[i]);
+  std::vector<pid_t> pids(commands.size(), -1);
+  size_t next = 0, running = 0;
+  while (next < commands.size() || running > 0) {
+    for (; next < commands.size() && running < std::max<size_t>(atOnce, 1); ++next)
+      if ((pids[next] = start(commands[next], results[next])) > 0) ++running;
+    if (running == 0) continue;
+    // Whichever ends first makes room for the next (flowc has no other children then).
+    int status = 0;
+    const pid_t ended = waitpid(-1, &status, 0);
+    if (ended < 0) {
+      if (errno == EINTR) continue;
+      for (size_t i = 0; i < next; ++i) // cannot wait (not expected): they did not succeed
+        if (pids[i] > 0) results[i].status = 127;
+      break;
+    }
+    for (size_t i = 0; i < next; ++i)
+      if (pids[i] == ended) {
+        results[i].status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        pids[i] = -1;
+        --running;
+      }
+  }
   return results;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 // Running a host tool (the C++ compiler, a program being calibrated) from flowc.
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,8 +25,8 @@ struct Command {
   std::string log;
   std::string directory;
 };
-/// Runs all `commands` at once (each started as soon as the one before it runs) and
-/// waits for them all.
-std::vector<CommandResult> runCommands(const std::vector<Command>& commands);
+/// Runs `commands`, at most `atOnce` at a time (each started as soon as the one before it
+/// runs and one of those running has ended), in their order, and waits for them all.
+std::vector<CommandResult> runCommands(const std::vector<Command>& commands, size_t atOnce = SIZE_MAX);
 
 } // namespace flow::driver

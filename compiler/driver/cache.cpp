@@ -1,0 +1,238 @@
+#include "driver/cache.hpp"
+
+#include "codegen/codegen.hpp"
+#include "driver/environment.hpp"
+#include "driver/frontend.hpp"
+#include "driver/precompiled_header.hpp"
+
+#include "flow/format.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <regex>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace flow::driver {
+
+std::optional<fs::path> cacheDirectory(bool quiet) {
+  const char* flowCache = std::getenv("FLOW_CACHE_DIR");
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  fs::path dir = flowCache && *flowCache ? fs::path(flowCache)
+                 : xdg && *xdg          ? fs::path(xdg) / "flow"
+                 : home && *home        ? fs::path(home) / ".cache" / "flow"
+                                        : temporaryFolder() / ("flow-cache-" + std::to_string(geteuid()));
+  const std::string advice = "; set FLOW_CACHE_DIR to a folder of your own";
+  std::error_code ec;
+  if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec); // the parents: the usual modes
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    if (!quiet)
+      std::cerr << "flowc: error: cannot create the cache folder '" << dir.string() << "': " << std::strerror(errno)
+                << advice << "\n";
+    return std::nullopt;
+  }
+  struct stat st {};
+  std::string problem;
+  if (::lstat(dir.c_str(), &st) != 0) problem = std::strerror(errno);
+  else if (S_ISLNK(st.st_mode)) problem = "it is a symbolic link";
+  else if (!S_ISDIR(st.st_mode)) problem = "it is not a folder";
+  else if (st.st_uid != geteuid()) problem = "it belongs to user " + std::to_string(st.st_uid) + ", not to you";
+  else if (st.st_mode & 022) { // others may have planted files in it: nothing there is to be trusted
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    problem = std::string("others may write in it (mode ") + mode + "); empty it and chmod 700 it";
+  } else if ((st.st_mode & 077) && ::chmod(dir.c_str(), 0700) != 0) { // only readable: made private
+    problem = std::string("cannot make it private (chmod 700): ") + std::strerror(errno);
+  }
+  if (!problem.empty()) {
+    if (!quiet)
+      std::cerr << "flowc: error: refusing the cache folder '" << dir.string() << "': " << problem << advice << "\n";
+    return std::nullopt;
+  }
+  return dir;
+}
+
+namespace {
+
+/// The file a command word runs: itself when it names a path, else the first match on
+/// $PATH; empty when there is none.
+fs::path programFile(const std::string& word) {
+  if (word.find('/') != std::string::npos) return word;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  for (size_t start = 0; start <= dirs.size();) {
+    const size_t end = std::min(dirs.find(':', start), dirs.size());
+    const fs::path candidate = fs::path(dirs.substr(start, end - start)) / word;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return {};
+}
+
+// What the cache holds, by the names flowc gives its entries.
+const std::regex kProgram(".*-[0-9a-f]{16}"); // a program flowc run built (+ .cpp, .headers)
+const std::regex kPart("[0-9a-f]{16}\\.(o|cpp)");  // in parts/: a class's object and source
+const std::regex kRuntime("runtime-[0-9a-f]{16}"); // a precompiled runtime (a folder)
+const std::regex kLeftover(".*\\.partial\\.[0-9]+.*"); // being written (or left by a killed flowc)
+
+/// One entry of the cache: its files, their bytes, and when it was last used.
+struct Entry {
+  std::vector<fs::path> files;
+  uint64_t bytes = 0;
+  fs::file_time_type used{};
+};
+
+/// The programs and compiled classes in the cache, each with its companion files (a
+/// program's C++ and header list, a class's source); an entry was last used when the
+/// latest of its files was written or marked used.
+std::vector<Entry> trimmable(const fs::path& cache) {
+  std::map<fs::path, Entry> entries; // by the program's path, or a class's without extension
+  std::error_code ec;
+  auto add = [&](const fs::path& entryPath, const fs::path& file) {
+    std::error_code e;
+    Entry& entry = entries[entryPath];
+    entry.files.push_back(file);
+    entry.bytes += fs::file_size(file, e);
+    entry.used = std::max(entry.used, fs::last_write_time(file, e));
+  };
+  for (const auto& f : fs::directory_iterator(cache, ec)) {
+    std::string name = f.path().filename().string();
+    if (!f.is_regular_file(ec) || std::regex_match(name, kLeftover)) continue;
+    for (const std::string companion : {".cpp", ".headers"})
+      if (name.ends_with(companion) && std::regex_match(name.substr(0, name.size() - companion.size()), kProgram))
+        name.resize(name.size() - companion.size());
+    if (std::regex_match(name, kProgram)) add(cache / name, f.path());
+  }
+  for (const auto& f : fs::directory_iterator(cache / "parts", ec)) {
+    const std::string name = f.path().filename().string();
+    if (f.is_regular_file(ec) && std::regex_match(name, kPart)) add(cache / "parts" / name.substr(0, 16), f.path());
+  }
+  std::vector<Entry> list;
+  for (auto& [path, entry] : entries) list.push_back(std::move(entry));
+  return list;
+}
+
+uint64_t folderBytes(const fs::path& dir) {
+  uint64_t bytes = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec)) bytes += it->file_size(ec);
+  return bytes;
+}
+
+} // namespace
+
+fs::path partObject(const fs::path& cache, const std::string& source, const std::vector<std::string>& flags,
+                    const std::string& runtimeIncludeDir) {
+  uint64_t key = codegen::fnv1a(source, runtimeHeadersHash(runtimeIncludeDir));
+  for (const std::string& flag : flags) {
+    key = codegen::fnv1a(flag + '\0', key);
+    // The compiler itself: another version (an upgrade) makes other objects.
+    if (flag.empty() || flag[0] == '-') continue;
+    struct stat st {};
+    const fs::path file = programFile(flag);
+    if (!file.empty() && ::stat(file.c_str(), &st) == 0)
+      key = codegen::fnv1a(file.string() + '\0' + std::to_string(st.st_size) + '\0' + std::to_string(st.st_mtime), key);
+  }
+  return cache / "parts" / (codegen::hex64(key) + ".o");
+}
+
+void markUsed(const fs::path& entry) {
+  std::error_code ec;
+  fs::last_write_time(entry, fs::file_time_type::clock::now(), ec);
+}
+
+std::optional<uint64_t> cacheLimit() {
+  const char* text = std::getenv("FLOW_CACHE_SIZE");
+  if (!text || !*text) return uint64_t{2} << 30;
+  std::string error;
+  std::optional<uint64_t> bytes = parseSizeArgument(text, error);
+  if (!bytes) std::cerr << "flowc: warning: FLOW_CACHE_SIZE='" << text << "': " << error << "; nothing is removed from the cache\n";
+  return bytes;
+}
+
+void trimCache(const fs::path& cache, const fs::path& keep) {
+  const std::optional<uint64_t> limit = cacheLimit();
+  if (!limit) return;
+  std::vector<Entry> entries = trimmable(cache);
+  uint64_t total = 0;
+  for (const Entry& e : entries) total += e.bytes;
+  if (total <= *limit) return;
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  std::error_code ec;
+  for (const Entry& e : entries) {
+    if (total <= *limit) break;
+    if (std::find(e.files.begin(), e.files.end(), keep) != e.files.end()) continue;
+    for (const fs::path& f : e.files) fs::remove(f, ec);
+    total -= e.bytes;
+  }
+}
+
+int runCache(const std::vector<std::string>& words) {
+  const bool clean = !words.empty() && words[0] == "clean";
+  if (words.size() > 1 || (!words.empty() && !clean)) {
+    std::cerr << "flowc: error: 'flowc cache' takes nothing or 'clean', not '" << words.back() << "'\n";
+    return 2;
+  }
+  std::optional<fs::path> cache = cacheDirectory();
+  if (!cache) return 1;
+  std::error_code ec;
+  if (clean) {
+    // Only what flowc made: the folder may be one the user chose, with other files in it.
+    uint64_t bytes = 0;
+    for (const Entry& e : trimmable(*cache))
+      for (const fs::path& f : e.files) {
+        bytes += fs::file_size(f, ec);
+        fs::remove(f, ec);
+      }
+    for (const auto& f : fs::directory_iterator(*cache, ec)) {
+      const std::string name = f.path().filename().string();
+      if (std::regex_match(name, kRuntime) && f.is_directory(ec)) {
+        bytes += folderBytes(f.path());
+        fs::remove_all(f.path(), ec);
+      } else if (std::regex_match(name, kLeftover) && f.is_regular_file(ec)) {
+        bytes += fs::file_size(f.path(), ec);
+        fs::remove(f.path(), ec);
+      }
+    }
+    for (const auto& f : fs::directory_iterator(*cache / "parts", ec))
+      if (std::regex_match(f.path().filename().string(), kLeftover)) fs::remove(f.path(), ec);
+    fs::remove(*cache / "parts", ec); // only when empty
+    std::cout << "flowc: removed " << flow::format_bytes(static_cast<double>(bytes)) << " from " << cache->string()
+              << "\n";
+    return 0;
+  }
+  uint64_t programs = 0, programBytes = 0, parts = 0, partBytes = 0, runtimes = 0, runtimeBytes = 0;
+  for (const Entry& e : trimmable(*cache)) {
+    const bool part = e.files.front().parent_path().filename() == "parts";
+    (part ? parts : programs) += 1;
+    (part ? partBytes : programBytes) += e.bytes;
+  }
+  for (const auto& f : fs::directory_iterator(*cache, ec))
+    if (std::regex_match(f.path().filename().string(), kRuntime) && f.is_directory(ec)) {
+      ++runtimes;
+      runtimeBytes += folderBytes(f.path());
+    }
+  const std::optional<uint64_t> limit = cacheLimit();
+  if (!limit) return 1;
+  std::cout << "flowc's cache: " << cache->string() << "\n"
+            << "  programs flowc run built:          " << programs << " (" << flow::format_bytes(static_cast<double>(programBytes)) << ")\n"
+            << "  runtime classes compiled apart:    " << parts << " (" << flow::format_bytes(static_cast<double>(partBytes)) << ")\n"
+            << "  precompiled runtime headers:       " << runtimes << " (" << flow::format_bytes(static_cast<double>(runtimeBytes)) << ")\n"
+            << "  kept within (FLOW_CACHE_SIZE):     " << flow::format_bytes(static_cast<double>(*limit))
+            << " of programs and classes, the least recently used removed first\n"
+            << "flowc cache clean removes them all.\n";
+  return 0;
+}
+
+} // namespace flow::driver

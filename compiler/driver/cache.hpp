@@ -1,0 +1,44 @@
+#pragma once
+// flowc's cache: the programs `flowc run` built, the runtime classes of a script's types
+// compiled apart (shared by every script with the same types), and the precompiled
+// runtime headers. Its folder, its entries' names and ages, its size limit, and `flowc
+// cache` (what it holds; `clean` empties it). docs/install.md describes it.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace flow::driver {
+
+/// The folder of flowc's cache: $FLOW_CACHE_DIR, else $XDG_CACHE_HOME/flow, else
+/// ~/.cache/flow, else (no HOME) /tmp/flow-cache-UID, created with mode 0700 and refused
+/// when others could have put files in it (it holds executables flowc runs). `quiet`:
+/// no message when it cannot be used.
+std::optional<std::filesystem::path> cacheDirectory(bool quiet = false);
+
+/// Where the object of a runtime class compiled apart is kept: `parts/KEY.o` in the
+/// cache (its source beside it, KEY.cpp), KEY a hash of the source, of `flags` (the whole
+/// compile command but the file names) and of the compiler and the runtime headers it
+/// uses, so that any change makes another key and an object is never stale.
+std::filesystem::path partObject(const std::filesystem::path& cache, const std::string& source,
+                                 const std::vector<std::string>& flags, const std::string& runtimeIncludeDir);
+
+/// Says that a cache entry (a program, a class's object) was used now: the cache keeps
+/// the most recently used within its size.
+void markUsed(const std::filesystem::path& entry);
+
+/// The most bytes of programs and compiled classes the cache keeps: $FLOW_CACHE_SIZE
+/// (e.g. 500MiB), else 2 GiB. Empty after reporting a value that is not a size.
+std::optional<uint64_t> cacheLimit();
+
+/// Removes the least recently used programs and compiled classes until they take at
+/// most cacheLimit() bytes (never `keep`, the entry just made). Precompiled runtimes are
+/// not counted (one per compiler command; `flowc cache clean` removes them).
+void trimCache(const std::filesystem::path& cache, const std::filesystem::path& keep);
+
+/// `flowc cache` (what the cache holds, and its limit) and `flowc cache clean` (remove
+/// everything flowc put in it): flowc's exit status.
+int runCache(const std::vector<std::string>& words);
+
+} // namespace flow::driver
