@@ -6,7 +6,11 @@
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <istream>
 #include <map>
 #include <memory>
@@ -24,6 +28,7 @@ constexpr int kParseError = -32700;
 constexpr int kMethodNotFound = -32601;
 constexpr int kServerNotInitialized = -32002;
 constexpr int kInvalidRequest = -32600;
+constexpr unsigned long long kMaxMessageBytes = 1ULL << 30; // a script's text is far smaller
 
 /// `file:///a%20b/c.flow` -> `/a b/c.flow`; other schemes are kept as they are (an
 /// unsaved buffer's `untitled:1` checks as a script without a folder).
@@ -31,7 +36,10 @@ std::string pathOfUri(const std::string& uri) {
   if (uri.rfind("file://", 0) != 0) return uri;
   std::string path;
   for (size_t i = 7; i < uri.size(); ++i) {
-    if (uri[i] == '%' && i + 2 < uri.size()) {
+    // A '%' not followed by two hexadecimal digits is kept as it is (a client's mistake
+    // names a file that does not exist, an error the editor shows; never a crash).
+    if (uri[i] == '%' && i + 2 < uri.size() && std::isxdigit(static_cast<unsigned char>(uri[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(uri[i + 2]))) {
       path += static_cast<char>(std::stoi(uri.substr(i + 1, 2), nullptr, 16));
       i += 2;
     } else {
@@ -130,7 +138,21 @@ private:
       }
       const std::string name = "Content-Length:";
       if (header.compare(0, name.size(), name) == 0) {
-        length = std::stoul(header.substr(name.size()));
+        // Without a length the next message cannot be found: the stream is unusable, and
+        // the server ends (exit 1) saying why, as it does at the input's end.
+        const std::string value = header.substr(name.size());
+        const size_t digits = value.find_first_not_of(' ');
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long n = digits == std::string::npos ? 0 : std::strtoull(value.c_str() + digits, &end, 10);
+        if (digits == std::string::npos || !std::isdigit(static_cast<unsigned char>(value[digits])) || errno != 0 ||
+            value.find_first_not_of(' ', static_cast<size_t>(end - value.c_str())) != std::string::npos ||
+            n > kMaxMessageBytes) {
+          std::cerr << "flowc lsp: a message header says 'Content-Length:" << value
+                    << "', not a length of at most " << kMaxMessageBytes << " bytes; stopping\n";
+          return false;
+        }
+        length = static_cast<size_t>(n);
         haveLength = true;
       }
     }
