@@ -651,6 +651,37 @@ TEST(SortSorterMetadata, FirstsThatOutgrowTheReserveGoToDiskAndTheSortFinishes) 
   }
 }
 
+TEST(SortSorterMetadata, RunsThatOutgrowTheReserveAreMergedWhileTheyAreFormed) {
+  // At 128 KiB with 4 KiB blocks a run holds about 2,500 24-byte records and the reserve
+  // describes about a hundred runs: 600,000 records (110x the budget, 240 runs) stopped
+  // with "the runs' metadata outgrows its reserve". Now run formation merges its
+  // finished runs into one (with its own memory) before the list would outgrow the
+  // reserve, and the sort finishes within its budget, the combining one too.
+  flow::mng::block_manager bm(flow::test::memory_config());
+  for (const unsigned threads : {1u, 2u}) {
+    const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = 4096, .threads = threads};
+    const std::size_t memory = 128 << 10;
+    const std::size_t n = 600000;
+    const auto in = make_input<rec<24>, rec24_order>(n, dist::random, 7 + threads);
+    const std::uint64_t before = flow::io::buffer_memory::current();
+    flow::io::buffer_memory::reset_peak();
+    flow::algo::runs_creator<rec<24>, rec24_order> rc(memory, rec24_order(), opt);
+    const std::size_t reserve = rc.plan().metadata_reserve;
+    ASSERT_LT(reserve / flow::plan::run_info_bytes * rc.plan().run_elements, n) << "the runs must outgrow the reserve";
+    for (const auto& r : in) rc.push(r);
+    auto runs = rc.result();
+    EXPECT_LE(runs.metadata_bytes(), reserve);
+    EXPECT_LE(flow::io::buffer_memory::peak() - before, memory) << "run formation and its merges";
+    flow::io::buffer_memory::reset_peak();
+    flow::algo::runs_merger<rec<24>, rec24_order> m(std::move(runs), memory, rec24_order(), opt);
+    std::vector<rec<24>> out;
+    for (; !m.empty(); ++m) out.push_back(*m);
+    expect_sorted_permutation<rec<24>, rec24_order>(in, out, "threads=" + std::to_string(threads));
+    EXPECT_LE(flow::io::buffer_memory::peak() - before, memory);
+    EXPECT_EQ(bm.allocated_bytes(), 0u);
+  }
+}
+
 TEST(SortSorterMetadata, AMergeThatCannotHoldTheFirstsSpillsThem) {
   // Runs formed with a large budget (their firsts in memory) merged with a small one:
   // the firsts (256 KiB) leave no room for two block buffers, so the merge moves them to

@@ -33,6 +33,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -42,6 +43,7 @@
 #include "flow/algo/parallel.hpp"
 #include "flow/algo/run_sort.hpp"
 #include "flow/algo/runs.hpp"
+#include "flow/algo/runs_merger.hpp"
 #include "flow/algo/sort_traits.hpp"
 #include "flow/io/buffer.hpp"
 #include "flow/io/request.hpp"
@@ -192,6 +194,16 @@ private:
   void claim_metadata(std::size_t blocks);
   // With the mutex held: the finished run joins the result; its claim ends.
   void add_run(run_info<T> run);
+  // Whether the next runs' descriptions might not fit the metadata reserve (with every
+  // finished run's first elements on disk): then the runs are merged into one first.
+  bool run_list_nearly_full();
+  // Merges the finished runs into one with run formation's memory, while no run is in
+  // flight (a sort that got far more data than its plan counted, at a budget whose
+  // reserve describes few runs): a sort of any size finishes within its budget.
+  void merge_finished_runs();
+  // Run formation's buffers: made at the start, freed and made again around
+  // merge_finished_runs.
+  void allocate_buffers();
 
   // A slot from the free list, else the oldest slot being written once its writes are
   // done, else wait until a sort releases one. The filler waits until the worker has
@@ -214,6 +226,7 @@ private:
   [[no_unique_address]] Combine combine_;
   sort_options opt_;
   mng::block_manager& bm_;
+  std::size_t memory_bytes_;
   run_formation_plan plan_;
   mng::allocation_strategy strategy_;
   std::size_t run_counter_ = 0;
@@ -231,6 +244,7 @@ private:
   std::deque<writing> writing_;
   std::size_t unsorted_ = 0; // submitted runs whose sort has no scratch slot yet
   std::size_t claimed_ = 0;  // metadata bytes claimed by runs being written
+  std::size_t in_flight_ = 0; // runs submitted that have not joined the result yet
 
   int slot_ = -1; // the slot being filled
   int held_ = -1; // the first run: sorted (or being sorted), its write held back
@@ -251,7 +265,7 @@ private:
 // the others see `extern template class` and call them.
 template <class T, class Cmp, class Combine>
 runs_creator<T, Cmp, Combine>::runs_creator(std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt)
-    : cmp_(std::move(cmp)), combine_(std::move(combine)), opt_(opt), bm_(opt.bm()),
+    : cmp_(std::move(cmp)), combine_(std::move(combine)), opt_(opt), bm_(opt.bm()), memory_bytes_(memory_bytes),
       plan_(plan_run_formation<T, Cmp>(memory_bytes, opt)),
       strategy_(mng::allocation_strategy::random_cycling(opt.seed)) {
   if (!opt_.team) {
@@ -260,6 +274,15 @@ runs_creator<T, Cmp, Combine>::runs_creator(std::size_t memory_bytes, Cmp cmp, C
   } else {
     team_ = opt_.team;
   }
+  allocate_buffers();
+  result_.set_block_manager(&bm_);
+  result_.set_geometry(plan_.geometry);
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::allocate_buffers() {
+  slots_.clear();
+  free_.clear();
   for (std::size_t i = 0; i < plan_.slots; ++i) {
     slots_.emplace_back(plan_.slot_bytes);
     free_.push_back(static_cast<int>(i));
@@ -267,10 +290,98 @@ runs_creator<T, Cmp, Combine>::runs_creator(std::size_t memory_bytes, Cmp cmp, C
   if (plan_.extra_bytes) extra_ = io::aligned_buffer(plan_.extra_bytes);
   if (plan_.ring_blocks) {
     ring_ = io::aligned_buffer(plan_.ring_blocks * plan_.geometry.bytes);
-    ring_requests_.resize(plan_.ring_blocks);
+    ring_requests_.assign(plan_.ring_blocks, nullptr);
+    ring_next_ = 0;
   }
-  result_.set_block_manager(&bm_);
-  result_.set_geometry(plan_.geometry);
+}
+
+template <class T, class Cmp, class Combine>
+bool runs_creator<T, Cmp, Combine>::run_list_nearly_full() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // The reserve holds the run list and the metadata of the run being written (its
+  // claim, claim_metadata's arithmetic); the list may grow by the runs in flight and the
+  // next one before the next check. Merging fewer than three runs would not shorten it.
+  const std::size_t finished = result_.run_count();
+  const std::size_t coming = finished + in_flight_ + 1;
+  std::size_t capacity = result_.runs().capacity();
+  while (capacity < coming) capacity = sorted_runs<T>::grown_run_capacity(capacity);
+  const std::size_t blocks = (plan_.run_elements + plan_.geometry.elements - 1) / plan_.geometry.elements;
+  const std::size_t claim = blocks * plan::run_block_metadata(sizeof(T));
+  return finished >= 3 && capacity * sizeof(run_info<T>) + claim + 4096 > plan_.metadata_reserve;
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::merge_finished_runs() {
+  // No run in flight: every sort done, every write finished, so every slot is free.
+  worker_->wait();
+  wait_writes();
+  for (auto& r : ring_requests_) {
+    if (r) r->wait();
+    r = nullptr;
+  }
+  const auto t = std::chrono::steady_clock::now();
+  // The merge gets run formation's memory: its buffers are freed first and made again
+  // after (the runs' descriptions stay where the reserve counts them).
+  slots_.clear();
+  free_.clear();
+  extra_.reset();
+  ring_.reset();
+  // The smaller half of the runs (and one more) are merged into one: the runs merged
+  // before are long and are merged again only when they are among the shorter half, so
+  // the data is re-read O(log) times, not once per merge.
+  sorted_runs<T> finished;
+  finished.set_block_manager(&bm_);
+  finished.set_geometry(plan_.geometry);
+  {
+    auto& runs = result_.mutable_runs();
+    std::vector<std::size_t> order(runs.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return runs[a].size < runs[b].size; });
+    order.resize(std::min(runs.size(), runs.size() / 2 + 1));
+    std::sort(order.begin(), order.end());
+    std::vector<run_info<T>> kept;
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (next < order.size() && order[next] == i) {
+        finished.add_run(std::move(runs[i]));
+        ++next;
+      } else {
+        kept.push_back(std::move(runs[i]));
+      }
+    }
+    runs.clear();
+    runs.shrink_to_fit(); // the list takes only what the runs kept need
+    for (auto& r : kept) result_.add_run(std::move(r));
+  }
+  const block_geometry g = plan_.geometry;
+  const bool spilled = finished.firsts_spilled();
+  // One write buffer (the merge waits for each block's write): the merge's own buffers
+  // get all the rest, for a budget that is run formation's least.
+  const std::size_t write_buffers = 1;
+  {
+    sort_options merge_opt = opt_;
+    merge_opt.team = team_;
+    merge_opt.keep_last_run = false;
+    const std::size_t writer_bytes =
+        write_buffers * g.bytes + (spilled ? detail::firsts_page_bytes : 0) + sizeof(run_info<T>);
+    runs_merger<T, Cmp, Combine> merger(std::move(finished), memory_bytes_ > writer_bytes ? memory_bytes_ - writer_bytes : 0,
+                                        cmp_, combine_, merge_opt);
+    // The merged run's first elements go where the inputs' were: on disk if they had to.
+    detail::run_writer<T> writer(merger.size(), g, write_buffers, bm_, strategy_, run_counter_++, spilled);
+    while (!merger.empty()) {
+      const auto b = merger.batch();
+      writer.push(std::span<const T>(b.data(), b.size()));
+      merger.advance(b.size());
+    }
+    const sort_timings mt = merger.timings();
+    timings_.read_wait += mt.read_wait;
+    timings_.merge += mt.merge;
+    run_info<T> merged = writer.finish();
+    std::lock_guard<std::mutex> lock(mutex_);
+    result_.add_run(std::move(merged));
+  }
+  timings_.intermediate += detail::seconds_since(t);
+  allocate_buffers();
 }
 
 template <class T, class Cmp, class Combine>
@@ -331,10 +442,15 @@ void runs_creator<T, Cmp, Combine>::next_slot() {
     } else {
       if (held_ >= 0) {
         ++submitted_;
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          ++in_flight_;
+        }
         worker_->submit([this] { write_sorted(held_sorted_.slot, held_sorted_.data, held_sorted_.size); });
         held_ = -1;
       }
       submit(slot_, plan_.run_elements);
+      if (run_list_nearly_full()) merge_finished_runs();
     }
   }
   const auto t = std::chrono::steady_clock::now();
@@ -347,6 +463,10 @@ void runs_creator<T, Cmp, Combine>::next_slot() {
 template <class T, class Cmp, class Combine>
 void runs_creator<T, Cmp, Combine>::submit(int slot, std::size_t n) {
   ++submitted_;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++in_flight_;
+  }
   enqueue(slot, n, task::sort_and_write);
 }
 
@@ -555,6 +675,7 @@ void runs_creator<T, Cmp, Combine>::claim_metadata(std::size_t blocks) {
 template <class T, class Cmp, class Combine>
 void runs_creator<T, Cmp, Combine>::add_run(run_info<T> run) {
   claimed_ -= std::min(claimed_, run.block_count() * plan::run_block_metadata(sizeof(T)));
+  in_flight_ -= std::min<std::size_t>(in_flight_, 1);
   result_.add_run(std::move(run));
   changed_.notify_all();
 }
