@@ -25,12 +25,12 @@ using sema::Symbol;
 using sema::Type;
 
 // What each runtime class compiled apart costs to compile (seconds of gcc 12 -O2 for
-// bfs.flow's, with the precompiled runtime loaded): flowc build balances its parts with
-// these and GeneratedCpp::mainCost.
-inline constexpr double kRunsCreatorCost = 1.4;
-inline constexpr double kRunsMergerCost = 1.8;
-inline constexpr double kQueueCost = 3.0;
-inline constexpr double kVectorCost = 0.7;
+// mis.flow's, with the precompiled runtime loaded): flowc build starts the longest
+// compiles first, with these and GeneratedCpp::mainCost.
+inline constexpr double kRunsCreatorCost = 2.2;
+inline constexpr double kRunsMergerCost = 2.2;
+inline constexpr double kQueueCost = 3.8;
+inline constexpr double kVectorCost = 1.2;
 inline constexpr double kHashReduceCost = 1.0; // a reduce's hash table, in main()
 
 class Generator {
@@ -222,10 +222,17 @@ public:
   std::set<int> pulled_; // the current segment's nodes that a merge, join or zip pulls from
   std::set<int> counted_; // the nodes whose counter the generated code increments
   // The runtime classes flowc build may compile apart (codegen.hpp: PartClass), each
-  // once, in the order of their first use: the class → its relative compile cost.
-  std::vector<std::pair<std::string, double>> partClasses_;
-  /// `cls` (a runtime class of the script's types) may be compiled in a part of its own.
-  void compiledApart(const std::string& cls, double cost);
+  // once, in the order of their first use: the class, its relative compile cost, and the
+  // runtime classes its code uses (declared extern in its part where they are parts too).
+  struct PartClassUse {
+    std::string name;
+    double cost;
+    std::vector<std::string> uses;
+  };
+  std::vector<PartClassUse> partClasses_;
+  /// `cls` (a runtime class of the script's types) may be compiled in a part of its own;
+  /// it uses the classes `uses` (a run creator merges with its sort's merger).
+  void compiledApart(const std::string& cls, double cost, std::vector<std::string> uses = {});
   double classesInMainCost_ = 0; // runtime classes of types only main() can name (a reduce's combine lambda)
   void emitPartClasses();
 

@@ -9,10 +9,12 @@ namespace {
 struct SortRunsCodegen : RunsCodegen<Node::SortRuns> {
   void declare(const Node& n) override {
     auto& s = *n.get<SortStage>();
-    const std::string creator = "flow::algo::runs_creator<" + g->type(s.elementType) + ", " + g->orderType(s.order->order) + ">";
+    const std::string types = g->type(s.elementType) + ", " + g->orderType(s.order->order) + ">";
+    const std::string creator = "flow::algo::runs_creator<" + types;
     g->line("// " + n.name + ": " + (n.inMemory ? std::string("in memory") : std::to_string(n.runs) + " runs") +
             " estimated");
-    g->compiledApart(creator, kRunsCreatorCost);
+    // A run formation given far more data than planned merges runs with its sort's merger.
+    g->compiledApart(creator, kRunsCreatorCost, {"flow::algo::runs_merger<" + types});
     g->line(creator + " " + g->var(n, "runs") + "(" + g->memoryOf(n) + ", {}, fl_sort_options);");
   }
 };
