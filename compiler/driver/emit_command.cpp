@@ -172,6 +172,11 @@ int compilerFailed(const BuildOptions& options, const std::vector<std::string>& 
   return 3;
 }
 
+/// What ends the command that makes the executable `exe`: the runtime's library.
+std::vector<std::string> linkTail(const std::string& exe) {
+  return {runtimeLocation().library, "-lboost_thread", "-o", exe};
+}
+
 /// How a program is compiled: the compiler commands (run up to options.jobs at once,
 /// the most costly first), then the link of `objects`.
 struct CompilePlan {
@@ -193,7 +198,6 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
                          const std::string& exe, const std::vector<std::string>& extra) {
   CompilePlan plan;
   std::vector<std::string> mainArgs = compileFlags(options, /*includeDirs=*/true);
-  const std::vector<std::string> library = {runtimeLocation().library, "-lboost_thread", "-o", exe};
   const std::optional<fs::path> cache =
       program.partClasses.empty() ? std::nullopt : cacheDirectory(/*quiet=*/!options.verbose);
   std::error_code ec;
@@ -201,7 +205,8 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
   if (!cache || ec) {
     mainArgs.insert(mainArgs.end(), extra.begin(), extra.end());
     mainArgs.push_back(cpp);
-    mainArgs.insert(mainArgs.end(), library.begin(), library.end());
+    const std::vector<std::string> tail = linkTail(exe);
+    mainArgs.insert(mainArgs.end(), tail.begin(), tail.end());
     plan.compiles.push_back({mainArgs, exe + ".log", ""});
     plan.costs.push_back(program.mainCost);
     plan.cpps.push_back(cpp);
@@ -283,7 +288,8 @@ int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, c
     link.push_back("-pthread");
     link.insert(link.end(), options.cxxflags.begin(), options.cxxflags.end());
     link.insert(link.end(), plan.objects.begin(), plan.objects.end());
-    link.insert(link.end(), {runtimeLocation().library, "-lboost_thread", "-o", exe});
+    const std::vector<std::string> tail = linkTail(exe);
+    link.insert(link.end(), tail.begin(), tail.end());
     status = runStep({{link, exe + ".log", ""}}, {});
   }
   for (const std::string& file : leftovers) fs::remove(file, ec);
