@@ -5,6 +5,7 @@
 #include "plan/plan.hpp"
 #include "sema/symbols.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <set>
@@ -51,15 +52,26 @@ inline std::string hex64(uint64_t value) {
 const std::vector<std::string>& runtimeHeaders();
 
 /// A runtime class the program instantiates (a sorter's run creator or merger, a
-/// priority queue, an external vector of one element type) that flowc build compiles in a
-/// translation unit of its own, `source`: the script's types and `template class …;`.
-/// The generated C++ declares it `extern template` when compiled with -DFLOW_PARTS, and
-/// flowc keeps the object of each source in its cache, shared by every script whose
-/// types make the same source (driver/part_cache.cpp).
+/// priority queue, an external vector of one element type) that flowc build compiles
+/// apart from main(): `GeneratedCpp::partPrelude` (every runtime header and the script's
+/// types) followed by `instantiation` (`template class …;`, after `extern template` of
+/// the classes it uses that are compiled apart too) is its translation unit. The
+/// generated C++ declares it `extern template` when compiled with -DFLOW_PARTS, and
+/// flowc keeps the object of each such unit in its cache, shared by every script whose
+/// types make the same one (driver/cache.hpp).
 struct PartClass {
-  std::string name;   // e.g. flow::algo::runs_creator<t_Edge, t_src_dst>
-  std::string source; // the whole translation unit that compiles it
-  double cost = 0;    // its compile time: seconds of gcc 12 -O2 (codegen/generator.hpp)
+  std::string name;          // e.g. flow::algo::runs_creator<t_Edge, t_src_dst>
+  std::vector<std::string> uses; // classes compiled apart that its code calls
+  double cost = 0;           // its compile time: seconds of gcc 12 -O2 (codegen/generator.hpp)
+
+  /// Its lines after the prelude when compiled with the classes `together` (their
+  /// instantiations are in the same unit, so none of them is declared extern).
+  std::string instantiation(const std::vector<std::string>& together = {}) const {
+    std::string text;
+    for (const std::string& u : uses)
+      if (std::find(together.begin(), together.end(), u) == together.end()) text += "extern template class " + u + ";\n";
+    return text + "template class " + name + ";\n";
+  }
 };
 
 struct GeneratedCpp {
@@ -67,6 +79,7 @@ struct GeneratedCpp {
   /// The classes that may be compiled apart (empty when the script imports C++
   /// headers, which may define non-inline functions that only one part may compile).
   std::vector<PartClass> partClasses;
+  std::string partPrelude; // what every class's translation unit starts with
   double mainCost = 0; // the compile time of main() and what only it can name, likewise
 };
 

@@ -23,6 +23,7 @@
 #include <iomanip>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include <fcntl.h>
@@ -184,8 +185,9 @@ struct CompilePlan {
   std::vector<double> costs;       // of each compile, to start the longest first
   std::vector<std::string> cpps;   // the C++ file each compiles (for its errors)
   std::vector<std::string> objects; // linked, in this order (none: one compile makes the program)
-  std::vector<std::pair<std::string, std::string>> stores; // compiled → its name in the cache
-  std::vector<std::pair<std::string, const std::string*>> sources; // a class's C++ file and its text
+  // A compiled group of classes → the cache's names of its classes' objects (links to it).
+  std::vector<std::pair<std::string, std::vector<std::string>>> stores;
+  std::vector<std::pair<std::string, std::string>> sources; // C++ files to write, and their text
   size_t classesReused = 0;        // classes whose objects the cache had
 };
 
@@ -221,8 +223,18 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
   plan.cpps.push_back(cpp);
   plan.objects.push_back(mainObject);
   const std::vector<std::string> classFlags = compileFlags(options, /*includeDirs=*/false);
+  // Each class's object is keyed by its own translation unit; the classes the cache lacks
+  // are compiled together, in at most jobs - 1 groups beside main() (one more translation
+  // unit costs a load of the precompiled runtime and the types again), and each class's
+  // object in the cache is then a link to its group's.
+  struct Missing {
+    const codegen::PartClass* cls;
+    std::string object;
+  };
+  std::vector<Missing> missing;
   for (const codegen::PartClass& c : program.partClasses) {
-    const fs::path object = partObject(*cache, c.source, classFlags, runtimeLocation().includeDir);
+    const std::string source = program.partPrelude + c.instantiation();
+    const fs::path object = partObject(*cache, source, classFlags, runtimeLocation().includeDir);
     plan.objects.push_back(object.string());
     if (fs::exists(object, ec)) {
       markUsed(object);
@@ -230,16 +242,35 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
       if (options.verbose) std::cerr << "flowc: " << c.name << ": compiled before, " << object.string() << "\n";
       continue;
     }
-    fs::path source = object;
-    source.replace_extension(".cpp");
-    const std::string partial = object.string() + ".partial." + std::to_string(getpid());
+    plan.sources.push_back({fs::path(object).replace_extension(".cpp").string(), source}); // for people
+    missing.push_back({&c, object.string()});
+  }
+  std::stable_sort(missing.begin(), missing.end(), [](const Missing& a, const Missing& b) { return a.cls->cost > b.cls->cost; });
+  const size_t groups = std::min<size_t>(missing.size(), std::max(1u, options.jobs > 1 ? options.jobs - 1 : 1u));
+  std::vector<std::vector<const Missing*>> group(groups);
+  std::vector<double> work(groups, 0);
+  for (const Missing& m : missing) { // the most costly first, to the group with the least work
+    const size_t least = static_cast<size_t>(std::min_element(work.begin(), work.end()) - work.begin());
+    group[least].push_back(&m);
+    work[least] += m.cls->cost;
+  }
+  for (size_t k = 0; k < groups; ++k) {
+    std::vector<std::string> names, objects;
+    for (const Missing* m : group[k]) names.push_back(m->cls->name);
+    std::string source = program.partPrelude;
+    for (const Missing* m : group[k]) {
+      source += m->cls->instantiation(names);
+      objects.push_back(m->object);
+    }
+    // In the cache's folder, so that its classes' objects can be links to it.
+    const std::string partial = objects.front() + ".group.partial." + std::to_string(getpid());
+    plan.sources.push_back({partial + ".cpp", source});
     std::vector<std::string> args = classFlags;
-    args.insert(args.end(), {"-c", source.string(), "-o", partial});
+    args.insert(args.end(), {"-c", partial + ".cpp", "-o", partial + ".o"});
     plan.compiles.push_back({args, partial + ".log", ""});
-    plan.costs.push_back(c.cost);
-    plan.cpps.push_back(source.string());
-    plan.stores.push_back({partial, object.string()});
-    plan.sources.push_back({source.string(), &c.source});
+    plan.costs.push_back(work[k]);
+    plan.cpps.push_back(partial + ".cpp");
+    plan.stores.push_back({partial, objects});
   }
   return plan;
 }
@@ -253,7 +284,7 @@ int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, c
   if (starting) starting(plan);
   // A class's source is written where its object will be, for its errors and for people.
   for (const auto& [path, text] : plan.sources)
-    if (!writeNewFile(path, *text, 0600)) return 1;
+    if (!writeNewFile(path, text, 0600)) return 1;
   // The longest compiles first, so that the last to finish is short.
   std::vector<size_t> order(plan.compiles.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -264,7 +295,8 @@ int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, c
   // temporary object and log removed at the end, whatever happened.
   std::vector<std::string> leftovers;
   if (!plan.objects.empty()) leftovers.push_back(plan.objects.front()); // main()'s: linked, then not needed
-  for (const auto& [partial, object] : plan.stores) leftovers.push_back(partial);
+  for (const auto& [partial, objects] : plan.stores)
+    for (const char* suffix : {".cpp", ".o"}) leftovers.push_back(partial + suffix);
   auto runStep = [&](const std::vector<Command>& step, const std::vector<size_t>& which) {
     for (const Command& c : step) {
       leftovers.push_back(c.log);
@@ -280,14 +312,23 @@ int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, c
   };
   int status = runStep(compiles, order);
   std::error_code ec;
-  // Compiled classes go into the cache whole (renamed), for this link and later builds.
-  for (const auto& [partial, object] : plan.stores)
-    if (status == 0) fs::rename(partial, object, ec);
+  // Compiled classes go into the cache whole (links made in one step to a finished
+  // object), for this link and later builds; another flowc's link of the same is as good.
+  for (const auto& [partial, objects] : plan.stores)
+    for (const std::string& object : objects)
+      if (status == 0 && ::link((partial + ".o").c_str(), object.c_str()) != 0 && errno != EEXIST)
+        fs::copy_file(partial + ".o", object, fs::copy_options::skip_existing, ec);
   if (status == 0 && !plan.objects.empty()) {
     std::vector<std::string> link = options.compiler;
     link.push_back("-pthread");
     link.insert(link.end(), options.cxxflags.begin(), options.cxxflags.end());
-    link.insert(link.end(), plan.objects.begin(), plan.objects.end());
+    // A group's object is linked once, however many of its classes the program has.
+    std::set<std::pair<dev_t, ino_t>> linked;
+    for (const std::string& object : plan.objects) {
+      struct stat st {};
+      if (::stat(object.c_str(), &st) == 0 && !linked.insert({st.st_dev, st.st_ino}).second) continue;
+      link.push_back(object);
+    }
     const std::vector<std::string> tail = linkTail(exe);
     link.insert(link.end(), tail.begin(), tail.end());
     status = runStep({{link, exe + ".log", ""}}, {});
