@@ -224,12 +224,7 @@ public:
   // The runtime classes flowc build may compile apart (codegen.hpp: PartClass), each
   // once, in the order of their first use: the class, its relative compile cost, and the
   // runtime classes its code uses (declared extern in its part where they are parts too).
-  struct PartClassUse {
-    std::string name;
-    double cost;
-    std::vector<std::string> uses;
-  };
-  std::vector<PartClassUse> partClasses_;
+  std::vector<PartClass> partClasses_;
   /// `cls` (a runtime class of the script's types) may be compiled in a part of its own;
   /// it uses the classes `uses` (a run creator merges with its sort's merger).
   void compiledApart(const std::string& cls, double cost, std::vector<std::string> uses = {});

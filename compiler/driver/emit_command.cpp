@@ -192,10 +192,10 @@ struct CompilePlan {
 };
 
 /// The compiles of `program` (written to `cpp`) into `exe`. A program with runtime
-/// classes of its types is built in parts when flowc's cache can be used: each class in a
-/// translation unit of its own whose object the cache keeps (driver/cache.hpp), shared by
-/// every script with the same types, so that an edit of a script compiles main() alone;
-/// otherwise in one compile. `extra` goes to main()'s compile (flowc run's dependency file).
+/// classes of its types is built in parts when flowc's cache can be used: each class's
+/// object is kept in the cache under the key of its own translation unit
+/// (driver/cache.hpp), shared by every script with the same types, so that an edit of a
+/// script compiles main() alone; otherwise in one compile. `extra` goes to main()'s compile (flowc run's dependency file).
 CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCpp& program, const std::string& cpp,
                          const std::string& exe, const std::vector<std::string>& extra) {
   CompilePlan plan;
@@ -316,8 +316,12 @@ int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, c
   // object), for this link and later builds; another flowc's link of the same is as good.
   for (const auto& [partial, objects] : plan.stores)
     for (const std::string& object : objects)
-      if (status == 0 && ::link((partial + ".o").c_str(), object.c_str()) != 0 && errno != EEXIST)
-        fs::copy_file(partial + ".o", object, fs::copy_options::skip_existing, ec);
+      if (status == 0 && ::link((partial + ".o").c_str(), object.c_str()) != 0 && errno != EEXIST) {
+        // A folder without hard links: a copy, renamed into place whole.
+        const std::string copy = object + ".partial." + std::to_string(getpid());
+        if (fs::copy_file(partial + ".o", copy, ec)) fs::rename(copy, object, ec);
+        fs::remove(copy, ec);
+      }
   if (status == 0 && !plan.objects.empty()) {
     std::vector<std::string> link = options.compiler;
     link.push_back("-pthread");

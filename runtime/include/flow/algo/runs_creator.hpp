@@ -201,9 +201,15 @@ private:
   // flight (a sort that got far more data than its plan counted, at a budget whose
   // reserve describes few runs): a sort of any size finishes within its budget.
   void merge_finished_runs();
-  // Run formation's buffers: made at the start, freed and made again around
-  // merge_finished_runs.
+  // Run formation's buffers: made at the start, freed at the end (result) and freed and
+  // made again around merge_finished_runs.
   void allocate_buffers();
+  void free_buffers();
+  // Waits until no run is in flight: every submitted sort done, every write finished.
+  void wait_runs_in_flight();
+  // A run handed to the worker (sorted and written, or only written): counted until it
+  // joins the result (add_run).
+  void count_submitted();
 
   // A slot from the free list, else the oldest slot being written once its writes are
   // done, else wait until a sort releases one. The filler waits until the worker has
@@ -296,6 +302,30 @@ void runs_creator<T, Cmp, Combine>::allocate_buffers() {
 }
 
 template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::free_buffers() {
+  for (auto& s : slots_) s.reset();
+  extra_.reset();
+  ring_.reset();
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::wait_runs_in_flight() {
+  if (worker_) worker_->wait();
+  wait_writes();
+  for (auto& r : ring_requests_) {
+    if (r) r->wait();
+    r = nullptr;
+  }
+}
+
+template <class T, class Cmp, class Combine>
+void runs_creator<T, Cmp, Combine>::count_submitted() {
+  ++submitted_;
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++in_flight_;
+}
+
+template <class T, class Cmp, class Combine>
 bool runs_creator<T, Cmp, Combine>::run_list_nearly_full() {
   std::lock_guard<std::mutex> lock(mutex_);
   // The reserve holds the run list and the metadata of the run being written (its
@@ -312,20 +342,11 @@ bool runs_creator<T, Cmp, Combine>::run_list_nearly_full() {
 
 template <class T, class Cmp, class Combine>
 void runs_creator<T, Cmp, Combine>::merge_finished_runs() {
-  // No run in flight: every sort done, every write finished, so every slot is free.
-  worker_->wait();
-  wait_writes();
-  for (auto& r : ring_requests_) {
-    if (r) r->wait();
-    r = nullptr;
-  }
+  wait_runs_in_flight(); // so every slot is free
   const auto t = std::chrono::steady_clock::now();
   // The merge gets run formation's memory: its buffers are freed first and made again
   // after (the runs' descriptions stay where the reserve counts them).
-  slots_.clear();
-  free_.clear();
-  extra_.reset();
-  ring_.reset();
+  free_buffers();
   // The smaller half of the runs (and one more) are merged into one: the runs merged
   // before are long and are merged again only when they are among the shorter half, so
   // the data is re-read O(log) times, not once per merge.
@@ -412,19 +433,12 @@ sorted_runs<T> runs_creator<T, Cmp, Combine>::result() {
     const bool keep = opt_.keep_last_run && n > 0;
     if (n > 0 && !keep) submit(slot_, n);
     else if (n == 0) release_slot(slot_);
-    if (worker_) worker_->wait();
-    wait_writes();
-    for (auto& r : ring_requests_) {
-      if (r) r->wait();
-      r = nullptr;
-    }
+    wait_runs_in_flight();
     if (keep) keep_in_memory(slot_, n); // every other slot is free now
   }
   slot_ = -1;
   pos_ = end_ = nullptr;
-  for (auto& s : slots_) s.reset();
-  extra_.reset();
-  ring_.reset();
+  free_buffers();
   worker_.reset();
   return std::move(result_);
 }
@@ -441,11 +455,7 @@ void runs_creator<T, Cmp, Combine>::next_slot() {
       enqueue(slot_, plan_.run_elements, task::sort_only);
     } else {
       if (held_ >= 0) {
-        ++submitted_;
-        {
-          std::lock_guard<std::mutex> lock(mutex_);
-          ++in_flight_;
-        }
+        count_submitted();
         worker_->submit([this] { write_sorted(held_sorted_.slot, held_sorted_.data, held_sorted_.size); });
         held_ = -1;
       }
@@ -462,11 +472,7 @@ void runs_creator<T, Cmp, Combine>::next_slot() {
 
 template <class T, class Cmp, class Combine>
 void runs_creator<T, Cmp, Combine>::submit(int slot, std::size_t n) {
-  ++submitted_;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++in_flight_;
-  }
+  count_submitted();
   enqueue(slot, n, task::sort_and_write);
 }
 
