@@ -19,6 +19,7 @@ struct CodegenOptions {
   std::string programName; // for --help and error messages; the script's file name
   bool format = true;      // run clang-format's library over the result
   bool lineDirectives = false; // #line before each statement's code: a debugger shows the script
+  bool mpi = false;        // flowc build --mpi: main() starts Open MPI's ranks (flow/ranks/mpi.hpp)
   /// flowc build --calibrate: the plan with a calibration run's fractions (same nodes),
   /// priced again at run time beside the static estimate (--stats shows both), and which
   /// run measured them ("a run at edges=1048576").

@@ -28,8 +28,8 @@ const std::vector<std::string>& runtimeHeaders() {
       "flow/stream/merge.hpp",      "flow/stream/transform.hpp",
       "flow/stream/combine.hpp",    "flow/stream/join.hpp",        "flow/stream/hash_join.hpp",
       "flow/stream/reduce.hpp",
-      "flow/stream/sources.hpp",    "flow/stream/sequence.hpp",    "flow/program.hpp",
-      "flow/script.hpp"};
+      "flow/stream/sources.hpp",    "flow/stream/sequence.hpp",    "flow/ranks/sample_sort.hpp",
+      "flow/ranks/spread_writer.hpp", "flow/program.hpp",          "flow/script.hpp"};
   return headers;
 }
 
@@ -704,6 +704,8 @@ GeneratedCpp Generator::run() {
     for (const std::string& h : codegen_.headers(n.kind)) used.insert(h);
   for (const std::string& h : runtimeHeaders())
     if (used.count(h)) line("#include \"" + h + "\"");
+  // Open MPI's mpi.h, which only an MPI build has: after the precompiled runtime.
+  if (options_.mpi) line("#include \"flow/ranks/mpi.hpp\"");
   for (const auto& h : program_.headers) line("#include " + quote(h->path));
   line("");
   for (const char* h : kStandardHeaders) line(std::string("#include <") + h + ">");
@@ -731,6 +733,7 @@ GeneratedCpp Generator::run() {
   emitPartClasses();
   block("int main(int argc, char** argv) {", [&] {
     line("using namespace fl_script;");
+    if (options_.mpi) line("flow::ranks::mpi_world fl_ranks(argc, argv); // the ranks mpirun started (one without it)");
     // --help says how long a str may be: a longer line or value stops the program.
     const std::string strNote = plan_.strCapacity ? ", " + quote("its str values hold at most " +
                                                                  std::to_string(plan_.strCapacity) +

@@ -298,6 +298,12 @@ struct Table {
                                   "program in one translation unit)"),
                          compiling};
   cl::opt<bool> verbose{"verbose", cl::desc("print the C++ compiler's command line"), compiling};
+  cl::opt<bool> mpi{"mpi",
+                    cl::desc("a program that runs as the ranks of Open MPI: `mpirun -np P prog`\n"
+                             "splits its sources, sorts and counts over P processes and computes\n"
+                             "what one process computes (docs/distributed.md); built with\n"
+                             "mpicxx's flags. Without mpirun it runs as one rank"),
+                    Commands{{&emit.sub, &build.sub, &run.sub}}};
   ShortName verboseShort{"v", verbose};
 
   // every command
@@ -667,6 +673,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.build.calibrate = table.calibrate;
     out.build.runArgs = runArgs;
     out.build.plan = plan;
+    out.build.plan.spreadOverRanks = table.mpi;
     out.build.includeDirs = includeDirs;
     out.build.strCapacity = strCapacity;
     out.build.color = color;

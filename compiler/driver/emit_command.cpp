@@ -56,6 +56,7 @@ std::optional<codegen::GeneratedCpp> generate(const BuildOptions& options, std::
   codegen::CodegenOptions cg;
   cg.programName = programName(options.file);
   cg.lineDirectives = options.debug;
+  cg.mpi = options.plan.spreadOverRanks;
   for (const auto& [name, value] : options.plan.setParams) cg.setParams.insert(name);
   std::optional<plan::Plan> calibrated;
   if (options.calibrate) {
@@ -173,9 +174,35 @@ int compilerFailed(const BuildOptions& options, const std::vector<std::string>& 
   return 3;
 }
 
-/// What ends the command that makes the executable `exe`: the runtime's library.
-std::vector<std::string> linkTail(const std::string& exe) {
-  return {runtimeLocation().library, "-lboost_thread", "-o", exe};
+/// Open MPI's flags for a program built with --mpi: `mpicxx --showme:compile` (mpi.h's
+/// folders) or `--showme:link` (its libraries), as words; nullopt (after saying why) when
+/// there is no mpicxx.
+std::optional<std::vector<std::string>> mpiFlags(const std::string& which) {
+  std::string text;
+  if (FILE* pipe = ::popen(("mpicxx --showme:" + which + " 2>/dev/null").c_str(), "r")) {
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) text.append(buffer, n);
+    if (::pclose(pipe) != 0) text.clear();
+  }
+  std::istringstream words(text);
+  std::vector<std::string> flags;
+  for (std::string w; words >> w;)
+    if (w != "-lmpi_cxx") flags.push_back(w); // MPI's C++ bindings: the runtime calls the C API
+  if (flags.empty()) {
+    std::cerr << "flowc: error: --mpi needs Open MPI's compiler wrapper mpicxx on PATH (Debian: apt-get install "
+                 "openmpi-bin libopenmpi-dev)\n";
+    return std::nullopt;
+  }
+  return flags;
+}
+
+/// What ends the command that makes the executable `exe`: the runtime's library (and
+/// Open MPI's, `mpi`).
+std::vector<std::string> linkTail(const std::string& exe, const std::vector<std::string>& mpi) {
+  std::vector<std::string> tail = {runtimeLocation().library, "-lboost_thread"};
+  tail.insert(tail.end(), mpi.begin(), mpi.end());
+  tail.insert(tail.end(), {"-o", exe});
+  return tail;
 }
 
 /// How a program is compiled: the compiler commands (run up to options.jobs at once,
@@ -189,16 +216,20 @@ struct CompilePlan {
   std::vector<std::pair<std::string, std::vector<std::string>>> stores;
   std::vector<std::pair<std::string, std::string>> sources; // C++ files to write, and their text
   size_t classesReused = 0;        // classes whose objects the cache had
+  std::vector<std::string> mpiLink; // Open MPI's libraries (--mpi)
 };
 
 /// The compiles of `program` (written to `cpp`) into `exe`. A program with runtime
 /// classes of its types is built in parts when flowc's cache can be used: each class's
 /// object is kept in the cache under the key of its own translation unit
 /// (driver/cache.hpp), shared by every script with the same types, so that an edit of a
-/// script compiles main() alone; otherwise in one compile. `extra` goes to main()'s compile (flowc run's dependency file).
+/// script compiles main() alone; otherwise in one compile. `extra` goes to main()'s compile (flowc run's dependency
+/// file, Open MPI's folders), `mpiLink` (Open MPI's libraries) to the link.
 CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCpp& program, const std::string& cpp,
-                         const std::string& exe, const std::vector<std::string>& extra) {
+                         const std::string& exe, const std::vector<std::string>& extra,
+                         const std::vector<std::string>& mpiLink) {
   CompilePlan plan;
+  plan.mpiLink = mpiLink;
   std::vector<std::string> mainArgs = compileFlags(options, /*includeDirs=*/true);
   const std::optional<fs::path> cache =
       program.partClasses.empty() ? std::nullopt : cacheDirectory(/*quiet=*/!options.verbose);
@@ -207,7 +238,7 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
   if (!cache || ec) {
     mainArgs.insert(mainArgs.end(), extra.begin(), extra.end());
     mainArgs.push_back(cpp);
-    const std::vector<std::string> tail = linkTail(exe);
+    const std::vector<std::string> tail = linkTail(exe, mpiLink);
     mainArgs.insert(mainArgs.end(), tail.begin(), tail.end());
     plan.compiles.push_back({mainArgs, exe + ".log", ""});
     plan.costs.push_back(program.mainCost);
@@ -280,7 +311,15 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
 int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, const std::string& cpp,
             const std::string& exe, const std::vector<std::string>& extra = {},
             const std::function<void(const CompilePlan&)>& starting = {}) {
-  CompilePlan plan = planCompiles(options, program, cpp, exe, extra);
+  // main() of a program built with --mpi includes mpi.h and links Open MPI's library.
+  std::vector<std::string> mainExtra = extra, mpiLink;
+  if (options.plan.spreadOverRanks) {
+    const auto compileFlags = mpiFlags("compile"), linkFlags = mpiFlags("link");
+    if (!compileFlags || !linkFlags) return 1;
+    mainExtra.insert(mainExtra.end(), compileFlags->begin(), compileFlags->end());
+    mpiLink = *linkFlags;
+  }
+  CompilePlan plan = planCompiles(options, program, cpp, exe, mainExtra, mpiLink);
   if (starting) starting(plan);
   // A class's source is written where its object will be, for its errors and for people.
   for (const auto& [path, text] : plan.sources)
@@ -333,7 +372,7 @@ int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, c
       if (::stat(object.c_str(), &st) == 0 && !linked.insert({st.st_dev, st.st_ino}).second) continue;
       link.push_back(object);
     }
-    const std::vector<std::string> tail = linkTail(exe);
+    const std::vector<std::string> tail = linkTail(exe, plan.mpiLink);
     link.insert(link.end(), tail.begin(), tail.end());
     status = runStep({{link, exe + ".log", ""}}, {});
   }

@@ -111,6 +111,10 @@ struct Node {
   uint64_t runs = 0;
   uint64_t fanIn = 0;
   bool inMemory = false;
+  /// Spread over the ranks of an MPI program (plan/spread.cpp): each rank holds a
+  /// contiguous part of its elements, the parts in rank order being the whole; false:
+  /// every rank computes all of them.
+  bool spread = false;
   bool keyed = false;           // the order has a radix key (how the sorter divides memory)
   bool hashed = false;          // ReduceRuns: combines in a hash table (the distinct keys fit)
   uint64_t hashPartitions = 0;  // ReduceRuns, hashed: the table's partitions
@@ -233,7 +237,13 @@ struct PlanOptions {
   /// With a calibration: the static plan of the same script and params, whose memory
   /// split the program (built without calibration) makes (MemoryPlanner::adopt).
   const Plan* programPlan = nullptr;
+  /// flowc build --mpi: mark the nodes a program run as several ranks spreads over them
+  /// (Node::spread).
+  bool spreadOverRanks = false;
 };
+
+/// Marks the nodes whose elements an MPI program spreads over its ranks (plan/spread.cpp).
+void spreadOverRanks(Plan& plan);
 
 /// Plans a checked program. Reports problems (a --set value that does not parse, a plan
 /// that cannot fit the memory budget) to `diags` and returns nullopt after them.

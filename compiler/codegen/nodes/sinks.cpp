@@ -21,8 +21,12 @@ struct WriteFileCodegen : WriterCodegen {
   void declare(const Node& n) override {
     auto& w = *n.get<WriteStmt>();
     const std::string T = g->type(w.pipeline->elementType);
-    g->line("flow::io::file_writer<" + T + "> " + g->var(n, "out") + "(" + g->path(w.path) +
-            ", flow::io::typed_file_memory<" + T + ">(" + g->memoryOf(n) + "));");
+    const std::string memory = "flow::io::typed_file_memory<" + T + ">(" + g->memoryOf(n) + ")";
+    if (n.spread) // the ranks' parts, gathered in rank order
+      g->line("flow::ranks::spread_writer<" + T + "> " + g->var(n, "out") + "(" + g->path(w.path) + ", " + memory +
+              ", " + g->blockBytes() + ");");
+    else
+      g->line("flow::io::file_writer<" + T + "> " + g->var(n, "out") + "(" + g->path(w.path) + ", " + memory + ");");
   }
 };
 
@@ -128,6 +132,8 @@ struct AggregateCodegen : KindCodegen<Node::Aggregate> {
   }
   void finish(const Node& n) override {
     const Builtin fn = *n.get<CallExpr>()->builtin;
+    if (n.spread) // the ranks' counts or sums added
+      g->line(g->aggregateVar(n) + " = flow::ranks::sum(" + g->aggregateVar(n) + ");");
     if (fn == Builtin::Min || fn == Builtin::Max)
       g->line("if (!" + g->var(n, "any") + ") throw flow::script::script_error(std::string(" + g->where(n.loc) +
               ") + \": " + ast::info(fn).name + " of an empty stream\");");
@@ -152,7 +158,8 @@ struct LoopCodegen : KindCodegen<Node::Loop> {
 } // namespace
 
 void addSinkCodegen(NodeCodegenTable& table) {
-  table.add<WriteFileCodegen, WriteTextCodegen, VectorBuildCodegen, VectorRefillCodegen, MaterializeCodegen, AggregateCodegen, LoopCodegen>();
+  table.add<WriteFileCodegen>({"flow/ranks/spread_writer.hpp"});
+  table.add<WriteTextCodegen, VectorBuildCodegen, VectorRefillCodegen, MaterializeCodegen, AggregateCodegen, LoopCodegen>();
 }
 
 } // namespace flow::codegen

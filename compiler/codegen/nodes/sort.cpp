@@ -15,7 +15,9 @@ struct SortRunsCodegen : RunsCodegen<Node::SortRuns> {
             " estimated");
     // A run formation given far more data than planned merges runs with its sort's merger.
     g->compiledApart(creator, kRunsCreatorCost, {"flow::algo::runs_merger<" + types});
-    g->line(creator + " " + g->var(n, "runs") + "(" + g->memoryOf(n) + ", {}, fl_sort_options);");
+    // Spread over the ranks: a sample sort, whose runs hold this rank's key range.
+    const std::string sorter = n.spread ? "flow::ranks::sample_sort<" + types : creator;
+    g->line(sorter + " " + g->var(n, "runs") + "(" + g->memoryOf(n) + ", {}, fl_sort_options);");
   }
 };
 
@@ -35,6 +37,6 @@ struct SortMergeCodegen : RunsMergeCodegen<Node::SortMerge> {
 
 } // namespace
 
-void addSortCodegen(NodeCodegenTable& table) { table.add<SortRunsCodegen, SortMergeCodegen>(); }
+void addSortCodegen(NodeCodegenTable& table) { table.add<SortRunsCodegen, SortMergeCodegen>({"flow/ranks/sample_sort.hpp"}); }
 
 } // namespace flow::codegen

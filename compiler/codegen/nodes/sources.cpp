@@ -38,8 +38,13 @@ struct RangeCodegen : KindCodegen<Node::Range> {
   void loop(const Node& n, const Segment& segment) override {
     auto& r = *n.get<RangeSource>();
     const std::string T = g->type(r.elementType), v = g->var(n, "v"), begin = g->var(n, "begin"), end = g->var(n, "end");
-    g->line("const " + T + " " + begin + " = " + g->expr(*r.begin) + ";");
-    g->line("const " + T + " " + end + " = " + g->expr(*r.end) + ";");
+    if (n.spread) { // this rank's share of the indexes
+      g->line("const auto [" + begin + ", " + end + "] = flow::ranks::share<" + T + ">(" + g->expr(*r.begin) + ", " +
+              g->expr(*r.end) + ");");
+    } else {
+      g->line("const " + T + " " + begin + " = " + g->expr(*r.begin) + ";");
+      g->line("const " + T + " " + end + " = " + g->expr(*r.end) + ";");
+    }
     if (segment.phase)
       g->line("fl_program.expect(" + begin + " < " + end + " ? static_cast<uint64_t>(" + end +
               ") - static_cast<uint64_t>(" + begin + ") : 0);");

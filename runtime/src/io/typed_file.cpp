@@ -14,6 +14,8 @@
 #include <utility>
 
 #include "flow/io/request.hpp"
+#include "flow/io/standard_streams.hpp"
+#include "flow/ranks.hpp"
 
 namespace flow::io::detail {
 
@@ -203,7 +205,9 @@ void file_reader_core::next_chunk() {
   end_ = pos_ + p.bytes; // whole elements (the size was checked at open)
 }
 
-file_writer_core::file_writer_core(const std::string& path, std::size_t element_bytes, std::size_t memory_bytes, bool direct) {
+file_writer_core::file_writer_core(const std::string& given_path, std::size_t element_bytes, std::size_t memory_bytes, bool direct) {
+  // A stream every rank computes whole is written by the first rank (flow/ranks.hpp).
+  const std::string& path = ranks::leads() ? given_path : discarded_output;
   const auto plan = detail::plan_chunks(element_bytes, memory_bytes, path);
   chunk_bytes_ = plan.chunk_bytes;
   buffers_ = plan.chunks;

@@ -13,6 +13,7 @@
 #include "flow/io/standard_streams.hpp"
 #include "flow/plan/input_size.hpp"
 #include "flow/program.hpp"
+#include "flow/ranks.hpp"
 #include "messages.hpp"
 
 namespace flow {
@@ -73,6 +74,9 @@ std::optional<int> program::check_input_files(const std::vector<std::string>& ou
     in.elements = 0;
   }
   for (auto& in : inputs_) {
+    if (io::is_standard_stream(in.path) && ranks::size() > 1)
+      return fail(2, "standard input cannot be read by a program run as " + std::to_string(ranks::size()) +
+                         " ranks (mpirun gives it to the first rank only); give the input as a file");
     if (io::is_standard_stream(in.path)) continue;
     bool written = false;
     for (const std::string& out : outputs)

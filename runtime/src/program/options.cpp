@@ -12,6 +12,7 @@
 #include "flow/format.hpp"
 #include "flow/mng/config.hpp"
 #include "flow/program/rand.hpp"
+#include "flow/ranks.hpp"
 
 namespace flow::detail {
 
@@ -90,13 +91,18 @@ std::string describe_block(const help_defaults& d) {
 }
 
 void read_disk(flag_argument& arg, program_options& options) {
-  options.disks.push_back(mng::disk_spec::parse(arg.take_value("PATH[:SIZE]")));
+  // `%r` is the rank (flow/ranks.hpp): each rank of an MPI run gets a disk of its own.
+  std::string value(arg.take_value("PATH[:SIZE]"));
+  for (std::size_t at; (at = value.find("%r")) != std::string::npos;)
+    value.replace(at, 2, std::to_string(ranks::rank()));
+  options.disks.push_back(mng::disk_spec::parse(value));
 }
 
 std::string describe_disk(const help_defaults&) {
   return "disk for external memory, repeatable: a directory (a temporary file inside, "
          "unlinked at once so nothing is left), a file or device (used as is and locked; "
-         ":keep keeps a file the program creates), or :memory:; SIZE caps what is used on it "
+         ":keep keeps a file the program creates), or :memory:; SIZE caps what is used on it; "
+         "%r in PATH is the rank of an MPI run "
          "(default: a temporary file in " +
          mng::disk_config::default_directory() + ")";
 }

@@ -5,6 +5,7 @@
 
 #include "flow/io/standard_streams.hpp"
 #include "flow/program.hpp"
+#include "flow/ranks.hpp"
 
 namespace flow {
 
@@ -52,6 +53,7 @@ void program::clear_progress_line() noexcept {
 }
 
 void program::write_stdout(const std::string& text) {
+  if (!ranks::leads()) return; // every rank computes the same lines: the first prints them
   if (line_shown_ && stdout_tty_) clear_progress_line();
   std::fwrite(text.data(), 1, text.size(), stdout);
   // --stats counts every byte the program writes: print's lines too, beside write_text's

@@ -17,6 +17,7 @@
 #include "flow/progress.hpp"
 #include "flow/program.hpp"
 #include "flow/program/run_plan.hpp"
+#include "flow/ranks.hpp"
 #include "flow/version.hpp"
 #include "messages.hpp"
 #include "report_output.hpp"
@@ -44,6 +45,9 @@ void read_resident_memory(run_report& report) {
 } // namespace
 
 int program::fail(int status, const std::string& message) {
+  // Flags, files and the plan are the same on every rank, and so is their error: the
+  // first rank says it (an error in the body goes through fail_body).
+  if (!ranks::leads()) return status;
   std::fflush(stdout);
   std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), clean_message(message).c_str());
   return status;
@@ -113,6 +117,15 @@ int program::run_checked(const std::function<void()>& body) {
   if (auto stop = check_disk_space(disks)) return *stop;
 
   const std::optional<std::string> error = run_body(body, trace_file != nullptr);
+  if (error && ranks::size() > 1) {
+    // One rank's error (its part of a spread stream) while the others may wait for it
+    // in an exchange: it says which rank and stops them all; their temporary files and
+    // unfinished outputs have no names, so nothing is left.
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: error (rank %d of %d): %s\n", name_.c_str(), ranks::rank(), ranks::size(),
+                 clean_message(*error).c_str());
+    ranks::world().abort(1);
+  }
   if (error) fail(1, *error);
 
   // Close the disks (their pending writes count), then report.
@@ -267,6 +280,7 @@ void program::collect_report(const std::optional<std::string>& error) {
 }
 
 std::optional<int> program::write_reports(detail::report_output* stats_file, detail::report_output* trace_file) {
+  if (!ranks::leads()) return std::nullopt; // the first rank's report (docs/distributed.md)
   if (options_.stats != stats_format::none) {
     const std::string text = options_.stats == stats_format::json ? to_json(report_) + "\n" : to_text(report_);
     if (!stats_file) std::fwrite(text.data(), 1, text.size(), stderr);

@@ -24,6 +24,9 @@ namespace flow::io {
 
 /// True if `path` means standard input (read) or standard output (write).
 inline bool is_standard_stream(std::string_view path) noexcept { return path == "-"; }
+/// Where a rank other than the first writes an output every rank computes whole
+/// (flow/ranks.hpp): nowhere.
+inline constexpr const char* discarded_output = "/dev/null";
 
 /// How messages name a path: "standard input" / "standard output" for `-`.
 inline std::string describe_path(std::string_view path, bool writing) {

@@ -32,6 +32,7 @@
 #include "flow/io/standard_streams.hpp"
 #include "flow/io/typed_file.hpp" // claim_standard_input, open_stream_input
 #include "flow/io/stats.hpp"
+#include "flow/ranks.hpp"
 #include "flow/script/str.hpp" // lines are strs; a field may be one
 #include "flow/script/text_scalars.hpp"
 
@@ -263,8 +264,13 @@ private:
 /// writers of each format (text_writer, csv_writer) only make the lines.
 class text_output {
 public:
-  explicit text_output(const std::string& path)
-      : name_(io::is_standard_stream(path) ? "standard output" : path), counters_(name_) {
+  /// A stream every rank computes whole is written by the first rank (flow/ranks.hpp).
+  explicit text_output(const std::string& given_path)
+      : text_output(given_path, ranks::leads() ? given_path : io::discarded_output) {}
+
+private:
+  text_output(const std::string& given_path, const std::string& path)
+      : name_(io::is_standard_stream(given_path) ? "standard output" : given_path), counters_(name_) {
     if (io::is_standard_stream(path)) {
       stdout_ = true;
       return;
@@ -274,6 +280,8 @@ public:
     if (fd_ < 0) io::throw_system_error("cannot open", path, 0, 0, errno);
     buffer_.reserve(text_buffer_bytes + 256);
   }
+
+public:
   ~text_output() {
     if (fd_ >= 0) ::close(fd_); // not finished: output_ then removes the temporary
   }

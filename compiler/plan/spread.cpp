@@ -1,0 +1,91 @@
+// Which streams an MPI program spreads over its ranks (Node::spread; flow/ranks.hpp is
+// the runtime's side). Every rank runs the whole program and computes every scalar, so
+// a node that is not spread is simply computed whole on every rank: always correct.
+// A node is spread where that gives the same elements, in rank order, as one process:
+//   - range: each rank takes a contiguous share of the indexes;
+//   - map and filter whose function depends on its element alone (no rand(), which
+//     draws in element order; no script or C++ function, queue or vector method);
+//   - a sort: a sample sort, each rank sorting one key range (flow/ranks/sample_sort.hpp);
+//   - unique of whole elements right after a spread sort (equal elements are on one rank);
+//   - a branch to several consumers;
+// and it ends where its consumer combines the parts: count and integer sum (the ranks'
+// parts added), a binary write (the parts gathered in order, flow/ranks/spread_writer.hpp).
+// Any other consumer needs the whole stream, which makes its input whole, and that
+// input's input, back to the source: the marks are taken back until none changes.
+#include "ast/visit.hpp"
+#include "plan/plan.hpp"
+
+namespace flow::plan {
+
+namespace {
+
+using namespace flow::ast;
+
+/// Whether `e`'s value depends only on the element variables and constants it names: no
+/// rand(), no aggregate, no call of a script or imported function, no method of a queue
+/// or vector.
+bool dependsOnElementOnly(const Expr& e) {
+  struct Finder : Visitor {
+    bool impure = false;
+    bool visit(const Expr& x) override {
+      if (auto* c = x.as<CallExpr>())
+        impure = impure || c->aggregate || !c->builtin || *c->builtin == Builtin::Rand;
+      if (x.as<MethodCallExpr>()) impure = true;
+      return !impure;
+    }
+  } finder;
+  finder.walk(e);
+  return !finder.impure;
+}
+
+/// Whether the node could be spread, its inputs being spread.
+bool canSpread(const Plan& plan, const Node& n) {
+  switch (n.kind) {
+  case Node::Range:
+  case Node::SortRuns:
+  case Node::SortMerge:
+  case Node::Branch:
+  case Node::WriteFile: return true;
+  case Node::Map: return dependsOnElementOnly(*n.get<MapStage>()->body);
+  case Node::Filter: return dependsOnElementOnly(*n.get<FilterStage>()->cond);
+  case Node::Unique:
+    return n.get<UniqueStage>()->keys.empty() && n.inputs.size() == 1 &&
+           plan.nodes[n.inputs[0]].kind == Node::SortMerge;
+  case Node::Aggregate: {
+    const CallExpr& call = *n.get<CallExpr>();
+    return *call.builtin == Builtin::Count || (*call.builtin == Builtin::Sum && call.type->isInteger());
+  }
+  default: return false;
+  }
+}
+
+/// Whether the node combines its spread input into a result every rank has (or writes).
+bool combines(const Node& n) { return n.kind == Node::Aggregate || n.kind == Node::WriteFile; }
+
+} // namespace
+
+void spreadOverRanks(Plan& plan) {
+  std::vector<std::vector<int>> consumers(plan.nodes.size());
+  for (const Node& n : plan.nodes) {
+    for (int in : n.inputs) consumers[in].push_back(n.id);
+    if (n.kind == Node::SortRuns && n.partner >= 0) consumers[n.id].push_back(n.partner);
+  }
+  for (Node& n : plan.nodes) n.spread = canSpread(plan, n);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Node& n : plan.nodes) {
+      if (!n.spread) continue;
+      bool whole = false;
+      for (int in : n.inputs) whole = whole || !plan.nodes[in].spread;
+      if (n.kind == Node::SortMerge) whole = whole || !plan.nodes[n.partner].spread;
+      if (!combines(n))
+        for (int c : consumers[n.id]) whole = whole || !plan.nodes[c].spread;
+      if (whole) {
+        n.spread = false;
+        changed = true;
+      }
+    }
+  }
+}
+
+} // namespace flow::plan

@@ -1,0 +1,125 @@
+#pragma once
+// Open MPI as the ranks of a program (flow/ranks.hpp). Included only by programs built
+// with `flowc build --mpi` (FLOW_MPI), which create one flow::ranks::mpi_world at the
+// start of main(): it initializes MPI (MPI_THREAD_FUNNELED: only the program's main
+// thread talks to other ranks; disk and sort threads never do), installs itself as
+// flow::ranks::world() and finalizes MPI when main() returns. Started without mpirun,
+// such a program is one rank (MPI's singleton start).
+// MPI's C API only: its deprecated C++ bindings would need their own library.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <climits>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "flow/ranks.hpp"
+
+namespace flow::ranks {
+
+class mpi_world final : public communicator {
+public:
+  mpi_world(int& argc, char**& argv) {
+    int provided = 0;
+    check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    set_world(this);
+  }
+  ~mpi_world() override {
+    set_world(nullptr);
+    MPI_Finalize();
+  }
+  mpi_world(const mpi_world&) = delete;
+  mpi_world& operator=(const mpi_world&) = delete;
+
+  int rank() const noexcept override { return rank_; }
+  int size() const noexcept override { return size_; }
+
+  std::uint64_t sum(std::uint64_t v) override {
+    std::uint64_t total = 0;
+    check(MPI_Allreduce(&v, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+    return total;
+  }
+
+  std::vector<std::byte> all_gather(std::span<const std::byte> mine) override {
+    const int n = count_of(mine.size());
+    std::vector<int> counts(size_), offsets(size_);
+    check(MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+    const int total = offsets_of(counts, offsets);
+    std::vector<std::byte> all(static_cast<std::size_t>(total));
+    check(MPI_Allgatherv(mine.data(), n, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD),
+          "MPI_Allgatherv");
+    return all;
+  }
+
+  std::vector<std::vector<std::byte>> all_to_all(const std::vector<std::vector<std::byte>>& to) override {
+    std::vector<int> send_counts(size_), send_offsets(size_), receive_counts(size_), receive_offsets(size_);
+    std::vector<std::byte> out;
+    for (int r = 0; r < size_; ++r) {
+      send_counts[r] = count_of(to[r].size());
+      out.insert(out.end(), to[r].begin(), to[r].end());
+    }
+    offsets_of(send_counts, send_offsets);
+    check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall");
+    const int total = offsets_of(receive_counts, receive_offsets);
+    std::vector<std::byte> in(static_cast<std::size_t>(total));
+    check(MPI_Alltoallv(out.data(), send_counts.data(), send_offsets.data(), MPI_BYTE, in.data(), receive_counts.data(),
+                        receive_offsets.data(), MPI_BYTE, MPI_COMM_WORLD),
+          "MPI_Alltoallv");
+    std::vector<std::vector<std::byte>> from(size_);
+    for (int r = 0; r < size_; ++r)
+      from[r].assign(in.begin() + receive_offsets[r], in.begin() + receive_offsets[r] + receive_counts[r]);
+    return from;
+  }
+
+  void send(int to, std::span<const std::byte> bytes) override {
+    check(MPI_Send(bytes.data(), count_of(bytes.size()), MPI_BYTE, to, 0, MPI_COMM_WORLD), "MPI_Send");
+  }
+  std::vector<std::byte> receive(int from) override {
+    MPI_Status status;
+    check(MPI_Probe(from, 0, MPI_COMM_WORLD, &status), "MPI_Probe");
+    int n = 0;
+    MPI_Get_count(&status, MPI_BYTE, &n);
+    std::vector<std::byte> bytes(static_cast<std::size_t>(n));
+    check(MPI_Recv(bytes.data(), n, MPI_BYTE, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+    return bytes;
+  }
+  void barrier() override { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+  [[noreturn]] void abort(int status) override {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, status);
+    std::_Exit(status); // MPI_Abort does not return; this says so to the compiler
+  }
+
+private:
+  static void check(int code, const char* call) {
+    if (code == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(code, text, &length);
+    throw std::runtime_error(std::string(call) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+  }
+  /// MPI counts are ints: a message is at most 2 GiB - 1 bytes (callers send in chunks).
+  static int count_of(std::size_t bytes) {
+    if (bytes > static_cast<std::size_t>(INT_MAX)) throw std::length_error("flow::ranks: a message of 2 GiB or more");
+    return static_cast<int>(bytes);
+  }
+  static int offsets_of(const std::vector<int>& counts, std::vector<int>& offsets) {
+    long long at = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      offsets[r] = static_cast<int>(at);
+      at += counts[r];
+      if (at > INT_MAX) throw std::length_error("flow::ranks: an exchange of 2 GiB or more at once");
+    }
+    return static_cast<int>(at);
+  }
+
+  int rank_ = 0, size_ = 1;
+};
+
+} // namespace flow::ranks
