@@ -8,6 +8,8 @@
 //   - a sort: a sample sort, each rank sorting one key range (flow/ranks/sample_sort.hpp);
 //   - unique of whole elements right after a spread sort (equal elements are on one rank);
 //   - a branch to several consumers;
+//   - a stream stored for the statements that read it again (each rank stores its part)
+//     and those reads;
 // and it ends where its consumer combines the parts: count and integer sum (the ranks'
 // parts added), a binary write (the parts gathered in order, flow/ranks/spread_writer.hpp).
 // Any other consumer needs the whole stream, which makes its input whole, and that
@@ -45,6 +47,8 @@ bool canSpread(const Plan& plan, const Node& n) {
   case Node::SortRuns:
   case Node::SortMerge:
   case Node::Branch:
+  case Node::Materialize:
+  case Node::Reread:
   case Node::WriteFile: return true;
   case Node::Map: return dependsOnElementOnly(*n.get<MapStage>()->body);
   case Node::Filter: return dependsOnElementOnly(*n.get<FilterStage>()->cond);
@@ -65,19 +69,25 @@ bool combines(const Node& n) { return n.kind == Node::Aggregate || n.kind == Nod
 } // namespace
 
 void spreadOverRanks(Plan& plan) {
-  std::vector<std::vector<int>> consumers(plan.nodes.size());
+  // Besides a node's inputs: a sort's merge takes its runs; a stored stream is read by
+  // every node that reads its store.
+  std::vector<std::vector<int>> inputs(plan.nodes.size()), consumers(plan.nodes.size());
   for (const Node& n : plan.nodes) {
-    for (int in : n.inputs) consumers[in].push_back(n.id);
-    if (n.kind == Node::SortRuns && n.partner >= 0) consumers[n.id].push_back(n.partner);
+    inputs[n.id] = n.inputs;
+    if (n.kind == Node::SortMerge) inputs[n.id].push_back(n.partner);
+    if (const sema::Symbol* store = n.storeRead())
+      for (const Node& writer : plan.nodes)
+        if (writer.storeWritten() == store) inputs[n.id].push_back(writer.id);
   }
+  for (const Node& n : plan.nodes)
+    for (int in : inputs[n.id]) consumers[in].push_back(n.id);
   for (Node& n : plan.nodes) n.spread = canSpread(plan, n);
   for (bool changed = true; changed;) {
     changed = false;
     for (Node& n : plan.nodes) {
       if (!n.spread) continue;
       bool whole = false;
-      for (int in : n.inputs) whole = whole || !plan.nodes[in].spread;
-      if (n.kind == Node::SortMerge) whole = whole || !plan.nodes[n.partner].spread;
+      for (int in : inputs[n.id]) whole = whole || !plan.nodes[in].spread;
       if (!combines(n))
         for (int c : consumers[n.id]) whole = whole || !plan.nodes[c].spread;
       if (whole) {
