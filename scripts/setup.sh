@@ -21,6 +21,7 @@ apt_packages=(
   neovim                  # test/editors/lsp_neovim.test: flowc lsp with Neovim's own LSP client
   gdb                     # test/compiler/driver/debug_lines.test stops at a script line
   graphviz                # test/compiler/plan/formats.flow renders explain --format dot
+  openmpi-bin libopenmpi-dev  # flowc build --mpi: programs that run as Open MPI ranks (mpirun)
 )
 missing=()
 for p in "${apt_packages[@]}"; do

@@ -253,6 +253,11 @@ struct Table {
       cl::values(clEnumValN(ExplainOptions::Text, "text", ""), clEnumValN(ExplainOptions::Json, "json", ""),
                  clEnumValN(ExplainOptions::Dot, "dot", "")),
       cl::init(ExplainOptions::Text), Commands{{&explain.sub}}};
+  cl::opt<unsigned> ranks{"ranks", cl::value_desc("P"),
+                          cl::desc("the plan of a program built with --mpi and run as P ranks: which\n"
+                                   "nodes are spread over the ranks, and per phase what each rank\n"
+                                   "reads, writes and sends (docs/distributed.md)"),
+                          cl::init(0), Commands{{&explain.sub}}};
   cl::opt<bool> calibrate{"calibrate",
                           cl::desc("build the program (as run does), run it at a small scale of its\n"
                                    "count params (about 2^20 elements at the largest node), and plan\n"
@@ -643,6 +648,8 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
     out.explain.file = table.files.front();
     out.explain.format = table.format;
     out.explain.plan = plan;
+    out.explain.plan.ranks = table.ranks;
+    out.explain.plan.spreadOverRanks = table.ranks > 0;
     out.explain.includeDirs = includeDirs;
     out.explain.strCapacity = strCapacity;
     out.explain.color = color;

@@ -92,6 +92,38 @@ std::string threadsOf(const Plan& plan, const Phase& ph) {
   return out;
 }
 
+/// A phase of a program built with --mpi as `plan.ranks` ranks run it (explain --ranks P):
+/// which nodes are spread over the ranks and which every rank computes whole, and at most
+/// what one rank reads, writes and sends. A spread node's I/O is shared by the ranks; a
+/// spread sort also writes and reads its part once in its spool before the exchange, and
+/// the first rank writes a spread write's whole file.
+std::string ranksOf(const Plan& plan, const Phase& ph) {
+  const double p = plan.ranks;
+  std::string spread, whole;
+  double read = 0, write = 0, sent = 0, network = 0;
+  const auto add = [](std::string& list, const std::string& name) { list += (list.empty() ? "" : ", ") + name; };
+  for (int id : ph.nodes) {
+    const Node& n = plan.nodes[id];
+    add(n.spread ? spread : whole, n.name);
+    if (n.phase != ph.id) continue;
+    if (!n.spread) {
+      read += n.readBytes;
+      write += n.writeBytes;
+      continue;
+    }
+    const double part = n.elements * static_cast<double>(n.elementBytes) / p;
+    read += n.readBytes / p + (n.kind == Node::SortRuns ? part : 0);
+    write += n.kind == Node::WriteFile ? n.writeBytes : n.writeBytes / p + (n.kind == Node::SortRuns ? part : 0);
+    sent += n.networkBytes / p;
+    network += n.networkBytes;
+  }
+  std::string out = "  ranks: " + std::to_string(plan.ranks) + "; spread over them: " + (spread.empty() ? "none" : spread) +
+                    "; whole on every rank: " + (whole.empty() ? "none" : whole) + "\n";
+  out += "  each rank: read " + formatBytes(read) + ", write " + formatBytes(write) + ", send " + formatBytes(sent) +
+         " (the network: " + formatBytes(network) + " in all)\n";
+  return out;
+}
+
 /// A DOT string: quotes escaped, `\n` kept as DOT's line break.
 std::string dotString(const std::string& s) {
   std::string out = "\"";
@@ -161,6 +193,7 @@ void printText(const Plan& plan, std::ostream& out) {
       if (!n.queue.empty() && here) out << "       queue: " << n.queue << "\n";
     }
     out << "  threads: " << threadsOf(plan, ph) << "\n";
+    if (plan.ranks) out << ranksOf(plan, ph);
   }
   const bool bounded = std::any_of(plan.nodes.begin(), plan.nodes.end(),
                                    [](const Node& n) { return upperBound(n) && n.readBytes + n.writeBytes > 0; });
@@ -172,6 +205,12 @@ void printText(const Plan& plan, std::ostream& out) {
       << " bytes) if every stream were written to disk and read back\n";
   std::string s = saving(plan.total, plan.materialized);
   if (!s.empty()) out << s << "\n";
+  if (plan.ranks) {
+    double network = 0;
+    for (const Node& n : plan.nodes) network += n.networkBytes;
+    out << "network:      " << formatBytes(network) << " sent between " << plan.ranks
+        << " ranks in all (keys spread evenly)\n";
+  }
 }
 
 void printJson(const Plan& plan, std::ostream& out) {
@@ -198,6 +237,8 @@ void printJson(const Plan& plan, std::ostream& out) {
       out << "]";
     }
     if (upperBound(n)) out << ", \"upper_bound\": true";
+    if (plan.ranks)
+      out << ", \"spread\": " << (n.spread ? "true" : "false") << ", \"network_bytes\": " << integer(n.networkBytes);
     if (n.calibrated) {
       out << ", \"calibrated\": {\"elements\": " << integer(n.calibrated->elements)
           << ", \"fraction\": " << number(n.calibrated->fraction);

@@ -148,7 +148,7 @@ std::optional<Plan> makePlan(const sema::CheckedProgram& program, const PlanOpti
   memory.totals();
   if (diags.errorCount() != before) return std::nullopt;
   if (options.calibration) plan.calibration = *options.calibration;
-  if (options.spreadOverRanks) spreadOverRanks(plan);
+  if (options.spreadOverRanks) spreadOverRanks(plan, options.ranks);
   return plan;
 }
 

@@ -115,6 +115,9 @@ struct Node {
   /// contiguous part of its elements, the parts in rank order being the whole; false:
   /// every rank computes all of them.
   bool spread = false;
+  /// Spread: the bytes it sends between ranks, all ranks together (a sort's exchange, a
+  /// write's gathering), for Plan::ranks ranks and keys spread evenly.
+  double networkBytes = 0;
   bool keyed = false;           // the order has a radix key (how the sorter divides memory)
   bool hashed = false;          // ReduceRuns: combines in a hash table (the distinct keys fit)
   uint64_t hashPartitions = 0;  // ReduceRuns, hashed: the table's partitions
@@ -195,6 +198,7 @@ struct Plan {
   uint64_t strCapacity = 0;     // the bytes a str holds (flowc --max-str); 0: the script has no str
   uint64_t blockBytes = 0;
   bool blockDefaulted = false;
+  unsigned ranks = 0;           // explain --ranks P (PlanOptions::ranks)
   std::vector<Node> nodes;
   std::vector<int> scalingOrder; // every node after the nodes its Scaling takes from
   /// Files the script writes itself: a read of one is not an input known at start.
@@ -240,10 +244,13 @@ struct PlanOptions {
   /// flowc build --mpi: mark the nodes a program run as several ranks spreads over them
   /// (Node::spread).
   bool spreadOverRanks = false;
+  /// explain --ranks P: the ranks the plan's network bytes are for (0: not given).
+  unsigned ranks = 0;
 };
 
-/// Marks the nodes whose elements an MPI program spreads over its ranks (plan/spread.cpp).
-void spreadOverRanks(Plan& plan);
+/// Marks the nodes whose elements an MPI program spreads over its ranks, and prices what
+/// they send for `ranks` ranks (plan/spread.cpp).
+void spreadOverRanks(Plan& plan, unsigned ranks);
 
 /// Plans a checked program. Reports problems (a --set value that does not parse, a plan
 /// that cannot fit the memory budget) to `diags` and returns nullopt after them.

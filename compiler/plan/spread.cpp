@@ -68,7 +68,8 @@ bool combines(const Node& n) { return n.kind == Node::Aggregate || n.kind == Nod
 
 } // namespace
 
-void spreadOverRanks(Plan& plan) {
+void spreadOverRanks(Plan& plan, unsigned ranks) {
+  plan.ranks = ranks;
   // Besides a node's inputs: a sort's merge takes its runs; a stored stream is read by
   // every node that reads its store.
   std::vector<std::vector<int>> inputs(plan.nodes.size()), consumers(plan.nodes.size());
@@ -96,6 +97,12 @@ void spreadOverRanks(Plan& plan) {
       }
     }
   }
+  // A sort's exchange keeps 1/P of each rank's part where it is and sends the rest; a
+  // write's gathering sends every part but the first rank's. Counts and sums send a word.
+  const double away = ranks > 1 ? static_cast<double>(ranks - 1) / ranks : 0;
+  for (Node& n : plan.nodes)
+    if (n.spread && (n.kind == Node::SortRuns || n.kind == Node::WriteFile))
+      n.networkBytes = n.elements * static_cast<double>(n.elementBytes) * away;
 }
 
 } // namespace flow::plan

@@ -37,6 +37,8 @@ public:
   virtual void send(int to, std::span<const std::byte> bytes) = 0;
   virtual std::vector<std::byte> receive(int from) = 0;
   virtual void barrier() = 0;
+  /// The bytes of elements this rank has sent to other ranks so far (--stats).
+  virtual std::uint64_t sent_bytes() const noexcept { return 0; }
   /// Stops every rank with `status` (an error on one rank: the others may be waiting for
   /// it in a collective operation).
   [[noreturn]] virtual void abort(int status) = 0;
@@ -51,6 +53,13 @@ inline int rank() noexcept { return world().rank(); }
 inline int size() noexcept { return world().size(); }
 /// Whether this rank prints and writes the program's outputs: the first rank.
 inline bool leads() noexcept { return rank() == 0; }
+
+/// An output file is finished (every writer calls it once, on every rank): the ranks wait
+/// for the first to have put it in place, so that a later statement that reads the file
+/// reads all of it on every rank.
+inline void output_finished() {
+  if (size() > 1) world().barrier();
+}
 
 /// This rank's part of [begin, end): contiguous parts in rank order, sizes differing by
 /// at most one (the first `count % size` ranks take one more).

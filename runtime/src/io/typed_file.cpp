@@ -258,6 +258,7 @@ void file_writer_core::finish() {
   } catch (const disk_full_error& e) {
     output_full(e);
   }
+  ranks::output_finished();
 }
 
 void file_writer_core::output_full(const disk_full_error& e) {

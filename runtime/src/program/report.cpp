@@ -166,7 +166,8 @@ std::string to_json(const run_report& r) {
   if (r.block_bytes) o << r.block_bytes;
   else o << "null";
   o << ",\"buffer_peak_bytes\":" << r.buffer_peak_bytes << ",\"rss_bytes\":" << r.rss_bytes
-    << ",\"rss_peak_bytes\":" << r.rss_peak_bytes << ",\"threads\":" << r.threads
+    << ",\"rss_peak_bytes\":" << r.rss_peak_bytes << ",\"threads\":" << r.threads << ",\"ranks\":" << r.ranks
+    << ",\"network_bytes\":" << r.network_bytes
     << ",\"seed\":" << r.seed << ",\"params\":{";
   for (std::size_t i = 0; i < r.params.size(); ++i) {
     if (i) o << ",";
@@ -247,6 +248,9 @@ std::string to_text(const run_report& r) {
   if (r.rss_peak_bytes)
     o << ", resident " << flow::format_bytes(r.rss_bytes) << " (peak " << flow::format_bytes(r.rss_peak_bytes) << ")";
   o << "\n";
+  if (r.ranks > 1)
+    o << "  ranks " << r.ranks << ": sent " << flow::format_bytes(r.network_bytes)
+      << " between them in all; the rest of this report is the first rank's\n";
   if (!r.params.empty()) {
     o << "  params";
     for (const auto& [name, value] : r.params) o << " " << name << "=" << value;

@@ -128,10 +128,14 @@ int program::run_checked(const std::function<void()>& body) {
   }
   if (error) fail(1, *error);
 
+  // What the ranks sent each other, added up (every rank is here: an error stopped them all).
+  const std::uint64_t network = ranks::size() > 1 ? ranks::world().sum(ranks::world().sent_bytes()) : 0;
   // Close the disks (their pending writes count), then report.
   mng::block_manager::set_global(nullptr);
   bm.reset();
   collect_report(error);
+  report_.ranks = static_cast<unsigned>(ranks::size());
+  report_.network_bytes = network;
   if (auto stop = write_reports(stats_file.get(), trace_file.get())) return *stop;
   return error ? 1 : 0;
 }

@@ -114,6 +114,10 @@ struct run_report {
   std::uint64_t rss_peak_bytes = 0; ///< its peak over the run (VmHWM)
   unsigned threads = 0;
   std::uint64_t seed = 0;
+  /// An MPI run (flow/ranks.hpp): its ranks, and the bytes they sent each other in all.
+  /// The rest of the report is the first rank's.
+  unsigned ranks = 1;
+  std::uint64_t network_bytes = 0;
   struct disk {
     std::string path;
     std::uint64_t read_bytes = 0, write_bytes = 0;

@@ -48,6 +48,7 @@ public:
   std::vector<std::byte> all_gather(std::span<const std::byte> mine) override {
     const int n = count_of(mine.size());
     std::vector<int> counts(size_), offsets(size_);
+    sent_ += mine.size() * static_cast<std::size_t>(size_ - 1);
     check(MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
     const int total = offsets_of(counts, offsets);
     std::vector<std::byte> all(static_cast<std::size_t>(total));
@@ -61,6 +62,7 @@ public:
     std::vector<std::byte> out;
     for (int r = 0; r < size_; ++r) {
       send_counts[r] = count_of(to[r].size());
+      if (r != rank_) sent_ += to[r].size();
       out.insert(out.end(), to[r].begin(), to[r].end());
     }
     offsets_of(send_counts, send_offsets);
@@ -77,6 +79,7 @@ public:
   }
 
   void send(int to, std::span<const std::byte> bytes) override {
+    sent_ += bytes.size();
     check(MPI_Send(bytes.data(), count_of(bytes.size()), MPI_BYTE, to, 0, MPI_COMM_WORLD), "MPI_Send");
   }
   std::vector<std::byte> receive(int from) override {
@@ -89,6 +92,7 @@ public:
     return bytes;
   }
   void barrier() override { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+  std::uint64_t sent_bytes() const noexcept override { return sent_; }
   [[noreturn]] void abort(int status) override {
     std::fflush(stdout);
     std::fflush(stderr);
@@ -120,6 +124,7 @@ private:
   }
 
   int rank_ = 0, size_ = 1;
+  std::uint64_t sent_ = 0;
 };
 
 } // namespace flow::ranks

@@ -63,6 +63,7 @@ public:
     if (!message.empty()) world().send(0, std::as_bytes(std::span<const T>(message)));
     world().send(0, {}); // the end of this rank's part
     spool_.reset();
+    output_finished(); // as the first rank's file_writer does
   }
 
 private:

@@ -313,6 +313,7 @@ public:
     if (stdout_) {
       // What stdio still held is unknown: no offset or size in the message.
       if (std::fflush(stdout) != 0) io::throw_output_error(name_, 0, 0, errno);
+      ranks::output_finished();
       return;
     }
     flush_buffer();
@@ -320,6 +321,7 @@ public:
     fd_ = -1;
     if (::close(fd) != 0) io::throw_output_error(name_, offset_, 0, errno);
     output_->commit();
+    ranks::output_finished();
   }
 
 private:
