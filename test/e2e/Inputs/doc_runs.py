@@ -2,14 +2,22 @@
 ```output FILE block, and checks that the program wrote exactly that text to FILE
 (`output stdout`: that it printed exactly that text; `output error`: that the program
 failed with a message containing the text), so the
-documentation shows what the programs really do. Usage: doc_runs.py FLOWC FILE.md"""
+documentation shows what the programs really do. Usage: doc_runs.py [--ranks P] FLOWC FILE.md
+(--ranks P: built with --mpi and run as P ranks of mpirun)."""
 import os
 import re
 import subprocess
 import sys
 import tempfile
 
-flowc, doc = sys.argv[1], sys.argv[2]
+args = sys.argv[1:]
+ranks = None
+if args[0] == "--ranks":
+    ranks, args = int(args[1]), args[2:]
+flowc, doc = args[0], args[1]
+launch = []
+if ranks:
+    launch = ["mpirun", "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else []) + ["-np", str(ranks)]
 text = open(doc).read()
 runs = re.findall(r"```flow\n((?:(?!```).)*?)```\n```output (\S+)\n((?:(?!```).)*?)```", text, re.S)
 if not runs:
@@ -19,13 +27,13 @@ for n, (script, target, expected) in enumerate(runs, 1):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "example.flow")
         open(path, "w").write(script)
-        build = subprocess.run([flowc, "build", "-O0", path, "-o", os.path.join(tmp, "prog")],
+        build = subprocess.run([flowc, "build", "-O0"] + (["--mpi"] if ranks else []) + [path, "-o", os.path.join(tmp, "prog")],
                                capture_output=True, text=True)
         if build.returncode != 0:
             failed += 1
             print(f"example {n} does not build:\n{script}\n{build.stderr}")
             continue
-        run = subprocess.run([os.path.join(tmp, "prog")], cwd=tmp, capture_output=True, text=True)
+        run = subprocess.run(launch + [os.path.join(tmp, "prog")], cwd=tmp, capture_output=True, text=True)
         if target == "error":
             ok = run.returncode != 0 and expected.strip() in run.stderr
             got = f"exit status {run.returncode}, stderr:\n{run.stderr}"
