@@ -2,7 +2,8 @@
 // the runtime's side). Every rank runs the whole program and computes every scalar, so
 // a node that is not spread is simply computed whole on every rank: always correct.
 // A node is spread where that gives the same elements, in rank order, as one process:
-//   - range: each rank takes a contiguous share of the indexes;
+//   - range, and generate whose function depends on its index alone: each rank takes a
+//     contiguous share of the indexes;
 //   - map and filter whose function depends on its element alone (no rand(), which
 //     draws in element order; no script or C++ function, queue or vector method);
 //   - a sort: a sample sort, each rank sorting one key range (flow/ranks/sample_sort.hpp);
@@ -24,14 +25,15 @@ namespace {
 using namespace flow::ast;
 
 /// Whether `e`'s value depends only on the element variables and constants it names: no
-/// rand(), no aggregate, no call of a script or imported function, no method of a queue
-/// or vector.
+/// rand(), no aggregate, no call of an imported function or of a script function that
+/// is not expanded in place (whose expanded body is walked like the rest), no method of
+/// a queue or vector.
 bool dependsOnElementOnly(const Expr& e) {
   struct Finder : Visitor {
     bool impure = false;
     bool visit(const Expr& x) override {
       if (auto* c = x.as<CallExpr>())
-        impure = impure || c->aggregate || !c->builtin || *c->builtin == Builtin::Rand;
+        impure = impure || c->aggregate || (c->builtin ? *c->builtin == Builtin::Rand : !c->inlined);
       if (x.as<MethodCallExpr>()) impure = true;
       return !impure;
     }
@@ -50,6 +52,7 @@ bool canSpread(const Plan& plan, const Node& n) {
   case Node::Materialize:
   case Node::Reread:
   case Node::WriteFile: return true;
+  case Node::Generate: return dependsOnElementOnly(*n.get<GenerateSource>()->body);
   case Node::Map: return dependsOnElementOnly(*n.get<MapStage>()->body);
   case Node::Filter: return dependsOnElementOnly(*n.get<FilterStage>()->cond);
   case Node::Unique:

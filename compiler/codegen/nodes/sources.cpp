@@ -17,10 +17,14 @@ struct GenerateCodegen : KindCodegen<Node::Generate> {
   std::string count(const Node& n) override { return g->pulled_.count(n.id) ? g->var(n, "in") + ".remaining()" : ""; }
   void loop(const Node& n, const Segment& segment) override {
     auto& gen = *n.get<GenerateSource>();
-    const std::string i = g->name(gen.indexSymbol), v = g->var(n, "v");
-    g->line("const uint64_t " + g->var(n, "n") + " = " + g->expr(*gen.count) + ";");
-    if (segment.phase) g->line("fl_program.expect(" + g->var(n, "n") + ");");
-    g->block("for (uint64_t " + i + " = 0; " + i + " < " + g->var(n, "n") + "; ++" + i + ") {", [&] {
+    const std::string i = g->name(gen.indexSymbol), v = g->var(n, "v"), count = g->var(n, "n");
+    const std::string first = n.spread ? g->var(n, "first") : "0";
+    if (n.spread) // this rank's share of the indexes
+      g->line("const auto [" + first + ", " + count + "] = flow::ranks::share<uint64_t>(0, " + g->expr(*gen.count) + ");");
+    else
+      g->line("const uint64_t " + count + " = " + g->expr(*gen.count) + ";");
+    if (segment.phase) g->line("fl_program.expect(" + count + " - " + first + ");");
+    g->block("for (uint64_t " + i + " = " + first + "; " + i + " < " + count + "; ++" + i + ") {", [&] {
       g->stopChecks(segment.stops);
       g->line("const " + g->type(gen.elementType) + " " + v + " = " + g->expr(*gen.body) + ";");
       g->consume(n, v, segment);
