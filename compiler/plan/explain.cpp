@@ -94,9 +94,9 @@ std::string threadsOf(const Plan& plan, const Phase& ph) {
 
 /// A phase of a program built with --mpi as `plan.ranks` ranks run it (explain --ranks P):
 /// which nodes are spread over the ranks and which every rank computes whole, and at most
-/// what one rank reads, writes and sends. A spread node's I/O is shared by the ranks; a
-/// spread sort also writes and reads its part once in its spool before the exchange, and
-/// the first rank writes a spread write's whole file.
+/// what one rank reads, writes and sends. A spread node's I/O is shared by the ranks (a
+/// sort's exchange comes before its runs are written), and the first rank writes a
+/// spread write's whole file.
 std::string ranksOf(const Plan& plan, const Phase& ph) {
   const double p = plan.ranks;
   std::string spread, whole;
@@ -111,9 +111,8 @@ std::string ranksOf(const Plan& plan, const Phase& ph) {
       write += n.writeBytes;
       continue;
     }
-    const double part = n.elements * static_cast<double>(n.elementBytes) / p;
-    read += n.readBytes / p + (n.kind == Node::SortRuns ? part : 0);
-    write += n.kind == Node::WriteFile ? n.writeBytes : n.writeBytes / p + (n.kind == Node::SortRuns ? part : 0);
+    read += n.readBytes / p;
+    write += n.kind == Node::WriteFile ? n.writeBytes : n.writeBytes / p;
     sent += n.networkBytes / p;
     network += n.networkBytes;
   }

@@ -29,6 +29,11 @@ thread), and every run must print and write exactly what the first run (the big 
 default threads) did; a difference or failure there is counted as a thread difference.
 An empty list leaves the dimension out.
 
+--ranks 2,3: the script is also built with --mpi (docs/distributed.md) and both budgets
+run again as each of these numbers of ranks of mpirun (the small one found again); every
+run must print and write exactly what the first run did. A build failure, run failure or
+difference there is counted as a rank difference. Empty (the default): left out.
+
 --functions: each script also comes written through functions and modules
 (Inputs/gen_functions.py: value, stream, generic and block-body functions, vectors by
 reference, nested calls, modules), in OUT/work/genNNNNN/genNNNNN-fn/. It is built and
@@ -90,32 +95,34 @@ class Job:
     def note(self, s):
         self.log.append(s)
 
-    def build(self, script, exe, what='flowc build'):
-        st, out, err = run([self.args.flowc, 'build', '-O' + self.args.opt, script, '-o', exe],
+    def build(self, script, exe, what='flowc build', extra=()):
+        st, out, err = run([self.args.flowc, 'build', '-O' + self.args.opt, *extra, script, '-o', exe],
                            timeout=self.args.build_timeout)
         if st != 0:
             self.note(f'{what}: status {st}\n' + err.decode(errors='replace'))
             return False
         return True
 
-    def run_in(self, label, flags, exe=None):
+    def run_in(self, label, flags, exe=None, launch=()):
         wd = os.path.join(self.dir, label)
         shutil.rmtree(wd, ignore_errors=True)
         os.makedirs(wd)
         stats = os.path.join(self.dir, label + '.stats.json')
-        st, out, err = run([exe or self.exe, *flags, f'--stats=json:{stats}'], cwd=wd, timeout=self.args.run_timeout)
+        st, out, err = run([*launch, exe or self.exe, *flags, f'--stats=json:{stats}'], cwd=wd,
+                           timeout=self.args.run_timeout)
         with open(os.path.join(self.dir, label + '.stdout'), 'wb') as f:
             f.write(out)
         return st, out, err, wd, stats
 
     accepted_budget_failed = False
 
-    def run_budgets(self, exe, prefix='', extra=()):
-        """Runs exe with the big budget and a small one (each with the flags `extra`):
-        (big, small) as (stdout, work dir, stats, flags) each, or None after a failed run
-        (noted)."""
+    def run_budgets(self, exe, prefix='', extra=(), launch=()):
+        """Runs exe (started by the command `launch`, if any) with the big budget and a
+        small one (each with the flags `extra`): (big, small) as (stdout, work dir, stats,
+        flags) each, or None after a failed run (noted)."""
         extra = list(extra)
-        st, out_big, err, wd_big, stats_big = self.run_in(prefix + 'big', ['--memory', self.args.big] + extra, exe)
+        st, out_big, err, wd_big, stats_big = self.run_in(prefix + 'big', ['--memory', self.args.big] + extra, exe,
+                                                          launch)
         if st != 0:
             self.note(f'{prefix}run with --memory {self.args.big}: status {st}\n' + err.decode(errors='replace')[-3000:])
             return None
@@ -123,7 +130,7 @@ class Job:
         doubled = False
         while True:
             flags = ['--memory', mem] + (['--block', self.args.small_block] if self.args.small_block else []) + extra
-            st, out_small, err, wd_small, stats = self.run_in(prefix + 'small', flags, exe)
+            st, out_small, err, wd_small, stats = self.run_in(prefix + 'small', flags, exe, launch)
             # The least budget that holds the plan, which the program names exactly.
             m = re.search(rb'give --memory (\d+)', err)
             if st == 2 and m and parse_size(mem) < 64 << 20 and int(m.group(1)) > parse_size(mem):
@@ -176,6 +183,9 @@ class Job:
         if not self.same_at_every_thread_count(big):
             self.result = 'threads'
             return self
+        if not self.same_at_every_rank_count(big):
+            self.result = 'ranks'
+            return self
         self.result = 'ok'
         with open(self.script, encoding='utf-8') as f:
             text = f.read()
@@ -207,6 +217,26 @@ class Job:
                 d = self.differences(big, r, f'--memory {self.args.big}', r[3])
                 if d:
                     self.note(f'--memory {self.args.big} against {r[3]}: ' + '; '.join(d))
+                    return False
+        return True
+
+    def same_at_every_rank_count(self, big):
+        """--ranks: the script built with --mpi, both budgets as each count of ranks of
+        mpirun (the small one found again), each run the same as `big`."""
+        if not self.args.ranks:
+            return True
+        exe = self.exe + '-mpi'
+        if not self.build(self.script, exe, 'flowc build --mpi', ['--mpi']):
+            return False
+        mpirun = ['mpirun', '--oversubscribe'] + (['--allow-run-as-root'] if os.geteuid() == 0 else [])
+        for p in self.args.ranks:
+            runs = self.run_budgets(exe, f'r{p}', [], mpirun + ['-np', str(p)])
+            if runs is None:
+                return False
+            for r in runs:
+                d = self.differences(big, r, f'--memory {self.args.big}', f'{p} ranks with {r[3]}')
+                if d:
+                    self.note(f'--memory {self.args.big} against {p} ranks with {r[3]}: ' + '; '.join(d))
                     return False
         return True
 
@@ -255,6 +285,9 @@ def main():
                     '); --avoid= generates them too')
     ap.add_argument('--threads', default='1,2,3,8',
                     help='comma-separated --threads values at which both budgets run again (empty: none)')
+    ap.add_argument('--ranks', default='',
+                    help='comma-separated numbers of ranks at which the script built with --mpi runs both budgets '
+                         'again under mpirun (empty: none)')
     ap.add_argument('--pick', default='',
                     help='comma-separated numbers of the seed\'s scripts to run (genNNNNN), instead of the first --count')
     ap.add_argument('--functions', action='store_true',
@@ -263,6 +296,7 @@ def main():
     args = ap.parse_args()
     args.flowc = os.path.abspath(args.flowc)
     args.threads = [int(t) for t in args.threads.split(',') if t]
+    args.ranks = [int(p) for p in args.ranks.split(',') if p]
     if args.avoid is None:
         avoid = set(gen_scripts.KNOWN_BUGS + gen_functions.KNOWN_BUGS)
     else:
@@ -286,7 +320,7 @@ def main():
             f.write(plain)
         jobs.append(j)
 
-    counts = {'build': 0, 'run': 0, 'diff': 0, 'threads': 0, 'memory': 0, 'fnbuild': 0, 'fnrun': 0, 'fndiff': 0, 'ok': 0}
+    counts = {'build': 0, 'run': 0, 'diff': 0, 'threads': 0, 'ranks': 0, 'memory': 0, 'fnbuild': 0, 'fnrun': 0, 'fndiff': 0, 'ok': 0}
     fail_dir = os.path.join(args.out, 'fail')
     os.makedirs(fail_dir, exist_ok=True)
     accepted_budget_failures = 0
@@ -308,13 +342,15 @@ def main():
     print(f'generated {args.count}, built {built}, build failures {counts["build"]}, '
           f'run failures {counts["run"]}, differences {counts["diff"]}, '
           f'differences between thread counts {counts["threads"]} (--threads {",".join(map(str, args.threads))}), '
+          + (f'differences between rank counts {counts["ranks"]} (mpirun -np {",".join(map(str, args.ranks))}), '
+             if args.ranks else '') +
           f'small-budget runs that stayed in memory {counts["memory"]}, ok {counts["ok"]}; '
           + (f'function versions: build failures {counts["fnbuild"]}, run failures {counts["fnrun"]}, '
              f'differences from the plain script {counts["fndiff"]}; ' if args.functions else '') +
           f'budgets accepted at start that failed mid-run {accepted_budget_failures}')
     print(f'failing scripts and logs: {fail_dir}')
     # A script's sort may be unused or tiny, so staying in memory is reported, not failed.
-    sys.exit(1 if counts['build'] + counts['run'] + counts['diff'] + counts['threads'] + counts['fnbuild'] + counts['fnrun']
+    sys.exit(1 if counts['build'] + counts['run'] + counts['diff'] + counts['threads'] + counts['ranks'] + counts['fnbuild'] + counts['fnrun']
              + counts['fndiff'] + accepted_budget_failures else 0)
 
 

@@ -1,28 +1,38 @@
 #pragma once
 // A sort spread over the ranks (flow/ranks.hpp): each rank pushes its part of the
-// input; result() exchanges the elements by key ranges and returns this rank's sorted
-// runs, which a runs_merger merges as usual. Rank r ends up with the keys between
-// splitters r-1 and r, so the ranks' outputs in rank order are the whole input sorted,
-// and equal keys are on one rank (a unique or a grouping after the sort needs no other).
+// input; its elements go to the rank of their key range as they come, and result()
+// returns this rank's sorted runs, which a runs_merger merges as usual. Rank r ends up
+// with the keys between splitters r-1 and r, so the ranks' outputs in rank order are the
+// whole input sorted, and equal keys are on one rank (a unique or a grouping after the
+// sort needs no other).
 //
-// The splitters come from a sample: while its input is pushed, each rank keeps every
-// stride-th element (at most 2 * samples_per_rank; the stride doubles when that fills),
-// and result() gathers the samples of all ranks, sorts them and takes P - 1 evenly
-// spaced ones (a sample sort, as Thrill's and the STXXL paper's distributed sorts). The
-// input waits in a spool (an external vector) meanwhile; the exchange then reads it once
-// and sends it in rounds of at most one block per rank, every rank pushing what it
-// receives into the run formation that sorts its range.
+// The splitters come from a sample of each rank's first elements (a sample sort, as
+// Thrill's and the STXXL paper's distributed sorts, without storing the input first):
+// a rank holds its first quarter-budget of elements in memory, and when that is full —
+// or its input ends — it gathers every rank's 256 evenly spaced samples of them (each
+// rank does so once, as its first exchange), sorts them and takes P - 1 evenly spaced
+// ones. From then on each element is appended to the buffer of its rank, and a full
+// buffer starts a round: all ranks exchange what they have (a rank that has ended its
+// input takes part from result() until every rank has ended), and each pushes what it
+// receives into the run formation that sorts its range. So a sort costs each rank the
+// I/O of its share of the data, as one process's sort would, and the network (P-1)/P
+// of it.
 //
-// One rank: pushes go straight to the run formation, as without MPI.
+// The sample is of each rank's first elements: for input in random order, or sorted
+// overall (each rank's first elements then start its own share of the keys), the ranks
+// get about equal ranges; an input whose every rank's part starts with the smallest keys
+// gives the last rank the most. The result is right either way.
+//
+// Memory (within the sort's budget): the first-elements buffer (a quarter), the round's
+// buffers (half a block in all, and as much again packed, received and unpacked: two
+// blocks), the run formation (the rest). One rank: a plain runs_creator.
 #include <algorithm>
 #include <cstring>
-#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include "flow/algo/runs_creator.hpp"
-#include "flow/containers/vector.hpp"
 #include "flow/defaults.hpp"
 #include "flow/ranks.hpp"
 
@@ -35,95 +45,94 @@ public:
   using value_type = T;
   static constexpr std::size_t samples_per_rank = 256;
 
-  /// Sorts within `memory_bytes`, as runs_creator(memory_bytes, cmp, opt) does; with
-  /// several ranks, two blocks of it are the spool's and two the exchange's while the
-  /// elements are exchanged.
+  /// Sorts within `memory_bytes`, as runs_creator(memory_bytes, cmp, opt) does.
   sample_sort(std::size_t memory_bytes, Cmp cmp, algo::sort_options opt)
       : memory_(memory_bytes), cmp_(std::move(cmp)), opt_(opt),
         block_(opt.block_bytes ? opt.block_bytes : flow::default_block_bytes) {
-    if (size() == 1) creator_.emplace(memory_, cmp_, opt_);
-    else spool_ = std::make_unique<containers::vector<T>>(2 * block_, block_);
+    if (size() == 1) {
+      creator_.emplace(memory_, cmp_, opt_);
+      return;
+    }
+    if (memory_ < 8 * block_) throw std::invalid_argument("flow::ranks::sample_sort: memory below eight blocks");
+    first_.reserve(std::max<std::size_t>(1, memory_ / 4 / sizeof(T)));
+    per_rank_ = std::max<std::size_t>(1, block_ / 2 / sizeof(T) / static_cast<std::size_t>(size()));
   }
 
   void push(const T& v) {
-    if (creator_) return creator_->push(v);
-    spool_->push_back(v);
-    if (pushed_++ % stride_ == 0) {
-      samples_.push_back(v);
-      if (samples_.size() == 2 * samples_per_rank) { // keep every other; sample half as often
-        for (std::size_t i = 0; i < samples_per_rank; ++i) samples_[i] = samples_[2 * i];
-        samples_.resize(samples_per_rank);
-        stride_ *= 2;
-      }
+    if (!splitters_) {
+      if (creator_) return creator_->push(v); // one rank
+      first_.push_back(v);
+      if (first_.size() == first_.capacity()) agree();
+      return;
     }
+    route(v);
   }
 
   /// This rank's range of the keys, sorted into runs (a collective operation: every rank
   /// calls it).
   algo::sorted_runs<T> result() {
-    if (!spool_) return creator_->result();
-    const std::vector<T> splitters = choose_splitters();
-    spool_->flush();
-    const std::size_t exchange = 2 * block_;
-    if (memory_ < 2 * block_ + exchange) throw std::invalid_argument("flow::ranks::sample_sort: memory below four blocks");
-    creator_.emplace(memory_ - 2 * block_ - exchange, cmp_, opt_);
-    exchange_by(splitters, exchange / 2);
-    spool_.reset();
+    if (size() == 1) return creator_->result();
+    if (!splitters_) agree();
+    for (;;) { // rounds until every rank's input has ended
+      const bool all_ended = exchange(/*ended=*/true);
+      if (all_ended) break;
+    }
     return creator_->result();
   }
 
 private:
-  std::vector<T> choose_splitters() {
-    const std::vector<std::byte> gathered =
-        world().all_gather(std::as_bytes(std::span<const T>(samples_.data(), samples_.size())));
+  /// The splitters from every rank's sample of its first elements; then those elements
+  /// go where they belong.
+  void agree() {
+    std::vector<T> sample;
+    const std::size_t n = first_.size();
+    for (std::size_t i = 0; i < std::min(n, samples_per_rank); ++i) sample.push_back(first_[i * n / std::min(n, samples_per_rank)]);
+    const std::vector<std::byte> gathered = world().all_gather(std::as_bytes(std::span<const T>(sample)));
     std::vector<T> all(gathered.size() / sizeof(T));
     if (!all.empty()) std::memcpy(all.data(), gathered.data(), gathered.size());
     std::sort(all.begin(), all.end(), cmp_);
-    std::vector<T> splitters;
+    splitters_.emplace();
     const std::size_t p = static_cast<std::size_t>(size());
-    if (all.empty()) return splitters; // no input anywhere: everything (nothing) to rank 0
-    for (std::size_t i = 1; i < p; ++i) splitters.push_back(all[i * all.size() / p]);
-    return splitters;
+    if (!all.empty()) // else no input anywhere: everything (nothing) to rank 0
+      for (std::size_t i = 1; i < p; ++i) splitters_->push_back(all[i * all.size() / p]);
+    creator_.emplace(memory_ - memory_ / 4 - 2 * block_, cmp_, opt_);
+    to_.assign(p, {});
+    for (auto& b : to_) b.reserve(per_rank_ * sizeof(T));
+    for (const T& v : first_) route(v);
+    std::vector<T>().swap(first_);
   }
 
-  /// Reads the spool once, sending each element to the rank of its key range: a round
-  /// fills a buffer per rank until one is full (`round_bytes` in all) or the spool ends,
-  /// then all ranks exchange; rounds go on until every rank's spool has ended.
-  void exchange_by(const std::vector<T>& splitters, std::size_t round_bytes) {
-    const std::size_t p = static_cast<std::size_t>(size());
-    const std::size_t per_rank = std::max<std::size_t>(1, round_bytes / sizeof(T) / p);
-    std::vector<std::vector<std::byte>> to(p);
-    auto in = spool_->scan();
-    for (;;) {
-      for (auto& b : to) b.clear();
-      bool full = false;
-      for (; !in.empty() && !full; ++in) {
-        const T& v = *in;
-        const std::size_t r =
-            static_cast<std::size_t>(std::upper_bound(splitters.begin(), splitters.end(), v, cmp_) - splitters.begin());
-        const auto* bytes = reinterpret_cast<const std::byte*>(&v);
-        to[r].insert(to[r].end(), bytes, bytes + sizeof(T));
-        full = to[r].size() == per_rank * sizeof(T);
+  void route(const T& v) {
+    const std::size_t r =
+        static_cast<std::size_t>(std::upper_bound(splitters_->begin(), splitters_->end(), v, cmp_) - splitters_->begin());
+    const auto* bytes = reinterpret_cast<const std::byte*>(&v);
+    to_[r].insert(to_[r].end(), bytes, bytes + sizeof(T));
+    if (to_[r].size() == per_rank_ * sizeof(T)) exchange(/*ended=*/false);
+  }
+
+  /// One round: every rank sends what its buffers hold and pushes what it receives into
+  /// its run formation. Returns whether every rank's input has ended.
+  bool exchange(bool ended) {
+    const std::vector<std::vector<std::byte>> from = world().all_to_all(to_);
+    for (auto& b : to_) b.clear();
+    for (const auto& bytes : from)
+      for (std::size_t at = 0; at < bytes.size(); at += sizeof(T)) {
+        T v;
+        std::memcpy(&v, bytes.data() + at, sizeof(T));
+        creator_->push(v);
       }
-      const std::vector<std::vector<std::byte>> from = world().all_to_all(to);
-      for (const auto& bytes : from)
-        for (std::size_t at = 0; at < bytes.size(); at += sizeof(T)) {
-          T v;
-          std::memcpy(&v, bytes.data() + at, sizeof(T));
-          creator_->push(v);
-        }
-      if (world().sum(in.empty() ? 0 : 1) == 0) break;
-    }
+    return world().sum(ended ? 0 : 1) == 0;
   }
 
   std::size_t memory_;
   Cmp cmp_;
   algo::sort_options opt_;
   std::size_t block_;
+  std::size_t per_rank_ = 0; // elements a round's buffer holds for each rank
   std::optional<algo::runs_creator<T, Cmp>> creator_;
-  std::unique_ptr<containers::vector<T>> spool_;
-  std::vector<T> samples_;
-  std::uint64_t pushed_ = 0, stride_ = 1;
+  std::vector<T> first_;                        // the first elements, until the splitters are agreed
+  std::optional<std::vector<T>> splitters_;     // agreed: P - 1 keys
+  std::vector<std::vector<std::byte>> to_;      // a round's buffer for each rank
 };
 
 } // namespace flow::ranks

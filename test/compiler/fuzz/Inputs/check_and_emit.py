@@ -8,7 +8,8 @@ computation written through functions and modules), each in a folder of its own
 
 The generator promises valid scripts, so `flowc check` must accept every one (status 0).
 `flowc emit` must end with status 0, or 1 with positioned diagnostics (a plan that does
-not fit the memory budget is a script error). A failure is: a crash (a signal), a hang
+not fit the memory budget is a script error), and so must `flowc emit --mpi` (the plan of
+the ranks: docs/distributed.md). A failure is: a crash (a signal), a hang
 (over the timeout), exit status 3 (internal error) or any other status but 0 and 1, a
 diagnostic line without FILE:LINE:COL, or a script that check rejects. Failing scripts
 are kept in WORK_DIR, with flowc's stderr next to them (.check.err, .emit.err); the
@@ -82,12 +83,13 @@ def check_batch(flowc, batch, timeout):
 
 
 def emit_one(flowc, path, timeout):
-    status, err = run([flowc, 'emit', path, '-o', os.devnull], timeout)
-    why = problem(status, err, False)
-    if why:
-        with open(path + '.emit.err', 'w', encoding='utf-8', errors='replace') as f:
-            f.write(err)
-        return [(path, 'emit: ' + why)]
+    for switches in ([], ['--mpi']):
+        status, err = run([flowc, 'emit', *switches, path, '-o', os.devnull], timeout)
+        why = problem(status, err, False)
+        if why:
+            with open(path + '.emit.err', 'w', encoding='utf-8', errors='replace') as f:
+                f.write(err)
+            return [(path, ' '.join(['emit'] + switches) + ': ' + why)]
     return []
 
 
