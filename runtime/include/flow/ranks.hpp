@@ -31,8 +31,10 @@ public:
   virtual std::uint64_t sum(std::uint64_t v) = 0;
   /// Every rank's bytes, concatenated in rank order (each rank gets the whole).
   virtual std::vector<std::byte> all_gather(std::span<const std::byte> mine) = 0;
-  /// `to[r]` goes to rank r; returns what each rank sent this one, by rank.
-  virtual std::vector<std::vector<std::byte>> all_to_all(const std::vector<std::vector<std::byte>>& to) = 0;
+  /// Rank r gets counts[r] bytes of `send` from offsets[r] on; `received` becomes what
+  /// every rank sent this one, in rank order.
+  virtual void all_to_all(const std::byte* send, const std::vector<std::size_t>& counts,
+                          const std::vector<std::size_t>& offsets, std::vector<std::byte>& received) = 0;
   /// A message to one rank, and the next message from one rank (in the order sent).
   virtual void send(int to, std::span<const std::byte> bytes) = 0;
   virtual std::vector<std::byte> receive(int from) = 0;

@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -22,6 +23,10 @@ namespace flow::ranks {
 class mpi_world final : public communicator {
 public:
   mpi_world(int& argc, char**& argv) {
+    // Ranks that wait for each other yield their core rather than spin on it (Open MPI's
+    // default busy-polls): ranks share a machine's cores with their own sort and disk
+    // threads. An mpirun --mca or OMPI_MCA_ setting of the user's wins.
+    ::setenv("OMPI_MCA_mpi_yield_when_idle", "1", /*overwrite=*/0);
     int provided = 0;
     check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -57,25 +62,19 @@ public:
     return all;
   }
 
-  std::vector<std::vector<std::byte>> all_to_all(const std::vector<std::vector<std::byte>>& to) override {
+  void all_to_all(const std::byte* send, const std::vector<std::size_t>& counts, const std::vector<std::size_t>& offsets,
+                  std::vector<std::byte>& received) override {
     std::vector<int> send_counts(size_), send_offsets(size_), receive_counts(size_), receive_offsets(size_);
-    std::vector<std::byte> out;
     for (int r = 0; r < size_; ++r) {
-      send_counts[r] = count_of(to[r].size());
-      if (r != rank_) sent_ += to[r].size();
-      out.insert(out.end(), to[r].begin(), to[r].end());
+      send_counts[r] = count_of(counts[r]);
+      send_offsets[r] = count_of(offsets[r]);
+      if (r != rank_) sent_ += counts[r];
     }
-    offsets_of(send_counts, send_offsets);
     check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall");
-    const int total = offsets_of(receive_counts, receive_offsets);
-    std::vector<std::byte> in(static_cast<std::size_t>(total));
-    check(MPI_Alltoallv(out.data(), send_counts.data(), send_offsets.data(), MPI_BYTE, in.data(), receive_counts.data(),
+    received.resize(static_cast<std::size_t>(offsets_of(receive_counts, receive_offsets)));
+    check(MPI_Alltoallv(send, send_counts.data(), send_offsets.data(), MPI_BYTE, received.data(), receive_counts.data(),
                         receive_offsets.data(), MPI_BYTE, MPI_COMM_WORLD),
           "MPI_Alltoallv");
-    std::vector<std::vector<std::byte>> from(size_);
-    for (int r = 0; r < size_; ++r)
-      from[r].assign(in.begin() + receive_offsets[r], in.begin() + receive_offsets[r] + receive_counts[r]);
-    return from;
   }
 
   void send(int to, std::span<const std::byte> bytes) override {

@@ -24,8 +24,8 @@
 // gives the last rank the most. The result is right either way.
 //
 // Memory (within the sort's budget): the first-elements buffer (a quarter), the round's
-// buffers (half a block in all, and as much again packed, received and unpacked: two
-// blocks), the run formation (the rest). One rank: a plain runs_creator.
+// buffers (half a block in all, and at most as much received: two blocks are set aside),
+// the run formation (the rest). One rank: a plain runs_creator.
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -56,6 +56,10 @@ public:
     if (memory_ < 8 * block_) throw std::invalid_argument("flow::ranks::sample_sort: memory below eight blocks");
     first_.reserve(std::max<std::size_t>(1, memory_ / 4 / sizeof(T)));
     per_rank_ = std::max<std::size_t>(1, block_ / 2 / sizeof(T) / static_cast<std::size_t>(size()));
+    const std::size_t p = static_cast<std::size_t>(size());
+    filled_.assign(p, 0);
+    counts_.assign(p, 0);
+    for (std::size_t r = 0; r < p; ++r) offsets_.push_back(r * per_rank_ * sizeof(T));
   }
 
   void push(const T& v) {
@@ -96,8 +100,7 @@ private:
     if (!all.empty()) // else no input anywhere: everything (nothing) to rank 0
       for (std::size_t i = 1; i < p; ++i) splitters_->push_back(all[i * all.size() / p]);
     creator_.emplace(memory_ - memory_ / 4 - 2 * block_, cmp_, opt_);
-    to_.assign(p, {});
-    for (auto& b : to_) b.reserve(per_rank_ * sizeof(T));
+    send_.resize(p * per_rank_);
     for (const T& v : first_) route(v);
     std::vector<T>().swap(first_);
   }
@@ -105,22 +108,21 @@ private:
   void route(const T& v) {
     const std::size_t r =
         static_cast<std::size_t>(std::upper_bound(splitters_->begin(), splitters_->end(), v, cmp_) - splitters_->begin());
-    const auto* bytes = reinterpret_cast<const std::byte*>(&v);
-    to_[r].insert(to_[r].end(), bytes, bytes + sizeof(T));
-    if (to_[r].size() == per_rank_ * sizeof(T)) exchange(/*ended=*/false);
+    send_[r * per_rank_ + filled_[r]] = v;
+    if (++filled_[r] == per_rank_) exchange(/*ended=*/false);
   }
 
   /// One round: every rank sends what its buffers hold and pushes what it receives into
   /// its run formation. Returns whether every rank's input has ended.
   bool exchange(bool ended) {
-    const std::vector<std::vector<std::byte>> from = world().all_to_all(to_);
-    for (auto& b : to_) b.clear();
-    for (const auto& bytes : from)
-      for (std::size_t at = 0; at < bytes.size(); at += sizeof(T)) {
-        T v;
-        std::memcpy(&v, bytes.data() + at, sizeof(T));
-        creator_->push(v);
-      }
+    for (std::size_t r = 0; r < filled_.size(); ++r) counts_[r] = filled_[r] * sizeof(T);
+    world().all_to_all(reinterpret_cast<const std::byte*>(send_.data()), counts_, offsets_, received_);
+    std::fill(filled_.begin(), filled_.end(), 0);
+    for (std::size_t at = 0; at < received_.size(); at += sizeof(T)) {
+      T v;
+      std::memcpy(&v, received_.data() + at, sizeof(T));
+      creator_->push(v);
+    }
     return world().sum(ended ? 0 : 1) == 0;
   }
 
@@ -132,7 +134,10 @@ private:
   std::optional<algo::runs_creator<T, Cmp>> creator_;
   std::vector<T> first_;                        // the first elements, until the splitters are agreed
   std::optional<std::vector<T>> splitters_;     // agreed: P - 1 keys
-  std::vector<std::vector<std::byte>> to_;      // a round's buffer for each rank
+  std::vector<T> send_;                         // a round's buffer for each rank: per_rank_ elements each
+  std::vector<std::size_t> filled_;             // the elements in each
+  std::vector<std::size_t> counts_, offsets_;   // their bytes, and where each starts in send_
+  std::vector<std::byte> received_;             // a round's elements from every rank
 };
 
 } // namespace flow::ranks
