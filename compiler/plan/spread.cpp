@@ -3,7 +3,8 @@
 // a node that is not spread is simply computed whole on every rank: always correct.
 // A node is spread where that gives the same elements, in rank order, as one process:
 //   - range, and generate whose function depends on its index alone: each rank takes a
-//     contiguous share of the indexes;
+//     contiguous share of the indexes; a read of a binary file: a share of its elements
+//     (standard input is refused at start in a program of several ranks);
 //   - map and filter whose function depends on its element alone (no rand(), which
 //     draws in element order; no script or C++ function, queue or vector method);
 //   - a sort: a sample sort, each rank sorting one key range (flow/ranks/sample_sort.hpp);
@@ -46,6 +47,7 @@ bool dependsOnElementOnly(const Expr& e) {
 bool canSpread(const Plan& plan, const Node& n) {
   switch (n.kind) {
   case Node::Range:
+  case Node::ReadFile:
   case Node::SortRuns:
   case Node::SortMerge:
   case Node::Branch:

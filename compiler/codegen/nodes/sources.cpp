@@ -74,8 +74,10 @@ struct ReadFileCodegen : ReaderCodegen {
     const std::string T = g->type(r.elementType);
     // `where` names the script line when standard input ends inside an element.
     // Its buffers are the plan's (flow::io::typed_file_memory: at least one chunk).
+    // Spread over the ranks: each reads its share of the elements.
     g->line("flow::io::file_reader<" + T + "> " + g->var(n, "in") + "(" + g->path(r.path) +
-            ", flow::io::typed_file_memory<" + T + ">(" + g->memoryOf(n) + "), true, " + g->where(r.loc) + ");");
+            ", flow::io::typed_file_memory<" + T + ">(" + g->memoryOf(n) + "), true, " + g->where(r.loc) +
+            (n.spread ? ", /*shared=*/true" : "") + ");");
   }
   std::string count(const Node& n) override {
     return g->var(n, "in") + ".size()"; // 0 for standard input or a pipe: unknown

@@ -73,6 +73,12 @@ int open_stream_input(const std::string& path) {
     throw open_error(describe_failure("cannot read elements from", path, 0, 0, EISDIR, advice_for(EISDIR)), path, 0,
                      0, EISDIR);
   }
+  // Each rank of an MPI program opens its inputs itself: a pipe or device would give each
+  // a different part of what comes through it.
+  if (ranks::size() > 1 && !says_empty)
+    throw open_error("'" + path + "' is a pipe or a device, which the " + std::to_string(ranks::size()) +
+                         " ranks of an MPI program cannot all read; give a regular file",
+                     path, 0, 0, 0);
   // Claimed before the open: a FIFO read before would make open wait for a writer forever.
   claim_stream(st, "'" + path + "'");
   int fd;
@@ -86,12 +92,16 @@ int open_stream_input(const std::string& path) {
 }
 
 file_reader_core::file_reader_core(const std::string& path, std::size_t element_bytes, std::size_t memory_bytes, bool direct,
-                                   std::string where)
+                                   std::string where, bool shared)
     : where_(std::move(where)), element_bytes_(element_bytes) {
   const auto plan = detail::plan_chunks(element_bytes_, memory_bytes, path);
   chunk_bytes_ = plan.chunk_bytes;
   if (is_standard_stream(path) || (stream_fd_ = detail::open_stream_input(path)) >= 0) {
     stream_ = true;
+    if (shared && ranks::size() > 1) // a file of /proc or /sys, which says it is empty
+      throw open_error("'" + path + "' gives its size only as it is read, so the ranks of an MPI program cannot "
+                           "share it out; copy it to a regular file",
+                       path, 0, 0, 0);
     if (is_standard_stream(path)) {
       stream_fd_ = 0;
       stream_name_ = "standard input";
@@ -118,9 +128,16 @@ file_reader_core::file_reader_core(const std::string& path, std::size_t element_
                              "as T, or whether the file was cut short."),
         path, 0, bytes_, 0);
   }
-  chunk_count_ = (bytes_ + chunk_bytes_ - 1) / chunk_bytes_;
+  // A rank's share: whole elements, read in the chunks of the whole file's grid (a chunk
+  // is a whole number of elements), the first and last trimmed to the share.
+  const auto [first, last] = shared ? ranks::share<std::uint64_t>(0, bytes_ / element_bytes_)
+                                    : std::pair<std::uint64_t, std::uint64_t>(0, bytes_ / element_bytes_);
+  range_begin_ = first * element_bytes_;
+  range_end_ = last * element_bytes_;
+  next_issue_ = range_begin_ / chunk_bytes_;
+  chunk_count_ = range_end_ > range_begin_ ? (range_end_ + chunk_bytes_ - 1) / chunk_bytes_ : next_issue_;
   const std::size_t buffers =
-      static_cast<std::size_t>(std::min<std::uint64_t>(plan.chunks, chunk_count_));
+      static_cast<std::size_t>(std::min<std::uint64_t>(plan.chunks, chunk_count_ - next_issue_));
   for (std::size_t i = 0; i < buffers; ++i) free_.emplace_back(chunk_bytes_);
   issue();
   next_chunk();
@@ -149,7 +166,7 @@ void file_reader_core::issue() {
     const std::size_t asked =
         file_->direct() ? (bytes + direct_alignment - 1) / direct_alignment * direct_alignment
                        : bytes;
-    pending p{std::move(free_.back()), nullptr, bytes};
+    pending p{std::move(free_.back()), nullptr, offset, bytes};
     free_.pop_back();
     p.request = file_->aread_partial(p.buffer.data(), offset, asked, bytes);
     in_flight_.push_back(std::move(p));
@@ -201,8 +218,9 @@ void file_reader_core::next_chunk() {
     throw;
   }
   current_ = std::move(p.buffer);
-  pos_ = current_.data();
-  end_ = pos_ + p.bytes; // whole elements (the size was checked at open)
+  // Whole elements (the size was checked at open), within the range read.
+  pos_ = current_.data() + (p.offset < range_begin_ ? range_begin_ - p.offset : 0);
+  end_ = current_.data() + std::min<std::uint64_t>(p.bytes, range_end_ - p.offset);
 }
 
 file_writer_core::file_writer_core(const std::string& given_path, std::size_t element_bytes, std::size_t memory_bytes, bool direct) {

@@ -89,14 +89,15 @@ namespace detail {
 class file_reader_core {
 public:
   file_reader_core(const std::string& path, std::size_t element_bytes, std::size_t memory_bytes, bool direct,
-                   std::string where);
+                   std::string where, bool shared);
   ~file_reader_core();
   file_reader_core(const file_reader_core&) = delete;
   file_reader_core& operator=(const file_reader_core&) = delete;
 
   void close() noexcept;
-  /// Bytes in the file; for standard input and other streams, those read so far.
-  std::uint64_t bytes() const noexcept { return bytes_; }
+  /// Bytes it reads of the file (all, or this rank's share); for standard input and other
+  /// streams, those read so far.
+  std::uint64_t bytes() const noexcept { return stream_ ? bytes_ : range_end_ - range_begin_; }
   bool is_stream() const noexcept { return stream_; }
 
 protected:
@@ -110,6 +111,7 @@ private:
   struct pending {
     aligned_buffer buffer;
     request_ptr request;
+    std::uint64_t offset;
     std::size_t bytes;
   };
   void issue();
@@ -124,6 +126,7 @@ private:
   std::string stream_name_;     // "standard input" or the quoted path, for messages
   bool stream_ended_ = false;
   std::uint64_t bytes_ = 0;
+  std::uint64_t range_begin_ = 0, range_end_ = 0; // the bytes read: the file, or a rank's share
   std::size_t chunk_bytes_ = 0;
   std::uint64_t chunk_count_ = 0;
   std::uint64_t next_issue_ = 0;
@@ -193,11 +196,12 @@ public:
   /// detail::open_stream_input) reads standard input to
   /// its end, one chunk at a time (no read-ahead, no O_DIRECT); input that ends inside
   /// an element is a file_format_error, whose message starts with `where` if given
-  /// (e.g. the script line "x.flow:3:8").
+  /// (e.g. the script line "x.flow:3:8"). `shared`: the file is read by the ranks of an
+  /// MPI program together, each its contiguous share of the elements (flow/ranks.hpp).
   explicit file_reader(const std::string& path,
                        std::size_t memory_bytes = default_typed_file_memory, bool direct = true,
-                       std::string where = {})
-      : file_reader_core(path, sizeof(T), memory_bytes, direct, std::move(where)) {}
+                       std::string where = {}, bool shared = false)
+      : file_reader_core(path, sizeof(T), memory_bytes, direct, std::move(where), shared) {}
 
   /// Stops reading: waits for the reads in flight and gives every buffer back. The
   /// reader is empty afterwards. Generated code calls it where the reader's phase ends
@@ -206,7 +210,7 @@ public:
   /// Whether this reader reads a stream: standard input (`-`), a FIFO, a device.
   using file_reader_core::is_stream;
 
-  /// Elements in the file; for standard input and other streams, those read so far.
+  /// Elements it reads of the file; for standard input and other streams, those read so far.
   std::uint64_t size() const noexcept { return bytes() / sizeof(T); }
   bool empty() const noexcept { return pos_ == end_; }
   const T& operator*() const noexcept { return *reinterpret_cast<const T*>(pos_); }
