@@ -6,7 +6,8 @@
 //     contiguous share of the indexes; a read of a binary file: a share of its elements
 //     (standard input is refused at start in a program of several ranks);
 //   - map and filter whose function depends on its element alone (no rand(), which
-//     draws in element order; no script or C++ function, queue or vector method);
+//     draws in element order; no C++ function, queue or vector method; the script
+//     functions it calls are expanded in place and looked into);
 //   - a sort: a sample sort, each rank sorting one key range (flow/ranks/sample_sort.hpp);
 //   - unique of whole elements right after a spread sort (equal elements are on one rank);
 //   - a branch to several consumers;
