@@ -17,6 +17,8 @@
 #include <map>
 #include <regex>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,7 +104,8 @@ std::vector<Entry> trimmable(const fs::path& cache) {
     std::error_code e;
     Entry& entry = entries[entryPath];
     entry.files.push_back(file);
-    entry.bytes += fs::file_size(file, e);
+    // A file with several names (a class's object and its group's) counts once in all.
+    entry.bytes += fs::file_size(file, e) / std::max<uintmax_t>(1, fs::hard_link_count(file, e));
     entry.used = std::max(entry.used, fs::last_write_time(file, e));
   };
   for (const auto& f : fs::directory_iterator(cache, ec)) {
@@ -161,9 +164,32 @@ std::optional<uint64_t> cacheLimit() {
   return bytes;
 }
 
+CacheHold::CacheHold(const fs::path& cache) {
+  fd_ = ::open((cache / "lock").c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) return;
+  while (::flock(fd_, LOCK_SH) != 0)
+    if (errno != EINTR) { // no locks on this file system: builds go on without
+      ::close(fd_);
+      fd_ = -1;
+      return;
+    }
+}
+
+CacheHold::~CacheHold() {
+  if (fd_ >= 0) ::close(fd_); // and its lock
+}
+
 void trimCache(const fs::path& cache, const fs::path& keep) {
   const std::optional<uint64_t> limit = cacheLimit();
   if (!limit) return;
+  // Only while no build holds the cache (CacheHold); the lock goes with the descriptor.
+  const int lock = ::open((cache / "lock").c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0) return;
+  struct closer {
+    int fd;
+    ~closer() { ::close(fd); }
+  } closeLock{lock};
+  if (::flock(lock, LOCK_EX | LOCK_NB) != 0) return;
   std::vector<Entry> entries = trimmable(cache);
   uint64_t total = 0;
   for (const Entry& e : entries) total += e.bytes;
@@ -190,11 +216,10 @@ int runCache(const std::vector<std::string>& words) {
   if (clean) {
     // Only what flowc made: the folder may be one the user chose, with other files in it.
     uint64_t bytes = 0;
-    for (const Entry& e : trimmable(*cache))
-      for (const fs::path& f : e.files) {
-        bytes += fs::file_size(f, ec);
-        fs::remove(f, ec);
-      }
+    for (const Entry& e : trimmable(*cache)) {
+      bytes += e.bytes;
+      for (const fs::path& f : e.files) fs::remove(f, ec);
+    }
     for (const auto& f : fs::directory_iterator(*cache, ec)) {
       const std::string name = f.path().filename().string();
       if (std::regex_match(name, kRuntime) && f.is_directory(ec)) {
@@ -208,6 +233,7 @@ int runCache(const std::vector<std::string>& words) {
     for (const auto& f : fs::directory_iterator(*cache / "parts", ec))
       if (std::regex_match(f.path().filename().string(), kLeftover)) fs::remove(f.path(), ec);
     fs::remove(*cache / "parts", ec); // only when empty
+    fs::remove(*cache / "lock", ec);  // builds' CacheHold
     std::cout << "flowc: removed " << flow::format_bytes(static_cast<double>(bytes)) << " from " << cache->string()
               << "\n";
     return 0;

@@ -32,8 +32,25 @@ void markUsed(const std::filesystem::path& entry);
 /// (e.g. 500MiB), else 2 GiB. Empty after reporting a value that is not a size.
 std::optional<uint64_t> cacheLimit();
 
+/// A build in progress (compile() holds one from before it looks for compiled classes
+/// until it has linked them): while any build holds one, no flowc trims the cache, which
+/// could remove a class another build found there and is about to link. A shared lock
+/// (flock) on the cache's `lock` file; nothing when the cache cannot be locked.
+class CacheHold {
+public:
+  explicit CacheHold(const std::filesystem::path& cache);
+  ~CacheHold();
+  CacheHold(const CacheHold&) = delete;
+  CacheHold& operator=(const CacheHold&) = delete;
+
+private:
+  int fd_ = -1;
+};
+
 /// Removes the least recently used programs and compiled classes until they take at
-/// most cacheLimit() bytes (never `keep`, the entry just made). Precompiled runtimes are
+/// most cacheLimit() bytes (never `keep`, the entry just made), unless another build
+/// holds the cache (CacheHold): then the next build's trim does it. A file with several
+/// names (a class's object linked to its group's) counts once. Precompiled runtimes are
 /// not counted (one per compiler command; `flowc cache clean` removes them).
 void trimCache(const std::filesystem::path& cache, const std::filesystem::path& keep);
 

@@ -311,6 +311,9 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
 int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, const std::string& cpp,
             const std::string& exe, const std::vector<std::string>& extra = {},
             const std::function<void(const CompilePlan&)>& starting = {}) {
+  // From before it looks for compiled classes in the cache until it has linked them.
+  std::optional<CacheHold> hold;
+  if (std::optional<fs::path> cache = cacheDirectory(/*quiet=*/true)) hold.emplace(*cache);
   // main() of a program built with --mpi includes mpi.h and links Open MPI's library.
   std::vector<std::string> mainExtra = extra, mpiLink;
   if (options.plan.spreadOverRanks) {
