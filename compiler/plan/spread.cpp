@@ -9,6 +9,9 @@
 //     draws in element order; no C++ function, queue or vector method; the script
 //     functions it calls are expanded in place and looked into);
 //   - a sort: a sample sort, each rank sorting one key range (flow/ranks/sample_sort.hpp);
+//   - a reduce that sorts (not one of input already in key order): the same sample sort,
+//     each rank folding the equal keys of its range — unless its elements may hold a
+//     float, whose folds depend on their order;
 //   - unique of whole elements right after a spread sort (equal elements are on one rank);
 //   - a branch to several consumers;
 //   - a stream stored for the statements that read it again (each rank stores its part)
@@ -44,6 +47,20 @@ bool dependsOnElementOnly(const Expr& e) {
   return !finder.impure;
 }
 
+/// Whether a value of the type may hold a floating-point number (an imported C++ record
+/// may hold anything): a fold of such values depends on the order it sees them in, which
+/// the ranks change.
+bool mayHoldFloat(const sema::Type* t) {
+  if (t->isFloat()) return true;
+  if (t->kind == sema::Type::Array) return mayHoldFloat(t->element);
+  if (t->kind == sema::Type::Record) {
+    if (t->record->imported) return true;
+    for (const sema::FieldInfo& f : t->record->fields)
+      if (mayHoldFloat(f.type)) return true;
+  }
+  return false;
+}
+
 /// Whether the node could be spread, its inputs being spread.
 bool canSpread(const Plan& plan, const Node& n) {
   switch (n.kind) {
@@ -58,6 +75,8 @@ bool canSpread(const Plan& plan, const Node& n) {
   case Node::Generate: return dependsOnElementOnly(*n.get<GenerateSource>()->body);
   case Node::Map: return dependsOnElementOnly(*n.get<MapStage>()->body);
   case Node::Filter: return dependsOnElementOnly(*n.get<FilterStage>()->cond);
+  case Node::ReduceRuns:
+  case Node::ReduceMerge: return !mayHoldFloat(n.get<ReduceStage>()->elementType);
   case Node::Unique:
     return n.get<UniqueStage>()->keys.empty() && n.inputs.size() == 1 &&
            plan.nodes[n.inputs[0]].kind == Node::SortMerge;
@@ -81,7 +100,7 @@ void spreadOverRanks(Plan& plan, unsigned ranks) {
   std::vector<std::vector<int>> inputs(plan.nodes.size()), consumers(plan.nodes.size());
   for (const Node& n : plan.nodes) {
     inputs[n.id] = n.inputs;
-    if (n.kind == Node::SortMerge) inputs[n.id].push_back(n.partner);
+    if (n.kind == Node::SortMerge || n.kind == Node::ReduceMerge) inputs[n.id].push_back(n.partner);
     if (const sema::Symbol* store = n.storeRead())
       for (const Node& writer : plan.nodes)
         if (writer.storeWritten() == store) inputs[n.id].push_back(writer.id);
@@ -107,7 +126,7 @@ void spreadOverRanks(Plan& plan, unsigned ranks) {
   // write's gathering sends every part but the first rank's. Counts and sums send a word.
   const double away = ranks > 1 ? static_cast<double>(ranks - 1) / ranks : 0;
   for (Node& n : plan.nodes)
-    if (n.spread && (n.kind == Node::SortRuns || n.kind == Node::WriteFile))
+    if (n.spread && (n.kind == Node::SortRuns || n.kind == Node::ReduceRuns || n.kind == Node::WriteFile))
       n.networkBytes = n.elements * static_cast<double>(n.elementBytes) * away;
 }
 

@@ -16,6 +16,11 @@ struct ReduceRunsCodegen : RunsCodegen<Node::ReduceRuns> {
     const std::string order = g->orderType(r.keyOrder);
     g->line("// " + n.name + ": " + (n.hashed ? "a hash table" : "run formation") + " that combines equal keys");
     g->classesInMainCost_ += n.hashed ? kHashReduceCost : kRunsCreatorCost;
+    if (n.spread) { // over the ranks: a sample sort whose runs fold the equal keys of this rank's range
+      g->line("flow::ranks::sample_sort<" + T + ", " + order + ", decltype(" + combine + ")> " + g->var(n, "runs") + "(" +
+              g->memoryOf(n) + ", " + order + "{}, " + combine + ", fl_sort_options);");
+      return;
+    }
     if (!n.hashed) {
       g->line("flow::stream::reduce_runs<" + T + ", " + order + ", decltype(" + combine + ")> " + g->var(n, "runs") + "(" +
               g->memoryOf(n) + ", " + combine + ", fl_sort_options);");
@@ -71,7 +76,7 @@ struct FoldCodegen : KindCodegen<Node::Fold> {
 } // namespace
 
 void addReduceCodegen(NodeCodegenTable& table) {
-  table.add<ReduceRunsCodegen, ReduceMergeCodegen, FoldCodegen>({"flow/stream/reduce.hpp"});
+  table.add<ReduceRunsCodegen, ReduceMergeCodegen, FoldCodegen>({"flow/stream/reduce.hpp", "flow/ranks/sample_sort.hpp"});
 }
 
 } // namespace flow::codegen

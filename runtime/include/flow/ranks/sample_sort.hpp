@@ -23,6 +23,9 @@
 // get about equal ranges; an input whose every rank's part starts with the smallest keys
 // gives the last rank the most. The result is right either way.
 //
+// With a combiner (Combine, flow/algo/combine.hpp: a spread reduce) each rank's run
+// formation folds the equal keys of its range, which are all on that rank.
+//
 // Memory (within the sort's budget): the first-elements buffer (a quarter), the round's
 // buffers (half a block in all, and at most as much received: two blocks are set aside),
 // the run formation (the rest). One rank: a plain runs_creator.
@@ -38,7 +41,7 @@
 
 namespace flow::ranks {
 
-template <class T, class Cmp> class sample_sort {
+template <class T, class Cmp, class Combine = algo::no_combine> class sample_sort {
   static_assert(std::is_trivially_copyable_v<T>, "elements travel between ranks as raw bytes");
 
 public:
@@ -47,10 +50,13 @@ public:
 
   /// Sorts within `memory_bytes`, as runs_creator(memory_bytes, cmp, opt) does.
   sample_sort(std::size_t memory_bytes, Cmp cmp, algo::sort_options opt)
-      : memory_(memory_bytes), cmp_(std::move(cmp)), opt_(opt),
+      : sample_sort(memory_bytes, std::move(cmp), Combine(), opt) {}
+  /// The same, folding equal elements with combine(a, b) as runs_creator does.
+  sample_sort(std::size_t memory_bytes, Cmp cmp, Combine combine, algo::sort_options opt)
+      : memory_(memory_bytes), cmp_(std::move(cmp)), combine_(std::move(combine)), opt_(opt),
         block_(opt.block_bytes ? opt.block_bytes : flow::default_block_bytes) {
     if (size() == 1) {
-      creator_.emplace(memory_, cmp_, opt_);
+      creator_.emplace(memory_, cmp_, combine_, opt_);
       return;
     }
     if (memory_ < 8 * block_) throw std::invalid_argument("flow::ranks::sample_sort: memory below eight blocks");
@@ -99,7 +105,7 @@ private:
     const std::size_t p = static_cast<std::size_t>(size());
     if (!all.empty()) // else no input anywhere: everything (nothing) to rank 0
       for (std::size_t i = 1; i < p; ++i) splitters_->push_back(all[i * all.size() / p]);
-    creator_.emplace(memory_ - memory_ / 4 - 2 * block_, cmp_, opt_);
+    creator_.emplace(memory_ - memory_ / 4 - 2 * block_, cmp_, combine_, opt_);
     send_.resize(p * per_rank_);
     for (const T& v : first_) route(v);
     std::vector<T>().swap(first_);
@@ -128,10 +134,11 @@ private:
 
   std::size_t memory_;
   Cmp cmp_;
+  Combine combine_;
   algo::sort_options opt_;
   std::size_t block_;
   std::size_t per_rank_ = 0; // elements a round's buffer holds for each rank
-  std::optional<algo::runs_creator<T, Cmp>> creator_;
+  std::optional<algo::runs_creator<T, Cmp, Combine>> creator_;
   std::vector<T> first_;                        // the first elements, until the splitters are agreed
   std::optional<std::vector<T>> splitters_;     // agreed: P - 1 keys
   std::vector<T> send_;                         // a round's buffer for each rank: per_rank_ elements each
