@@ -18,8 +18,10 @@ config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%flow-import-dump", os.path.join(os.path.dirname(config.flowc), "tools", "flow-import-dump")))
 config.substitutions.append(("%examples", os.path.join(config.flow_src_root, "examples")))
 config.substitutions.append(("%srcroot", config.flow_src_root))
-# Open MPI's launcher for the distributed tests: more ranks than cores, and root in CI.
-config.substitutions.append(("%mpirun", "mpirun --oversubscribe" + (" --allow-run-as-root" if os.geteuid() == 0 else "")))
+# Open MPI's launcher for the distributed tests: more ranks than cores, root in CI, and a
+# session folder of each mpirun's own (e2e/Inputs/distributed/mpirun.py says why).
+config.substitutions.append(("%mpirun", config.python + " " + os.path.join(
+    config.flow_src_root, "test", "e2e", "Inputs", "distributed", "mpirun.py")))
 config.substitutions.append(("%objroot", config.flow_obj_root))
 # test/editors: the editor grammars' checkers, which scripts/setup.sh installs (the npm tool
 # into build-tools/, vim from Debian). Named so that no lit default (%t, %s) is a prefix.

@@ -34,6 +34,11 @@ communicator* installed = &single;
 } // namespace
 
 communicator& world() noexcept { return *installed; }
+
+std::string unshared_input_message(const std::string& path) {
+  return "'" + path + "' is a pipe or a device, which the " + std::to_string(size()) +
+         " ranks of an MPI program cannot all read; give a regular file";
+}
 void set_world(communicator* c) noexcept { installed = c ? c : &single; }
 
 } // namespace flow::ranks

@@ -17,14 +17,18 @@ struct GenerateCodegen : KindCodegen<Node::Generate> {
   std::string count(const Node& n) override { return g->pulled_.count(n.id) ? g->var(n, "in") + ".remaining()" : ""; }
   void loop(const Node& n, const Segment& segment) override {
     auto& gen = *n.get<GenerateSource>();
-    const std::string i = g->name(gen.indexSymbol), v = g->var(n, "v"), count = g->var(n, "n");
-    const std::string first = n.spread ? g->var(n, "first") : "0";
-    if (n.spread) // this rank's share of the indexes
-      g->line("const auto [" + first + ", " + count + "] = flow::ranks::share<uint64_t>(0, " + g->expr(*gen.count) + ");");
-    else
-      g->line("const uint64_t " + count + " = " + g->expr(*gen.count) + ";");
-    if (segment.phase) g->line("fl_program.expect(" + count + " - " + first + ");");
-    g->block("for (uint64_t " + i + " = " + first + "; " + i + " < " + count + "; ++" + i + ") {", [&] {
+    const std::string i = g->name(gen.indexSymbol), v = g->var(n, "v");
+    std::string first = "0", end = g->var(n, "n"); // the indexes this rank takes: [first, end)
+    if (n.spread) { // its share of them
+      first = g->var(n, "first");
+      end = g->var(n, "end");
+      g->line("const auto [" + first + ", " + end + "] = flow::ranks::share<uint64_t>(0, " + g->expr(*gen.count) + ");");
+      if (segment.phase) g->line("fl_program.expect(" + end + " - " + first + ");");
+    } else {
+      g->line("const uint64_t " + end + " = " + g->expr(*gen.count) + ";");
+      if (segment.phase) g->line("fl_program.expect(" + end + ");");
+    }
+    g->block("for (uint64_t " + i + " = " + first + "; " + i + " < " + end + "; ++" + i + ") {", [&] {
       g->stopChecks(segment.stops);
       g->line("const " + g->type(gen.elementType) + " " + v + " = " + g->expr(*gen.body) + ";");
       g->consume(n, v, segment);

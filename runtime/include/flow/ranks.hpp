@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -55,6 +56,10 @@ inline int rank() noexcept { return world().rank(); }
 inline int size() noexcept { return world().size(); }
 /// Whether this rank prints and writes the program's outputs: the first rank.
 inline bool leads() noexcept { return rank() == 0; }
+
+/// Why a program of several ranks cannot read `path`, a pipe or a device: each rank would
+/// get a different part of what comes through it.
+std::string unshared_input_message(const std::string& path);
 
 /// An output file is finished (every writer calls it once, on every rank): the ranks wait
 /// for the first to have put it in place, so that a later statement that reads the file

@@ -73,12 +73,9 @@ int open_stream_input(const std::string& path) {
     throw open_error(describe_failure("cannot read elements from", path, 0, 0, EISDIR, advice_for(EISDIR)), path, 0,
                      0, EISDIR);
   }
-  // Each rank of an MPI program opens its inputs itself: a pipe or device would give each
-  // a different part of what comes through it.
-  if (ranks::size() > 1 && !says_empty)
-    throw open_error("'" + path + "' is a pipe or a device, which the " + std::to_string(ranks::size()) +
-                         " ranks of an MPI program cannot all read; give a regular file",
-                     path, 0, 0, 0);
+  // Each rank of an MPI program opens its inputs itself (the program's start refuses the
+  // pipes it knows of; this is one named at run time).
+  if (ranks::size() > 1 && !says_empty) throw open_error(ranks::unshared_input_message(path), path, 0, 0, 0);
   // Claimed before the open: a FIFO read before would make open wait for a writer forever.
   claim_stream(st, "'" + path + "'");
   int fd;

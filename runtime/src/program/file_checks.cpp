@@ -90,9 +90,7 @@ std::optional<int> program::check_input_files(const std::vector<std::string>& ou
         (S_ISFIFO(path_st.st_mode) || S_ISSOCK(path_st.st_mode) || S_ISCHR(path_st.st_mode))) {
       if (::access(in.path.c_str(), R_OK) != 0)
         return fail(1, "cannot read input file '" + in.path + "': " + errno_text(errno));
-      if (ranks::size() > 1) // each rank would get a different part of what comes through
-        return fail(2, "'" + in.path + "' is a pipe or a device, which the " + std::to_string(ranks::size()) +
-                           " ranks of an MPI program cannot all read; give a regular file");
+      if (ranks::size() > 1) return fail(2, ranks::unshared_input_message(in.path));
       continue;
     }
     const int fd = ::open(in.path.c_str(), O_RDONLY | O_CLOEXEC);

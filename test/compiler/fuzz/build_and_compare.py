@@ -228,7 +228,12 @@ class Job:
         exe = self.exe + '-mpi'
         if not self.build(self.script, exe, 'flowc build --mpi', ['--mpi']):
             return False
-        mpirun = ['mpirun', '--oversubscribe'] + (['--allow-run-as-root'] if os.geteuid() == 0 else [])
+        # A session folder of its own: two mpiruns starting at once race for a shared one
+        # (test/e2e/Inputs/distributed/mpirun.py).
+        session = os.path.join(self.dir, 'ompi')
+        os.makedirs(session, exist_ok=True)
+        mpirun = ['mpirun', '--oversubscribe', '--mca', 'orte_tmpdir_base', session] + \
+            (['--allow-run-as-root'] if os.geteuid() == 0 else [])
         for p in self.args.ranks:
             runs = self.run_budgets(exe, f'r{p}', [], mpirun + ['-np', str(p)])
             if runs is None:

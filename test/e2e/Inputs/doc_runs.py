@@ -15,9 +15,11 @@ ranks = None
 if args[0] == "--ranks":
     ranks, args = int(args[1]), args[2:]
 flowc, doc = args[0], args[1]
-launch = []
-if ranks:
-    launch = ["mpirun", "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else []) + ["-np", str(ranks)]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "distributed"))
+from mpirun import launcher  # noqa: E402
+
+session = launcher()
+launch = session.__enter__() + ["-np", str(ranks)] if ranks else []
 text = open(doc).read()
 runs = re.findall(r"```flow\n((?:(?!```).)*?)```\n```output (\S+)\n((?:(?!```).)*?)```", text, re.S)
 if not runs:
@@ -47,5 +49,7 @@ for n, (script, target, expected) in enumerate(runs, 1):
         if not ok:
             failed += 1
             print(f"example {n} gives another result:\n{script}\nexpected {target}:\n{expected}\ngot:\n{got}")
+if ranks:
+    session.__exit__(None, None, None)
 print(f"{len(runs)} examples run, {failed} failed")
 sys.exit(1 if failed else 0)

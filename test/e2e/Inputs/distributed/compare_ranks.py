@@ -6,22 +6,15 @@ byte, and leaves no other file behind.
 
   compare_ranks.py PLAIN RANKS --ranks 1,2,3,4 --outputs out.bin [--outputs …] -- ARGS…
 
-mpirun is `mpirun --oversubscribe` (and --allow-run-as-root for root), or $FLOW_MPIRUN.
+mpirun is started as mpirun.py says.
 """
 import argparse
 import os
-import shlex
 import subprocess
 import sys
 
-
-def mpirun():
-    if os.environ.get("FLOW_MPIRUN"):
-        return shlex.split(os.environ["FLOW_MPIRUN"])
-    command = ["mpirun", "--oversubscribe"]
-    if os.geteuid() == 0:
-        command.append("--allow-run-as-root")
-    return command
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpirun import launcher  # noqa: E402
 
 
 def run(command, folder):
@@ -47,7 +40,8 @@ def main():
     files = {name: open(os.path.join("one", name), "rb").read() for name in a.outputs}
     for p in [int(x) for x in a.ranks.split(",")]:
         folder = f"ranks{p}"
-        got = run(mpirun() + ["-np", str(p), ranks_program] + a.args, folder)
+        with launcher() as mpirun:
+            got = run(mpirun + ["-np", str(p), ranks_program] + a.args, folder)
         if got != expected:
             sys.exit(f"{p} ranks printed\n{got.decode(errors='replace')}\none process printed\n"
                      f"{expected.decode(errors='replace')}")

@@ -10,11 +10,13 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(__file__))
-from compare_ranks import mpirun  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpirun import launcher  # noqa: E402
 
 program = os.path.abspath(sys.argv[1])
-job = subprocess.Popen(mpirun() + ["-np", "3", program] + sys.argv[2:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+session = launcher()
+mpirun = session.__enter__()
+job = subprocess.Popen(mpirun + ["-np", "3", program] + sys.argv[2:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 ranks = []
 deadline = time.time() + 60
 while len(ranks) < 3 and time.time() < deadline:
@@ -26,5 +28,6 @@ if len(ranks) < 3:
 time.sleep(0.5)  # well into the run
 os.kill(max(ranks), signal.SIGKILL)
 out, err = job.communicate(timeout=120)
+session.__exit__(None, None, None)
 print(f"mpirun ended with status {job.returncode}")
 print("stdout:", out.decode(errors="replace").strip())
