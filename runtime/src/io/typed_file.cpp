@@ -95,10 +95,9 @@ file_reader_core::file_reader_core(const std::string& path, std::size_t element_
   chunk_bytes_ = plan.chunk_bytes;
   if (is_standard_stream(path) || (stream_fd_ = detail::open_stream_input(path)) >= 0) {
     stream_ = true;
-    if (shared && ranks::size() > 1) // a file of /proc or /sys, which says it is empty
-      throw open_error("'" + path + "' gives its size only as it is read, so the ranks of an MPI program cannot "
-                           "share it out; copy it to a regular file",
-                       path, 0, 0, 0);
+    // Shared by the ranks, a file that says it is empty (an empty file, or one of /proc
+    // that gives its contents only as it is read; pipes were refused) is the first rank's.
+    if (shared && !ranks::leads()) stream_ended_ = true;
     if (is_standard_stream(path)) {
       stream_fd_ = 0;
       stream_name_ = "standard input";
