@@ -4,6 +4,7 @@
 failed with a message containing the text), so the
 documentation shows what the programs really do. Usage: doc_runs.py [--ranks P] FLOWC FILE.md
 (--ranks P: built with --mpi and run as P ranks of mpirun)."""
+import contextlib
 import os
 import re
 import subprocess
@@ -18,8 +19,8 @@ flowc, doc = args[0], args[1]
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "distributed"))
 from mpirun import launcher  # noqa: E402
 
-session = launcher()
-launch = session.__enter__() + ["-np", str(ranks)] if ranks else []
+sessions = contextlib.ExitStack()  # mpirun's session folder, removed at the end
+launch = sessions.enter_context(launcher()) + ["-np", str(ranks)] if ranks else []
 text = open(doc).read()
 runs = re.findall(r"```flow\n((?:(?!```).)*?)```\n```output (\S+)\n((?:(?!```).)*?)```", text, re.S)
 if not runs:
@@ -49,7 +50,6 @@ for n, (script, target, expected) in enumerate(runs, 1):
         if not ok:
             failed += 1
             print(f"example {n} gives another result:\n{script}\nexpected {target}:\n{expected}\ngot:\n{got}")
-if ranks:
-    session.__exit__(None, None, None)
+sessions.close()
 print(f"{len(runs)} examples run, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -60,9 +60,9 @@ public:
       return;
     }
     if (memory_ < 8 * block_) throw std::invalid_argument("flow::ranks::sample_sort: memory below eight blocks");
-    first_.reserve(std::max<std::size_t>(1, memory_ / 4 / sizeof(T)));
-    per_rank_ = std::max<std::size_t>(1, block_ / 2 / sizeof(T) / static_cast<std::size_t>(size()));
     const std::size_t p = static_cast<std::size_t>(size());
+    first_.reserve(std::max<std::size_t>(1, memory_ / 4 / sizeof(T)));
+    per_rank_ = std::max<std::size_t>(1, block_ / 2 / sizeof(T) / p);
     filled_.assign(p, 0);
     counts_.assign(p, 0);
     for (std::size_t r = 0; r < p; ++r) offsets_.push_back(r * per_rank_ * sizeof(T));
@@ -83,9 +83,7 @@ public:
   algo::sorted_runs<T> result() {
     if (size() == 1) return creator_->result();
     if (!splitters_) agree();
-    for (;;) { // rounds until every rank's input has ended
-      const bool all_ended = exchange(/*ended=*/true);
-      if (all_ended) break;
+    while (!exchange(/*ended=*/true)) { // rounds until every rank's input has ended
     }
     return creator_->result();
   }
@@ -95,8 +93,8 @@ private:
   /// go where they belong.
   void agree() {
     std::vector<T> sample;
-    const std::size_t n = first_.size();
-    for (std::size_t i = 0; i < std::min(n, samples_per_rank); ++i) sample.push_back(first_[i * n / std::min(n, samples_per_rank)]);
+    const std::size_t n = first_.size(), k = std::min(n, samples_per_rank);
+    for (std::size_t i = 0; i < k; ++i) sample.push_back(first_[i * n / k]);
     const std::vector<std::byte> gathered = world().all_gather(std::as_bytes(std::span<const T>(sample)));
     std::vector<T> all(gathered.size() / sizeof(T));
     if (!all.empty()) std::memcpy(all.data(), gathered.data(), gathered.size());

@@ -14,20 +14,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpirun import launcher  # noqa: E402
 
 program = os.path.abspath(sys.argv[1])
-session = launcher()
-mpirun = session.__enter__()
-job = subprocess.Popen(mpirun + ["-np", "3", program] + sys.argv[2:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-ranks = []
-deadline = time.time() + 60
-while len(ranks) < 3 and time.time() < deadline:
-    ranks = [int(p) for p in subprocess.run(["pgrep", "-f", "^" + program], stdout=subprocess.PIPE).stdout.split()]
-    time.sleep(0.05)
-if len(ranks) < 3:
-    job.kill()
-    sys.exit("the ranks did not start")
-time.sleep(0.5)  # well into the run
-os.kill(max(ranks), signal.SIGKILL)
-out, err = job.communicate(timeout=120)
-session.__exit__(None, None, None)
+with launcher() as mpirun:
+    job = subprocess.Popen(mpirun + ["-np", "3", program] + sys.argv[2:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ranks = []
+    deadline = time.time() + 60
+    while len(ranks) < 3 and time.time() < deadline:
+        ranks = [int(p) for p in subprocess.run(["pgrep", "-f", "^" + program], stdout=subprocess.PIPE).stdout.split()]
+        time.sleep(0.05)
+    if len(ranks) < 3:
+        job.kill()
+        sys.exit("the ranks did not start")
+    time.sleep(0.5)  # well into the run
+    os.kill(max(ranks), signal.SIGKILL)
+    out, err = job.communicate(timeout=120)
 print(f"mpirun ended with status {job.returncode}")
 print("stdout:", out.decode(errors="replace").strip())
