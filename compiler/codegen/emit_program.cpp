@@ -29,7 +29,7 @@ const std::vector<std::string>& runtimeHeaders() {
       "flow/stream/combine.hpp",    "flow/stream/join.hpp",        "flow/stream/hash_join.hpp",
       "flow/stream/reduce.hpp",
       "flow/stream/sources.hpp",    "flow/stream/sequence.hpp",    "flow/ranks/sample_sort.hpp",
-      "flow/ranks/spread_writer.hpp", "flow/program.hpp",          "flow/script.hpp"};
+      "flow/ranks/spread_reduce.hpp", "flow/ranks/spread_writer.hpp", "flow/program.hpp", "flow/script.hpp"};
   return headers;
 }
 

@@ -11,7 +11,8 @@
 //   - a sort: a sample sort, each rank sorting one key range (flow/ranks/sample_sort.hpp);
 //   - a reduce that sorts (not one of input already in key order): the same sample sort,
 //     each rank folding the equal keys of its range — unless its elements may hold a
-//     float, whose folds depend on their order;
+//     float, whose folds depend on their order; one whose keys fit a hash table folds
+//     each rank's part in a table first (flow/ranks/spread_reduce.hpp);
 //   - unique of whole elements right after a spread sort (equal elements are on one rank);
 //   - a branch to several consumers;
 //   - a stream stored for the statements that read it again (each rank stores its part)
@@ -20,6 +21,9 @@
 // parts added), a binary write (the parts gathered in order, flow/ranks/spread_writer.hpp).
 // Any other consumer needs the whole stream, which makes its input whole, and that
 // input's input, back to the source: the marks are taken back until none changes.
+#include <algorithm>
+#include <cmath>
+
 #include "ast/visit.hpp"
 #include "plan/plan.hpp"
 
@@ -124,10 +128,23 @@ void spreadOverRanks(Plan& plan, unsigned ranks) {
   }
   // A sort's exchange keeps 1/P of each rank's part where it is and sends the rest; a
   // write's gathering sends every part but the first rank's. Counts and sums send a word.
+  // A reduce whose keys fit a hash table folds each rank's part in half of its memory
+  // first (flow/ranks/spread_reduce.hpp, when that half holds eight blocks): each rank
+  // sends its distinct keys, of D in all among its N/P elements on uniform keys
+  // D (1 - (1 - 1/D)^(N/P)).
   const double away = ranks > 1 ? static_cast<double>(ranks - 1) / ranks : 0;
-  for (Node& n : plan.nodes)
-    if (n.spread && (n.kind == Node::SortRuns || n.kind == Node::ReduceRuns || n.kind == Node::WriteFile))
-      n.networkBytes = n.elements * static_cast<double>(n.elementBytes) * away;
+  for (Node& n : plan.nodes) {
+    if (!n.spread || (n.kind != Node::SortRuns && n.kind != Node::ReduceRuns && n.kind != Node::WriteFile)) continue;
+    double sent = n.elements;
+    if (n.kind == Node::ReduceRuns && n.hashed && ranks > 1 && n.memoryBytes / 2 >= 8 * plan.blockBytes) {
+      const double distinct = plan.nodes[n.partner].elements, each = n.elements / ranks;
+      const double perRank = distinct > 1 ? -distinct * std::expm1(each * std::log1p(-1 / distinct)) : 1;
+      sent = std::min(n.elements, ranks * perRank);
+    }
+    // and a sample sort's ranks first send one another a sample of up to 256 elements
+    const double samples = n.kind == Node::WriteFile ? 0 : std::min(256.0, std::ceil(sent / ranks)) * ranks * (ranks - 1.0);
+    n.networkBytes = (sent * away + samples) * static_cast<double>(n.elementBytes);
+  }
 }
 
 } // namespace flow::plan

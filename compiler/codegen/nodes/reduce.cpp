@@ -16,7 +16,7 @@ struct ReduceRunsCodegen : RunsCodegen<Node::ReduceRuns> {
     const std::string order = g->orderType(r.keyOrder);
     g->line("// " + n.name + ": " + (n.hashed ? "a hash table" : "run formation") + " that combines equal keys");
     g->classesInMainCost_ += n.hashed ? kHashReduceCost : kRunsCreatorCost;
-    if (n.spread) { // over the ranks: a sample sort whose runs fold the equal keys of this rank's range
+    if (n.spread && !n.hashed) { // over the ranks: a sample sort whose runs fold the equal keys of this rank's range
       g->line("flow::ranks::sample_sort<" + T + ", " + order + ", decltype(" + combine + ")> " + g->var(n, "runs") + "(" +
               g->memoryOf(n) + ", " + order + "{}, " + combine + ", fl_sort_options);");
       return;
@@ -26,10 +26,12 @@ struct ReduceRunsCodegen : RunsCodegen<Node::ReduceRuns> {
               g->memoryOf(n) + ", " + combine + ", fl_sort_options);");
       return;
     }
+    // Over the ranks, each rank's part folded in its table before the rest goes to the
+    // rank of its key range.
     const std::string hash = g->var(n, "hash"), same = g->var(n, "same");
     g->line("auto " + hash + " = " + g->hashKeys(r) + ";");
     g->line("auto " + same + " = " + g->sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ";");
-    g->line("flow::stream::hash_reduce_runs<" + T + ", " + order + ", decltype(" + hash + "), decltype(" + same +
+    g->line(std::string(n.spread ? "flow::ranks::spread_reduce<" : "flow::stream::hash_reduce_runs<") + T + ", " + order + ", decltype(" + hash + "), decltype(" + same +
             "), decltype(" + combine + ")> " + g->var(n, "runs") + "(" + g->memoryOf(n) + ", " + combine +
             ", fl_sort_options, " + hash + ", " + same + ", " + order + "{}, static_cast<uint64_t>(fl_nodes[" +
             std::to_string(n.partner) + "].elements));");
@@ -76,7 +78,7 @@ struct FoldCodegen : KindCodegen<Node::Fold> {
 } // namespace
 
 void addReduceCodegen(NodeCodegenTable& table) {
-  table.add<ReduceRunsCodegen, ReduceMergeCodegen, FoldCodegen>({"flow/stream/reduce.hpp", "flow/ranks/sample_sort.hpp"});
+  table.add<ReduceRunsCodegen, ReduceMergeCodegen, FoldCodegen>({"flow/stream/reduce.hpp", "flow/ranks/sample_sort.hpp", "flow/ranks/spread_reduce.hpp"});
 }
 
 } // namespace flow::codegen

@@ -78,6 +78,14 @@ public:
     route(v);
   }
 
+  /// Agrees on the splitters now, from the elements pushed so far, unless they are
+  /// agreed (a collective operation, the first of every rank: each rank calls it, or
+  /// fills its first-elements buffer, once). For a caller whose elements come in key
+  /// order: it pushes an even sample of them first.
+  void agree_now() {
+    if (size() > 1 && !splitters_) agree();
+  }
+
   /// This rank's range of the keys, sorted into runs (a collective operation: every rank
   /// calls it).
   algo::sorted_runs<T> result() {
