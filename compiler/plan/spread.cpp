@@ -8,7 +8,8 @@
 //   - map and filter whose function depends on its element alone (no rand(), which
 //     draws in element order; no C++ function, queue or vector method; the script
 //     functions it calls are expanded in place and looked into);
-//   - a sort: a sample sort, each rank sorting one key range (flow/ranks/sample_sort.hpp);
+//   - a sort: a sample sort, each rank sorting one key range (flow/ranks/sample_sort.hpp)
+//     — when its order decides between any two different elements;
 //   - a reduce that sorts (not one of input already in key order): the same sample sort,
 //     each rank folding the equal keys of its range — unless its elements may hold a
 //     float, whose folds depend on their order; one whose keys fit a hash table folds
@@ -65,17 +66,46 @@ bool mayHoldFloat(const sema::Type* t) {
   return false;
 }
 
+/// Whether equal values of the type are equal bytes (no float, whose -0 and +0 compare
+/// equal; no imported record).
+bool equalMeansSameBytes(const sema::Type* t) {
+  if (t->kind == sema::Type::Array) return equalMeansSameBytes(t->element);
+  if (t->kind == sema::Type::Record) {
+    if (t->record->imported) return false;
+    for (const sema::FieldInfo& f : t->record->fields)
+      if (!equalMeansSameBytes(f.type)) return false;
+    return true;
+  }
+  return t->isInteger() || t->kind == sema::Type::Bool || t->isStr();
+}
+
+/// Whether the order puts any two different elements in one order: then a sort's output
+/// is the same bytes however the elements are shared out. Elements the order ties come
+/// out of one process's sort in an order that depends on its runs (docs/language.md:
+/// the sort is not stable), which several ranks' runs would not reproduce.
+bool decidesEveryPair(const sema::OrderInfo& o) {
+  if (o.kind == sema::OrderInfo::Asc || o.kind == sema::OrderInfo::Desc) return equalMeansSameBytes(o.type);
+  if (o.kind != sema::OrderInfo::Keys || o.type->kind != sema::Type::Record || o.type->record->imported) return false;
+  for (const sema::FieldInfo& f : o.type->record->fields) {
+    bool keyed = false;
+    for (const sema::OrderKeyInfo& k : o.keys)
+      keyed = keyed || (k.path.size() == 1 && k.path[0].field == f.name && equalMeansSameBytes(f.type));
+    if (!keyed) return false;
+  }
+  return true;
+}
+
 /// Whether the node could be spread, its inputs being spread.
 bool canSpread(const Plan& plan, const Node& n) {
   switch (n.kind) {
   case Node::Range:
   case Node::ReadFile:
-  case Node::SortRuns:
-  case Node::SortMerge:
   case Node::Branch:
   case Node::Materialize:
   case Node::Reread:
   case Node::WriteFile: return true;
+  case Node::SortRuns:
+  case Node::SortMerge: return decidesEveryPair(*n.get<SortStage>()->order->order);
   case Node::Generate: return dependsOnElementOnly(*n.get<GenerateSource>()->body);
   case Node::Map: return dependsOnElementOnly(*n.get<MapStage>()->body);
   case Node::Filter: return dependsOnElementOnly(*n.get<FilterStage>()->cond);
