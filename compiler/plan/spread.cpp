@@ -3,8 +3,10 @@
 // a node that is not spread is simply computed whole on every rank: always correct.
 // A node is spread where that gives the same elements, in rank order, as one process:
 //   - range, and generate whose function depends on its index alone: each rank takes a
-//     contiguous share of the indexes; a read of a binary file: a share of its elements
-//     (standard input is refused at start in a program of several ranks);
+//     contiguous share of the indexes; a read of a binary file: a share of its elements;
+//     read_text and read_lines: the lines that start in a share of the file's bytes
+//     (not read_csv, whose quoted fields may hold line breaks); standard input is refused
+//     at start in a program of several ranks;
 //   - map and filter whose function depends on its element alone (no rand(), which
 //     draws in element order; no C++ function, queue or vector method; the script
 //     functions it calls are expanded in place and looked into);
@@ -37,14 +39,14 @@ using namespace flow::ast;
 /// Whether `e`'s value depends only on the element variables and constants it names: no
 /// rand(), no aggregate, no call of an imported function or of a script function that
 /// is not expanded in place (whose expanded body is walked like the rest), no method of
-/// a queue or vector.
+/// a queue or vector (a str's methods are functions of the str).
 bool dependsOnElementOnly(const Expr& e) {
   struct Finder : Visitor {
     bool impure = false;
     bool visit(const Expr& x) override {
       if (auto* c = x.as<CallExpr>())
         impure = impure || c->aggregate || (c->builtin ? *c->builtin == Builtin::Rand : !c->inlined);
-      if (x.as<MethodCallExpr>()) impure = true;
+      if (auto* m = x.as<MethodCallExpr>()) impure = impure || !m->strMethod; // a queue's or vector's
       return !impure;
     }
   } finder;
@@ -106,6 +108,7 @@ bool canSpread(const Plan& plan, const Node& n) {
   case Node::WriteFile: return true;
   case Node::SortRuns:
   case Node::SortMerge: return decidesEveryPair(*n.get<SortStage>()->order->order);
+  case Node::ReadText: return !n.get<ReadSource>()->csv; // a CSV line break may be inside quotes
   case Node::Generate: return dependsOnElementOnly(*n.get<GenerateSource>()->body);
   case Node::Map: return dependsOnElementOnly(*n.get<MapStage>()->body);
   case Node::Filter: return dependsOnElementOnly(*n.get<FilterStage>()->cond);

@@ -96,12 +96,14 @@ struct ReadTextCodegen : KindCodegen<Node::ReadText> {
               g->var(n, "in") + "(" + g->path(r.path) + ", " + g->csvOptions(r.csvOptions) + ");");
       return;
     }
+    const std::string shared = n.spread ? ", /*shared=*/true" : ""; // this rank's lines
     if (r.lines) {
-      g->line("flow::script::line_reader<" + g->type(r.elementType) + "> " + g->var(n, "in") + "(" + g->path(r.path) + ");");
+      g->line("flow::script::line_reader<" + g->type(r.elementType) + "> " + g->var(n, "in") + "(" + g->path(r.path) +
+              shared + ");");
       return;
     }
     g->line("flow::script::text_reader<" + g->type(r.elementType) + ", " + g->textFields(r.elementType) + "> " +
-            g->var(n, "in") + "(" + g->path(r.path) + ");");
+            g->var(n, "in") + "(" + g->path(r.path) + shared + ");");
   }
 };
 

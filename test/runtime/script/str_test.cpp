@@ -385,24 +385,30 @@ TEST(StrTextScalars, AStrIsAFieldOfATextFile) {
   EXPECT_EQ(out, "<ab") << "nothing appended";
   EXPECT_EQ(unwritable_text_field("a b"), "the str 'a b' holds white space (read_text would read it as several fields)");
 
-  // A record { n: u32, name: str } read by text_fields, as a generated Fields reads it.
+  // A record { n: u32, name: str } read by text_fields, as a generated Fields reads it;
+  // its reader names the file and the line in messages.
   std::uint32_t n = 0;
   s30 name;
-  const std::string file = "r.txt";
-  text_fields f("  12 \t alpha  ", file, 1, 2, "R");
+  test::scratch_dir dir;
+  const std::string file = dir.file("r.txt");
+  std::ofstream(file) << "  12 \t alpha  \n\n\n\n\n\n1 " << std::string(31, 'x') << "\n";
+  text_line_reader lines(file);
+  std::string_view line;
+  ASSERT_TRUE(lines.next(line));
+  text_fields f(line, lines, 2, "R");
   f.read(n, "n");
   f.read(name, "name");
   f.end();
   EXPECT_EQ(n, 12u);
   EXPECT_EQ(name.view(), "alpha");
+  for (int i = 2; i <= 7; ++i) ASSERT_TRUE(lines.next(line));
   try {
-    const std::string line = "1 " + std::string(31, 'x');
-    text_fields g(line, file, 7, 2, "R");
+    text_fields g(line, lines, 2, "R");
     g.read(n, "n");
     g.read(name, "name");
     ADD_FAILURE() << "a field over the capacity was read";
   } catch (const file_format_error& e) {
-    EXPECT_EQ(std::string(e.what()).find("r.txt:7: field 2 (name: str): a field of 31 bytes is longer than the 30"),
+    EXPECT_EQ(std::string(e.what()).find(file + ":7: field 2 (name: str): a field of 31 bytes is longer than the 30"),
               0u)
         << e.what();
   }

@@ -93,7 +93,7 @@ template <class T, class F> std::vector<T> read_all(const std::string& path, std
                                                     std::size_t max_line = text_line_limit) {
   std::vector<T> got;
   try {
-    text_reader<T, F> in(path, max_line);
+    text_reader<T, F> in(path, false, max_line);
     for (; !in.empty(); ++in) got.push_back(*in);
   } catch (const file_format_error& e) {
     *error = e.what();

@@ -20,10 +20,12 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "flow/excerpt.hpp"
@@ -50,15 +52,18 @@ inline bool is_field_space(char c) noexcept {
   return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
+class text_line_reader;
+
 /// The fields of one line, read in order by a generated Fields::read. Each read checks
 /// that the field is there and is a value of its type; end() checks that nothing follows.
 class text_fields {
 public:
-  /// `file` and `line_number` name the line in messages; `count` and `type_name` are the
-  /// element's number of fields and its type.
-  text_fields(std::string_view line, const std::string& file, std::uint64_t line_number, std::size_t count,
-              const char* type_name)
-      : line_(line), file_(file), line_number_(line_number), count_(count), type_name_(type_name) {}
+  /// `lines` is the line's reader, which names the file and the line in messages (asked
+  /// only then: a reader of a rank's part of the file counts the lines before it only
+  /// for a message); `count` and `type_name` are the element's number of fields and its
+  /// type.
+  text_fields(std::string_view line, const text_line_reader& lines, std::size_t count, const char* type_name)
+      : line_(line), lines_(lines), count_(count), type_name_(type_name) {}
 
   /// Reads the next field into `x`; `name` is its name in the element ("a", "p.x", "k[2]",
   /// or "" when the element is a single scalar).
@@ -92,13 +97,10 @@ private:
   template <class T> std::string describe_field(const char* name) const {
     return std::to_string(field_) + " (" + (*name ? std::string(name) + ": " : "") + scalar_type_name<T>() + ")";
   }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw file_format_error(file_ + ":" + std::to_string(line_number_) + ": " + what, file_);
-  }
+  [[noreturn]] void fail(const std::string& what) const; // after text_line_reader
 
   std::string_view line_;
-  const std::string& file_;
-  std::uint64_t line_number_;
+  const text_line_reader& lines_;
   std::size_t count_;
   const char* type_name_;
   std::size_t pos_ = 0;
@@ -121,10 +123,17 @@ inline std::string read_text_long_line(std::size_t max_line, std::string_view st
 /// of its bytes are in the buffer: the rest is never read. A reader of short lines may
 /// ask for a bigger first buffer (`buffer_bytes`), which then never grows: it reads
 /// fewer times, and stops a long line after at most that many bytes.
+///
+/// `shared` (a file read by the ranks of an MPI program, flow/ranks.hpp): this rank reads
+/// the lines that start in its share of the file's bytes (rank r of P: bytes [size·r/P,
+/// size·(r+1)/P)), the last of them to its end wherever that is; the ranks' lines in rank
+/// order are the file's. Line numbers in messages are still the file's: the lines before
+/// the share are counted when a message needs them.
 class text_line_reader {
 public:
   explicit text_line_reader(const std::string& path, std::size_t max_line = text_line_limit,
-                            long_line_message long_line = read_text_long_line, std::size_t buffer_bytes = 0)
+                            long_line_message long_line = read_text_long_line, std::size_t buffer_bytes = 0,
+                            bool shared = false)
       : name_(io::is_standard_stream(path) ? "standard input" : path), max_line_(max_line), long_line_(long_line),
         counters_(name_), capacity_(std::max(buffer_bytes, std::min(text_buffer_bytes, max_line + 1))),
         buffer_(new char[capacity_]) {
@@ -139,6 +148,7 @@ public:
       if (fd_ >= 0) return;
       fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd_ < 0) io::throw_system_error("cannot open", path, 0, 0, errno);
+      if (shared && ranks::size() > 1) share();
     }
   }
   ~text_line_reader() {
@@ -150,6 +160,7 @@ public:
   /// The next line, without its '\n'; false at the end of the input. The view is valid
   /// until the next call.
   bool next(std::string_view& line) {
+    if (skip_) skip_partial_line();
     for (;;) {
       if (const void* nl = std::memchr(buffer_.get() + scan_, '\n', end_ - scan_)) {
         const std::size_t at = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer_.get());
@@ -162,13 +173,14 @@ public:
       fill();
     }
   }
-  /// The number of the line next() returned last (1 for the first).
-  std::uint64_t line_number() const noexcept { return line_number_; }
+  /// The number of the line next() returned last (1 for the first) in the file.
+  std::uint64_t line_number() const { return lines_before() + line_number_; }
   /// The file's name in messages: its path, or "standard input".
   const std::string& name() const noexcept { return name_; }
 
 private:
   bool take(std::string_view& line, std::size_t end, std::size_t next) {
+    if (offset_ - (end_ - begin_) >= stop_) return false; // the line starts in the next rank's share
     if (end - begin_ > max_line_) too_long();
     line = std::string_view(buffer_.get() + begin_, end - begin_);
     begin_ = scan_ = next;
@@ -201,8 +213,56 @@ private:
     end_ += static_cast<std::size_t>(got);
     offset_ += static_cast<std::uint64_t>(got);
   }
+  /// This rank's share of the file: it starts reading at the byte before its share, and
+  /// next() first drops everything up to the first '\n' (the line that began in the
+  /// share before; none when that byte is a '\n').
+  void share() {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) io::throw_system_error("cannot read", name_, 0, 0, errno);
+    const auto size = static_cast<std::uint64_t>(st.st_size), r = static_cast<std::uint64_t>(ranks::rank()),
+               p = static_cast<std::uint64_t>(ranks::size());
+    const std::uint64_t start = static_cast<std::uint64_t>(static_cast<unsigned __int128>(size) * r / p);
+    stop_ = static_cast<std::uint64_t>(static_cast<unsigned __int128>(size) * (r + 1) / p);
+    if (start == 0) return;
+    if (::lseek(fd_, static_cast<off_t>(start - 1), SEEK_SET) < 0) io::throw_system_error("cannot read", name_, start - 1, 1, errno);
+    offset_ = start - 1;
+    skip_ = true;
+  }
+  void skip_partial_line() {
+    skip_ = false;
+    for (;;) {
+      if (const void* nl = std::memchr(buffer_.get() + scan_, '\n', end_ - scan_)) {
+        begin_ = scan_ = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer_.get()) + 1;
+        first_line_ = offset_ - (end_ - begin_);
+        return;
+      }
+      begin_ = scan_ = end_ = 0; // all of it the line before
+      if (eof_) {
+        first_line_ = offset_;
+        return;
+      }
+      fill();
+    }
+  }
+  /// The lines of the file before this rank's first: counted, once, when a message asks.
+  std::uint64_t lines_before() const {
+    if (first_line_ == 0) return 0;
+    if (!before_) {
+      std::uint64_t lines = 0;
+      std::unique_ptr<char[]> chunk(new char[text_buffer_bytes]);
+      for (std::uint64_t at = 0; at < first_line_;) {
+        const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(text_buffer_bytes, first_line_ - at));
+        const ssize_t got = ::pread(fd_, chunk.get(), want, static_cast<off_t>(at));
+        if (got <= 0) break; // the message then counts from the share: better than none
+        lines += static_cast<std::uint64_t>(std::count(chunk.get(), chunk.get() + got, '\n'));
+        at += static_cast<std::uint64_t>(got);
+      }
+      before_ = lines;
+    }
+    return *before_;
+  }
   [[noreturn]] void too_long() const {
-    throw file_format_error(name_ + ":" + std::to_string(line_number_ + 1) + ": " +
+    throw file_format_error(name_ + ":" + std::to_string(line_number() + 1) + ": " +
                                 long_line_(max_line_, std::string_view(buffer_.get() + begin_, end_ - begin_)),
                             name_);
   }
@@ -214,12 +274,21 @@ private:
   std::size_t capacity_;
   std::unique_ptr<char[]> buffer_;
   std::size_t begin_ = 0, scan_ = 0, end_ = 0; // unread bytes; scan_: where '\n' search resumes
-  std::uint64_t offset_ = 0;                   // bytes read from the file so far
-  std::uint64_t line_number_ = 0;
+  std::uint64_t offset_ = 0;                   // the file's offset after the bytes read so far
+  std::uint64_t line_number_ = 0;              // lines returned
+  // A rank's share (shared): lines that start at stop_ or later are the next rank's;
+  // first_line_ is where its first line starts, and before_ the lines before it.
+  std::uint64_t stop_ = UINT64_MAX, first_line_ = 0;
+  mutable std::optional<std::uint64_t> before_;
+  bool skip_ = false;
   int fd_ = -1;
   bool owned_ = false;
   bool eof_ = false;
 };
+
+inline void text_fields::fail(const std::string& what) const {
+  throw file_format_error(lines_.name() + ":" + std::to_string(lines_.line_number()) + ": " + what, lines_.name());
+}
 
 /// A text file of elements, one per line; `Fields` reads and writes an element's scalars
 /// (the compiler generates it from the element's type). Blank lines (only white space)
@@ -227,7 +296,9 @@ private:
 template <class T, class Fields> class text_reader {
 public:
   using value_type = T;
-  explicit text_reader(const std::string& path, std::size_t max_line = text_line_limit) : lines_(path, max_line) {
+  /// `shared`: this rank's lines of a file the ranks share (text_line_reader).
+  explicit text_reader(const std::string& path, bool shared = false, std::size_t max_line = text_line_limit)
+      : lines_(path, max_line, read_text_long_line, 0, shared) {
     next();
   }
   bool empty() const { return done_; }
@@ -244,7 +315,7 @@ private:
       std::size_t first = 0;
       while (first < line.size() && is_field_space(line[first])) ++first;
       if (first == line.size()) continue; // a blank line
-      text_fields fields(line, lines_.name(), lines_.line_number(), Fields::count, Fields::type_name);
+      text_fields fields(line, lines_, Fields::count, Fields::type_name);
       Fields::read(fields, current_);
       fields.end();
       return;
@@ -387,8 +458,9 @@ public:
   // One byte over the capacity for a '\r': the text_line_reader stops a longer line
   // before buffering all of it, and next() checks the line without its '\r'. The whole
   // 64 KiB buffer, not capacity + 2 bytes: short lines must not cost a read each.
-  explicit line_reader(const std::string& path)
-      : lines_(path, Str::capacity + 1, long_line, text_buffer_bytes) {
+  /// `shared`: this rank's lines of a file the ranks share (text_line_reader).
+  explicit line_reader(const std::string& path, bool shared = false)
+      : lines_(path, Str::capacity + 1, long_line, text_buffer_bytes, shared) {
     next();
   }
   bool empty() const { return done_; }
