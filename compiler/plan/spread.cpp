@@ -17,6 +17,9 @@
 //     float, whose folds depend on their order; one whose keys fit a hash table folds
 //     each rank's part in a table first (flow/ranks/spread_reduce.hpp);
 //   - unique of whole elements right after a spread sort (equal elements are on one rank);
+//   - a hash join (planned only where nothing after it depends on the order of its
+//     output): each rank joins its part of the left input with the whole right input,
+//     which every rank reads or computes whole;
 //   - a branch to several consumers;
 //   - a stream stored for the statements that read it again (each rank stores its part)
 //     and those reads;
@@ -114,6 +117,7 @@ bool canSpread(const Plan& plan, const Node& n) {
   case Node::Filter: return dependsOnElementOnly(*n.get<FilterStage>()->cond);
   case Node::ReduceRuns:
   case Node::ReduceMerge: return !mayHoldFloat(n.get<ReduceStage>()->elementType);
+  case Node::HashJoin: return true; // its left input spread, its right one whole (buildSide)
   case Node::Unique:
     return n.get<UniqueStage>()->keys.empty() && n.inputs.size() == 1 &&
            plan.nodes[n.inputs[0]].kind == Node::SortMerge;
@@ -127,6 +131,15 @@ bool canSpread(const Plan& plan, const Node& n) {
 
 /// Whether the node combines its spread input into a result every rank has (or writes).
 bool combines(const Node& n) { return n.kind == Node::Aggregate || n.kind == Node::WriteFile; }
+
+/// The input of a hash join that fills its table: every rank needs all of it. A hash join
+/// is only planned where nothing after it depends on the order of its output (a reduce
+/// of no floats reads it through pure maps and filters: sema's orderFree), so each rank
+/// joins its part of the left input with the whole right one.
+bool buildSide(const Plan& plan, int input, int consumer) {
+  const Node& c = plan.nodes[consumer];
+  return c.kind == Node::HashJoin && c.inputs.size() == 2 && c.inputs[1] == input;
+}
 
 } // namespace
 
@@ -150,9 +163,9 @@ void spreadOverRanks(Plan& plan, unsigned ranks) {
     for (Node& n : plan.nodes) {
       if (!n.spread) continue;
       bool whole = false;
-      for (int in : inputs[n.id]) whole = whole || !plan.nodes[in].spread;
+      for (int in : inputs[n.id]) whole = whole || (!plan.nodes[in].spread && !buildSide(plan, in, n.id));
       if (!combines(n))
-        for (int c : consumers[n.id]) whole = whole || !plan.nodes[c].spread;
+        for (int c : consumers[n.id]) whole = whole || !plan.nodes[c].spread || buildSide(plan, n.id, c);
       if (whole) {
         n.spread = false;
         changed = true;

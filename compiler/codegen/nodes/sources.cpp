@@ -10,8 +10,17 @@ namespace {
 struct GenerateCodegen : KindCodegen<Node::Generate> {
   bool declarePulled(const Node& n) override {
     auto& gen = *n.get<GenerateSource>();
-    g->line("auto " + g->var(n, "in") + " = flow::stream::generate(" + g->expr(*gen.count) + ", [&](uint64_t " +
-            g->name(gen.indexSymbol) + ") -> " + g->type(gen.elementType) + " { return " + g->expr(*gen.body) + "; });");
+    const std::string i = g->name(gen.indexSymbol), T = g->type(gen.elementType);
+    if (n.spread) { // this rank's share of the indexes, from its first
+      const std::string share = g->var(n, "share");
+      g->line("const auto " + share + " = flow::ranks::share<uint64_t>(0, " + g->expr(*gen.count) + ");");
+      g->line("auto " + g->var(n, "in") + " = flow::stream::generate(" + share + ".second - " + share +
+              ".first, [&](uint64_t fl_k) -> " + T + " { const uint64_t " + i + " = " + share +
+              ".first + fl_k; return " + g->expr(*gen.body) + "; });");
+      return true;
+    }
+    g->line("auto " + g->var(n, "in") + " = flow::stream::generate(" + g->expr(*gen.count) + ", [&](uint64_t " + i +
+            ") -> " + T + " { return " + g->expr(*gen.body) + "; });");
     return true;
   }
   std::string count(const Node& n) override { return g->pulled_.count(n.id) ? g->var(n, "in") + ".remaining()" : ""; }
@@ -39,8 +48,14 @@ struct GenerateCodegen : KindCodegen<Node::Generate> {
 struct RangeCodegen : KindCodegen<Node::Range> {
   bool declarePulled(const Node& n) override {
     auto& r = *n.get<RangeSource>();
-    g->line("auto " + g->var(n, "in") + " = flow::stream::range<" + g->type(r.elementType) + ">(" + g->expr(*r.begin) +
-            ", " + g->expr(*r.end) + ");");
+    const std::string T = g->type(r.elementType);
+    if (n.spread) { // this rank's share of the indexes
+      const std::string share = g->var(n, "share");
+      g->line("const auto " + share + " = flow::ranks::share<" + T + ">(" + g->expr(*r.begin) + ", " + g->expr(*r.end) + ");");
+      g->line("auto " + g->var(n, "in") + " = flow::stream::range<" + T + ">(" + share + ".first, " + share + ".second);");
+      return true;
+    }
+    g->line("auto " + g->var(n, "in") + " = flow::stream::range<" + T + ">(" + g->expr(*r.begin) + ", " + g->expr(*r.end) + ");");
     return true;
   }
   void loop(const Node& n, const Segment& segment) override {
