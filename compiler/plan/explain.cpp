@@ -118,6 +118,16 @@ std::string ranksOf(const Plan& plan, const Phase& ph) {
   }
   std::string out = "  ranks: " + std::to_string(plan.ranks) + "; spread over them: " + (spread.empty() ? "none" : spread) +
                     "; whole on every rank: " + (whole.empty() ? "none" : whole) + "\n";
+  // What made them whole: the nodes that cannot be spread, wherever their stream goes.
+  std::vector<int> causes;
+  for (int id : ph.nodes)
+    if (const int c = plan.nodes[id].wholeCause; c >= 0 && std::find(causes.begin(), causes.end(), c) == causes.end())
+      causes.push_back(c);
+  for (int c : causes) {
+    const Node& n = plan.nodes[c];
+    out += "  whole because of " + n.name + (n.loc.origin == 0 && n.loc.valid() ? " (line " + std::to_string(n.loc.line) + ")" : "") +
+           ": " + n.whyWhole + "\n";
+  }
   out += "  each rank: read " + formatBytes(read) + ", write " + formatBytes(write) + ", send " + formatBytes(sent) +
          " (the network: " + formatBytes(network) + " in all)\n";
   return out;

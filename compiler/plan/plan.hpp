@@ -118,6 +118,10 @@ struct Node {
   /// Spread: the bytes it sends between ranks, all ranks together (a sort's exchange, a
   /// write's gathering), for Plan::ranks ranks and keys spread evenly.
   double networkBytes = 0;
+  /// Not spread in an MPI program: the node that cannot be spread and so made this one
+  /// whole (itself, or one its stream feeds or is fed by), and why (explain --ranks).
+  int wholeCause = -1;
+  std::string whyWhole;
   bool keyed = false;           // the order has a radix key (how the sorter divides memory)
   bool hashed = false;          // ReduceRuns: combines in a hash table (the distinct keys fit)
   uint64_t hashPartitions = 0;  // ReduceRuns, hashed: the table's partitions

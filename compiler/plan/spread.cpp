@@ -129,6 +129,25 @@ bool canSpread(const Plan& plan, const Node& n) {
   }
 }
 
+/// Why a node that cannot be spread cannot (explain --ranks names it).
+std::string whyWhole(const Node& n) {
+  switch (n.kind) {
+  case Node::ForStage: return "a for stage: its state follows the elements in order";
+  case Node::Generate:
+  case Node::Map:
+  case Node::Filter: return "its function draws rand() (in element order) or calls C++ or a queue's or vector's method";
+  case Node::SortRuns:
+  case Node::SortMerge: return "its order ties different elements (a field that is no key, or a float)";
+  case Node::ReduceRuns:
+  case Node::ReduceMerge: return "its elements may hold a float, whose folds depend on their order";
+  case Node::ReadText: return "read_csv: a quoted field may hold a line break";
+  case Node::Join: return "a merge join";
+  case Node::Aggregate: return "min, max and float sums are computed whole";
+  case Node::Unique: return "unique of keys, or not right after a spread sort";
+  default: return "this kind of node is computed whole (docs/distributed.md)";
+  }
+}
+
 /// Whether the node combines its spread input into a result every rank has (or writes).
 bool combines(const Node& n) { return n.kind == Node::Aggregate || n.kind == Node::WriteFile; }
 
@@ -157,21 +176,35 @@ void spreadOverRanks(Plan& plan, unsigned ranks) {
   }
   for (const Node& n : plan.nodes)
     for (int in : inputs[n.id]) consumers[in].push_back(n.id);
-  for (Node& n : plan.nodes) n.spread = canSpread(plan, n);
+  for (Node& n : plan.nodes) {
+    n.spread = canSpread(plan, n);
+    if (!n.spread) {
+      n.wholeCause = n.id;
+      n.whyWhole = whyWhole(n);
+    }
+  }
   for (bool changed = true; changed;) {
     changed = false;
     for (Node& n : plan.nodes) {
       if (!n.spread) continue;
-      bool whole = false;
-      for (int in : inputs[n.id]) whole = whole || (!plan.nodes[in].spread && !buildSide(plan, in, n.id));
+      int cause = -1;
+      for (int in : inputs[n.id])
+        if (!plan.nodes[in].spread && !buildSide(plan, in, n.id)) cause = plan.nodes[in].wholeCause;
       if (!combines(n))
-        for (int c : consumers[n.id]) whole = whole || !plan.nodes[c].spread || buildSide(plan, n.id, c);
-      if (whole) {
+        for (int c : consumers[n.id]) {
+          if (!plan.nodes[c].spread) cause = plan.nodes[c].wholeCause;
+          if (buildSide(plan, n.id, c)) cause = c; // the hash join needs all of its right input
+        }
+      if (cause >= 0) {
         n.spread = false;
+        n.wholeCause = cause;
         changed = true;
       }
     }
   }
+  for (const Node& n : plan.nodes)
+    if (n.wholeCause >= 0 && plan.nodes[n.wholeCause].kind == Node::HashJoin)
+      plan.nodes[n.wholeCause].whyWhole = "a hash join: every rank needs all of its right input";
   // A sort's exchange keeps 1/P of each rank's part where it is and sends the rest; a
   // write's gathering sends every part but the first rank's. Counts and sums send a word.
   // A reduce whose keys fit a hash table folds each rank's part in half of its memory
