@@ -125,8 +125,8 @@ std::string ranksOf(const Plan& plan, const Phase& ph) {
       causes.push_back(c);
   for (int c : causes) {
     const Node& n = plan.nodes[c];
-    out += "  whole because of " + n.name + (n.loc.origin == 0 && n.loc.valid() ? " (line " + std::to_string(n.loc.line) + ")" : "") +
-           ": " + n.whyWhole + "\n";
+    const std::string line = n.loc.origin == 0 && n.loc.valid() ? " (line " + std::to_string(n.loc.line) + ")" : "";
+    out += "  whole because of " + n.name + line + ": " + n.whyWhole + "\n";
   }
   out += "  each rank: read " + formatBytes(read) + ", write " + formatBytes(write) + ", send " + formatBytes(sent) +
          " (the network: " + formatBytes(network) + " in all)\n";

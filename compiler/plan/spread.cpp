@@ -221,7 +221,8 @@ void spreadOverRanks(Plan& plan, unsigned ranks) {
       sent = std::min(n.elements, ranks * perRank);
     }
     // and a sample sort's ranks first send one another a sample of up to 256 elements
-    const double samples = n.kind == Node::WriteFile ? 0 : std::min(256.0, std::ceil(sent / ranks)) * ranks * (ranks - 1.0);
+    const double samples =
+        n.kind == Node::WriteFile ? 0 : std::min(256.0, std::ceil(sent / ranks)) * ranks * (ranks - 1.0);
     n.networkBytes = (sent * away + samples) * static_cast<double>(n.elementBytes);
   }
 }

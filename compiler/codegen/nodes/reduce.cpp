@@ -31,8 +31,9 @@ struct ReduceRunsCodegen : RunsCodegen<Node::ReduceRuns> {
     const std::string hash = g->var(n, "hash"), same = g->var(n, "same");
     g->line("auto " + hash + " = " + g->hashKeys(r) + ";");
     g->line("auto " + same + " = " + g->sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ";");
-    g->line(std::string(n.spread ? "flow::ranks::spread_reduce<" : "flow::stream::hash_reduce_runs<") + T + ", " + order + ", decltype(" + hash + "), decltype(" + same +
-            "), decltype(" + combine + ")> " + g->var(n, "runs") + "(" + g->memoryOf(n) + ", " + combine +
+    const std::string table = n.spread ? "flow::ranks::spread_reduce<" : "flow::stream::hash_reduce_runs<";
+    g->line(table + T + ", " + order + ", decltype(" + hash + "), decltype(" + same + "), decltype(" + combine + ")> " +
+            g->var(n, "runs") + "(" + g->memoryOf(n) + ", " + combine +
             ", fl_sort_options, " + hash + ", " + same + ", " + order + "{}, static_cast<uint64_t>(fl_nodes[" +
             std::to_string(n.partner) + "].elements));");
   }
@@ -78,7 +79,8 @@ struct FoldCodegen : KindCodegen<Node::Fold> {
 } // namespace
 
 void addReduceCodegen(NodeCodegenTable& table) {
-  table.add<ReduceRunsCodegen, ReduceMergeCodegen, FoldCodegen>({"flow/stream/reduce.hpp", "flow/ranks/sample_sort.hpp", "flow/ranks/spread_reduce.hpp"});
+  table.add<ReduceRunsCodegen, ReduceMergeCodegen, FoldCodegen>(
+      {"flow/stream/reduce.hpp", "flow/ranks/sample_sort.hpp", "flow/ranks/spread_reduce.hpp"});
 }
 
 } // namespace flow::codegen

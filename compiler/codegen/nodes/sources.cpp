@@ -51,11 +51,13 @@ struct RangeCodegen : KindCodegen<Node::Range> {
     const std::string T = g->type(r.elementType);
     if (n.spread) { // this rank's share of the indexes
       const std::string share = g->var(n, "share");
-      g->line("const auto " + share + " = flow::ranks::share<" + T + ">(" + g->expr(*r.begin) + ", " + g->expr(*r.end) + ");");
+      g->line("const auto " + share + " = flow::ranks::share<" + T + ">(" + g->expr(*r.begin) + ", " + g->expr(*r.end) +
+              ");");
       g->line("auto " + g->var(n, "in") + " = flow::stream::range<" + T + ">(" + share + ".first, " + share + ".second);");
       return true;
     }
-    g->line("auto " + g->var(n, "in") + " = flow::stream::range<" + T + ">(" + g->expr(*r.begin) + ", " + g->expr(*r.end) + ");");
+    g->line("auto " + g->var(n, "in") + " = flow::stream::range<" + T + ">(" + g->expr(*r.begin) + ", " +
+            g->expr(*r.end) + ");");
     return true;
   }
   void loop(const Node& n, const Segment& segment) override {

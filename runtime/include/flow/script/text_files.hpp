@@ -224,7 +224,8 @@ private:
     const std::uint64_t start = static_cast<std::uint64_t>(static_cast<unsigned __int128>(size) * r / p);
     stop_ = static_cast<std::uint64_t>(static_cast<unsigned __int128>(size) * (r + 1) / p);
     if (start == 0) return;
-    if (::lseek(fd_, static_cast<off_t>(start - 1), SEEK_SET) < 0) io::throw_system_error("cannot read", name_, start - 1, 1, errno);
+    if (::lseek(fd_, static_cast<off_t>(start - 1), SEEK_SET) < 0)
+      io::throw_system_error("cannot read", name_, start - 1, 1, errno);
     offset_ = start - 1;
     skip_ = true;
   }
