@@ -145,7 +145,12 @@ public:
     } else {
       owned_ = true;
       fd_ = io::detail::open_stream_input(path);
-      if (fd_ >= 0) return;
+      if (fd_ >= 0) {
+        // With several ranks only a file that says it is empty (a /proc file) is read as a
+        // stream: all of it is the first rank's share.
+        if (shared && ranks::rank() > 0) stop_ = 0;
+        return;
+      }
       fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd_ < 0) io::throw_system_error("cannot open", path, 0, 0, errno);
       if (shared && ranks::size() > 1) share();
