@@ -432,6 +432,7 @@ void Generator::emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::
     if (d.writes > 0) row += ", .writes = " + number(d.writes) + " * " + sv;
     if (d.hashing != plan::reduce_hashing::no)
       row += ", .hashing = flow::plan::reduce_hashing::" + std::string(plan::name(d.hashing));
+    if (d.spread) row += ", .spread = true";
     if (d.peak_fraction > 0) row += ", .peak_fraction = " + number(d.peak_fraction); // measured
     line("// n" + std::to_string(n.id) + " " + n.name);
     line(nodes + "[" + std::to_string(n.id) + "] = {" + row + "};");

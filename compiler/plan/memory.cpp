@@ -46,6 +46,7 @@ std::vector<memory_node> MemoryPlanner::demands(const Plan& plan) {
                      .hashing = io != io_rule::reduce_runs ? reduce_hashing::no
                                 : counted                 ? reduce_hashing::if_fits
                                                           : reduce_hashing::yes,
+                     .spread = n.spread && n.traits().memory == memory_role::sort_runs,
                      .peak_fraction = peak ? n.calibrated->peakFraction : 0});
   }
   return nodes;

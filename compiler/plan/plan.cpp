@@ -141,6 +141,7 @@ std::optional<Plan> makePlan(const sema::CheckedProgram& program, const PlanOpti
       for (size_t i = 0; i < plan.nodes.size(); ++i) plan.nodes[i].startElements = nominal.nodes[i].elements;
     }
   }
+  if (options.spreadOverRanks) spreadOverRanks(plan, options.ranks);
   MemoryPlanner memory(plan, diags, program.ast->file);
   if (!memory.assign()) return std::nullopt;
   if (options.programPlan) memory.adopt(*options.programPlan);
@@ -148,7 +149,7 @@ std::optional<Plan> makePlan(const sema::CheckedProgram& program, const PlanOpti
   memory.totals();
   if (diags.errorCount() != before) return std::nullopt;
   if (options.calibration) plan.calibration = *options.calibration;
-  if (options.spreadOverRanks) spreadOverRanks(plan, options.ranks);
+  if (options.spreadOverRanks) priceNetwork(plan);
   return plan;
 }
 

@@ -252,9 +252,12 @@ struct PlanOptions {
   unsigned ranks = 0;
 };
 
-/// Marks the nodes whose elements an MPI program spreads over its ranks, and prices what
-/// they send for `ranks` ranks (plan/spread.cpp).
+/// Marks the nodes whose elements an MPI program spreads over its ranks (plan/spread.cpp):
+/// before the memory plan, which gives a spread sort its exchange buffers.
 void spreadOverRanks(Plan& plan, unsigned ranks);
+/// Prices what the spread nodes send for Plan::ranks ranks: after the memory plan, which
+/// says which reduces fold in a hash table.
+void priceNetwork(Plan& plan);
 
 /// Plans a checked program. Reports problems (a --set value that does not parse, a plan
 /// that cannot fit the memory budget) to `diags` and returns nullopt after them.

@@ -205,10 +205,14 @@ void spreadOverRanks(Plan& plan, unsigned ranks) {
   for (const Node& n : plan.nodes)
     if (n.wholeCause >= 0 && plan.nodes[n.wholeCause].kind == Node::HashJoin)
       plan.nodes[n.wholeCause].whyWhole = "a hash join: every rank needs all of its right input";
+}
+
+void priceNetwork(Plan& plan) {
+  const unsigned ranks = plan.ranks;
   // A sort's exchange keeps 1/P of each rank's part where it is and sends the rest; a
   // write's gathering sends every part but the first rank's. Counts and sums send a word.
   // A reduce whose keys fit a hash table folds each rank's part in half of its memory
-  // first (flow/ranks/spread_reduce.hpp, when that half holds eight blocks): each rank
+  // first (flow/ranks/spread_reduce.hpp, when that half holds about eight blocks): each rank
   // sends its distinct keys, of D in all among its N/P elements on uniform keys
   // D (1 - (1 - 1/D)^(N/P)).
   const double away = ranks > 1 ? static_cast<double>(ranks - 1) / ranks : 0;

@@ -78,7 +78,9 @@ std::uint64_t memory_planner::minimum(const memory_node& n) const {
   case memory_role::join: return join_min_memory(block_);
   case memory_role::hash_join: return sat_add(hash_join_min_memory(block_), hash_join_probe(n));
   case memory_role::sort_runs: { // one run, and the metadata of the runs its count writes
-    const std::uint64_t sorts = std::max(run_memory_for(setup(n), 0), run_memory_for_metadata(setup(n), elements(n), distinct(n)));
+    std::uint64_t sorts = std::max(run_memory_for(setup(n), 0), run_memory_for_metadata(setup(n), elements(n), distinct(n)));
+    // Spread over the ranks: the sample sort's buffers beside that.
+    if (n.spread) sorts = sat_add(sorts, sample_sort_buffers(block_));
     if (n.io != io_rule::reduce_runs || n.hashing == reduce_hashing::no) return sorts;
     // A reduce that may hash: the least budget of its table (the program builds it with
     // what it gets, and a table below that budget stops the program).

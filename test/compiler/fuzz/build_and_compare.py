@@ -335,7 +335,7 @@ def main():
             if j.accepted_budget_failed:
                 accepted_budget_failures += 1
                 print(f'{j.name}: a budget accepted at start failed mid-run: {j.log[0].splitlines()[0]}', flush=True)
-            if j.result != 'ok':
+            if j.result != 'ok' or j.accepted_budget_failed:  # kept, to be looked into
                 dest = os.path.join(fail_dir, j.name)
                 shutil.rmtree(dest, ignore_errors=True)
                 shutil.copytree(j.dir, dest, ignore=shutil.ignore_patterns(j.name))  # not the executables

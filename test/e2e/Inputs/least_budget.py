@@ -1,20 +1,34 @@
 """The least budget a program names when --memory is too small is the least that works:
 the program runs with it, and is refused with a little less, naming the same budget.
 
-usage: least_budget.py PROGRAM TOO_SMALL [ARG ...]
+usage: least_budget.py [--ranks P] PROGRAM TOO_SMALL [ARG ...]
 Runs PROGRAM --memory TOO_SMALL ARG... (exit status 2, "give --memory N"), then with
 --memory N (exit status 0: ARGS decide whether it runs or only plans, --plan), then with
-N - 1 and N - N/64 (exit status 2, naming N again). Prints N and what ran.
+N - 1 and N - N/64 (exit status 2, naming N again). Prints N and what ran. --ranks P:
+PROGRAM is built with --mpi and runs as P ranks of mpirun (distributed/mpirun.py).
 """
+import os
 import re
 import subprocess
 import sys
 
-program, too_small, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "distributed"))
+from mpirun import launcher  # noqa: E402
+
+argv = sys.argv[1:]
+ranks = None
+if argv[0] == "--ranks":
+    ranks, argv = argv[1], argv[2:]
+program, too_small, args = argv[0], argv[1], argv[2:]
 
 
 def run(memory):
-    r = subprocess.run([program, "--memory", str(memory)] + args, capture_output=True, text=True)
+    command = [program, "--memory", str(memory)] + args
+    if ranks is None:
+        r = subprocess.run(command, capture_output=True, text=True)
+    else:
+        with launcher() as mpirun:
+            r = subprocess.run(mpirun + ["-np", ranks] + command, capture_output=True, text=True)
     return r.returncode, r.stdout + r.stderr
 
 
@@ -22,7 +36,7 @@ def named(memory):
     status, out = run(memory)
     if status != 2:
         sys.exit(f"--memory {memory}: expected exit status 2, got {status}: {out}")
-    m = re.search(r"the least budget that holds this run's plan is .*: give --memory (\d+),", out)
+    m = re.search(r"the least budget that holds this run's plan is .*: give --memory (\d+)\b", out)
     if not m:
         sys.exit(f"--memory {memory}: no least budget in: {out}")
     return int(m.group(1))

@@ -76,6 +76,11 @@ const char* name(reduce_hashing hashing);
 /// A node of the plan: what it asks of the budget, how its I/O is priced, and what it
 /// got. One row of the memory plan (a generated program writes its rows as C++, with
 /// designated initializers, the counts scaled for its params).
+/// What a sort spread over the ranks (flow/ranks/sample_sort.hpp) needs beside its run
+/// formation: a round's exchange buffers (two blocks) and its first elements, from which
+/// the splitters are sampled (at least one block).
+inline std::uint64_t sample_sort_buffers(std::uint64_t block_bytes) { return 3 * block_bytes; }
+
 struct memory_node {
   memory_role role = memory_role::none;
   int phase = 0;
@@ -93,6 +98,7 @@ struct memory_node {
   double accesses = 0;          ///< v[i]: its reads, each a block at most
   double writes = 0;            ///< v[i]: its writes, each a block at most
   reduce_hashing hashing = reduce_hashing::no; ///< a reduce's run formation
+  bool spread = false;          ///< sorts' and reduces' run formation: a sample sort over the ranks (sample_sort_buffers)
   double peak_fraction = 0;     ///< queues: the most items at once / pushes, as a calibration measured (0: all at once)
   /// Queues: the pushes it is configured for, when not `elements` (adopt: the program's plan's).
   std::optional<double> configured_for = std::nullopt;

@@ -26,9 +26,11 @@
 // With a combiner (Combine, flow/algo/combine.hpp: a spread reduce) each rank's run
 // formation folds the equal keys of its range, which are all on that rank.
 //
-// Memory (within the sort's budget): the first-elements buffer (a quarter), the round's
-// buffers (half a block in all, and at most as much received: two blocks are set aside),
-// the run formation (the rest). One rank: a plain runs_creator.
+// Memory (within the sort's budget): the first-elements buffer (a quarter, less where
+// the run formation would get less than its least budget), the round's buffers (half a
+// block in all, and at most as much received: two blocks are set aside), the run
+// formation (the rest). The plan gives a spread sort plan::sample_sort_buffers beside its
+// run formation's least budget. One rank: a plain runs_creator.
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -37,6 +39,8 @@
 
 #include "flow/algo/runs_creator.hpp"
 #include "flow/defaults.hpp"
+#include "flow/plan/memory_plan.hpp"
+#include "flow/plan/sort_model.hpp"
 #include "flow/ranks.hpp"
 
 namespace flow::ranks {
@@ -59,9 +63,17 @@ public:
       creator_.emplace(memory_, cmp_, combine_, opt_);
       return;
     }
-    if (memory_ < 8 * block_) throw std::invalid_argument("flow::ranks::sample_sort: memory below eight blocks");
+    // The run formation keeps at least its least budget; the first elements get a quarter
+    // of the memory, or what is left beside that and the round's buffers.
+    const std::size_t runs = static_cast<std::size_t>(plan::run_memory_for(algo::sort_setup_of<T, Cmp>(opt_), 0));
+    if (memory_ < runs + 2 * block_ + sizeof(T))
+      throw std::invalid_argument("flow: a sort spread over the ranks needs a memory budget of at least " +
+                                  std::to_string(runs + plan::sample_sort_buffers(block_)) + " bytes with blocks of " +
+                                  std::to_string(block_) + " bytes; got " + std::to_string(memory_) +
+                                  ". Give the sort more memory or smaller blocks.");
+    first_bytes_ = std::min(memory_ / 4, memory_ - 2 * block_ - runs);
     const std::size_t p = static_cast<std::size_t>(size());
-    first_.reserve(std::max<std::size_t>(1, memory_ / 4 / sizeof(T)));
+    first_.reserve(std::max<std::size_t>(1, first_bytes_ / sizeof(T)));
     per_rank_ = std::max<std::size_t>(1, block_ / 2 / sizeof(T) / p);
     filled_.assign(p, 0);
     counts_.assign(p, 0);
@@ -111,7 +123,7 @@ private:
     const std::size_t p = static_cast<std::size_t>(size());
     if (!all.empty()) // else no input anywhere: everything (nothing) to rank 0
       for (std::size_t i = 1; i < p; ++i) splitters_->push_back(all[i * all.size() / p]);
-    creator_.emplace(memory_ - memory_ / 4 - 2 * block_, cmp_, combine_, opt_);
+    creator_.emplace(memory_ - first_bytes_ - 2 * block_, cmp_, combine_, opt_);
     send_.resize(p * per_rank_);
     for (const T& v : first_) route(v);
     std::vector<T>().swap(first_);
@@ -143,7 +155,8 @@ private:
   Combine combine_;
   algo::sort_options opt_;
   std::size_t block_;
-  std::size_t per_rank_ = 0; // elements a round's buffer holds for each rank
+  std::size_t first_bytes_ = 0; // the first elements' buffer
+  std::size_t per_rank_ = 0;    // elements a round's buffer holds for each rank
   std::optional<algo::runs_creator<T, Cmp, Combine>> creator_;
   std::vector<T> first_;                        // the first elements, until the splitters are agreed
   std::optional<std::vector<T>> splitters_;     // agreed: P - 1 keys

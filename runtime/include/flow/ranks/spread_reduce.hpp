@@ -12,7 +12,8 @@
 //
 // Memory (within the reduce's budget): the table gets half, the sample sort the other
 // half. When half is too little for either (a table needs its least budget, a sample sort
-// eight blocks), the reduce is the sample sort alone with the whole budget: the same
+// its run formation's and plan::sample_sort_buffers), the reduce is the sample sort alone
+// with the whole budget (the plan's least budget for it): the same
 // result, every element sent. One rank: the hash table with the whole budget, as one
 // process.
 //
@@ -26,7 +27,9 @@
 #include <optional>
 #include <span>
 
+#include "flow/plan/memory_plan.hpp"
 #include "flow/plan/reduce_model.hpp"
+#include "flow/plan/sort_model.hpp"
 #include "flow/ranks.hpp"
 #include "flow/ranks/sample_sort.hpp"
 #include "flow/stream/reduce.hpp"
@@ -43,9 +46,9 @@ public:
     const std::size_t block = opt.block_bytes ? opt.block_bytes : flow::default_block_bytes;
     const bool one = size() == 1;
     const std::size_t table_memory = one ? memory_bytes : memory_bytes / 2;
-    const bool halves_fit =
-        memory_bytes / 2 >= 8 * block &&
-        plan::hash_reduce(algo::sort_setup_of<T, Cmp>(opt), memory_bytes / 2, expected_keys).slots > 0;
+    const auto setup = algo::sort_setup_of<T, Cmp>(opt);
+    const bool halves_fit = memory_bytes / 2 >= plan::run_memory_for(setup, 0) + plan::sample_sort_buffers(block) &&
+                            plan::hash_reduce(setup, memory_bytes / 2, expected_keys).slots > 0;
     algo::sort_options table_opt = opt;
     table_opt.keep_last_run = false; // a table that spilled holds nothing: its runs' merge takes its half
     if (one || halves_fit)
