@@ -253,6 +253,19 @@ template <class T> std::vector<const CallExpr*> findAggregates(const T& node) {
 } // namespace
 
 std::vector<const CallExpr*> aggregatesBefore(const Expr& e) { return findAggregates(e); }
+
+bool drawsRand(const Expr& e) {
+  struct Finder : Visitor {
+    bool found = false;
+    bool visit(const Expr& x) override {
+      auto* c = x.as<CallExpr>();
+      found = found || (c && c->builtin && *c->builtin == Builtin::Rand);
+      return !found;
+    }
+  } finder;
+  finder.walk(e);
+  return finder.found;
+}
 std::vector<const CallExpr*> aggregatesBefore(const Pipeline& p) { return findAggregates(p); }
 
 } // namespace flow::ast

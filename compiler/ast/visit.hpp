@@ -98,4 +98,7 @@ public:
 std::vector<const CallExpr*> aggregatesBefore(const Expr& e);
 std::vector<const CallExpr*> aggregatesBefore(const Pipeline& p);
 
+/// Whether evaluating `e` draws rand() (in the script functions it expands too).
+bool drawsRand(const Expr& e);
+
 } // namespace flow::ast

@@ -19,6 +19,24 @@ Generator::Generator(const sema::CheckedProgram& program, const plan::Plan& plan
   consumers_.resize(plan.nodes.size());
   for (const Node& n : plan.nodes)
     for (int in : n.inputs) consumers_[in].push_back(n.id);
+  for (const Node& n : plan.nodes) {
+    const ast::Expr* function = n.kind == Node::Generate ? n.get<ast::GenerateSource>()->body.get()
+                                : n.kind == Node::Map    ? n.get<ast::MapStage>()->body.get()
+                                : n.kind == Node::Filter ? n.get<ast::FilterStage>()->cond.get()
+                                                         : nullptr;
+    if (function && ast::drawsRand(*function)) randStages_.emplace(n.id, static_cast<int>(randStages_.size()) + 1);
+  }
+}
+
+void Generator::declareRandStage(const Node& n) {
+  if (auto it = randStages_.find(n.id); it != randStages_.end())
+    line("flow::rand_stage " + var(n, "rand") + "(" + std::to_string(it->second) + ");");
+}
+
+std::string Generator::drawnAt(const Node& n, const std::string& position, const std::string& value) {
+  if (!randStages_.count(n.id)) return value;
+  const std::string lambda = "[&] { return " + value + "; }";
+  return var(n, "rand") + (position.empty() ? ".next(" + lambda + ")" : ".at(" + position + ", " + lambda + ")");
 }
 
 const std::vector<std::string>& runtimeHeaders() {

@@ -145,6 +145,13 @@ public:
   std::string keyPath(const ast::Expr& key, const sema::Type* element) const; // ".s_src", ".s_key[0]"
 
   std::string memoryOf(const plan::Node& n) const;
+  /// A generate, map or filter whose function draws rand() evaluates it with the draws of
+  /// the element's position (flow/program/rand.hpp): declareRandStage declares its
+  /// flow::rand_stage (each time its statement runs), drawnAt wraps the code of one
+  /// element's value in it (`position` "" for the element's number in the stage's input).
+  /// Other nodes: nothing, and the value as it is.
+  void declareRandStage(const plan::Node& n);
+  std::string drawnAt(const plan::Node& n, const std::string& position, const std::string& value);
   std::string aggregateVar(const plan::Node& n) const; // the variable an aggregate's result is in
   std::string var(const plan::Node& n, const char* role) const;
   /// The counter of node `n` (flow::node_count, reported by --stats=json), marked as
@@ -221,6 +228,7 @@ public:
   std::vector<std::vector<int>> consumers_;
   std::set<int> pulled_; // the current segment's nodes that a merge, join or zip pulls from
   std::set<int> counted_; // the nodes whose counter the generated code increments
+  std::map<int, int> randStages_; // the stages whose function draws rand(): their number, from 1
   // The runtime classes flowc build may compile apart (codegen.hpp: PartClass), each
   // once, in the order of their first use: the class, its relative compile cost, and the
   // runtime classes its code uses (declared extern in its part where they are parts too).

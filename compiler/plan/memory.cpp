@@ -15,12 +15,7 @@
 
 namespace flow::plan {
 
-namespace {
-
-/// The threads a plan assumes: the machine's, as programs default to.
 unsigned planningThreads() { return flow::hardware_threads(); }
-
-} // namespace
 
 MemoryPlanner::MemoryPlanner(Plan& plan, DiagnosticEngine& diags, const SourceFile* file)
     : plan_(plan), diags_(diags), file_(file), nodes_(demands(plan)) {}

@@ -2,7 +2,8 @@
 // the runtime's side). Every rank runs the whole program and computes every scalar, so
 // a node that is not spread is simply computed whole on every rank: always correct.
 // A node is spread where that gives the same elements, in rank order, as one process:
-//   - range, and generate whose function depends on its index alone: each rank takes a
+//   - range, and generate whose function depends on its index alone (and its draws of
+//     rand(), a function of the index: flow/program/rand.hpp): each rank takes a
 //     contiguous share of the indexes; a read of a binary file: a share of its elements;
 //     read_text and read_lines: the lines that start in a share of the file's bytes
 //     (not read_csv, whose quoted fields may hold line breaks); standard input is refused
@@ -31,6 +32,7 @@
 #include <cmath>
 
 #include "ast/visit.hpp"
+#include "flow/plan/memory_plan.hpp"
 #include "plan/plan.hpp"
 
 namespace flow::plan {
@@ -40,19 +42,22 @@ namespace {
 using namespace flow::ast;
 
 /// Whether `e`'s value depends only on the element variables and constants it names: no
-/// rand(), no aggregate, no call of an imported function or of a script function that
-/// is not expanded in place (whose expanded body is walked like the rest), no method of
-/// a queue or vector (a str's methods are functions of the str).
-bool dependsOnElementOnly(const Expr& e) {
+/// rand() (unless `position` — the element's index — decides its draws too: a
+/// generate's, flow/program/rand.hpp), no aggregate, no call of an imported function or
+/// of a script function that is not expanded in place (whose expanded body is walked like
+/// the rest), no method of a queue or vector (a str's methods are functions of the str).
+bool dependsOnElementOnly(const Expr& e, bool position = false) {
   struct Finder : Visitor {
+    bool position = false;
     bool impure = false;
     bool visit(const Expr& x) override {
       if (auto* c = x.as<CallExpr>())
-        impure = impure || c->aggregate || (c->builtin ? *c->builtin == Builtin::Rand : !c->inlined);
+        impure = impure || c->aggregate || (c->builtin ? *c->builtin == Builtin::Rand && !position : !c->inlined);
       if (auto* m = x.as<MethodCallExpr>()) impure = impure || !m->strMethod; // a queue's or vector's
       return !impure;
     }
   } finder;
+  finder.position = position;
   finder.walk(e);
   return !finder.impure;
 }
@@ -112,11 +117,12 @@ bool canSpread(const Plan& plan, const Node& n) {
   case Node::SortRuns:
   case Node::SortMerge: return decidesEveryPair(*n.get<SortStage>()->order->order);
   case Node::ReadText: return !n.get<ReadSource>()->csv; // a CSV line break may be inside quotes
-  case Node::Generate: return dependsOnElementOnly(*n.get<GenerateSource>()->body);
+  case Node::Generate: return dependsOnElementOnly(*n.get<GenerateSource>()->body, /*position*/ true);
   case Node::Map: return dependsOnElementOnly(*n.get<MapStage>()->body);
   case Node::Filter: return dependsOnElementOnly(*n.get<FilterStage>()->cond);
   case Node::ReduceRuns:
-  case Node::ReduceMerge: return !mayHoldFloat(n.get<ReduceStage>()->elementType);
+  case Node::ReduceMerge: // its function folds the elements in another order at each rank
+    return !mayHoldFloat(n.get<ReduceStage>()->elementType) && !drawsRand(*n.get<ReduceStage>()->fn.body);
   case Node::HashJoin: return true; // its left input spread, its right one whole (buildSide)
   case Node::Unique:
     return n.get<UniqueStage>()->keys.empty() && n.inputs.size() == 1 &&
@@ -133,13 +139,15 @@ bool canSpread(const Plan& plan, const Node& n) {
 std::string whyWhole(const Node& n) {
   switch (n.kind) {
   case Node::ForStage: return "a for stage: its state follows the elements in order";
-  case Node::Generate:
+  case Node::Generate: return "its function calls C++ or a queue's or vector's method";
   case Node::Map:
-  case Node::Filter: return "its function draws rand() (in element order) or calls C++ or a queue's or vector's method";
+  case Node::Filter:
+    return "its function draws rand() (by the element's number, which a rank cannot know) or calls C++ or a "
+           "queue's or vector's method";
   case Node::SortRuns:
   case Node::SortMerge: return "its order ties different elements (a field that is no key, or a float)";
   case Node::ReduceRuns:
-  case Node::ReduceMerge: return "its elements may hold a float, whose folds depend on their order";
+  case Node::ReduceMerge: return "its elements may hold a float, or its function draws rand(): its folds depend on their order";
   case Node::ReadText: return "read_csv: a quoted field may hold a line break";
   case Node::Join: return "a merge join";
   case Node::Aggregate: return "min, max and float sums are computed whole";
@@ -212,21 +220,25 @@ void priceNetwork(Plan& plan) {
   // A sort's exchange keeps 1/P of each rank's part where it is and sends the rest; a
   // write's gathering sends every part but the first rank's. Counts and sums send a word.
   // A reduce whose keys fit a hash table folds each rank's part in half of its memory
-  // first (flow/ranks/spread_reduce.hpp, when that half holds about eight blocks): each rank
-  // sends its distinct keys, of D in all among its N/P elements on uniform keys
+  // first (flow/ranks/spread_reduce.hpp, when both halves hold their least budgets): each
+  // rank sends its distinct keys, of D in all among its N/P elements on uniform keys
   // D (1 - (1 - 1/D)^(N/P)).
   const double away = ranks > 1 ? static_cast<double>(ranks - 1) / ranks : 0;
   for (Node& n : plan.nodes) {
     if (!n.spread || (n.kind != Node::SortRuns && n.kind != Node::ReduceRuns && n.kind != Node::WriteFile)) continue;
     double sent = n.elements;
-    if (n.kind == Node::ReduceRuns && n.hashed && ranks > 1 && n.memoryBytes / 2 >= 8 * plan.blockBytes) {
-      const double distinct = plan.nodes[n.partner].elements, each = n.elements / ranks;
+    const double distinct = n.kind == Node::ReduceRuns ? plan.nodes[n.partner].elements : 0;
+    const sort_setup setup{.element_bytes = n.elementBytes, .keyed = n.keyed, .block_bytes = plan.blockBytes,
+                           .threads = planningThreads()};
+    if (n.kind == Node::ReduceRuns && n.hashed && ranks > 1 &&
+        spread_reduce_folds_first(setup, n.memoryBytes, plan.blockBytes, static_cast<std::uint64_t>(distinct))) {
+      const double each = n.elements / ranks;
       const double perRank = distinct > 1 ? -distinct * std::expm1(each * std::log1p(-1 / distinct)) : 1;
       sent = std::min(n.elements, ranks * perRank);
     }
-    // and a sample sort's ranks first send one another a sample of up to 256 elements
-    const double samples =
-        n.kind == Node::WriteFile ? 0 : std::min(256.0, std::ceil(sent / ranks)) * ranks * (ranks - 1.0);
+    // and a sample sort's ranks first send one another a sample of their first elements
+    const double perRank = std::min(static_cast<double>(sample_sort_samples_per_rank), std::ceil(sent / ranks));
+    const double samples = n.kind == Node::WriteFile ? 0 : perRank * ranks * (ranks - 1.0);
     n.networkBytes = (sent * away + samples) * static_cast<double>(n.elementBytes);
   }
 }

@@ -14,13 +14,15 @@ struct GenerateCodegen : KindCodegen<Node::Generate> {
     if (n.spread) { // this rank's share of the indexes, from its first
       const std::string share = g->var(n, "share");
       g->line("const auto " + share + " = flow::ranks::share<uint64_t>(0, " + g->expr(*gen.count) + ");");
+      g->declareRandStage(n);
       g->line("auto " + g->var(n, "in") + " = flow::stream::generate(" + share + ".second - " + share +
               ".first, [&](uint64_t fl_k) -> " + T + " { const uint64_t " + i + " = " + share +
-              ".first + fl_k; return " + g->expr(*gen.body) + "; });");
+              ".first + fl_k; return " + g->drawnAt(n, i, g->expr(*gen.body)) + "; });");
       return true;
     }
+    g->declareRandStage(n);
     g->line("auto " + g->var(n, "in") + " = flow::stream::generate(" + g->expr(*gen.count) + ", [&](uint64_t " + i +
-            ") -> " + T + " { return " + g->expr(*gen.body) + "; });");
+            ") -> " + T + " { return " + g->drawnAt(n, i, g->expr(*gen.body)) + "; });");
     return true;
   }
   std::string count(const Node& n) override { return g->pulled_.count(n.id) ? g->var(n, "in") + ".remaining()" : ""; }
@@ -37,9 +39,10 @@ struct GenerateCodegen : KindCodegen<Node::Generate> {
       g->line("const uint64_t " + end + " = " + g->expr(*gen.count) + ";");
       if (segment.phase) g->line("fl_program.expect(" + end + ");");
     }
+    g->declareRandStage(n);
     g->block("for (uint64_t " + i + " = " + first + "; " + i + " < " + end + "; ++" + i + ") {", [&] {
       g->stopChecks(segment.stops);
-      g->line("const " + g->type(gen.elementType) + " " + v + " = " + g->expr(*gen.body) + ";");
+      g->line("const " + g->type(gen.elementType) + " " + v + " = " + g->drawnAt(n, i, g->expr(*gen.body)) + ";");
       g->consume(n, v, segment);
     });
   }

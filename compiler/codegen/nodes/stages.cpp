@@ -9,10 +9,12 @@ namespace flow::codegen {
 namespace {
 
 struct MapCodegen : KindCodegen<Node::Map> {
+  void declare(const Node& n) override { g->declareRandStage(n); }
   bool declarePulled(const Node& n) override {
     auto& m = *n.get<MapStage>();
+    g->declareRandStage(n);
     return pullNode(n, "map", "[&](const " + g->type(m.varSymbol->type) + "& " + g->name(m.varSymbol) + ") -> " +
-                                  g->type(m.elementType) + " { return " + g->expr(*m.body) + "; }");
+                                  g->type(m.elementType) + " { return " + g->drawnAt(n, "", g->expr(*m.body)) + "; }");
   }
   std::string count(const Node& n) override { return g->runtimeCount(g->plan_.nodes[n.inputs[0]]); }
   void element(const Node& n, const std::string& in, const Segment& segment) override {
@@ -20,23 +22,25 @@ struct MapCodegen : KindCodegen<Node::Map> {
     const std::string v = g->var(n, "v");
     g->block("{", [&] {
       g->line("const auto& " + g->name(m.varSymbol) + " = " + in + ";");
-      g->line("const " + g->type(m.elementType) + " " + v + " = " + g->expr(*m.body) + ";");
+      g->line("const " + g->type(m.elementType) + " " + v + " = " + g->drawnAt(n, "", g->expr(*m.body)) + ";");
       g->consume(n, v, segment);
     });
   }
 };
 
 struct FilterCodegen : KindCodegen<Node::Filter> {
+  void declare(const Node& n) override { g->declareRandStage(n); }
   bool declarePulled(const Node& n) override {
     auto& f = *n.get<FilterStage>();
+    g->declareRandStage(n);
     return pullNode(n, "filter", "[&](const " + g->type(f.varSymbol->type) + "& " + g->name(f.varSymbol) +
-                                     ") -> bool { return " + g->expr(*f.cond) + "; }");
+                                     ") -> bool { return " + g->drawnAt(n, "", g->expr(*f.cond)) + "; }");
   }
   void element(const Node& n, const std::string& in, const Segment& segment) override {
     auto& f = *n.get<FilterStage>();
     g->block("{", [&] {
       g->line("const auto& " + g->name(f.varSymbol) + " = " + in + ";");
-      g->block("if (" + g->expr(*f.cond) + ") {", [&] {
+      g->block("if (" + g->drawnAt(n, "", g->expr(*f.cond)) + ") {", [&] {
         g->consume(n, in, segment);
       });
     });

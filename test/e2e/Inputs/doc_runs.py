@@ -2,8 +2,10 @@
 ```output FILE block, and checks that the program wrote exactly that text to FILE
 (`output stdout`: that it printed exactly that text; `output error`: that the program
 failed with a message containing the text), so the
-documentation shows what the programs really do. Usage: doc_runs.py [--ranks P] FLOWC FILE.md
-(--ranks P: built with --mpi and run as P ranks of mpirun)."""
+documentation shows what the programs really do. Usage:
+doc_runs.py [--ranks P] [--update] FLOWC FILE.md (--ranks P: built with --mpi and run as
+P ranks of mpirun; --update: after a change meant to change what the examples write,
+puts what they wrote now into FILE.md's output blocks — read the diff before committing)."""
 import contextlib
 import os
 import re
@@ -15,6 +17,9 @@ args = sys.argv[1:]
 ranks = None
 if args[0] == "--ranks":
     ranks, args = int(args[1]), args[2:]
+update = args[0] == "--update"
+if update:
+    args = args[1:]
 flowc, doc = args[0], args[1]
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "distributed"))
 from mpirun import launcher  # noqa: E402
@@ -47,9 +52,15 @@ for n, (script, target, expected) in enumerate(runs, 1):
             out = os.path.join(tmp, target)
             got = open(out).read() if os.path.exists(out) else f"(no file {target}; stderr: {run.stderr})"
             ok = run.returncode == 0 and got == expected
-        if not ok:
+        if not ok and update and target != "error" and run.returncode == 0:
+            old = f"```flow\n{script}```\n```output {target}\n{expected}```"
+            text = text.replace(old, f"```flow\n{script}```\n```output {target}\n{got}```", 1)
+            print(f"example {n}: output block updated")
+        elif not ok:
             failed += 1
             print(f"example {n} gives another result:\n{script}\nexpected {target}:\n{expected}\ngot:\n{got}")
+if update:
+    open(doc, "w").write(text)
 sessions.close()
 print(f"{len(runs)} examples run, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -15,9 +15,10 @@ from flow_rand import Rand
 
 edges, seed, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 nodes = edges // 4
-r = Rand(seed)
+r = Rand(seed, stage=1)  # the script's generate
 graph = set()
-for _ in range(edges):
+for i in range(edges):
+    r.at(i)
     src = r.rand(nodes)
     dst = r.rand(nodes)
     if src != dst:

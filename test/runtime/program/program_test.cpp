@@ -825,17 +825,50 @@ TEST(ProgramHelp, ListsEveryParamAndFlag) {
 // ======================================================================================
 
 TEST(ProgramRand, MatchesTheDocumentedAlgorithm) {
-  // Values from the Python reference in flow/program/rand.hpp.
-  flow::random_generator g(1);
-  EXPECT_EQ(g(), 0xb3f2af6d0fc710c5ULL);
-  EXPECT_EQ(g(), 0x853b559647364ceaULL);
-  EXPECT_EQ(g(), 0x92f89756082a4514ULL);
-  flow::random_generator z(0);
-  EXPECT_EQ(z(), 0x99ec5f36cb75f2b4ULL);
-  EXPECT_EQ(z(), 0xbf6e1f784956452aULL);
+  // Values from the Python reference in flow/program/rand.hpp (test/e2e/Inputs/flow_rand.py).
+  flow::seed_rand(1);
+  EXPECT_EQ(flow::rand(), 0x348c3d1af8bec8e5ULL);
+  EXPECT_EQ(flow::rand(), 0xe848b57330008cfbULL);
+  EXPECT_EQ(flow::rand(), 0xe9752a8ff382eb96ULL);
+  flow::seed_rand(0);
+  EXPECT_EQ(flow::rand(), 0x78ae5a9a6b5fd45eULL);
+  EXPECT_EQ(flow::rand(), 0xb9895a2b68592df1ULL);
   flow::seed_rand(42);
-  const std::uint64_t expected[] = {83, 378, 680, 924, 991};
+  const std::uint64_t expected[] = {795, 922, 321, 974, 12};
   for (std::uint64_t e : expected) EXPECT_EQ(flow::rand(1000), e);
+  flow::seed_rand(1);
+}
+
+TEST(ProgramRand, AStageDrawsByPositionWhateverTheOrder) {
+  // Python: Rand(1, stage=3, run=r).at(p), two draws of rand(1000).
+  flow::seed_rand(1);
+  using draws = std::pair<std::uint64_t, std::uint64_t>;
+  const auto two = [] { return draws{flow::rand(1000), flow::rand(1000)}; };
+  flow::rand_stage first(3); // run 0
+  flow::rand_stage second(3); // run 1
+  EXPECT_EQ(second.at(1ull << 40, two), draws(146, 970)); // any order of positions
+  EXPECT_EQ(second.at(5, two), draws(392, 261));
+  EXPECT_EQ(second.at(0, two), draws(91, 457));
+  EXPECT_EQ(first.at(5, two), draws(30, 895));
+  EXPECT_EQ(first.next(two), draws(939, 412)); // next() counts from position 0
+  // Outside a stage's function the program's sequence goes on where it was.
+  EXPECT_EQ(flow::rand(), 0x348c3d1af8bec8e5ULL);
+  // A function that throws gives the sequence back too.
+  EXPECT_THROW(first.at(7, []() -> int { throw std::runtime_error("x"); }), std::runtime_error);
+  EXPECT_EQ(flow::rand(), 0xe848b57330008cfbULL);
+  // seed_rand starts every stage again from its first run.
+  flow::seed_rand(1);
+  flow::rand_stage again(3);
+  EXPECT_EQ(again.at(5, two), draws(30, 895));
+  // Other threads draw a stage's values too (each its own element).
+  std::vector<draws> by_thread(4);
+  std::vector<std::thread> threads;
+  for (std::uint64_t t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] { by_thread[t] = second.at(t == 0 ? 0 : 5, two); });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(by_thread[0], draws(91, 457));
+  EXPECT_EQ(by_thread[3], draws(392, 261));
+  flow::seed_rand(1);
 }
 
 TEST(ProgramRand, SeedMakesItDeterministic) {
@@ -859,7 +892,8 @@ TEST(ProgramRand, SeedMakesItDeterministic) {
 }
 
 TEST(ProgramRand, RangeAndUniformity) {
-  flow::random_generator g(123);
+  flow::seed_rand(123);
+  const auto g = [](std::uint64_t n) { return flow::rand(n); };
   for (std::uint64_t n : {1ull, 2ull, 3ull, 7ull, 1000ull, 1ull << 32, (1ull << 63) + 1, ~0ull}) {
     for (int i = 0; i < 1000; ++i) ASSERT_LT(g(n), n);
   }
@@ -873,6 +907,12 @@ TEST(ProgramRand, RangeAndUniformity) {
   std::uint64_t top = 0;
   for (int i = 0; i < 1000; ++i) top = std::max(top, g(1ull << 40));
   EXPECT_GT(top, (1ull << 40) / 100 * 99);
+  // Neighbouring positions of one stage: uniform too (a counter-based generator's weak spot).
+  flow::rand_stage stage(1);
+  std::uint64_t by_position[10] = {};
+  for (std::uint64_t p = 0; p < 100000; ++p) ++by_position[stage.at(p, [] { return flow::rand(10); })];
+  for (auto c : by_position) EXPECT_NEAR(static_cast<double>(c), 10000.0, 5 * std::sqrt(9000.0));
+  flow::seed_rand(1);
 }
 
 // ======================================================================================

@@ -18,6 +18,7 @@
 #include "flow/containers/pq/plan.hpp"
 #include "flow/defaults.hpp"
 #include "flow/plan/join_model.hpp"
+#include "flow/plan/reduce_model.hpp"
 #include "flow/plan/sort_model.hpp"
 
 namespace flow::plan {
@@ -80,6 +81,18 @@ const char* name(reduce_hashing hashing);
 /// formation: a round's exchange buffers (two blocks) and its first elements, from which
 /// the splitters are sampled (at least one block).
 inline std::uint64_t sample_sort_buffers(std::uint64_t block_bytes) { return 3 * block_bytes; }
+/// The sample each rank of a spread sort sends every other rank to agree on splitters:
+/// this many of its first elements, evenly spaced (fewer if it has fewer).
+inline constexpr std::uint64_t sample_sort_samples_per_rank = 256;
+/// Whether a spread reduce of several ranks (flow/ranks/spread_reduce.hpp) folds each
+/// rank's part in a hash table of half its memory before the sample sort, which then
+/// gets the other half: only when both halves hold their least budgets (else the sample
+/// sort alone, with all of it). The network estimate asks the same question.
+inline bool spread_reduce_folds_first(const sort_setup& s, std::uint64_t memory_bytes, std::uint64_t block_bytes,
+                                      std::uint64_t expected_keys) {
+  return memory_bytes / 2 >= run_memory_for(s, 0) + sample_sort_buffers(block_bytes) &&
+         hash_reduce(s, memory_bytes / 2, expected_keys).slots > 0;
+}
 
 struct memory_node {
   memory_role role = memory_role::none;

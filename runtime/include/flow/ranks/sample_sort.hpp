@@ -50,7 +50,7 @@ template <class T, class Cmp, class Combine = algo::no_combine> class sample_sor
 
 public:
   using value_type = T;
-  static constexpr std::size_t samples_per_rank = 256;
+  static constexpr std::size_t samples_per_rank = plan::sample_sort_samples_per_rank;
 
   /// Sorts within `memory_bytes`, as runs_creator(memory_bytes, cmp, opt) does.
   sample_sort(std::size_t memory_bytes, Cmp cmp, algo::sort_options opt)

@@ -47,8 +47,7 @@ public:
     const bool one = size() == 1;
     const std::size_t table_memory = one ? memory_bytes : memory_bytes / 2;
     const auto setup = algo::sort_setup_of<T, Cmp>(opt);
-    const bool halves_fit = memory_bytes / 2 >= plan::run_memory_for(setup, 0) + plan::sample_sort_buffers(block) &&
-                            plan::hash_reduce(setup, memory_bytes / 2, expected_keys).slots > 0;
+    const bool halves_fit = plan::spread_reduce_folds_first(setup, memory_bytes, block, expected_keys);
     algo::sort_options table_opt = opt;
     table_opt.keep_last_run = false; // a table that spilled holds nothing: its runs' merge takes its half
     if (one || halves_fit)

@@ -6,9 +6,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from flow_rand import Rand  # noqa: E402
 
 nodes = int(sys.argv[1])
-r = Rand(1)
+r = Rand(1, stage=1)  # the script's generate
 adj = [[] for _ in range(nodes)]
-for _ in range(2 * nodes):
+for i in range(2 * nodes):
+    r.at(i)
     s = r.rand(nodes)
     d = r.rand(nodes)
     adj[s].append(d)

@@ -5,10 +5,11 @@ from flow_rand import Rand  # noqa: E402
 
 nodes = int(sys.argv[1])
 edges = 2 * nodes
-r = Rand(1)
+r = Rand(1, stage=1)  # the script's generate
 parent = list(range(nodes))
 forest = []
-for _ in range(edges):
+for i in range(edges):
+    r.at(i)
     s = r.rand(nodes)
     d = r.rand(nodes)
     a = s

@@ -10,17 +10,18 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Inputs")
 from flow_rand import Rand  # noqa: E402
 
 mode, nodes, edges = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-r = Rand(1)
+r = Rand(1, stage=1)  # the script's generate
 if mode == "forest":
     # graph.spanning_forest draws its random renaming (add, then mul until it is prime to
-    # nodes) before it reads the lazily generated edges.
+    # nodes) from the program's sequence; the edges are the generate's.
     import math
-    r.rand(nodes)
-    while math.gcd(1 + r.rand(nodes - 1), nodes) != 1:
+    renaming = Rand(1)
+    renaming.rand(nodes)
+    while math.gcd(1 + renaming.rand(nodes - 1), nodes) != 1:
         pass
-    triples = [(r.rand(nodes), r.rand(nodes), r.rand(1_000_000)) for _ in range(edges)]
+    triples = [(r.at(i).rand(nodes), r.rand(nodes), r.rand(1_000_000)) for i in range(edges)]
 else:
-    pairs = [(r.rand(nodes), r.rand(nodes)) for _ in range(edges)]
+    pairs = [(r.at(i).rand(nodes), r.rand(nodes)) for i in range(edges)]
 
 def lines(path):
     return [tuple(int(x) for x in line.split()) for line in open(path)]

@@ -10,9 +10,9 @@ from flow_rand import Rand  # noqa: E402
 
 edges = int(sys.argv[1])
 nodes = edges // 4
-r = Rand(1)
-for name in ("graph_pipelined.bin", "graph_materialized.bin"):
-    want = sorted({(r.rand(nodes), r.rand(nodes)) for _ in range(edges)})
+for stage, name in enumerate(("graph_pipelined.bin", "graph_materialized.bin"), 1):  # its two generates
+    r = Rand(1, stage)
+    want = sorted({(r.at(i).rand(nodes), r.rand(nodes)) for i in range(edges)})
     data = open(os.path.join(sys.argv[2], name), "rb").read()
     got = list(struct.iter_unpack("<II", data))
     assert got == want, f"{name}: {len(got)} edges, expected {len(want)}"

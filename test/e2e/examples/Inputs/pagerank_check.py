@@ -7,8 +7,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Inputs")
 from flow_rand import Rand  # noqa: E402
 
 nodes, edges, rounds = (int(x) for x in sys.argv[1:4])
-r = Rand(1)
-pairs = [(r.rand(nodes), r.rand(nodes)) for _ in range(edges)]
+r = Rand(1, stage=1)  # the script's generate
+pairs = [(r.at(i).rand(nodes), r.rand(nodes)) for i in range(edges)]
 out = [0] * nodes
 for s, _ in pairs:
     out[s] += 1

@@ -12,10 +12,10 @@ from flow_rand import Rand  # noqa: E402
 mode = sys.argv[1]
 if mode == "degrees":
     nodes, edges = int(sys.argv[2]), int(sys.argv[3])
-    r = Rand(1)
+    r = Rand(1, stage=1)
     neighbours = collections.defaultdict(set)
-    for _ in range(edges):  # random.edges: a source, then a target other than it
-        s = r.rand(nodes)
+    for i in range(edges):  # random.edges: per index a source, then a target other than it
+        s = r.at(i).rand(nodes)
         t = (s + 1 + r.rand(nodes - 1)) % nodes
         neighbours[s].add(t)
         neighbours[t].add(s)

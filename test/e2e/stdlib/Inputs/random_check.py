@@ -2,8 +2,8 @@
 
 Every check is a property of the output (ranges, no self-loops, a permutation) plus a
 loose uniformity test, and an exact comparison with test/e2e/Inputs/flow_rand.py, the
-Python reference of the programs' generator (xoshiro256** seeded by splitmix64, rand(n)
-by Lemire's multiply-shift), drawing in the order the routine documents.
+Python reference of the programs' random numbers (counter-based: each stage's element
+draws by its position), drawing where the routine documents.
   uniform FILE SEED COUNT N
   edges FILE SEED COUNT NODES
   permutation FILE SEED N"""
@@ -34,8 +34,8 @@ def uniform(path, seed, count, n):
     for v in got:
         counts[v] += 1
     roughly_uniform('uniform', counts, count / n)
-    r = Rand(seed)
-    assert got == [r.rand(n) for _ in range(count)], 'not the generator\'s values'
+    r = Rand(seed, stage=1)  # uniform's generate
+    assert got == [r.at(i).rand(n) for i in range(count)], 'not the generator\'s values'
     print('uniform ok: %d values in [0, %d)' % (count, n))
 
 
@@ -52,10 +52,10 @@ def edges(path, seed, count, nodes):
         diff[(d - s - 1) % nodes] += 1
     roughly_uniform('sources', src, count / nodes)
     roughly_uniform('targets - sources', diff, count / (nodes - 1))
-    r = Rand(seed)
+    r = Rand(seed, stage=1)  # edges' generate: the source, then the target
     want = []
-    for _ in range(count):
-        s = r.rand(nodes)
+    for i in range(count):
+        s = r.at(i).rand(nodes)
         want.append((s, (s + 1 + r.rand(nodes - 1)) % nodes))
     assert got == want, 'not the generator\'s edges'
     print('edges ok: %d edges over %d nodes, no self-loops' % (count, nodes))
@@ -72,8 +72,8 @@ def permutation(path, seed, n):
     for pos, v in enumerate(got):
         cells[(v * 16 // n) * 16 + pos * 16 // n] += 1
     roughly_uniform('value slice x position slice', cells, n / 256)
-    r = Rand(seed)
-    keys = [r.rand() for _ in range(n)]
+    r = Rand(seed, stage=1)  # permutation's generate
+    keys = [r.at(i).rand() for i in range(n)]
     assert got == sorted(range(n), key=lambda i: (keys[i], i)), 'not the generator\'s order'
     print('permutation ok: %d values, %d fixed points' % (n, fixed))
 
