@@ -5,9 +5,10 @@
 //   - range, and generate whose function depends on its index alone (and its draws of
 //     rand(), a function of the index: flow/program/rand.hpp): each rank takes a
 //     contiguous share of the indexes; a read of a binary file: a share of its elements;
-//     read_text and read_lines: the lines that start in a share of the file's bytes
-//     (not read_csv, whose quoted fields may hold line breaks); standard input is refused
-//     at start in a program of several ranks;
+//     read_text and read_lines: the lines that start in a share of the file's bytes;
+//     read_csv: the records that start there (flow/script/csv_files.hpp: csv_share finds
+//     them also where quoted fields hold line breaks); standard input: the first rank's
+//     part is all of it (mpirun gives it to the first rank only);
 //   - map and filter whose function depends on its element alone (no rand(), which
 //     draws in element order; no C++ function, queue or vector method; the script
 //     functions it calls are expanded in place and looked into);
@@ -116,7 +117,7 @@ bool canSpread(const Plan& plan, const Node& n) {
   case Node::WriteFile: return true;
   case Node::SortRuns:
   case Node::SortMerge: return decidesEveryPair(*n.get<SortStage>()->order->order);
-  case Node::ReadText: return !n.get<ReadSource>()->csv; // a CSV line break may be inside quotes
+  case Node::ReadText: return true;
   case Node::Generate: return dependsOnElementOnly(*n.get<GenerateSource>()->body, /*position*/ true);
   case Node::Map: return dependsOnElementOnly(*n.get<MapStage>()->body);
   case Node::Filter: return dependsOnElementOnly(*n.get<FilterStage>()->cond);
@@ -148,7 +149,6 @@ std::string whyWhole(const Node& n) {
   case Node::SortMerge: return "its order ties different elements (a field that is no key, or a float)";
   case Node::ReduceRuns:
   case Node::ReduceMerge: return "its elements may hold a float, or its function draws rand(): its folds depend on their order";
-  case Node::ReadText: return "read_csv: a quoted field may hold a line break";
   case Node::Join: return "a merge join";
   case Node::Aggregate: return "min, max and float sums are computed whole";
   case Node::Unique: return "unique of keys, or not right after a spread sort";

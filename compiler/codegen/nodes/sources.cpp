@@ -111,12 +111,12 @@ struct ReadFileCodegen : ReaderCodegen {
 struct ReadTextCodegen : KindCodegen<Node::ReadText> {
   void declare(const Node& n) override {
     auto& r = *n.get<ReadSource>();
+    const std::string shared = n.spread ? ", /*shared=*/true" : ""; // this rank's lines (or records)
     if (r.csv) {
       g->line("flow::script::csv_reader<" + g->type(r.elementType) + ", " + g->csvFields(r.elementType) + "> " +
-              g->var(n, "in") + "(" + g->path(r.path) + ", " + g->csvOptions(r.csvOptions) + ");");
+              g->var(n, "in") + "(" + g->path(r.path) + ", " + g->csvOptions(r.csvOptions) + shared + ");");
       return;
     }
-    const std::string shared = n.spread ? ", /*shared=*/true" : ""; // this rank's lines
     if (r.lines) {
       g->line("flow::script::line_reader<" + g->type(r.elementType) + "> " + g->var(n, "in") + "(" + g->path(r.path) +
               shared + ");");

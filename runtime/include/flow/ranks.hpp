@@ -15,6 +15,7 @@
 // it world() is one rank, and all of this costs nothing.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <utility>
@@ -79,6 +80,18 @@ template <class T> std::pair<T, T> share(T begin, T end) noexcept {
   const std::uint64_t length = base + (r < extra ? 1 : 0);
   return {static_cast<T>(static_cast<std::uint64_t>(begin) + first),
           static_cast<T>(static_cast<std::uint64_t>(begin) + first + length)};
+}
+
+/// Standard input in a program of several ranks, where mpirun gives it to the first rank
+/// only, read by a stream every rank computes whole: the first rank reads up to `bytes`
+/// (`read_first(data, bytes)` returns how many it read, 0 at the end) and every rank gets
+/// them. A collective: every rank calls it in step.
+template <class Read> std::size_t first_rank_reads(void* data, std::size_t bytes, Read read_first) {
+  const std::size_t got = leads() ? read_first(data, bytes) : 0;
+  if (size() == 1) return got;
+  const std::vector<std::byte> all = world().all_gather(std::span(static_cast<const std::byte*>(data), got));
+  if (!leads() && !all.empty()) std::memcpy(data, all.data(), all.size());
+  return all.size();
 }
 
 /// The sum over the ranks of an integer of a spread count or sum (two's complement

@@ -90,7 +90,7 @@ int open_stream_input(const std::string& path) {
 
 file_reader_core::file_reader_core(const std::string& path, std::size_t element_bytes, std::size_t memory_bytes, bool direct,
                                    std::string where, bool shared)
-    : where_(std::move(where)), element_bytes_(element_bytes) {
+    : where_(std::move(where)), element_bytes_(element_bytes), shared_(shared) {
   const auto plan = detail::plan_chunks(element_bytes_, memory_bytes, path);
   chunk_bytes_ = plan.chunk_bytes;
   if (is_standard_stream(path) || (stream_fd_ = detail::open_stream_input(path)) >= 0) {
@@ -174,7 +174,12 @@ void file_reader_core::issue() {
 void file_reader_core::next_stream_chunk() {
   pos_ = end_ = nullptr;
   if (stream_ended_) return;
-  const std::size_t got = read_fully(stream_fd_, current_.data(), chunk_bytes_, stream_name_);
+  // Standard input read whole by the ranks of an MPI program: the first reads, all get it.
+  const std::size_t got =
+      stream_fd_ == 0 && !shared_
+          ? ranks::first_rank_reads(current_.data(), chunk_bytes_,
+                                    [&](void* data, std::size_t bytes) { return read_fully(0, data, bytes, stream_name_); })
+          : read_fully(stream_fd_, current_.data(), chunk_bytes_, stream_name_);
   if (got < chunk_bytes_) stream_ended_ = true;
   bytes_ += got;
   if (got % element_bytes_ != 0) {

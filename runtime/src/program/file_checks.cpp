@@ -74,9 +74,6 @@ std::optional<int> program::check_input_files(const std::vector<std::string>& ou
     in.elements = 0;
   }
   for (auto& in : inputs_) {
-    if (io::is_standard_stream(in.path) && ranks::size() > 1)
-      return fail(2, "standard input cannot be read by a program run as " + std::to_string(ranks::size()) +
-                         " ranks (mpirun gives it to the first rank only); give the input as a file");
     if (io::is_standard_stream(in.path)) continue;
     bool written = false;
     for (const std::string& out : outputs)

@@ -108,7 +108,7 @@ std::vector<T> read_all(const std::string& path, std::string* error, csv_options
                         std::size_t max_record = text_line_limit) {
   std::vector<T> got;
   try {
-    csv_reader<T, F> in(path, opt, max_record);
+    csv_reader<T, F> in(path, opt, /*shared=*/false, max_record);
     for (; !in.empty(); ++in) got.push_back(*in);
   } catch (const file_format_error& e) {
     *error = e.what();

@@ -121,6 +121,7 @@ private:
   std::size_t element_bytes_;
   std::unique_ptr<posix_file> file_; // null for standard input and other streams
   bool stream_ = false;
+  bool shared_ = false;         // read by the ranks of an MPI program, each its part
   int stream_fd_ = -1;          // a stream's descriptor: 0 for `-`, else opened here
   bool owns_stream_fd_ = false; // closed by the destructor
   std::string stream_name_;     // "standard input" or the quoted path, for messages

@@ -14,7 +14,12 @@
 // unquoted field is taken as it is (as most writers of sloppy CSV mean it). The writer
 // quotes exactly the fields that would not read back otherwise, so everything it writes
 // reads back as the same records.
+//
+// The ranks of an MPI program share a CSV file by record starts (csv_share below): rank r
+// of P reads the records that start in its share of the bytes, [size·r/P, size·(r+1)/P)
+// — where a record starts is found exactly, also where quoted fields hold line breaks.
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -52,6 +57,115 @@ inline std::string csv_separator_hint(std::string_view record, char sep) {
   return "";
 }
 } // namespace detail
+
+/// Where the records of a CSV file start, found from the middle of the file: the states
+/// of csv_records::parse between two bytes, and the one a byte leads to. `line_start`: a
+/// record may start here (a line break outside quotes before it, or the file's start).
+enum class csv_state : std::uint8_t { line_start, field_start, unquoted, quoted, quote_in_quoted, cr_after_quote, broken };
+inline constexpr std::size_t csv_states = 7;
+
+inline csv_state csv_next_state(csv_state s, char c, char sep) noexcept {
+  using enum csv_state;
+  switch (s) {
+  case line_start:
+  case field_start: return c == '"' ? quoted : c == sep ? field_start : c == '\n' ? line_start : unquoted;
+  case unquoted: return c == sep ? field_start : c == '\n' ? line_start : unquoted; // a '"' in it is a byte
+  case quoted: return c == '"' ? quote_in_quoted : quoted; // line breaks and separators are the value's
+  case quote_in_quoted: // "" is a quote; a lone one closes the field
+    return c == '"' ? quoted : c == sep ? field_start : c == '\n' ? line_start : c == '\r' ? cr_after_quote : broken;
+  case cr_after_quote: return c == '\n' ? line_start : broken;
+  case broken: return broken; // parse stops with an error in the record before
+  }
+  return broken;
+}
+
+/// What a rank's bytes [from, to) do, for each state it may start in: the state they
+/// end in, and the first record start in [from, to) (`none` if there is none).
+struct csv_span_effect {
+  static constexpr std::uint64_t none = UINT64_MAX;
+  std::array<csv_state, csv_states> end{};
+  std::array<std::uint64_t, csv_states> first_record{};
+};
+
+/// Runs the byte states over [from, to) of the file from each possible start at once, in
+/// 64 KiB reads: starts whose states meet go on as one, so a file usually costs two table
+/// lookups a byte (outside quotes, inside them).
+inline csv_span_effect csv_scan_span(text_line_reader& file, std::uint64_t from, std::uint64_t to, char sep) {
+  std::array<std::array<csv_state, 256>, csv_states> next{};
+  for (std::size_t s = 0; s < csv_states; ++s)
+    for (int c = 0; c < 256; ++c) next[s][c] = csv_next_state(static_cast<csv_state>(s), static_cast<char>(c), sep);
+  csv_span_effect effect;
+  effect.first_record.fill(csv_span_effect::none);
+  if (from < to) effect.first_record[static_cast<std::size_t>(csv_state::line_start)] = from;
+  // machine[k]'s state, and the start states it stands for
+  std::array<csv_state, csv_states> machine{};
+  std::array<std::size_t, csv_states> of{};
+  std::size_t machines = csv_states;
+  for (std::size_t s = 0; s < csv_states; ++s) machine[s] = static_cast<csv_state>(s), of[s] = s;
+  std::unique_ptr<char[]> chunk(new char[text_buffer_bytes]);
+  for (std::uint64_t at = from; at < to;) {
+    const std::size_t got = file.read_at(at, chunk.get(), static_cast<std::size_t>(std::min<std::uint64_t>(text_buffer_bytes, to - at)));
+    if (got == 0) break; // the file shrank: what is left reads as it is
+    for (std::size_t k = 0; k < machines; ++k) {
+      csv_state s = machine[k];
+      for (std::size_t i = 0; i < got; ++i) {
+        s = next[static_cast<std::size_t>(s)][static_cast<unsigned char>(chunk[i])];
+        if (s == csv_state::line_start && at + i + 1 < to) [[unlikely]] {
+          for (std::size_t start = 0; start < csv_states; ++start)
+            if (of[start] == k && effect.first_record[start] == csv_span_effect::none) effect.first_record[start] = at + i + 1;
+        }
+      }
+      machine[k] = s;
+    }
+    at += got;
+    // Machines in the same state go on alike: keep one of them.
+    std::array<std::size_t, csv_states> merged_into{};
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < machines; ++k) {
+      std::size_t same = kept;
+      for (std::size_t j = 0; j < kept; ++j)
+        if (machine[j] == machine[k]) same = j;
+      if (same == kept) machine[kept++] = machine[k];
+      merged_into[k] = same;
+    }
+    for (std::size_t s = 0; s < csv_states; ++s) of[s] = merged_into[of[s]];
+    machines = kept;
+  }
+  for (std::size_t s = 0; s < csv_states; ++s) effect.end[s] = machine[of[s]];
+  return effect;
+}
+
+/// This rank's records of a CSV file the ranks share: the lines [start, stop) that begin
+/// a record, found from every rank's effect on its bytes (exchanged once); no record
+/// starts before `after` (the header's end).
+inline std::pair<std::uint64_t, std::uint64_t> csv_share(text_line_reader& file, char sep, std::uint64_t after) {
+  const std::uint64_t size = file.file_size(), p = static_cast<std::uint64_t>(ranks::size()),
+                      r = static_cast<std::uint64_t>(ranks::rank());
+  const auto byte_share = [&](std::uint64_t k) {
+    return static_cast<std::uint64_t>(static_cast<unsigned __int128>(size) * k / p);
+  };
+  std::uint64_t from = byte_share(r);
+  const std::uint64_t to = byte_share(r + 1);
+  if (r == 0) { // a byte order mark is no part of the first field (parse drops it)
+    char bom[3] = {};
+    if (file.read_at(0, bom, 3) == 3 && std::string_view(bom, 3) == "\xEF\xBB\xBF") from = std::min<std::uint64_t>(3, to);
+  }
+  const csv_span_effect mine = csv_scan_span(file, from, to, sep);
+  const std::vector<std::byte> all =
+      ranks::world().all_gather(std::span(reinterpret_cast<const std::byte*>(&mine), sizeof mine));
+  std::vector<csv_span_effect> effects(p);
+  std::memcpy(effects.data(), all.data(), p * sizeof(csv_span_effect));
+  // The state at each rank's first byte, then each rank's first record start (the next
+  // rank's when its bytes start none).
+  std::vector<csv_state> state(p + 1, csv_state::line_start);
+  for (std::uint64_t k = 0; k < p; ++k) state[k + 1] = effects[k].end[static_cast<std::size_t>(state[k])];
+  std::vector<std::uint64_t> first(p + 1, size);
+  for (std::uint64_t k = p; k-- > 0;) {
+    const std::uint64_t f = effects[k].first_record[static_cast<std::size_t>(state[k])];
+    first[k] = f == csv_span_effect::none ? first[k + 1] : f;
+  }
+  return {std::max(first[r], after), std::max(first[r + 1], after)};
+}
 
 /// One record of a CSV file, as a generated Fields::read sees it: read(x, i) reads the
 /// column of the record's field number i into x, checked as a value of x's type.
@@ -117,21 +231,33 @@ namespace detail {
 /// on the record type, so that it is compiled once per program, not once per record type.
 class csv_records {
 public:
+  /// `shared`: this rank's records of a file the ranks share (csv_share; a stream, as a
+  /// /proc file, is the first rank's alone). Every rank reads the header.
   csv_records(const std::string& path, const csv_options& opt, const char* const* names, std::size_t count,
-              const char* type_name, std::size_t max_record)
-      : lines_(path, max_record, long_line), sep_(opt.sep), max_record_(max_record), count_(count),
+              const char* type_name, std::size_t max_record, bool shared)
+      : lines_(path, max_record, long_line, 0, shared ? text_sharing::by_caller : text_sharing::whole), sep_(opt.sep), max_record_(max_record), count_(count),
         type_name_(type_name) {
     row_.file_ = &lines_.name();
     row_.names_ = names;
     row_.header_ = opt.header;
     row_.empty_as_zero_ = opt.empty_as_zero;
     row_.columns_.resize(count);
+    const bool several = shared && ranks::size() > 1;
+    if (several && !lines_.seekable() && ranks::rank() > 0) return; // a stream is the first rank's
     if (!opt.header) {
       for (std::size_t i = 0; i < count; ++i) row_.columns_[i] = i;
+    } else {
+      if (!parse()) throw file_format_error(lines_.name() + ": the file is empty: no header line", lines_.name());
+      read_header(names);
+    }
+    if (!several || !lines_.seekable()) return;
+    const auto [start, stop] = csv_share(lines_, sep_, opt.header ? lines_.next_line_start() : 0);
+    if (ranks::rank() == 0) {
+      lines_.stop_at(stop);
       return;
     }
-    if (!parse()) throw file_format_error(lines_.name() + ": the file is empty: no header line", lines_.name());
-    read_header(names);
+    lines_.read_range(start, stop);
+    first_line_ = false; // its first line is no file's first: a byte order mark there is data
   }
 
   /// Parses the next record into row(); false at the end of the file.
@@ -346,8 +472,10 @@ private:
 template <class T, class Fields> class csv_reader {
 public:
   using value_type = T;
-  explicit csv_reader(const std::string& path, csv_options opt = {}, std::size_t max_record = text_line_limit)
-      : records_(path, opt, Fields::names, Fields::count, Fields::type_name, max_record) {
+  /// `shared`: this rank's records of a file the ranks of an MPI program share.
+  explicit csv_reader(const std::string& path, csv_options opt = {}, bool shared = false,
+                      std::size_t max_record = text_line_limit)
+      : records_(path, opt, Fields::names, Fields::count, Fields::type_name, max_record, shared) {
     next();
   }
   bool empty() const { return done_; }

@@ -124,16 +124,22 @@ inline std::string read_text_long_line(std::size_t max_line, std::string_view st
 /// ask for a bigger first buffer (`buffer_bytes`), which then never grows: it reads
 /// fewer times, and stops a long line after at most that many bytes.
 ///
-/// `shared` (a file read by the ranks of an MPI program, flow/ranks.hpp): this rank reads
-/// the lines that start in its share of the file's bytes (rank r of P: bytes [size·r/P,
-/// size·(r+1)/P)), the last of them to its end wherever that is; the ranks' lines in rank
-/// order are the file's. Line numbers in messages are still the file's: the lines before
-/// the share are counted when a message needs them.
+/// How the ranks of an MPI program (flow/ranks.hpp) read it, `sharing`:
+///   * whole: every rank all of it (standard input, which mpirun gives to the first rank
+///     only: the first rank reads it for all);
+///   * lines: this rank reads the lines that start in its share of the file's bytes (rank
+///     r of P: bytes [size·r/P, size·(r+1)/P)), the last of them to its end wherever that
+///     is; the ranks' lines in rank order are the file's. Line numbers in messages are
+///     still the file's: the lines before the share are counted when a message needs them;
+///   * by_caller: the caller finds the share (read_range; a CSV file's records).
+/// Shared (lines, by_caller), a stream — standard input, a /proc file — is the first rank's.
+enum class text_sharing { whole, lines, by_caller };
+
 class text_line_reader {
 public:
   explicit text_line_reader(const std::string& path, std::size_t max_line = text_line_limit,
                             long_line_message long_line = read_text_long_line, std::size_t buffer_bytes = 0,
-                            bool shared = false)
+                            text_sharing sharing = text_sharing::whole)
       : name_(io::is_standard_stream(path) ? "standard input" : path), max_line_(max_line), long_line_(long_line),
         counters_(name_), capacity_(std::max(buffer_bytes, std::min(text_buffer_bytes, max_line + 1))),
         buffer_(new char[capacity_]) {
@@ -142,18 +148,23 @@ public:
     if (io::is_standard_stream(path)) {
       fd_ = 0;
       io::detail::claim_standard_input();
+      // mpirun gives standard input to the first rank only: shared, the first rank's part
+      // is all of it; read whole, the first rank reads it for every rank (fill).
+      if (sharing != text_sharing::whole && ranks::rank() > 0) stop_ = 0;
+      from_first_rank_ = sharing == text_sharing::whole && ranks::size() > 1;
     } else {
       owned_ = true;
       fd_ = io::detail::open_stream_input(path);
       if (fd_ >= 0) {
         // With several ranks only a file that says it is empty (a /proc file) is read as a
         // stream: all of it is the first rank's share.
-        if (shared && ranks::rank() > 0) stop_ = 0;
+        if (sharing != text_sharing::whole && ranks::rank() > 0) stop_ = 0;
         return;
       }
       fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd_ < 0) io::throw_system_error("cannot open", path, 0, 0, errno);
-      if (shared && ranks::size() > 1) share();
+      seekable_ = true;
+      if (sharing == text_sharing::lines && ranks::size() > 1) share();
     }
   }
   ~text_line_reader() {
@@ -180,6 +191,42 @@ public:
   }
   /// The number of the line next() returned last (1 for the first) in the file.
   std::uint64_t line_number() const { return lines_before() + line_number_; }
+
+  // A reader whose caller finds the lines of its share itself (text_sharing::by_caller, a
+  // CSV file's records, flow/script/csv_files.hpp): a file that is no stream, its size and
+  // bytes, and a range of its lines.
+  bool seekable() const noexcept { return seekable_; }
+  std::uint64_t file_size() const {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) io::throw_system_error("cannot read", name_, 0, 0, errno);
+    return static_cast<std::uint64_t>(st.st_size);
+  }
+  /// Reads up to `bytes` bytes at `offset` into `into` (fewer at the end of the file),
+  /// without moving the reader. Counted in its I/O statistics.
+  std::size_t read_at(std::uint64_t offset, char* into, std::size_t bytes) {
+    ssize_t got;
+    do {
+      got = counters_.timed(false, [&] { return ::pread(fd_, into, bytes, static_cast<off_t>(offset)); });
+    } while (got < 0 && errno == EINTR);
+    if (got < 0) io::throw_system_error("cannot read", name_, offset, bytes, errno);
+    return static_cast<std::size_t>(got);
+  }
+  /// Where the line after the last one next() returned starts in the file.
+  std::uint64_t next_line_start() const noexcept { return offset_ - (end_ - begin_); }
+  /// From now on, lines that start at `stop` or later are not this reader's (read on
+  /// from where it is).
+  void stop_at(std::uint64_t stop) noexcept { stop_ = stop; }
+  /// Reads the lines that start in [start, stop) from now on, dropping what it holds;
+  /// `start` is the start of a line (0, or the byte after a '\n').
+  void read_range(std::uint64_t start, std::uint64_t stop) {
+    if (::lseek(fd_, static_cast<off_t>(start), SEEK_SET) < 0) io::throw_system_error("cannot read", name_, start, 1, errno);
+    begin_ = scan_ = end_ = 0;
+    eof_ = false;
+    offset_ = first_line_ = start;
+    line_number_ = 0;
+    before_.reset();
+    stop_ = stop;
+  }
   /// The file's name in messages: its path, or "standard input".
   const std::string& name() const noexcept { return name_; }
 
@@ -209,13 +256,18 @@ private:
   }
   void fill() {
     const std::size_t want = capacity_ - end_;
-    ssize_t got;
-    do {
-      got = counters_.timed(false, [&] { return ::read(fd_, buffer_.get() + end_, want); });
-    } while (got < 0 && errno == EINTR);
-    if (got < 0) io::throw_system_error("cannot read", name_, offset_, want, errno);
+    const auto read_some = [&](void* into, std::size_t bytes) {
+      ssize_t got;
+      do {
+        got = counters_.timed(false, [&] { return ::read(fd_, into, bytes); });
+      } while (got < 0 && errno == EINTR);
+      if (got < 0) io::throw_system_error("cannot read", name_, offset_, bytes, errno);
+      return static_cast<std::size_t>(got);
+    };
+    const std::size_t got = from_first_rank_ ? ranks::first_rank_reads(buffer_.get() + end_, want, read_some)
+                                             : read_some(buffer_.get() + end_, want);
     if (got == 0) eof_ = true;
-    end_ += static_cast<std::size_t>(got);
+    end_ += got;
     offset_ += static_cast<std::uint64_t>(got);
   }
   /// This rank's share of the file: it starts reading at the byte before its share, and
@@ -289,6 +341,8 @@ private:
   bool skip_ = false;
   int fd_ = -1;
   bool owned_ = false;
+  bool seekable_ = false; // a file opened as such (not a stream)
+  bool from_first_rank_ = false; // standard input read whole by several ranks (fill)
   bool eof_ = false;
 };
 
@@ -304,7 +358,7 @@ public:
   using value_type = T;
   /// `shared`: this rank's lines of a file the ranks share (text_line_reader).
   explicit text_reader(const std::string& path, bool shared = false, std::size_t max_line = text_line_limit)
-      : lines_(path, max_line, read_text_long_line, 0, shared) {
+      : lines_(path, max_line, read_text_long_line, 0, shared ? text_sharing::lines : text_sharing::whole) {
     next();
   }
   bool empty() const { return done_; }
@@ -466,7 +520,8 @@ public:
   // 64 KiB buffer, not capacity + 2 bytes: short lines must not cost a read each.
   /// `shared`: this rank's lines of a file the ranks share (text_line_reader).
   explicit line_reader(const std::string& path, bool shared = false)
-      : lines_(path, Str::capacity + 1, long_line, text_buffer_bytes, shared) {
+      : lines_(path, Str::capacity + 1, long_line, text_buffer_bytes,
+               shared ? text_sharing::lines : text_sharing::whole) {
     next();
   }
   bool empty() const { return done_; }
