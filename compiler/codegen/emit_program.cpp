@@ -435,10 +435,16 @@ void Generator::emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::
     const std::string& sv = scale.at(n.id);
     std::string live;
     for (int p : d.live_phases) live += (live.empty() ? "" : ", ") + std::to_string(p);
+    // A text input's lines: the bytes a line has in the file at start, as explain counts
+    // a file present when it runs.
+    const bool textInput = n.kind == Node::ReadText && n.scaling.kind == plan::Scaling::InputFile;
+    const std::string elementBytes =
+        textInput ? "fl_program.input_line_bytes(" + path(n.get<ReadSource>()->path) + ", " +
+                        std::to_string(d.element_bytes) + ")"
+                  : std::to_string(d.element_bytes);
     std::string row = ".role = flow::plan::memory_role::" + std::string(plan::name(d.role)) +
                       ", .phase = " + std::to_string(d.phase) + (live.empty() ? "" : ", .live_phases = {" + live + "}") +
-                      ", .elements = " + number(n.startElements) + " * " + sv +
-                      ", .element_bytes = " + std::to_string(d.element_bytes);
+                      ", .elements = " + number(n.startElements) + " * " + sv + ", .element_bytes = " + elementBytes;
     if (d.keyed) row += ", .keyed = true";
     if (d.partner >= 0) row += ", .partner = " + std::to_string(d.partner);
     if (d.probe >= 0)

@@ -871,8 +871,8 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
     int id = add(r.text ? Node::ReadText : Node::ReadFile,
                  (r.csv ? "read_csv " : r.lines ? "read_lines " : r.text ? "read_text " : "read ") + plan_.pathLabel(r.path),
                  s.loc, phase, n * multiplier, s.elementType, {}, &r);
-    if (now.known && r.text && now.elements > 0) // its lines' bytes as they are, not as planned
-      plan_.nodes[id].elementBytes = std::max<uint64_t>(1, (now.bytes + now.elements - 1) / now.elements);
+    if (now.known && r.text) // its lines' bytes as they are, not as planned (as a program does at start)
+      plan_.nodes[id].elementBytes = text_line_bytes(now.bytes, now.elements, plan_.nodes[id].elementBytes);
     if (now.known)
       plan_.nodes[id].note = "counted from the file as it is now (" + flow::format_bytes(static_cast<double>(now.bytes)) +
                              (r.text ? ", its lines estimated from its first MiB" : "") +

@@ -228,6 +228,9 @@ public:
   /// Whether the size of a registered input file was known at start: false for `-`,
   /// pipes and devices, and files the script also writes.
   bool input_size_known(std::string_view path) const;
+  /// The bytes a line of a registered text input is planned at for this run: its size
+  /// over its lines (plan::text_line_bytes), or `planned` when not known at start.
+  std::uint64_t input_line_bytes(std::string_view path, std::uint64_t planned) const;
   /// Whether param `name` was given on the command line.
   bool given(std::string_view name) const;
 
@@ -299,6 +302,7 @@ private:
     std::size_t element_bytes = 0;
     std::string type_name;
     std::uint64_t elements = 0;
+    std::uint64_t bytes = 0;              // its size, when known
     std::function<std::string()> path_fn; // a path param's value, read after the flags
     bool known = false;                   // the size was checked at start
   };

@@ -4,6 +4,7 @@
 
 #include "flow/format.hpp"
 #include "flow/plan/memory_plan.hpp"
+#include "flow/plan/input_size.hpp"
 #include "flow/program.hpp"
 #include "options.hpp"
 
@@ -48,12 +49,12 @@ void program::block_default(std::uint64_t bytes) {
 
 void program::input_file(std::string path, std::size_t element_bytes, std::string type_name) {
   if (element_bytes == 0) throw std::logic_error("flow::program::input_file: element size 0");
-  inputs_.push_back({std::move(path), element_bytes, std::move(type_name), 0, {}, false});
+  inputs_.push_back({std::move(path), element_bytes, std::move(type_name), 0, 0, {}, false});
 }
 
 void program::input_file(std::function<std::string()> path, std::size_t element_bytes, std::string type_name) {
   if (element_bytes == 0) throw std::logic_error("flow::program::input_file: element size 0");
-  inputs_.push_back({{}, element_bytes, std::move(type_name), 0, std::move(path), false});
+  inputs_.push_back({{}, element_bytes, std::move(type_name), 0, 0, std::move(path), false});
 }
 
 void program::output_file(std::function<std::string()> path) { outputs_.push_back(std::move(path)); }
@@ -150,6 +151,12 @@ std::uint64_t program::input_elements(std::string_view path) const {
     if (in.path == path) return in.elements;
   throw std::logic_error("flow::program::input_elements: '" + std::string(path) +
                          "' is not a declared input file");
+}
+
+std::uint64_t program::input_line_bytes(std::string_view path, std::uint64_t planned) const {
+  for (const auto& in : inputs_)
+    if (in.path == path) return in.known ? plan::text_line_bytes(in.bytes, in.elements, planned) : planned;
+  throw std::logic_error("flow::program::input_line_bytes: '" + std::string(path) + "' is not a declared input file");
 }
 
 bool program::input_size_known(std::string_view path) const {

@@ -72,6 +72,7 @@ std::optional<int> program::check_input_files(const std::vector<std::string>& ou
     if (in.path_fn) in.path = in.path_fn();
     in.known = false;
     in.elements = 0;
+    in.bytes = 0;
   }
   for (auto& in : inputs_) {
     if (io::is_standard_stream(in.path)) continue;
@@ -112,6 +113,7 @@ std::optional<int> program::check_input_files(const std::vector<std::string>& ou
     if (sized) {
       if (in.type_name == text_input) {
         in.elements = lines;
+        in.bytes = size;
         in.known = true;
         continue;
       }

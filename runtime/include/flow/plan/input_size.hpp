@@ -12,4 +12,13 @@ namespace flow::plan {
 /// 1 MiB is counted exactly. `fd` is open for reading, `size` its bytes.
 std::uint64_t estimated_lines(int fd, std::uint64_t size);
 
+/// The bytes a line of a text file is planned at once its size and lines are known (the
+/// read's bytes are then its lines times this: the file's size, rounded up by less than
+/// a byte a line); `planned` when it has no lines.
+inline std::uint64_t text_line_bytes(std::uint64_t size, std::uint64_t lines, std::uint64_t planned) {
+  if (lines == 0) return planned;
+  const std::uint64_t each = size / lines + (size % lines != 0);
+  return each > 0 ? each : 1;
+}
+
 } // namespace flow::plan
