@@ -521,3 +521,40 @@ TEST(CsvWriter, AFullDeviceIsAnError) {
   }
   EXPECT_TRUE(full);
 }
+
+// csv_share's scan (flow/script/csv_files.hpp): what a span of bytes does, from each state
+// it may start in — the state it ends in and its first record start — is what running the
+// states byte by byte says, for spans that start and end anywhere and cross the scan's
+// 64 KiB reads (where the starts whose states met go on as one). Quotes, separators, line
+// breaks, CRs and letters in random order reach every state, the broken one too.
+TEST(CsvShare, ASpanDoesFromEveryStateWhatTheStatesByteByByteDo) {
+  test::scratch_dir dir;
+  const std::string path = dir.file("f.csv");
+  std::mt19937 rng(7);
+  const std::string pieces = "aaaaaaaa,,\"\"\n\r";
+  std::string text;
+  for (int i = 0; i < 200000; ++i) text += pieces[rng() % pieces.size()];
+  write_file(path, text);
+  text_line_reader file(path);
+  const std::size_t states = detail::csv_states;
+  const auto run = [&](std::size_t start, std::uint64_t from, std::uint64_t to) {
+    std::pair<detail::csv_state, std::uint64_t> r{static_cast<detail::csv_state>(start), detail::csv_span_effect::none};
+    if (r.first == detail::csv_state::line_start && from < to) r.second = from;
+    for (std::uint64_t i = from; i < to; ++i) {
+      r.first = detail::csv_next_state(r.first, text[i], ',');
+      if (r.first == detail::csv_state::line_start && i + 1 < to && r.second == detail::csv_span_effect::none)
+        r.second = i + 1;
+    }
+    return r;
+  };
+  const std::uint64_t n = text.size();
+  for (const auto& [from, to] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+           {0, n}, {0, 1}, {5, 5}, {1, 70000}, {65535, 65537}, {65536, 200000}, {12345, 140001}, {n - 3, n}}) {
+    const detail::csv_span_effect effect = detail::csv_scan_span(file, from, to, ',');
+    for (std::size_t s = 0; s < states; ++s) {
+      const auto [end, first] = run(s, from, to);
+      EXPECT_EQ(effect.end[s], end) << "from state " << s << " over [" << from << ", " << to << ")";
+      EXPECT_EQ(effect.first_record[s], first) << "from state " << s << " over [" << from << ", " << to << ")";
+    }
+  }
+}

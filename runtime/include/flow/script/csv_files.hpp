@@ -58,6 +58,8 @@ inline std::string csv_separator_hint(std::string_view record, char sep) {
 }
 } // namespace detail
 
+namespace detail {
+
 /// Where the records of a CSV file start, found from the middle of the file: the states
 /// of csv_records::parse between two bytes, and the one a byte leads to. `line_start`: a
 /// record may start here (a line break outside quotes before it, or the file's start).
@@ -166,6 +168,8 @@ inline std::pair<std::uint64_t, std::uint64_t> csv_share(text_line_reader& file,
   }
   return {std::max(first[r], after), std::max(first[r + 1], after)};
 }
+
+} // namespace detail
 
 /// One record of a CSV file, as a generated Fields::read sees it: read(x, i) reads the
 /// column of the record's field number i into x, checked as a value of x's type.
