@@ -148,7 +148,8 @@ std::string whyWhole(const Node& n) {
   case Node::SortRuns:
   case Node::SortMerge: return "its order ties different elements (a field that is no key, or a float)";
   case Node::ReduceRuns:
-  case Node::ReduceMerge: return "its elements may hold a float, or its function draws rand(): its folds depend on their order";
+  case Node::ReduceMerge:
+    return "its elements may hold a float, or its function draws rand(): its folds depend on their order";
   case Node::Join: return "a merge join";
   case Node::Aggregate: return "min, max and float sums are computed whole";
   case Node::Unique: return "unique of keys, or not right after a spread sort";

@@ -175,11 +175,9 @@ void file_reader_core::next_stream_chunk() {
   pos_ = end_ = nullptr;
   if (stream_ended_) return;
   // Standard input read whole by the ranks of an MPI program: the first reads, all get it.
-  const std::size_t got =
-      stream_fd_ == 0 && !shared_
-          ? ranks::first_rank_reads(current_.data(), chunk_bytes_,
-                                    [&](void* data, std::size_t bytes) { return read_fully(0, data, bytes, stream_name_); })
-          : read_fully(stream_fd_, current_.data(), chunk_bytes_, stream_name_);
+  const auto read = [&](void* data, std::size_t bytes) { return read_fully(stream_fd_, data, bytes, stream_name_); };
+  const std::size_t got = stream_fd_ == 0 && !shared_ ? ranks::first_rank_reads(current_.data(), chunk_bytes_, read)
+                                                      : read(current_.data(), chunk_bytes_);
   if (got < chunk_bytes_) stream_ended_ = true;
   bytes_ += got;
   if (got % element_bytes_ != 0) {

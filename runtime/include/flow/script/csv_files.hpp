@@ -63,7 +63,9 @@ namespace detail {
 /// Where the records of a CSV file start, found from the middle of the file: the states
 /// of csv_records::parse between two bytes, and the one a byte leads to. `line_start`: a
 /// record may start here (a line break outside quotes before it, or the file's start).
-enum class csv_state : std::uint8_t { line_start, field_start, unquoted, quoted, quote_in_quoted, cr_after_quote, broken };
+enum class csv_state : std::uint8_t {
+  line_start, field_start, unquoted, quoted, quote_in_quoted, cr_after_quote, broken
+};
 inline constexpr std::size_t csv_states = 7;
 
 inline csv_state csv_next_state(csv_state s, char c, char sep) noexcept {
@@ -106,7 +108,8 @@ inline csv_span_effect csv_scan_span(text_line_reader& file, std::uint64_t from,
   for (std::size_t s = 0; s < csv_states; ++s) machine[s] = static_cast<csv_state>(s), of[s] = s;
   std::unique_ptr<char[]> chunk(new char[text_buffer_bytes]);
   for (std::uint64_t at = from; at < to;) {
-    const std::size_t got = file.read_at(at, chunk.get(), static_cast<std::size_t>(std::min<std::uint64_t>(text_buffer_bytes, to - at)));
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(text_buffer_bytes, to - at));
+    const std::size_t got = file.read_at(at, chunk.get(), want);
     if (got == 0) break; // the file shrank: what is left reads as it is
     for (std::size_t k = 0; k < machines; ++k) {
       csv_state s = machine[k];
@@ -114,7 +117,8 @@ inline csv_span_effect csv_scan_span(text_line_reader& file, std::uint64_t from,
         s = next[static_cast<std::size_t>(s)][static_cast<unsigned char>(chunk[i])];
         if (s == csv_state::line_start && at + i + 1 < to) [[unlikely]] {
           for (std::size_t start = 0; start < csv_states; ++start)
-            if (of[start] == k && effect.first_record[start] == csv_span_effect::none) effect.first_record[start] = at + i + 1;
+            if (of[start] == k && effect.first_record[start] == csv_span_effect::none)
+              effect.first_record[start] = at + i + 1;
         }
       }
       machine[k] = s;
@@ -150,7 +154,8 @@ inline std::pair<std::uint64_t, std::uint64_t> csv_share(text_line_reader& file,
   const std::uint64_t to = byte_share(r + 1);
   if (r == 0) { // a byte order mark is no part of the first field (parse drops it)
     char bom[3] = {};
-    if (file.read_at(0, bom, 3) == 3 && std::string_view(bom, 3) == "\xEF\xBB\xBF") from = std::min<std::uint64_t>(3, to);
+    if (file.read_at(0, bom, 3) == 3 && std::string_view(bom, 3) == "\xEF\xBB\xBF")
+      from = std::min<std::uint64_t>(3, to);
   }
   const csv_span_effect mine = csv_scan_span(file, from, to, sep);
   const std::vector<std::byte> all =
@@ -239,8 +244,8 @@ public:
   /// /proc file, is the first rank's alone). Every rank reads the header.
   csv_records(const std::string& path, const csv_options& opt, const char* const* names, std::size_t count,
               const char* type_name, std::size_t max_record, bool shared)
-      : lines_(path, max_record, long_line, 0, shared ? text_sharing::by_caller : text_sharing::whole), sep_(opt.sep), max_record_(max_record), count_(count),
-        type_name_(type_name) {
+      : lines_(path, max_record, long_line, 0, shared ? text_sharing::by_caller : text_sharing::whole),
+        sep_(opt.sep), max_record_(max_record), count_(count), type_name_(type_name) {
     row_.file_ = &lines_.name();
     row_.names_ = names;
     row_.header_ = opt.header;

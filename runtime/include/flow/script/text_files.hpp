@@ -219,7 +219,8 @@ public:
   /// Reads the lines that start in [start, stop) from now on, dropping what it holds;
   /// `start` is the start of a line (0, or the byte after a '\n').
   void read_range(std::uint64_t start, std::uint64_t stop) {
-    if (::lseek(fd_, static_cast<off_t>(start), SEEK_SET) < 0) io::throw_system_error("cannot read", name_, start, 1, errno);
+    if (::lseek(fd_, static_cast<off_t>(start), SEEK_SET) < 0)
+      io::throw_system_error("cannot read", name_, start, 1, errno);
     begin_ = scan_ = end_ = 0;
     eof_ = false;
     offset_ = first_line_ = start;
