@@ -2,6 +2,9 @@
 
 #include <CommonToken.h>
 #include <cctype>
+#include <utility>
+
+#include "parse/literals.hpp"
 
 namespace flow::parse {
 
@@ -67,6 +70,7 @@ std::unique_ptr<antlr4::Token> CheckedLexer::nextToken() {
   std::unique_ptr<antlr4::Token> token = FlowLexer::nextToken();
   auto* writable = dynamic_cast<antlr4::CommonToken*>(token.get());
   if (!writable) return token;
+  const std::string previous = std::exchange(previousString_, token->getType() == STRING ? token->getText() : "");
   switch (token->getType()) {
   case BAD_NUMBER:
     report(*token, describeBadNumber(token->getText()));
@@ -100,7 +104,10 @@ std::unique_ptr<antlr4::Token> CheckedLexer::nextToken() {
     if (text == "#") hint = "; comments start with //";
     else if (text == "?") hint = "; use if / else";
     else if (text == "$" || text == "@" || text == "`") hint = "";
-    report(*token, "unexpected character " + shown + hint);
+    // `"{a} {"\t"}"`: the '"' inside the braces ended the string, and the escape after it
+    // is no token; the parser's message for a word there (`"{s.find("ab")}"`) says why.
+    if (hasOpenInterpolation(previous)) report(*token, kStringEndsInInterpolation);
+    else report(*token, "unexpected character " + shown + hint);
     writable->setChannel(antlr4::Token::HIDDEN_CHANNEL);
     break;
   }

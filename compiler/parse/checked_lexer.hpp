@@ -23,6 +23,7 @@ private:
   const SourceFile& file_;
   DiagnosticEngine& diags_;
   LocationMap map_;
+  std::string previousString_; // the last token's text when it was a string literal
 };
 
 /// Explains why `text` (a BAD_NUMBER or BAD_SIZE token) is not a number or size.

@@ -113,6 +113,22 @@ std::optional<uint64_t> parseSize(const std::string& number, const std::string& 
   return static_cast<uint64_t>(bytes);
 }
 
+bool hasOpenInterpolation(const std::string& literal) {
+  bool open = false;
+  for (size_t i = 0; i < literal.size(); ++i) {
+    const char c = literal[i];
+    if (c == '\\') ++i; // an escape: the next character is not a brace
+    else if (!open && (c == '{' || c == '}') && i + 1 < literal.size() && literal[i + 1] == c) ++i;
+    else if (c == '{') open = true;
+    else if (c == '}') open = false;
+  }
+  return open;
+}
+
+const char* const kStringEndsInInterpolation =
+    "the string ends at the '\"' inside its '{…}' (an interpolated expression may not contain strings); compute "
+    "the value first, `let x = …;`, and interpolate its name: \"{x}\"";
+
 std::vector<StringPiece> decodeString(const std::string& literal, std::vector<StringError>& errors) {
   std::vector<StringPiece> pieces;
   // Offsets count characters, not bytes, so they map straight onto columns.

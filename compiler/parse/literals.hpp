@@ -35,4 +35,11 @@ struct StringError {
 /// `{{` and `}}`, and `{expr}` interpolations. Reports every malformed piece.
 std::vector<StringPiece> decodeString(const std::string& literal, std::vector<StringError>& errors);
 
+/// Whether a string literal's text (with its quotes) ends inside an interpolation: a '{'
+/// (not '{{') with no '}' after it — as when a '"' inside the braces, meant to start a
+/// string there, ended it.
+bool hasOpenInterpolation(const std::string& literal);
+/// The error at what follows such a string (the parser's or the lexer's).
+extern const char* const kStringEndsInInterpolation;
+
 } // namespace flow::parse

@@ -3,6 +3,7 @@
 #include "FlowParser.h"
 #include "ast/builtins.hpp"
 #include "flow/edit_distance.hpp"
+#include "parse/literals.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -153,20 +154,6 @@ std::string describeToken(const antlr4::Token* token, const std::string& endName
 }
 
 namespace {
-/// Whether a string literal's text (with its quotes) ends inside an interpolation: a '{'
-/// (not '{{') with no '}' after it.
-bool hasOpenInterpolation(const std::string& literal) {
-  bool open = false;
-  for (size_t i = 0; i < literal.size(); ++i) {
-    const char c = literal[i];
-    if (c == '\\') ++i; // an escape: the next character is not a brace
-    else if (!open && (c == '{' || c == '}') && i + 1 < literal.size() && literal[i + 1] == c) ++i;
-    else if (c == '{') open = true;
-    else if (c == '}') open = false;
-  }
-  return open;
-}
-
 /// The last token the parser saw before `token` (prediction may have rewound the stream,
 /// so LT(-1) is not it).
 antlr4::Token* tokenBefore(antlr4::Parser* parser, antlr4::Token* token) {
@@ -232,9 +219,7 @@ void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* 
   // `"{s.find("ab")}"`: the '"' inside the braces ended the string, which is left with an
   // open '{'.
   if (previous && previous->getType() == FlowParser::STRING && hasOpenInterpolation(previous->getText())) {
-    diags_.error(&file_, map_.start(offending),
-                 "the string ends at the '\"' inside its '{…}' (an interpolated expression may not contain "
-                 "strings); compute the value first, `let x = …;`, and interpolate its name: \"{x}\"");
+    diags_.error(&file_, map_.start(offending), kStringEndsInInterpolation);
     return;
   }
   // `print "a: " + s;`, `print s;`: print takes one string literal.
