@@ -9,9 +9,10 @@
 //     read_csv: the records that start there (flow/script/csv_files.hpp: csv_share finds
 //     them also where quoted fields hold line breaks); standard input: the first rank's
 //     part is all of it (mpirun gives it to the first rank only);
-//   - map and filter whose function depends on its element alone (no rand(), which
-//     draws in element order; no C++ function, queue or vector method; the script
-//     functions it calls are expanded in place and looked into);
+//   - map and filter whose function depends on its element alone (no rand(), whose draws
+//     depend on the element's number in the stage's input, which a rank cannot know; no
+//     C++ function, queue or vector method; the script functions it calls are expanded
+//     in place and looked into);
 //   - a sort: a sample sort, each rank sorting one key range (flow/ranks/sample_sort.hpp)
 //     — when its order decides between any two different elements;
 //   - a reduce that sorts (not one of input already in key order): the same sample sort,
