@@ -11,8 +11,8 @@
 // Where a value is drawn:
 //   * in a stage's function — generate, map, filter — the element's draws are a stream
 //     of their own: stage s (the script's stages that draw rand(), numbered 1, 2, … in
-//     the order the plan lists them, i.e. as they appear in the script once functions
-//     are expanded), in its run r (0 the first time the statement runs, 1 the second: a
+//     the order the plan lists them: the order statements run them, a `stream s = …`
+//     counting where a statement first reads it), in its run r (0 the first time the statement runs, 1 the second: a
 //     statement in a loop), at the element's position p (generate: the index i; map and
 //     filter: the number of elements the stage saw before it, from 0);
 //   * anywhere else (statements, loop bodies, for stages, join and reduce functions) the
