@@ -56,9 +56,6 @@ inline std::string csv_separator_hint(std::string_view record, char sep) {
   }
   return "";
 }
-} // namespace detail
-
-namespace detail {
 
 /// Where the records of a CSV file start, found from the middle of the file: the states
 /// of csv_records::parse between two bytes, and the one a byte leads to. `line_start`: a

@@ -275,10 +275,8 @@ private:
   /// next() first drops everything up to the first '\n' (the line that began in the
   /// share before; none when that byte is a '\n').
   void share() {
-    struct stat st;
-    if (::fstat(fd_, &st) != 0) io::throw_system_error("cannot read", name_, 0, 0, errno);
-    const auto size = static_cast<std::uint64_t>(st.st_size), r = static_cast<std::uint64_t>(ranks::rank()),
-               p = static_cast<std::uint64_t>(ranks::size());
+    const std::uint64_t size = file_size(), r = static_cast<std::uint64_t>(ranks::rank()),
+                        p = static_cast<std::uint64_t>(ranks::size());
     const std::uint64_t start = static_cast<std::uint64_t>(static_cast<unsigned __int128>(size) * r / p);
     stop_ = static_cast<std::uint64_t>(static_cast<unsigned __int128>(size) * (r + 1) / p);
     if (start == 0) return;
