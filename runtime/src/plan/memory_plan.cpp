@@ -24,6 +24,7 @@ const char* name(memory_role role) {
   case memory_role::hash_join: return "hash_join";
   case memory_role::reserved: return "reserved";
   case memory_role::cache: return "cache";
+  case memory_role::batches: return "batches";
   }
   return "none"; // not reached: -Wswitch names a role left out above
 }
@@ -94,6 +95,7 @@ std::uint64_t memory_planner::minimum(const memory_node& n) const {
   case memory_role::queue: return queue_minimum(n);
   case memory_role::reserved: return reserved_bytes(n);
   case memory_role::cache: return 2 * block_;
+  case memory_role::batches: return stage_batch_bytes(threads_, n.element_bytes);
   default: return 0;
   }
 }

@@ -37,6 +37,8 @@ enum class memory_role {
               ///< the table, it takes passes (join_model.hpp)
   reserved,   ///< an in-memory array: elements × element_bytes in every phase it lives in
   cache,      ///< the block cache of v[i]: at least two blocks, up to the vector (elements)
+  batches,    ///< a stretch of maps and filters on the program's threads: its batch buffers
+              ///< (stage_batch_bytes; element_bytes: an element in plus one out), none on one thread
 };
 /// The role as C++ names it ("sort_runs"): generated programs write their memory plan with it.
 const char* name(memory_role role);
@@ -92,6 +94,21 @@ inline bool spread_reduce_folds_first(const sort_setup& s, std::uint64_t memory_
                                       std::uint64_t expected_keys) {
   return memory_bytes / 2 >= run_memory_for(s, 0) + sample_sort_buffers(block_bytes) &&
          hash_reduce(s, memory_bytes / 2, expected_keys).slots > 0;
+}
+
+/// A stretch of maps and filters run in batches on the program's threads
+/// (flow/stream/batched_stages.hpp): each thread takes a share of a batch of inputs and
+/// puts its outputs in a buffer of its own. A share is about 256 KiB of inputs and outputs
+/// (element_bytes: the bytes of one input plus one output), so that a batch's work is
+/// much more than the wake-up of the threads that share it, and stays in their caches.
+inline constexpr std::uint64_t stage_batch_share(std::uint64_t element_bytes) noexcept {
+  const std::uint64_t k = (std::uint64_t{256} << 10) / (element_bytes > 0 ? element_bytes : 1);
+  return k < 64 ? 64 : k > 16384 ? 16384 : k;
+}
+/// Its buffers: a share of inputs and of outputs per thread; nothing on one thread, where
+/// the stretch runs element by element.
+inline constexpr std::uint64_t stage_batch_bytes(unsigned threads, std::uint64_t element_bytes) noexcept {
+  return threads <= 1 ? 0 : sat_mul(sat_mul(threads, stage_batch_share(element_bytes)), element_bytes);
 }
 
 struct memory_node {

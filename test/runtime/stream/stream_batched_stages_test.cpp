@@ -1,0 +1,124 @@
+// batched_stages: a map and filter stretch on 1, 2, 3 and 8 threads against the same
+// functions applied element by element: the same elements in the same order and the same
+// counts, across sizes that end on, just before and just after a batch and a share; the
+// first error in input order, with the elements before it emitted; a stop that drops the
+// rest of a batch and its error; its memory as the plan computes it.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "flow/plan/memory_plan.hpp"
+#include "flow/stream/batched_stages.hpp"
+
+namespace {
+
+struct word {
+  std::uint64_t value;
+  std::uint32_t digits;
+};
+
+// map x => word { x * 2654435761 % 1000003, digits }, then filter w => w.digits % 3 != 0
+// (the stage function fails on the input `poison` when it is set).
+struct stretch {
+  std::uint64_t poison = UINT64_MAX;
+  template <class Out> void operator()(const std::uint64_t& x, Out&& out, std::uint64_t* counted) const {
+    if (x == poison) throw std::runtime_error("bad value " + std::to_string(x));
+    const std::uint64_t v = x * 2654435761u % 1000003;
+    const word w{v, static_cast<std::uint32_t>(std::to_string(v).size())};
+    ++counted[0];
+    if (w.digits % 3 != 0 || v % 7 == 0) out(w);
+  }
+};
+
+struct result {
+  std::vector<word> words;
+  std::uint64_t mapped = 0;
+  std::string error;
+};
+
+result one_by_one(std::uint64_t n, std::uint64_t poison, std::uint64_t stop_after = UINT64_MAX) {
+  result r;
+  const stretch s{poison};
+  try {
+    for (std::uint64_t x = 0; x < n && r.words.size() < stop_after; ++x)
+      s(x, [&](const word& w) { r.words.push_back(w); }, &r.mapped);
+  } catch (const std::runtime_error& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+result batched(unsigned threads, std::uint64_t n, std::uint64_t poison, std::uint64_t stop_after = UINT64_MAX) {
+  result r;
+  const std::uint64_t memory = flow::plan::stage_batch_bytes(threads, sizeof(std::uint64_t) + sizeof(word));
+  flow::stream::batched_stages<std::uint64_t, word, stretch> b(threads, memory, 1, stretch{poison});
+  auto emit = [&](const word& w) { r.words.push_back(w); };
+  auto stopped = [&] { return r.words.size() >= stop_after; };
+  try {
+    for (std::uint64_t x = 0; x < n && !stopped(); ++x) b.push(x, emit, stopped);
+    b.finish(emit, stopped);
+  } catch (const std::runtime_error& e) {
+    r.error = e.what();
+  }
+  r.mapped = b.counted(0);
+  return r;
+}
+
+void expect_same(const result& want, const result& got, bool counts) {
+  ASSERT_EQ(want.words.size(), got.words.size());
+  for (std::size_t i = 0; i < want.words.size(); ++i) {
+    ASSERT_EQ(want.words[i].value, got.words[i].value) << "at " << i;
+    ASSERT_EQ(want.words[i].digits, got.words[i].digits) << "at " << i;
+  }
+  EXPECT_EQ(want.error, got.error);
+  if (counts) {
+    EXPECT_EQ(want.mapped, got.mapped);
+  }
+}
+
+TEST(BatchedStages, SameElementsInTheSameOrderAtAnyThreadCount) {
+  const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + sizeof(word));
+  for (unsigned threads : {1u, 2u, 3u, 8u})
+    for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, share - 1, share, share + 1, 2 * share * threads - 1,
+                            2 * share * threads, 2 * share * threads + 1, 5 * share * threads + 7}) {
+      SCOPED_TRACE("threads " + std::to_string(threads) + ", n " + std::to_string(n));
+      expect_same(one_by_one(n, UINT64_MAX), batched(threads, n, UINT64_MAX), true);
+    }
+}
+
+TEST(BatchedStages, TheFirstErrorInInputOrderAfterTheElementsBeforeIt) {
+  const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + sizeof(word));
+  for (unsigned threads : {1u, 2u, 3u, 8u})
+    for (std::uint64_t poison : {std::uint64_t{0}, share - 1, share, 3 * share * threads + 5}) {
+      SCOPED_TRACE("threads " + std::to_string(threads) + ", poison " + std::to_string(poison));
+      const result want = one_by_one(4 * share * threads, poison);
+      ASSERT_EQ(want.error, "bad value " + std::to_string(poison));
+      expect_same(want, batched(threads, 4 * share * threads, poison), false);
+    }
+}
+
+TEST(BatchedStages, AStopDropsTheRestOfTheBatchAndItsError) {
+  const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + sizeof(word));
+  for (unsigned threads : {1u, 2u, 3u, 8u}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    // The downstream loop stops after 10 elements; the input that fails comes later in the
+    // same batch, so one thread never computes it.
+    const result want = one_by_one(4 * share * threads, 400, 10);
+    ASSERT_EQ(want.words.size(), 10u);
+    ASSERT_EQ(want.error, "");
+    expect_same(want, batched(threads, 4 * share * threads, 400, 10), false);
+  }
+}
+
+TEST(BatchedStages, MemoryIsWhatThePlanGivesAndNoneOnOneThread) {
+  EXPECT_EQ(flow::plan::stage_batch_bytes(1, 24), 0u);
+  EXPECT_EQ(flow::plan::stage_batch_share(24), (256u << 10) / 24);
+  EXPECT_EQ(flow::plan::stage_batch_bytes(4, 24), 4 * ((256u << 10) / 24) * 24);
+  EXPECT_EQ(flow::plan::stage_batch_share(1u << 20), 64u); // large elements: still a batch worth waking threads for
+  EXPECT_EQ(flow::plan::stage_batch_share(1), 16384u);
+}
+
+} // namespace
