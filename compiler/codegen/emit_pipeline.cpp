@@ -375,7 +375,18 @@ const Node* Generator::materializerOf(const Node& n) const {
 }
 
 void Generator::consume(const Node& from, const std::string& v, const Segment& segment) {
-  line("++" + counter(from) + ".elements;");
+  if (batchBody_ >= 0 && from.batchFirst == batchBody_) {
+    // In a batched stretch's function, on any thread: its stages count in the batch's
+    // counters (added to the program's as batches end), and its last stage's elements go
+    // out of the batch, to be counted where the stretch's downstream takes them.
+    if (from.batchLast == from.id) return line("fl_out(" + v + ");");
+    int stage = 0;
+    for (const Node* n = &from; n->id != n->batchFirst; n = &plan_.nodes[n->inputs[0]]) ++stage;
+    counter(from);
+    line("++fl_counted[" + std::to_string(stage) + "];");
+  } else {
+    line("++" + counter(from) + ".elements;");
+  }
   for (int c : consumers_[from.id])
     if (segment.nodes.count(c)) codeOf(plan_.nodes[c]).element(plan_.nodes[c], v, segment);
 }

@@ -45,7 +45,7 @@ const std::vector<std::string>& runtimeHeaders() {
       "flow/containers/vector.hpp", "flow/io/typed_file.hpp",      "flow/plan/memory_plan.hpp",
       "flow/stream/merge.hpp",      "flow/stream/transform.hpp",
       "flow/stream/combine.hpp",    "flow/stream/join.hpp",        "flow/stream/hash_join.hpp",
-      "flow/stream/reduce.hpp",
+      "flow/stream/reduce.hpp",    "flow/stream/batched_stages.hpp",
       "flow/stream/sources.hpp",    "flow/stream/sequence.hpp",    "flow/ranks/sample_sort.hpp",
       "flow/ranks/spread_reduce.hpp", "flow/ranks/spread_writer.hpp", "flow/program.hpp", "flow/script.hpp"};
   return headers;
@@ -464,7 +464,7 @@ void Generator::emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::
   // A phase that cannot hold its arrays names them with their sizes for this run.
   std::vector<std::string> arrays;
   for (const Node& n : plan.nodes)
-    if (n.traits().memory == plan::memory_role::reserved && !n.livePhases.empty())
+    if (n.memoryRole() == plan::memory_role::reserved && !n.livePhases.empty())
       arrays.push_back("if (fl_short->phase >= " + std::to_string(n.livePhases.front()) + " && fl_short->phase <= " +
                        std::to_string(n.livePhases.back()) + ") fl_arrays.push_back({" + quote(n.name) +
                        ", flow::plan::sat_mul(flow::plan::memory_planner::elements(fl_nodes[" + std::to_string(n.id) +
@@ -597,7 +597,7 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
   std::vector<const Node*> listed;
   for (const Node& n : plan.nodes) {
     const plan::io_rule io = n.traits().io;
-    if (n.traits().memory == plan::memory_role::none || io == plan::io_rule::queue) continue;
+    if (n.memoryRole() == plan::memory_role::none || io == plan::io_rule::queue) continue;
     if (io == plan::io_rule::sort_merge || io == plan::io_rule::reduce_merge) continue; // with its run formation
     listed.push_back(&n);
     if (io == plan::io_rule::sort_runs || io == plan::io_rule::reduce_runs) listed.push_back(&plan.nodes[n.partner]);

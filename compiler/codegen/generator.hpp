@@ -260,6 +260,10 @@ public:
   std::vector<std::vector<ScopedContainer>> scopedContainers_;
   std::vector<std::string> emitTargets_; // the lambda an `emit` calls, innermost last
   int lambdaDepth_ = 0; // inside the downstream of a for stage (a lambda its emits call)
+  /// While the function of a stretch run in batches is generated (its first node's id;
+  /// -1 otherwise): consume() counts in the function's own counters and hands what
+  /// leaves the stretch to its `fl_out` (codegen/nodes/stages.cpp).
+  int batchBody_ = -1;
   /// What the queues and vectors of the open blocks give back as `phase` ends
   /// (scopedContainers_).
   void freeAfterPhase(int phase);

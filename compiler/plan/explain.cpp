@@ -76,16 +76,17 @@ const char* threadsName(Threads t) { return t == Threads::all ? "all" : t == Thr
 /// thread and a helper, and that the rest run on the phase's one thread; a for stage is
 /// named there, since it is why its stretch of the phase cannot be split.
 std::string threadsOf(const Plan& plan, const Phase& ph) {
-  std::string all, two, forStages;
+  std::string all, batched, two, forStages;
   const auto add = [](std::string& list, const std::string& name) { list += (list.empty() ? "" : ", ") + name; };
   for (int id : ph.nodes) {
     const Node& n = plan.nodes[id];
-    if (n.threads() == Threads::all) add(all, n.name);
+    if (n.threads() == Threads::all) add(n.batchFirst >= 0 ? batched : all, n.name);
     if (n.threads() == Threads::two) add(two, n.name);
     if (n.kind == Node::ForStage) add(forStages, n.name);
   }
   std::string out;
   if (!all.empty()) out += "all of --threads for " + all + "; ";
+  if (!batched.empty()) out += "all of --threads in batches for " + batched + "; ";
   if (!two.empty()) out += "two (its own and a helper) for " + two + "; ";
   out += out.empty() ? "one for every node" : "one for the rest";
   if (!forStages.empty()) out += " (" + forStages + ": a for stage keeps its state from one element to the next)";

@@ -189,6 +189,7 @@ int GraphBuilder::add(Node::Kind kind, std::string name, SourceLoc loc, int phas
     throw std::logic_error(std::string("plan: a ") + Node::traitsOf(kind).label + " node made with another payload");
   n.payload = payload;
   n.owner = owner_;
+  n.perElement = perElement_;
   for (int i : n.inputs) n.counted = n.counted && plan_.nodes[i].counted;
   plan_.nodes.push_back(std::move(n));
   maxPhase_ = std::max(maxPhase_, phase);
@@ -604,7 +605,9 @@ void GraphBuilder::statements(const Stmt& s, int phase, double executions) {
 
 void GraphBuilder::nestedForIn(const ForInStmt& f, int phase, double executions) {
   const Owner outer = owner_;
+  const bool outerPerElement = perElement_;
   owner_ = static_cast<const Stmt*>(&f);
+  perElement_ = perElement_ || phase >= 0;
   aggregatesBefore(*f.pipeline, phase, executions);
   if (phase < 0) {
     beginPhase("for loop at " + at(f.loc), f.loc);
@@ -614,11 +617,14 @@ void GraphBuilder::nestedForIn(const ForInStmt& f, int phase, double executions)
     forIn(f, phase, executions); // a loop inside a loop runs in the outer loop's phase
   }
   owner_ = outer;
+  perElement_ = outerPerElement;
 }
 
 void GraphBuilder::nestedWrite(const WriteStmt& w, int phase, double executions) {
   const Owner outer = owner_;
+  const bool outerPerElement = perElement_;
   owner_ = static_cast<const Stmt*>(&w);
+  perElement_ = perElement_ || phase >= 0;
   const bool own = phase < 0;
   const std::string verb = w.csv ? "write_csv" : w.lines ? "write_lines" : w.text ? "write_text" : "write";
   aggregatesBefore(*w.pipeline, phase, executions);
@@ -628,6 +634,7 @@ void GraphBuilder::nestedWrite(const WriteStmt& w, int phase, double executions)
       w.loc, in.phase, plan_.nodes[in.node].elements, w.pipeline->elementType, {in.node}, &w);
   if (own) endPhase();
   owner_ = outer;
+  perElement_ = outerPerElement;
 }
 
 void GraphBuilder::aggregatesBefore(const Pipeline& p, int phase, double executions) {
@@ -678,7 +685,9 @@ void GraphBuilder::methodCall(const MethodCallExpr& m, int phase, double executi
 void GraphBuilder::aggregate(const CallExpr& c, int phase, double executions) {
   bool own = phase < 0;
   const Owner outer = owner_;
+  const bool outerPerElement = perElement_;
   owner_ = &c; // an aggregate's pipeline is generated where the call is
+  perElement_ = perElement_ || phase >= 0;
   if (auto* p = c.args[0]->as<PipelineArgExpr>()) aggregatesBefore(*p->pipeline, phase, executions);
   if (own) beginPhase(c.callee.str() + " at " + at(c.loc), c.loc);
   int start = own ? base_ : phase;
@@ -688,6 +697,7 @@ void GraphBuilder::aggregate(const CallExpr& c, int phase, double executions) {
   plan_.aggregateNode[&c] = add(Node::Aggregate, c.callee.str(), c.loc, in.phase, plan_.nodes[in.node].elements,
                                 c.args[0]->type, {in.node}, &c);
   owner_ = outer;
+  perElement_ = outerPerElement;
   if (own) endPhase();
 }
 

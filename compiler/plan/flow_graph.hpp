@@ -128,6 +128,8 @@ private:
   bool readsUnchangedFile(const ast::Pipeline& p) const;
   int statement_ = 0;
   Owner owner_;
+  // Inside a loop body: the pipelines made now run once per element of that loop.
+  bool perElement_ = false;
   int base_ = 0, maxPhase_ = 0, nextPhase_ = 1;
   std::vector<const ast::WhileStmt*> loops_; // the top-level while loops the walk is in
   std::string label_;

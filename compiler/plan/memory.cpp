@@ -32,8 +32,9 @@ std::vector<memory_node> MemoryPlanner::demands(const Plan& plan) {
     const bool peak = io == io_rule::queue && n.calibrated && n.calibrated->peakFraction > 0;
     const bool hashJoin = n.kind == Node::HashJoin;
     const ast::JoinSource* join = hashJoin ? n.get<ast::JoinSource>() : nullptr;
-    nodes.push_back({.role = n.traits().memory, .phase = n.phase, .live_phases = n.livePhases,
-                     .elements = n.elements, .element_bytes = n.elementBytes, .keyed = n.keyed,
+    nodes.push_back({.role = n.memoryRole(), .phase = n.phase, .live_phases = n.livePhases,
+                     .elements = n.elements, .element_bytes = n.batchElementBytes ? n.batchElementBytes : n.elementBytes,
+                     .keyed = n.keyed,
                      .partner = hashJoin ? n.inputs[1] : n.partner, .probe = hashJoin ? n.inputs[0] : -1,
                      .probe_element_bytes = hashJoin ? join->inputs[0]->elementType->size() : 0,
                      .build_element_bytes = hashJoin ? join->inputs[1]->elementType->size() : 0,
@@ -209,7 +210,7 @@ void MemoryPlanner::computeIo() {
                       : ": within its internal arrays, nothing written");
       }
     }
-    if (n.traits().memory == memory_role::reserved && n.counted)
+    if (n.memoryRole() == memory_role::reserved && n.counted)
       n.note = "in memory, " + formatBytes(n.elements * static_cast<double>(n.elementBytes)) + " reserved in phases " +
                std::to_string(n.livePhases.front()) +
                (n.livePhases.size() > 1 ? " to " + std::to_string(n.livePhases.back()) : std::string());

@@ -142,6 +142,7 @@ std::optional<Plan> makePlan(const sema::CheckedProgram& program, const PlanOpti
     }
   }
   if (options.spreadOverRanks) spreadOverRanks(plan, options.ranks);
+  batchStages(plan);
   MemoryPlanner memory(plan, diags, program.ast->file);
   if (!memory.assign()) return std::nullopt;
   if (options.programPlan) memory.adopt(*options.programPlan);

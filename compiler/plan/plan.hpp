@@ -125,6 +125,14 @@ struct Node {
   bool keyed = false;           // the order has a radix key (how the sorter divides memory)
   bool hashed = false;          // ReduceRuns: combines in a hash table (the distinct keys fit)
   uint64_t hashPartitions = 0;  // ReduceRuns, hashed: the table's partitions
+  /// Maps and filters in a stretch that runs in batches on the program's threads
+  /// (plan/batches.cpp): the stretch's first and last node; -1 on one thread.
+  int batchFirst = -1, batchLast = -1;
+  /// The first node of such a stretch holds its batch buffers: the bytes of an element
+  /// into the stretch plus one out of it (0 for every other node).
+  uint64_t batchElementBytes = 0;
+  /// In a pipeline that runs once per element of a loop around it (a loop body's).
+  bool perElement = false;
   // Queues, arrays and vector caches: the phases the node lives through.
   std::vector<int> livePhases;
   // VectorIndex: the reads and writes of `v[i]` (each an upper bound of one block).
@@ -136,7 +144,15 @@ struct Node {
   bool spansPhases() const { return traits().spansPhases(); }
   /// Where its runtime node works: its kind's threads, but a hash table of one partition
   /// is filled on one thread.
-  Threads threads() const { return hashed && hashPartitions <= 1 ? Threads::one : traits().threads; }
+  Threads threads() const {
+    if (batchFirst >= 0) return Threads::all;
+    return hashed && hashPartitions <= 1 ? Threads::one : traits().threads;
+  }
+  /// What it asks of the budget: its kind's, but a batched stretch's first node holds the
+  /// stretch's batch buffers.
+  flow::plan::memory_role memoryRole() const {
+    return batchElementBytes > 0 ? flow::plan::memory_role::batches : traits().memory;
+  }
   // Queues declared at the top level: the top-level statement of their last use, after
   // which the program frees them (the plan gives them no memory in later phases).
   const ast::Stmt* lastUse = nullptr;
@@ -261,6 +277,10 @@ void spreadOverRanks(Plan& plan, unsigned ranks);
 /// Prices what the spread nodes send for Plan::ranks ranks: after the memory plan, which
 /// says which reduces fold in a hash table.
 void priceNetwork(Plan& plan);
+
+/// Chooses the stretches of maps and filters that run in batches on the program's threads
+/// (plan/batches.cpp): before the memory plan, which gives them their buffers.
+void batchStages(Plan& plan);
 
 /// Plans a checked program. Reports problems (a --set value that does not parse, a plan
 /// that cannot fit the memory budget) to `diags` and returns nullopt after them.

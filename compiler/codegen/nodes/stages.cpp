@@ -8,8 +8,82 @@ namespace flow::codegen {
 
 namespace {
 
-struct MapCodegen : KindCodegen<Node::Map> {
-  void declare(const Node& n) override { g->declareRandStage(n); }
+/// Map and filter: their code inlined where each element reaches them, or, in a stretch
+/// the planner runs in batches on the program's threads (Node::batchFirst, plan/
+/// batches.cpp), inlined into the function of a flow::stream::batched_stages that the
+/// stretch's first node declares and hands its elements to; what leaves the stretch goes
+/// on through its last node's downstream lambda, in the order one thread gives.
+template <Node::Kind K> struct BatchableStage : KindCodegen<K> {
+  using KindCodegen<K>::g;
+  /// The element's code, inlined (`position`: where a drawing stage draws; "" for its
+  /// rand_stage's own count).
+  virtual void inlined(const Node& n, const std::string& in, const std::string& position, const Segment& segment) = 0;
+  /// The type of its elements out (a filter's are its input's).
+  virtual const sema::Type* elementOut(const Node& n) const = 0;
+  virtual const sema::Type* elementIn(const Node& n) const = 0;
+
+  bool downstreamLambda(const Node& n) const override { return n.batchLast == n.id; }
+  const sema::Type* outputType(const Node& n) const override { return elementOut(n); }
+  void declare(const Node& n) override {
+    g->declareRandStage(n);
+    if (n.batchFirst != n.id) return;
+    const Node& last = g->plan_.nodes[n.batchLast];
+    std::vector<int> stretch{last.id};
+    while (stretch.back() != n.id) stretch.push_back(g->plan_.nodes[stretch.back()].inputs[0]);
+    const std::set<int> nodes(stretch.begin(), stretch.end());
+    const std::vector<std::string> noStops;
+    const std::string stages = g->var(n, "stages");
+    g->line("// " + describeStretch(n) + ": in batches on the program's threads (flow/stream/batched_stages.hpp)");
+    g->line("auto " + stages + " = [&](const " + g->type(elementIn(n)) +
+            "& fl_bin, [[maybe_unused]] uint64_t fl_position, auto&& fl_out, [[maybe_unused]] uint64_t* fl_counted) {");
+    {
+      Generator::Indent in(*g);
+      g->batchBody_ = n.id;
+      inlined(n, "fl_bin", "fl_position", Segment{nodes, noStops, false}); // only its first stage may draw
+      g->batchBody_ = -1;
+    }
+    g->line("};");
+    g->line("flow::stream::batched_stages<" + g->type(elementIn(n)) + ", " + g->type(g->codeOf(last).outputType(last)) + ", decltype(" +
+            stages + ")> " + g->var(n, "batches") + "(fl_program.threads(), " + g->memoryOf(n) + ", " +
+            std::to_string(stretch.size() - 1) + ", " + stages + ");");
+  }
+  void element(const Node& n, const std::string& in, const Segment& segment) override {
+    if (n.batchFirst != n.id || g->batchBody_ == n.id) return inlined(n, in, "", segment);
+    // A `break` in a loop downstream stops the batches' output there: one thread would
+    // not have computed the rest.
+    std::string stopped;
+    for (const std::string& s : segment.stops) stopped += (stopped.empty() ? "" : " || ") + s;
+    stopped_[n.id] = stopped.empty() ? "[] { return false; }" : "[&] { return " + stopped + "; }";
+    g->line(g->var(n, "batches") + ".push(" + in + ", " + g->var(g->plan_.nodes[n.batchLast], "emit") + ", " +
+            stopped_[n.id] + ");");
+  }
+  void finish(const Node& n) override {
+    if (n.batchFirst != n.id) return;
+    const Node& last = g->plan_.nodes[n.batchLast];
+    const auto stopped = stopped_.find(n.id);
+    g->line(g->var(n, "batches") + ".finish(" + g->var(last, "emit") + ", " +
+            (stopped == stopped_.end() ? "[] { return false; }" : stopped->second) + ");");
+    std::vector<const Node*> before; // the stretch's stages before its last, first to last
+    for (const Node* s = &last; s->id != n.id;) {
+      s = &g->plan_.nodes[s->inputs[0]];
+      before.insert(before.begin(), s);
+    }
+    for (size_t i = 0; i < before.size(); ++i)
+      g->line(g->counter(*before[i]) + ".elements += " + g->var(n, "batches") + ".counted(" + std::to_string(i) + ");");
+  }
+
+private:
+  std::string describeStretch(const Node& first) const {
+    std::string names;
+    for (const Node* s = &g->plan_.nodes[first.batchLast];; s = &g->plan_.nodes[s->inputs[0]]) {
+      names = s->name + (names.empty() ? "" : " → " + names);
+      if (s->id == first.id) return names;
+    }
+  }
+  std::map<int, std::string> stopped_; // a stretch's first node: whether its downstream has stopped
+};
+
+struct MapCodegen : BatchableStage<Node::Map> {
   bool declarePulled(const Node& n) override {
     auto& m = *n.get<MapStage>();
     g->declareRandStage(n);
@@ -17,32 +91,33 @@ struct MapCodegen : KindCodegen<Node::Map> {
                                   g->type(m.elementType) + " { return " + g->drawnAt(n, "", g->expr(*m.body)) + "; }");
   }
   std::string count(const Node& n) override { return g->runtimeCount(g->plan_.nodes[n.inputs[0]]); }
-  void element(const Node& n, const std::string& in, const Segment& segment) override {
+  const sema::Type* elementIn(const Node& n) const override { return n.get<MapStage>()->varSymbol->type; }
+  const sema::Type* elementOut(const Node& n) const override { return n.get<MapStage>()->elementType; }
+  void inlined(const Node& n, const std::string& in, const std::string& position, const Segment& segment) override {
     auto& m = *n.get<MapStage>();
     const std::string v = g->var(n, "v");
     g->block("{", [&] {
       g->line("const auto& " + g->name(m.varSymbol) + " = " + in + ";");
-      g->line("const " + g->type(m.elementType) + " " + v + " = " + g->drawnAt(n, "", g->expr(*m.body)) + ";");
+      g->line("const " + g->type(m.elementType) + " " + v + " = " + g->drawnAt(n, position, g->expr(*m.body)) + ";");
       g->consume(n, v, segment);
     });
   }
 };
 
-struct FilterCodegen : KindCodegen<Node::Filter> {
-  void declare(const Node& n) override { g->declareRandStage(n); }
+struct FilterCodegen : BatchableStage<Node::Filter> {
   bool declarePulled(const Node& n) override {
     auto& f = *n.get<FilterStage>();
     g->declareRandStage(n);
     return pullNode(n, "filter", "[&](const " + g->type(f.varSymbol->type) + "& " + g->name(f.varSymbol) +
                                      ") -> bool { return " + g->drawnAt(n, "", g->expr(*f.cond)) + "; }");
   }
-  void element(const Node& n, const std::string& in, const Segment& segment) override {
+  const sema::Type* elementIn(const Node& n) const override { return n.get<FilterStage>()->varSymbol->type; }
+  const sema::Type* elementOut(const Node& n) const override { return n.get<FilterStage>()->varSymbol->type; }
+  void inlined(const Node& n, const std::string& in, const std::string& position, const Segment& segment) override {
     auto& f = *n.get<FilterStage>();
     g->block("{", [&] {
       g->line("const auto& " + g->name(f.varSymbol) + " = " + in + ";");
-      g->block("if (" + g->drawnAt(n, "", g->expr(*f.cond)) + ") {", [&] {
-        g->consume(n, in, segment);
-      });
+      g->block("if (" + g->drawnAt(n, position, g->expr(*f.cond)) + ") {", [&] { g->consume(n, in, segment); });
     });
   }
 };
@@ -107,7 +182,8 @@ struct BranchCodegen : KindCodegen<Node::Branch> {
 } // namespace
 
 void addStageCodegen(NodeCodegenTable& table) {
-  table.add<MapCodegen, FilterCodegen, UniqueCodegen, TakeCodegen, ForStageCodegen, BranchCodegen>();
+  table.add<MapCodegen, FilterCodegen>({"flow/stream/batched_stages.hpp"});
+  table.add<UniqueCodegen, TakeCodegen, ForStageCodegen, BranchCodegen>();
 }
 
 } // namespace flow::codegen

@@ -1,8 +1,9 @@
 // batched_stages: a map and filter stretch on 1, 2, 3 and 8 threads against the same
-// functions applied element by element: the same elements in the same order and the same
-// counts, across sizes that end on, just before and just after a batch and a share; the
-// first error in input order, with the elements before it emitted; a stop that drops the
-// rest of a batch and its error; its memory as the plan computes it.
+// functions applied element by element: the same elements in the same order, positions
+// and counts, across sizes that end on, just before and just after a chunk, a share and
+// one or two batches; the first error in input order, with the elements before it
+// emitted; a stop that drops the rest of a batch and its error; its memory as the plan
+// computes it.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -24,7 +25,9 @@ struct word {
 // (the stage function fails on the input `poison` when it is set).
 struct stretch {
   std::uint64_t poison = UINT64_MAX;
-  template <class Out> void operator()(const std::uint64_t& x, Out&& out, std::uint64_t* counted) const {
+  template <class Out>
+  void operator()(const std::uint64_t& x, std::uint64_t position, Out&& out, std::uint64_t* counted) const {
+    if (position != x) throw std::logic_error("position " + std::to_string(position) + " for " + std::to_string(x));
     if (x == poison) throw std::runtime_error("bad value " + std::to_string(x));
     const std::uint64_t v = x * 2654435761u % 1000003;
     const word w{v, static_cast<std::uint32_t>(std::to_string(v).size())};
@@ -44,7 +47,7 @@ result one_by_one(std::uint64_t n, std::uint64_t poison, std::uint64_t stop_afte
   const stretch s{poison};
   try {
     for (std::uint64_t x = 0; x < n && r.words.size() < stop_after; ++x)
-      s(x, [&](const word& w) { r.words.push_back(w); }, &r.mapped);
+      s(x, x, [&](const word& w) { r.words.push_back(w); }, &r.mapped);
   } catch (const std::runtime_error& e) {
     r.error = e.what();
   }
@@ -82,7 +85,8 @@ void expect_same(const result& want, const result& got, bool counts) {
 TEST(BatchedStages, SameElementsInTheSameOrderAtAnyThreadCount) {
   const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + sizeof(word));
   for (unsigned threads : {1u, 2u, 3u, 8u})
-    for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, share - 1, share, share + 1, 2 * share * threads - 1,
+    for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, share / 4 - 1, share / 4 + 1, share - 1, share, share + 1,
+                            share * threads, share * threads + 1, 2 * share * threads - 1,
                             2 * share * threads, 2 * share * threads + 1, 5 * share * threads + 7}) {
       SCOPED_TRACE("threads " + std::to_string(threads) + ", n " + std::to_string(n));
       expect_same(one_by_one(n, UINT64_MAX), batched(threads, n, UINT64_MAX), true);
@@ -92,7 +96,7 @@ TEST(BatchedStages, SameElementsInTheSameOrderAtAnyThreadCount) {
 TEST(BatchedStages, TheFirstErrorInInputOrderAfterTheElementsBeforeIt) {
   const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + sizeof(word));
   for (unsigned threads : {1u, 2u, 3u, 8u})
-    for (std::uint64_t poison : {std::uint64_t{0}, share - 1, share, 3 * share * threads + 5}) {
+    for (std::uint64_t poison : {std::uint64_t{0}, share / 4, share - 1, share, 3 * share * threads + 5}) {
       SCOPED_TRACE("threads " + std::to_string(threads) + ", poison " + std::to_string(poison));
       const result want = one_by_one(4 * share * threads, poison);
       ASSERT_EQ(want.error, "bad value " + std::to_string(poison));
@@ -115,10 +119,10 @@ TEST(BatchedStages, AStopDropsTheRestOfTheBatchAndItsError) {
 
 TEST(BatchedStages, MemoryIsWhatThePlanGivesAndNoneOnOneThread) {
   EXPECT_EQ(flow::plan::stage_batch_bytes(1, 24), 0u);
-  EXPECT_EQ(flow::plan::stage_batch_share(24), (256u << 10) / 24);
-  EXPECT_EQ(flow::plan::stage_batch_bytes(4, 24), 4 * ((256u << 10) / 24) * 24);
-  EXPECT_EQ(flow::plan::stage_batch_share(1u << 20), 64u); // large elements: still a batch worth waking threads for
-  EXPECT_EQ(flow::plan::stage_batch_share(1), 16384u);
+  EXPECT_EQ(flow::plan::stage_batch_share(24), (128u << 10) / 24);
+  EXPECT_EQ(flow::plan::stage_batch_bytes(4, 24), 2 * 4 * ((128u << 10) / 24) * 24); // two batches
+  EXPECT_EQ(flow::plan::stage_batch_share(1u << 20), 32u); // large elements: still a batch worth waking threads for
+  EXPECT_EQ(flow::plan::stage_batch_share(1), 8192u);
 }
 
 } // namespace

@@ -97,18 +97,19 @@ inline bool spread_reduce_folds_first(const sort_setup& s, std::uint64_t memory_
 }
 
 /// A stretch of maps and filters run in batches on the program's threads
-/// (flow/stream/batched_stages.hpp): each thread takes a share of a batch of inputs and
-/// puts its outputs in a buffer of its own. A share is about 256 KiB of inputs and outputs
-/// (element_bytes: the bytes of one input plus one output), so that a batch's work is
-/// much more than the wake-up of the threads that share it, and stays in their caches.
+/// (flow/stream/batched_stages.hpp): a batch holds a share of elements for each thread,
+/// and two batches are held, one being computed while the other is filled and emptied. A
+/// share is about 128 KiB of inputs and outputs (element_bytes: the bytes of one input
+/// plus one output), so that a batch's work is much more than waking the threads that
+/// share it, and stays in their caches.
 inline constexpr std::uint64_t stage_batch_share(std::uint64_t element_bytes) noexcept {
-  const std::uint64_t k = (std::uint64_t{256} << 10) / (element_bytes > 0 ? element_bytes : 1);
-  return k < 64 ? 64 : k > 16384 ? 16384 : k;
+  const std::uint64_t k = (std::uint64_t{128} << 10) / (element_bytes > 0 ? element_bytes : 1);
+  return k < 32 ? 32 : k > 8192 ? 8192 : k;
 }
-/// Its buffers: a share of inputs and of outputs per thread; nothing on one thread, where
-/// the stretch runs element by element.
+/// Its buffers: two batches of inputs and outputs; nothing on one thread, where the
+/// stretch runs element by element.
 inline constexpr std::uint64_t stage_batch_bytes(unsigned threads, std::uint64_t element_bytes) noexcept {
-  return threads <= 1 ? 0 : sat_mul(sat_mul(threads, stage_batch_share(element_bytes)), element_bytes);
+  return threads <= 1 ? 0 : sat_mul(sat_mul(2 * std::uint64_t{threads}, stage_batch_share(element_bytes)), element_bytes);
 }
 
 struct memory_node {

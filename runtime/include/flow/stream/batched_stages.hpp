@@ -3,9 +3,11 @@
 // output in the order one thread gives. The compiler uses it for a stretch whose
 // functions cost enough an element and keep no state (plan/batches.cpp); the generated
 // code inlines the stretch's functions into `stages`, which puts out each element that
-// leaves the stretch through `out` and counts the elements each stage passes on.
+// leaves the stretch through `out` and counts the elements each stage passes on; the
+// element's position (its number in the stretch's input) is where a first stage that
+// draws rand() draws (flow/program/rand.hpp).
 //
-//   auto stages = [&](const Line& l, auto&& out, std::uint64_t* counted) {
+//   auto stages = [&](const Line& l, std::uint64_t position, auto&& out, std::uint64_t* counted) {
 //     const Word w = parse(l);      // a map
 //     ++counted[0];
 //     if (w.len > 3) out(w);        // a filter: the stretch's last stage
@@ -15,17 +17,21 @@
 //   b.finish(emit, stopped);
 //
 // On one thread each element goes through `stages` as it comes, straight to `emit`. On
-// more, push() gathers a batch — a share of plan::stage_batch_share elements for each
-// thread — and then each thread runs `stages` over its contiguous share into an output
-// buffer of its own, and the calling thread hands the buffers' elements to `emit` share
-// by share: the order and the elements of one thread.
+// more, push() gathers a batch — plan::stage_batch_share elements for each thread — and
+// the batch is cut into chunks that the threads take one after another, each into its
+// own part of the batch's output buffer. Two batches take turns: while the helper threads
+// compute one, the calling thread hands the previous one's outputs to `emit`, chunk by
+// chunk — the order and the elements of one thread — and fills the next, then computes
+// chunks of the running batch until none is left. So the stretch's source and its
+// downstream, which run on the calling thread, overlap the stretch's work.
 //
-// A function that throws (checked arithmetic, a bad value to parse) stops its share
+// A function that throws (checked arithmetic, a bad value to parse) stops its chunk
 // there: the elements before it in input order are emitted, then the first exception is
 // rethrown — the error one thread meets first. `stopped()` (a loop downstream that has
 // ended with `break`) ends the emitting, and drops the batch's rest and its error, which
 // one thread would never have computed.
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -45,68 +51,125 @@ public:
       : threads_(std::max(1u, threads)), stages_(std::move(stages)), totals_(counted_stages) {
     if (threads_ == 1) return;
     constexpr std::uint64_t element_bytes = sizeof(In) + sizeof(Out);
-    share_ = static_cast<std::size_t>(std::max<std::uint64_t>(1, memory_bytes / threads_ / element_bytes));
+    const std::uint64_t share = std::max<std::uint64_t>(1, memory_bytes / 2 / threads_ / element_bytes);
+    batch_ = static_cast<std::size_t>(share * threads_);
+    chunk_ = std::max<std::size_t>(1, static_cast<std::size_t>(share / 4));
+    const std::size_t chunks = (batch_ + chunk_ - 1) / chunk_;
+    for (batch& b : batches_) {
+      b.inputs.reserve(batch_);
+      b.outputs.resize(batch_);
+      b.produced.resize(chunks);
+      b.counts.resize(chunks * counted_stages);
+      b.errors.resize(chunks);
+    }
     team_.emplace(threads_);
-    batch_ = share_ * threads_;
-    inputs_.reserve(batch_);
-    outputs_.resize(threads_);
-    for (std::vector<Out>& o : outputs_) o.reserve(share_);
-    counts_.assign(threads_ * counted_stages, 0);
-    errors_.resize(threads_);
   }
+  /// Waits for a batch still being computed (an exception left it running).
+  ~batched_stages() {
+    if (running_ < 0) return;
+    finish_computing(batches_[running_]);
+  }
+  batched_stages(const batched_stages&) = delete;
+  batched_stages& operator=(const batched_stages&) = delete;
 
-  /// Puts x into the stretch; emit(y) gets each element y that leaves it, in order, once
-  /// a batch is full (at once on one thread).
+  /// Puts x into the stretch; emit(y) gets each element y that leaves it, in order (at
+  /// once on one thread; a batch later on several).
   template <class Emit, class Stopped> void push(const In& x, Emit&& emit, Stopped&& stopped) {
     if (threads_ == 1) {
-      stages_(x, emit, totals_.data());
+      stages_(x, pushed_++, emit, totals_.data());
       return;
     }
-    inputs_.push_back(x);
-    if (inputs_.size() == batch_) run(emit, stopped);
+    batches_[filling_].inputs.push_back(x);
+    if (batches_[filling_].inputs.size() == batch_) next_batch(emit, stopped);
   }
-  /// Runs what push() has gathered: call it after the last push().
+  /// Computes and emits what push() has gathered: call it after the last push().
   template <class Emit, class Stopped> void finish(Emit&& emit, Stopped&& stopped) {
-    if (!inputs_.empty()) run(emit, stopped);
+    if (threads_ == 1) return;
+    if (!batches_[filling_].inputs.empty()) next_batch(emit, stopped);
+    if (running_ < 0) return;
+    batch& last = batches_[running_];
+    finish_computing(last);
+    emit_outputs(last, emit, stopped);
   }
   /// The elements stage i of the stretch has passed on so far (the last stage's are the
   /// emitted ones).
   std::uint64_t counted(std::size_t i) const { return totals_[i]; }
 
 private:
-  template <class Emit, class Stopped> void run(Emit& emit, Stopped& stopped) {
-    const std::size_t n = inputs_.size(), stages = totals_.size();
-    team_->run([&](unsigned t) {
-      std::vector<Out>& out = outputs_[t];
-      out.clear();
-      std::uint64_t* counted = counts_.data() + t * stages;
+  struct batch {
+    std::vector<In> inputs;
+    std::vector<Out> outputs;           // chunk c's outputs from c * chunk_ on
+    std::vector<std::size_t> produced;  // outputs of each chunk
+    std::vector<std::uint64_t> counts;  // each chunk's counts of each counted stage
+    std::vector<std::exception_ptr> errors;
+    std::uint64_t first_position = 0;
+    std::size_t chunks = 0;
+    std::atomic<std::size_t> next_chunk{0};
+  };
+
+  /// The batch being filled is full (or the last): it starts on the helpers, and the one
+  /// they were computing is finished and emitted while they work.
+  template <class Emit, class Stopped> void next_batch(Emit& emit, Stopped& stopped) {
+    const int full = filling_, previous = 1 - filling_;
+    const bool previous_running = running_ == previous;
+    if (previous_running) finish_computing(batches_[previous]);
+    start(batches_[full]);
+    if (previous_running) emit_outputs(batches_[previous], emit, stopped);
+    batches_[previous].inputs.clear();
+    filling_ = previous;
+  }
+
+  void start(batch& b) {
+    b.first_position = pushed_;
+    pushed_ += b.inputs.size();
+    b.chunks = (b.inputs.size() + chunk_ - 1) / chunk_;
+    b.next_chunk.store(0, std::memory_order_relaxed);
+    running_ = static_cast<int>(&b - batches_);
+    team_->start([this, &b](unsigned) { compute(b); });
+  }
+  /// The calling thread computes chunks until none is left, then waits for the helpers.
+  void finish_computing(batch& b) {
+    compute(b);
+    team_->wait();
+    running_ = -1;
+  }
+  void compute(batch& b) {
+    const std::size_t stages = totals_.size();
+    for (std::size_t c; (c = b.next_chunk.fetch_add(1, std::memory_order_relaxed)) < b.chunks;) {
+      Out* out = b.outputs.data() + c * chunk_;
+      std::size_t& produced = b.produced[c];
+      produced = 0;
+      std::uint64_t* counted = b.counts.data() + c * stages;
       std::fill(counted, counted + stages, 0);
-      errors_[t] = algo::run_catching([&] {
-        auto put = [&out](const Out& y) { out.push_back(y); };
-        for (std::size_t i = n * t / threads_, end = n * (t + 1) / threads_; i < end; ++i) stages_(inputs_[i], put, counted);
+      auto put = [&](const Out& y) { out[produced++] = y; };
+      b.errors[c] = algo::run_catching([&] {
+        for (std::size_t i = c * chunk_, end = std::min(b.inputs.size(), i + chunk_); i < end; ++i)
+          stages_(b.inputs[i], b.first_position + i, put, counted);
       });
-    });
-    inputs_.clear();
-    for (unsigned t = 0; t < threads_; ++t) {
-      for (std::size_t s = 0; s < stages; ++s) totals_[s] += counts_[t * stages + s];
-      for (const Out& y : outputs_[t]) {
+    }
+  }
+  template <class Emit, class Stopped> void emit_outputs(const batch& b, Emit& emit, Stopped& stopped) {
+    const std::size_t stages = totals_.size();
+    for (std::size_t c = 0; c < b.chunks; ++c) {
+      for (std::size_t s = 0; s < stages; ++s) totals_[s] += b.counts[c * stages + s];
+      const Out* out = b.outputs.data() + c * chunk_;
+      for (std::size_t k = 0; k < b.produced[c]; ++k) {
         if (stopped()) return;
-        emit(y);
+        emit(out[k]);
       }
-      if (errors_[t] && !stopped()) std::rethrow_exception(errors_[t]);
-      if (errors_[t]) return;
+      if (b.errors[c] && !stopped()) std::rethrow_exception(b.errors[c]);
+      if (b.errors[c]) return;
     }
   }
 
   const unsigned threads_;
   Stages stages_;
   std::vector<std::uint64_t> totals_;
-  std::size_t share_ = 0, batch_ = 0; // elements of a thread's share, of a batch
+  std::uint64_t pushed_ = 0;         // elements put into batches so far: the next batch's first position
+  std::size_t batch_ = 0, chunk_ = 0; // elements of a batch, of a chunk
+  batch batches_[2];
+  int filling_ = 0, running_ = -1;   // the batch push() fills; the one being computed (-1: none)
   std::optional<algo::thread_team> team_;
-  std::vector<In> inputs_;
-  std::vector<std::vector<Out>> outputs_;
-  std::vector<std::uint64_t> counts_;
-  std::vector<std::exception_ptr> errors_;
 };
 
 } // namespace flow::stream

@@ -1,0 +1,172 @@
+// Which maps and filters run in batches on the program's threads (flow/stream/
+// batched_stages.hpp): a stretch of them, one feeding the next, whose functions keep no
+// state and cost enough an element to be worth a batch's copies and the threads'
+// wake-ups. Everything else runs on its phase's one thread, as before.
+//
+// A function may be run on any thread, in any order, when all it reads stays the same
+// while its stretch runs: the element, constants, params and `let`s, and `var`s only in a
+// phase where no for stage or loop body runs (those could change them between two
+// elements). It must not touch a container (a queue, a vector, an array), call a C++
+// function (which may keep state) or run inside a loop body's pipeline (its threads would
+// start once per element of the loop). rand() is drawn at positions (docs/language.md), so
+// a stretch's first stage may draw: its positions are the elements' numbers in its input.
+#include "plan/plan.hpp"
+
+#include "ast/visit.hpp"
+#include "sema/symbols.hpp"
+#include "sema/types.hpp"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+namespace flow::plan {
+
+using namespace flow::ast;
+
+namespace {
+
+/// About how many simple operations a function costs an element: + and * cost 1, a
+/// division 4, work on strings (formatting, parsing, comparing, methods) 16.
+constexpr double kStringWork = 16;
+/// A stretch below this runs on one thread: copying each element into and out of a batch
+/// costs about that much.
+constexpr double kWorthABatch = 16;
+
+double cost(const Expr& e);
+double costOfChildren(const Expr& e) {
+  double sum = 0;
+  forEachChild(e, [&](const Child& c) {
+    if (c.expr) sum += cost(*c.expr);
+  });
+  return sum;
+}
+
+double cost(const Expr& e) {
+  switch (e.kind()) {
+  case Expr::StringLit: return e.as<StringLitExpr>()->literal.isInterpolated() ? kStringWork + costOfChildren(e) : 0;
+  case Expr::Binary: {
+    const auto& b = *e.as<BinaryExpr>();
+    const double own = b.lhs->type && b.lhs->type->isStr()                  ? kStringWork
+                       : b.op == BinaryOp::Div || b.op == BinaryOp::Rem ? 4
+                                                                          : 1;
+    return own + costOfChildren(e);
+  }
+  case Expr::Unary:
+  case Expr::Cast:
+  case Expr::Index: return 1 + costOfChildren(e);
+  case Expr::IfElse: {
+    const auto& i = *e.as<IfExpr>();
+    return 1 + cost(*i.cond) + std::max(cost(*i.then), cost(*i.otherwise));
+  }
+  case Expr::MethodCall: return (e.as<MethodCallExpr>()->strMethod ? kStringWork : 1) + costOfChildren(e);
+  case Expr::Call: {
+    const auto& c = *e.as<CallExpr>();
+    if (c.inlined) return costOfChildren(e); // the expanded body and the arguments
+    if (!c.builtin) return 1 + costOfChildren(e);
+    switch (*c.builtin) {
+    case Builtin::Hash: return 4 + costOfChildren(e);
+    case Builtin::Min:
+    case Builtin::Max:
+    case Builtin::Abs:
+    case Builtin::Bor:
+    case Builtin::Rand: return 1 + costOfChildren(e);
+    default: return kStringWork + costOfChildren(e); // str(x) and the parsers
+    }
+  }
+  default: return costOfChildren(e);
+  }
+}
+
+/// Why a function must run on its phase's one thread, or "" when any thread may run it.
+std::string whyOneThread(const Expr& fn, bool stateInPhase) {
+  struct Finder : Visitor {
+    bool stateInPhase;
+    std::string why;
+    bool visit(const Expr& x) override {
+      if (auto* n = x.as<NameExpr>(); n && n->symbol) {
+        const sema::Symbol& s = *n->symbol;
+        if (s.kind == sema::Symbol::Var && stateInPhase)
+          why = "it reads var " + s.name + ", which a for stage or loop body of its phase may change";
+        if (s.kind == sema::Symbol::Array || s.kind == sema::Symbol::Vector || s.kind == sema::Symbol::Queue)
+          why = "it reads " + s.name + ", a container";
+      }
+      if (auto* m = x.as<MethodCallExpr>(); m && m->methodId) why = "it calls ." + m->method + "() of a container";
+      if (auto* c = x.as<CallExpr>(); c && c->symbol && c->symbol->kind == sema::Symbol::CppFunction)
+        why = "it calls the C++ function " + c->callee.str() + ", which may keep state";
+      if (auto* c = x.as<CallExpr>(); c && c->aggregate) why = "it reads a whole stream";
+      return why.empty();
+    }
+  } finder;
+  finder.stateInPhase = stateInPhase;
+  finder.walk(fn);
+  return finder.why;
+}
+
+const Expr& functionOf(const Node& n) {
+  return n.kind == Node::Map ? *n.get<MapStage>()->body : *n.get<FilterStage>()->cond;
+}
+const sema::Type* inputType(const Node& n) {
+  return n.kind == Node::Map ? n.get<MapStage>()->varSymbol->type : n.get<FilterStage>()->varSymbol->type;
+}
+const sema::Type* outputType(const Node& n) {
+  return n.kind == Node::Map ? n.get<MapStage>()->elementType : n.get<FilterStage>()->varSymbol->type;
+}
+
+void addNote(Node& n, const std::string& note) { n.note += (n.note.empty() ? "" : "; ") + note; }
+
+} // namespace
+
+void batchStages(Plan& plan) {
+  std::vector<std::vector<int>> consumers(plan.nodes.size());
+  for (const Node& n : plan.nodes)
+    for (int in : n.inputs) consumers[static_cast<size_t>(in)].push_back(n.id);
+  // Pulled by a merge, join or zip (directly or through stages it pulls): such a stage is
+  // the runtime's pull node, which gives one element at a time.
+  std::vector<bool> pulled(plan.nodes.size(), false);
+  for (auto n = plan.nodes.rbegin(); n != plan.nodes.rend(); ++n)
+    for (int c : consumers[static_cast<size_t>(n->id)]) {
+      const NodeTraits& t = plan.nodes[static_cast<size_t>(c)].traits();
+      if (t.pullsInputs() || (t.passesPull() && pulled[static_cast<size_t>(c)])) pulled[static_cast<size_t>(n->id)] = true;
+    }
+  std::set<int> phasesWithState; // phases where a for stage or a loop body runs
+  for (const Node& n : plan.nodes)
+    if (n.kind == Node::ForStage || n.kind == Node::Loop) phasesWithState.insert(n.phase);
+
+  std::vector<int> stretch; // the stretch being formed: node ids, one feeding the next
+  auto close = [&] {
+    double total = 0;
+    for (int id : stretch) total += cost(functionOf(plan.nodes[static_cast<size_t>(id)]));
+    if (!stretch.empty() && total >= kWorthABatch) {
+      Node& first = plan.nodes[static_cast<size_t>(stretch.front())];
+      const Node& last = plan.nodes[static_cast<size_t>(stretch.back())];
+      first.batchElementBytes = inputType(first)->size() + outputType(last)->size();
+      for (int id : stretch) {
+        plan.nodes[static_cast<size_t>(id)].batchFirst = first.id;
+        plan.nodes[static_cast<size_t>(id)].batchLast = last.id;
+      }
+    }
+    stretch.clear();
+  };
+  for (Node& n : plan.nodes) {
+    if (n.kind != Node::Map && n.kind != Node::Filter) continue;
+    const Expr& fn = functionOf(n);
+    std::string why = whyOneThread(fn, phasesWithState.count(n.phase) > 0);
+    if (why.empty() && n.perElement) why = "its pipeline runs once per element of a loop around it";
+    if (why.empty() && pulled[static_cast<size_t>(n.id)]) why = "a merge, join or zip takes its elements one at a time";
+    const bool draws = drawsRand(fn);
+    // It continues the stretch of its input when it is that input's only consumer.
+    const bool continues = !stretch.empty() && n.inputs.size() == 1 && stretch.back() == n.inputs[0] &&
+                           consumers[static_cast<size_t>(n.inputs[0])].size() == 1 && !draws;
+    if (!continues) close();
+    if (!why.empty()) {
+      close();
+      if (cost(fn) >= kWorthABatch) addNote(n, "on one thread: " + why);
+      continue;
+    }
+    stretch.push_back(n.id);
+  }
+  close();
+}
+
+} // namespace flow::plan
