@@ -26,12 +26,14 @@ using namespace flow::ast;
 
 namespace {
 
-/// About how many simple operations a function costs an element: + and * cost 1, a
-/// division 4, work on strings (formatting, parsing, comparing, methods) 16.
-constexpr double kStringWork = 16;
-/// A stretch below this runs on one thread: copying each element into and out of a batch
-/// costs about that much.
-constexpr double kWorthABatch = 16;
+/// About what a function costs an element, in additions (about half a nanosecond each):
+/// a division or a hash 8, work on strings (formatting, parsing, comparing, a method) 64.
+constexpr double kDivision = 8, kHash = 8, kStringWork = 64;
+/// A stretch below this runs on one thread. Measured on 2 cores: a stretch of cheap
+/// arithmetic (about 20) ran 2× slower in batches than inline, since handing each element
+/// into and out of a batch on the calling thread costs more than its work (several
+/// nanoseconds); one that formats and parses numbers (about 300) ran 1.45× faster.
+constexpr double kWorthABatch = 64;
 
 double cost(const Expr& e);
 double costOfChildren(const Expr& e) {
@@ -48,7 +50,7 @@ double cost(const Expr& e) {
   case Expr::Binary: {
     const auto& b = *e.as<BinaryExpr>();
     const double own = b.lhs->type && b.lhs->type->isStr()                  ? kStringWork
-                       : b.op == BinaryOp::Div || b.op == BinaryOp::Rem ? 4
+                       : b.op == BinaryOp::Div || b.op == BinaryOp::Rem ? kDivision
                                                                           : 1;
     return own + costOfChildren(e);
   }
@@ -65,7 +67,7 @@ double cost(const Expr& e) {
     if (c.inlined) return costOfChildren(e); // the expanded body and the arguments
     if (!c.builtin) return 1 + costOfChildren(e);
     switch (*c.builtin) {
-    case Builtin::Hash: return 4 + costOfChildren(e);
+    case Builtin::Hash: return kHash + costOfChildren(e);
     case Builtin::Min:
     case Builtin::Max:
     case Builtin::Abs:

@@ -16,6 +16,8 @@
 
 namespace {
 
+constexpr std::uint64_t kBlock = std::uint64_t{1} << 20;
+
 struct word {
   std::uint64_t value;
   std::uint32_t digits;
@@ -56,7 +58,7 @@ result one_by_one(std::uint64_t n, std::uint64_t poison, std::uint64_t stop_afte
 
 result batched(unsigned threads, std::uint64_t n, std::uint64_t poison, std::uint64_t stop_after = UINT64_MAX) {
   result r;
-  const std::uint64_t memory = flow::plan::stage_batch_bytes(threads, sizeof(std::uint64_t) + sizeof(word));
+  const std::uint64_t memory = flow::plan::stage_batch_bytes(threads, sizeof(std::uint64_t) + sizeof(word), kBlock);
   flow::stream::batched_stages<std::uint64_t, word, stretch> b(threads, memory, 1, stretch{poison});
   auto emit = [&](const word& w) { r.words.push_back(w); };
   auto stopped = [&] { return r.words.size() >= stop_after; };
@@ -83,7 +85,7 @@ void expect_same(const result& want, const result& got, bool counts) {
 }
 
 TEST(BatchedStages, SameElementsInTheSameOrderAtAnyThreadCount) {
-  const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + sizeof(word));
+  const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + sizeof(word), kBlock);
   for (unsigned threads : {1u, 2u, 3u, 8u})
     for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, share / 4 - 1, share / 4 + 1, share - 1, share, share + 1,
                             share * threads, share * threads + 1, 2 * share * threads - 1,
@@ -94,7 +96,7 @@ TEST(BatchedStages, SameElementsInTheSameOrderAtAnyThreadCount) {
 }
 
 TEST(BatchedStages, TheFirstErrorInInputOrderAfterTheElementsBeforeIt) {
-  const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + sizeof(word));
+  const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + sizeof(word), kBlock);
   for (unsigned threads : {1u, 2u, 3u, 8u})
     for (std::uint64_t poison : {std::uint64_t{0}, share / 4, share - 1, share, 3 * share * threads + 5}) {
       SCOPED_TRACE("threads " + std::to_string(threads) + ", poison " + std::to_string(poison));
@@ -105,7 +107,7 @@ TEST(BatchedStages, TheFirstErrorInInputOrderAfterTheElementsBeforeIt) {
 }
 
 TEST(BatchedStages, AStopDropsTheRestOfTheBatchAndItsError) {
-  const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + sizeof(word));
+  const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + sizeof(word), kBlock);
   for (unsigned threads : {1u, 2u, 3u, 8u}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
     // The downstream loop stops after 10 elements; the input that fails comes later in the
@@ -118,11 +120,12 @@ TEST(BatchedStages, AStopDropsTheRestOfTheBatchAndItsError) {
 }
 
 TEST(BatchedStages, MemoryIsWhatThePlanGivesAndNoneOnOneThread) {
-  EXPECT_EQ(flow::plan::stage_batch_bytes(1, 24), 0u);
-  EXPECT_EQ(flow::plan::stage_batch_share(24), (128u << 10) / 24);
-  EXPECT_EQ(flow::plan::stage_batch_bytes(4, 24), 2 * 4 * ((128u << 10) / 24) * 24); // two batches
-  EXPECT_EQ(flow::plan::stage_batch_share(1u << 20), 32u); // large elements: still a batch worth waking threads for
-  EXPECT_EQ(flow::plan::stage_batch_share(1), 8192u);
+  EXPECT_EQ(flow::plan::stage_batch_bytes(1, 24, kBlock), 0u);
+  EXPECT_EQ(flow::plan::stage_batch_share(24, kBlock), (128u << 10) / 24);
+  EXPECT_EQ(flow::plan::stage_batch_bytes(4, 24, kBlock), 2 * 4 * ((128u << 10) / 24) * 24); // two batches
+  EXPECT_EQ(flow::plan::stage_batch_share(24, 16u << 10), (16u << 10) / 24);                // a small block: small batches
+  EXPECT_EQ(flow::plan::stage_batch_share(1u << 20, kBlock), 32u); // large elements: still a batch worth waking threads for
+  EXPECT_EQ(flow::plan::stage_batch_share(1, kBlock), 8192u);
 }
 
 } // namespace

@@ -99,17 +99,20 @@ inline bool spread_reduce_folds_first(const sort_setup& s, std::uint64_t memory_
 /// A stretch of maps and filters run in batches on the program's threads
 /// (flow/stream/batched_stages.hpp): a batch holds a share of elements for each thread,
 /// and two batches are held, one being computed while the other is filled and emptied. A
-/// share is about 128 KiB of inputs and outputs (element_bytes: the bytes of one input
-/// plus one output), so that a batch's work is much more than waking the threads that
-/// share it, and stays in their caches.
-inline constexpr std::uint64_t stage_batch_share(std::uint64_t element_bytes) noexcept {
-  const std::uint64_t k = (std::uint64_t{128} << 10) / (element_bytes > 0 ? element_bytes : 1);
+/// share is about a block of inputs and outputs, at most 128 KiB (element_bytes: the
+/// bytes of one input plus one output), so that a batch's work is much more than waking
+/// the threads that share it, stays in their caches, and is small where the budget is.
+inline constexpr std::uint64_t stage_batch_share(std::uint64_t element_bytes, std::uint64_t block_bytes) noexcept {
+  const std::uint64_t bytes = block_bytes < (std::uint64_t{128} << 10) ? block_bytes : std::uint64_t{128} << 10;
+  const std::uint64_t k = bytes / (element_bytes > 0 ? element_bytes : 1);
   return k < 32 ? 32 : k > 8192 ? 8192 : k;
 }
 /// Its buffers: two batches of inputs and outputs; nothing on one thread, where the
 /// stretch runs element by element.
-inline constexpr std::uint64_t stage_batch_bytes(unsigned threads, std::uint64_t element_bytes) noexcept {
-  return threads <= 1 ? 0 : sat_mul(sat_mul(2 * std::uint64_t{threads}, stage_batch_share(element_bytes)), element_bytes);
+inline constexpr std::uint64_t stage_batch_bytes(unsigned threads, std::uint64_t element_bytes,
+                                                 std::uint64_t block_bytes) noexcept {
+  if (threads <= 1) return 0;
+  return sat_mul(sat_mul(2 * std::uint64_t{threads}, stage_batch_share(element_bytes, block_bytes)), element_bytes);
 }
 
 struct memory_node {

@@ -55,11 +55,12 @@ public:
     batch_ = static_cast<std::size_t>(share * threads_);
     chunk_ = std::max<std::size_t>(1, static_cast<std::size_t>(share / 4));
     const std::size_t chunks = (batch_ + chunk_ - 1) / chunk_;
+    counts_stride_ = (counted_stages / 8 + 2) * 8; // a chunk's counts: a cache line of their own
     for (batch& b : batches_) {
       b.inputs.reserve(batch_);
       b.outputs.resize(batch_);
       b.produced.resize(chunks);
-      b.counts.resize(chunks * counted_stages);
+      b.counts.resize(chunks * counts_stride_);
       b.errors.resize(chunks);
     }
     team_.emplace(threads_);
@@ -100,7 +101,7 @@ private:
     std::vector<In> inputs;
     std::vector<Out> outputs;           // chunk c's outputs from c * chunk_ on
     std::vector<std::size_t> produced;  // outputs of each chunk
-    std::vector<std::uint64_t> counts;  // each chunk's counts of each counted stage
+    std::vector<std::uint64_t> counts;  // each chunk's counts of each counted stage (counts_stride_ apart)
     std::vector<std::exception_ptr> errors;
     std::uint64_t first_position = 0;
     std::size_t chunks = 0;
@@ -137,21 +138,21 @@ private:
     const std::size_t stages = totals_.size();
     for (std::size_t c; (c = b.next_chunk.fetch_add(1, std::memory_order_relaxed)) < b.chunks;) {
       Out* out = b.outputs.data() + c * chunk_;
-      std::size_t& produced = b.produced[c];
-      produced = 0;
-      std::uint64_t* counted = b.counts.data() + c * stages;
+      std::size_t produced = 0; // on the stack: chunks of other threads write beside b.produced[c]
+      std::uint64_t* counted = b.counts.data() + c * counts_stride_;
       std::fill(counted, counted + stages, 0);
       auto put = [&](const Out& y) { out[produced++] = y; };
       b.errors[c] = algo::run_catching([&] {
         for (std::size_t i = c * chunk_, end = std::min(b.inputs.size(), i + chunk_); i < end; ++i)
           stages_(b.inputs[i], b.first_position + i, put, counted);
       });
+      b.produced[c] = produced;
     }
   }
   template <class Emit, class Stopped> void emit_outputs(const batch& b, Emit& emit, Stopped& stopped) {
     const std::size_t stages = totals_.size();
     for (std::size_t c = 0; c < b.chunks; ++c) {
-      for (std::size_t s = 0; s < stages; ++s) totals_[s] += b.counts[c * stages + s];
+      for (std::size_t s = 0; s < stages; ++s) totals_[s] += b.counts[c * counts_stride_ + s];
       const Out* out = b.outputs.data() + c * chunk_;
       for (std::size_t k = 0; k < b.produced[c]; ++k) {
         if (stopped()) return;
@@ -167,6 +168,7 @@ private:
   std::vector<std::uint64_t> totals_;
   std::uint64_t pushed_ = 0;         // elements put into batches so far: the next batch's first position
   std::size_t batch_ = 0, chunk_ = 0; // elements of a batch, of a chunk
+  std::size_t counts_stride_ = 0;
   batch batches_[2];
   int filling_ = 0, running_ = -1;   // the batch push() fills; the one being computed (-1: none)
   std::optional<algo::thread_team> team_;
