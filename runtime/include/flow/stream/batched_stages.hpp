@@ -23,7 +23,8 @@
 // compute one, the calling thread hands the previous one's outputs to `emit`, chunk by
 // chunk — the order and the elements of one thread — and fills the next, then computes
 // chunks of the running batch until none is left. So the stretch's source and its
-// downstream, which run on the calling thread, overlap the stretch's work.
+// downstream, which run on the calling thread, overlap the stretch's work. A stream
+// shorter than a batch is computed on the calling thread: no threads are started for it.
 //
 // A function that throws (checked arithmetic, a bad value to parse) stops its chunk
 // there: the elements before it in input order are emitted, then the first exception is
@@ -63,7 +64,6 @@ public:
       b.counts.resize(chunks * counts_stride_);
       b.errors.resize(chunks);
     }
-    team_.emplace(threads_);
   }
   /// Waits for a batch still being computed (an exception left it running).
   ~batched_stages() {
@@ -86,7 +86,14 @@ public:
   /// Computes and emits what push() has gathered: call it after the last push().
   template <class Emit, class Stopped> void finish(Emit&& emit, Stopped&& stopped) {
     if (threads_ == 1) return;
-    if (!batches_[filling_].inputs.empty()) next_batch(emit, stopped);
+    batch& rest = batches_[filling_];
+    if (!team_ && !rest.inputs.empty()) { // less than a batch in all: no threads started for it
+      prepare(rest);
+      compute(rest);
+      emit_outputs(rest, emit, stopped);
+      return;
+    }
+    if (!rest.inputs.empty()) next_batch(emit, stopped);
     if (running_ < 0) return;
     batch& last = batches_[running_];
     finish_computing(last);
@@ -120,11 +127,16 @@ private:
     filling_ = previous;
   }
 
-  void start(batch& b) {
+  void prepare(batch& b) {
     b.first_position = pushed_;
     pushed_ += b.inputs.size();
     b.chunks = (b.inputs.size() + chunk_ - 1) / chunk_;
     b.next_chunk.store(0, std::memory_order_relaxed);
+  }
+  void start(batch& b) {
+    prepare(b);
+    if (!team_) team_.emplace(threads_); // at the first full batch: a short stream (a loop's
+                                         // round) starts no threads
     running_ = static_cast<int>(&b - batches_);
     team_->start([this, &b](unsigned) { compute(b); });
   }
