@@ -8,7 +8,10 @@
 // phase where no for stage or loop body runs (those could change them between two
 // elements). It must not touch a container (a queue, a vector, an array), call a C++
 // function (which may keep state) or run inside a loop body's pipeline (its threads would
-// start once per element of the loop). rand() is drawn at positions (docs/language.md), so
+// start once per element of the loop). And since a stretch's output comes up to two
+// batches after its input, what comes after it runs late against the rest of its phase:
+// where both touch state (a for stage or loop body, a stage reading a var or container),
+// the stretch stays on one thread. rand() is drawn at positions (docs/language.md), so
 // a stretch's first stage may draw: its positions are the elements' numbers in its input.
 #include "plan/plan.hpp"
 
@@ -105,6 +108,16 @@ std::string whyOneThread(const Expr& fn, bool stateInPhase) {
   return finder.why;
 }
 
+/// Whether the node reads or changes what a for stage or loop body of its phase may
+/// change: a for stage (its body), or a function that reads a var, a container or calls C++.
+bool touchesState(const Node& n) {
+  if (n.kind == Node::ForStage) return true;
+  if (n.kind == Node::Map) return !whyOneThread(*n.get<MapStage>()->body, true).empty();
+  if (n.kind == Node::Filter) return !whyOneThread(*n.get<FilterStage>()->cond, true).empty();
+  if (n.kind == Node::Generate) return !whyOneThread(*n.get<GenerateSource>()->body, true).empty();
+  return false;
+}
+
 const Expr& functionOf(const Node& n) {
   return n.kind == Node::Map ? *n.get<MapStage>()->body : *n.get<FilterStage>()->cond;
 }
@@ -134,12 +147,39 @@ void batchStages(Plan& plan) {
   std::set<int> phasesWithState; // phases where a for stage or a loop body runs
   for (const Node& n : plan.nodes)
     if (n.kind == Node::ForStage || n.kind == Node::Loop) phasesWithState.insert(n.phase);
+  // A batched stretch's output comes up to two batches after its input: what comes after
+  // it runs late against everything else in its phase. So where both touch state (a for
+  // stage or a loop body, which may change a var or print, or a function reading a var
+  // or a container), the stretch stays on one thread.
+  auto touches = [&](const Node& n) { return n.kind == Node::Loop || touchesState(n); };
+  auto delayWouldShow = [&](const std::vector<int>& stretch) {
+    const int phase = plan.nodes[static_cast<size_t>(stretch.front())].phase;
+    if (!phasesWithState.count(phase)) return false;
+    std::set<int> after, inStretch(stretch.begin(), stretch.end());
+    std::vector<int> todo{stretch.back()};
+    while (!todo.empty()) {
+      const int id = todo.back();
+      todo.pop_back();
+      for (int c : consumers[static_cast<size_t>(id)])
+        if (plan.nodes[static_cast<size_t>(c)].phase == phase && after.insert(c).second) todo.push_back(c);
+    }
+    bool stateAfter = false, stateElsewhere = false;
+    for (const Node& m : plan.nodes) {
+      if (m.phase != phase || inStretch.count(m.id) || !touches(m)) continue;
+      (after.count(m.id) ? stateAfter : stateElsewhere) = true;
+    }
+    return stateAfter && stateElsewhere;
+  };
 
   std::vector<int> stretch; // the stretch being formed: node ids, one feeding the next
   auto close = [&] {
     double total = 0;
     for (int id : stretch) total += cost(functionOf(plan.nodes[static_cast<size_t>(id)]));
-    if (!stretch.empty() && total >= kWorthABatch) {
+    if (!stretch.empty() && total >= kWorthABatch && delayWouldShow(stretch)) {
+      addNote(plan.nodes[static_cast<size_t>(stretch.front())],
+              "on one thread: in batches, what comes after it would run late against a for stage, a loop body or a "
+              "stage reading a var elsewhere in its phase");
+    } else if (!stretch.empty() && total >= kWorthABatch) {
       Node& first = plan.nodes[static_cast<size_t>(stretch.front())];
       const Node& last = plan.nodes[static_cast<size_t>(stretch.back())];
       first.batchElementBytes = inputType(first)->size() + outputType(last)->size();

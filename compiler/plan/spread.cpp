@@ -107,6 +107,35 @@ bool decidesEveryPair(const sema::OrderInfo& o) {
   return true;
 }
 
+/// Whether no two elements that `n` puts out agree on all of `keys`: a reduce's output
+/// (one element per key), through filters, where the keys include the reduce's. A sort
+/// of it by those keys then ties no two elements, whatever its order says of the rest.
+bool oneElementPerKey(const Plan& plan, const Node& n, const std::vector<sema::OrderKeyInfo>& keys) {
+  const Node* at = &n;
+  while (at->kind == Node::Filter) at = &plan.nodes[at->inputs[0]];
+  if (at->kind != Node::ReduceMerge && at->kind != Node::Fold) return false;
+  const auto samePath = [](const sema::OrderKeyInfo& a, const sema::OrderKeyInfo& b) {
+    if (a.path.size() != b.path.size()) return false;
+    for (size_t i = 0; i < a.path.size(); ++i)
+      if (a.path[i].field != b.path[i].field || a.path[i].index != b.path[i].index) return false;
+    return true;
+  };
+  for (const sema::OrderKeyInfo& reduced : at->get<ReduceStage>()->keyOrder->keys) {
+    bool sorted = false;
+    for (const sema::OrderKeyInfo& k : keys) sorted = sorted || (samePath(k, reduced) && equalMeansSameBytes(k.type));
+    if (!sorted) return false;
+  }
+  return true;
+}
+
+/// Whether a sort's output is the same bytes however its elements are shared out.
+bool sortDecides(const Plan& plan, const Node& sort) {
+  const sema::OrderInfo& order = *sort.get<SortStage>()->order->order;
+  const Node& runs = sort.kind == Node::SortRuns ? sort : plan.nodes[sort.partner];
+  return decidesEveryPair(order) ||
+         (order.kind == sema::OrderInfo::Keys && oneElementPerKey(plan, plan.nodes[runs.inputs[0]], order.keys));
+}
+
 /// Whether the node could be spread, its inputs being spread.
 bool canSpread(const Plan& plan, const Node& n) {
   switch (n.kind) {
@@ -117,7 +146,7 @@ bool canSpread(const Plan& plan, const Node& n) {
   case Node::Reread:
   case Node::WriteFile: return true;
   case Node::SortRuns:
-  case Node::SortMerge: return decidesEveryPair(*n.get<SortStage>()->order->order);
+  case Node::SortMerge: return sortDecides(plan, n);
   case Node::ReadText: return true;
   case Node::Generate: return dependsOnElementOnly(*n.get<GenerateSource>()->body, /*position*/ true);
   case Node::Map: return dependsOnElementOnly(*n.get<MapStage>()->body);
@@ -147,7 +176,8 @@ std::string whyWhole(const Node& n) {
     return "its function draws rand() (by the element's number, which a rank cannot know) or calls C++ or a "
            "queue's or vector's method";
   case Node::SortRuns:
-  case Node::SortMerge: return "its order ties different elements (a field that is no key, or a float)";
+  case Node::SortMerge:
+    return "its order ties different elements (a field that is no key, or a float; not a reduce's output by its keys)";
   case Node::ReduceRuns:
   case Node::ReduceMerge:
     return "its elements may hold a float, or its function draws rand(): its folds depend on their order";

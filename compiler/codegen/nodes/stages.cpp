@@ -27,24 +27,29 @@ template <Node::Kind K> struct BatchableStage : KindCodegen<K> {
   void declare(const Node& n) override {
     g->declareRandStage(n);
     if (n.batchFirst != n.id) return;
-    const Node& last = g->plan_.nodes[n.batchLast];
-    std::vector<int> stretch{last.id};
-    while (stretch.back() != n.id) stretch.push_back(g->plan_.nodes[stretch.back()].inputs[0]);
-    const std::set<int> nodes(stretch.begin(), stretch.end());
+    const std::vector<const Node*> stretch = stretchFrom(n);
+    const Node& last = *stretch.back();
+    std::set<int> nodes;
+    std::string names;
+    for (const Node* s : stretch) {
+      nodes.insert(s->id);
+      names += (names.empty() ? "" : " → ") + s->name;
+    }
     const std::vector<std::string> noStops;
-    const std::string stages = g->var(n, "stages");
-    g->line("// " + describeStretch(n) + ": in batches on the program's threads (flow/stream/batched_stages.hpp)");
-    g->line("auto " + stages + " = [&](const " + g->type(elementIn(n)) +
+    const std::string stages = g->var(n, "stages"), in = g->type(elementIn(n));
+    g->line("// " + names + ": in batches on the program's threads (flow/stream/batched_stages.hpp)");
+    g->line("auto " + stages + " = [&](const " + in +
             "& fl_bin, [[maybe_unused]] uint64_t fl_position, auto&& fl_out, [[maybe_unused]] uint64_t* fl_counted) {");
     {
-      Generator::Indent in(*g);
+      Generator::Indent indent(*g);
       g->batchBody_ = n.id;
       inlined(n, "fl_bin", "fl_position", Segment{nodes, noStops, false}); // only its first stage may draw
       g->batchBody_ = -1;
     }
     g->line("};");
-    g->line("flow::stream::batched_stages<" + g->type(elementIn(n)) + ", " + g->type(g->codeOf(last).outputType(last)) + ", decltype(" +
-            stages + ")> " + g->var(n, "batches") + "(fl_program.threads(), " + g->memoryOf(n) + ", " +
+    g->line("flow::stream::batched_stages<" + in + ", " + g->type(g->codeOf(last).outputType(last)) + ", decltype(" +
+            stages + ")>");
+    g->line("    " + g->var(n, "batches") + "(fl_program.threads(), " + g->memoryOf(n) + ", " +
             std::to_string(stretch.size() - 1) + ", " + stages + ");");
   }
   void element(const Node& n, const std::string& in, const Segment& segment) override {
@@ -59,26 +64,21 @@ template <Node::Kind K> struct BatchableStage : KindCodegen<K> {
   }
   void finish(const Node& n) override {
     if (n.batchFirst != n.id) return;
-    const Node& last = g->plan_.nodes[n.batchLast];
+    const std::vector<const Node*> stretch = stretchFrom(n);
     const auto stopped = stopped_.find(n.id);
-    g->line(g->var(n, "batches") + ".finish(" + g->var(last, "emit") + ", " +
+    g->line(g->var(n, "batches") + ".finish(" + g->var(*stretch.back(), "emit") + ", " +
             (stopped == stopped_.end() ? "[] { return false; }" : stopped->second) + ");");
-    std::vector<const Node*> before; // the stretch's stages before its last, first to last
-    for (const Node* s = &last; s->id != n.id;) {
-      s = &g->plan_.nodes[s->inputs[0]];
-      before.insert(before.begin(), s);
-    }
-    for (size_t i = 0; i < before.size(); ++i)
-      g->line(g->counter(*before[i]) + ".elements += " + g->var(n, "batches") + ".counted(" + std::to_string(i) + ");");
+    // The counts of its stages but the last (whose are its downstream lambda's).
+    for (size_t i = 0; i + 1 < stretch.size(); ++i)
+      g->line(g->counter(*stretch[i]) + ".elements += " + g->var(n, "batches") + ".counted(" + std::to_string(i) + ");");
   }
 
 private:
-  std::string describeStretch(const Node& first) const {
-    std::string names;
-    for (const Node* s = &g->plan_.nodes[first.batchLast];; s = &g->plan_.nodes[s->inputs[0]]) {
-      names = s->name + (names.empty() ? "" : " → " + names);
-      if (s->id == first.id) return names;
-    }
+  /// The stretch that starts at `first`, first to last.
+  std::vector<const Node*> stretchFrom(const Node& first) const {
+    std::vector<const Node*> stretch{&g->plan_.nodes[first.batchLast]};
+    while (stretch.front()->id != first.id) stretch.insert(stretch.begin(), &g->plan_.nodes[stretch.front()->inputs[0]]);
+    return stretch;
   }
   std::map<int, std::string> stopped_; // a stretch's first node: whether its downstream has stopped
 };

@@ -35,6 +35,7 @@ expect("sorted.txt", (out / "sorted.txt").read_text(), "".join(w + "\n" for w in
 
 want = [f"total {n * (n - 1) // 2}", "seen 1000", f"shifted {sum(2 * i for i in range(1000))}"]
 want += [f"k {k}: {sum(i * k for i in range(100))}" for k in range(1, 4)]
+want += [f"levels {sum(range(10_000))}"]
 expect("standard output", printed.read_text().splitlines(), want)
 
 print("\n".join(problems) if problems else f"batched_stages: {n} elements, every output as Python computes it")
