@@ -17,15 +17,28 @@ bool narrow(const Type* t) { return t->isInteger() && t->bits() < 32; }
 std::string castIfNarrow(const Type* t, const std::string& cppType, const std::string& e) {
   return narrow(t) ? "static_cast<" + cppType + ">(" + e + ")" : e;
 }
-/// Whether evaluating e has an effect another operand could see: it draws from rand() or
-/// calls an imported C++ function.
+/// A constant divisor with which C++'s / and % are defined for every dividend: not 0,
+/// and not -1 (the lowest signed value divided by -1 overflows).
+bool isSafeConstantDivisor(const Expr& e) {
+  auto v = sema::evaluate(e, [](const Symbol*) { return std::nullopt; });
+  return v && v->kind == sema::ConstValue::Int && v->i != 0 && v->i != -1;
+}
+/// Whether evaluating e has an effect another operand could see: it draws from rand(),
+/// calls an imported C++ function, or may stop the program (a parse, a division, a
+/// checked str method, an index), whose message must be the first one in script order.
 bool hasSideEffect(const Expr& e) {
   struct Finder : ast::Visitor {
     bool found = false;
     bool visit(const Expr& x) override {
       if (auto* c = x.as<CallExpr>())
-        found = found || (c->builtin && *c->builtin == ast::Builtin::Rand) ||
+        found = found || (c->builtin && (*c->builtin == ast::Builtin::Rand || *c->builtin == ast::Builtin::ParseU64 ||
+                                         *c->builtin == ast::Builtin::ParseI64 || *c->builtin == ast::Builtin::ParseF64)) ||
                 (c->symbol && c->symbol->kind == Symbol::CppFunction);
+      if (auto* m = x.as<MethodCallExpr>()) found = found || (m->strMethod && ast::info(*m->strMethod).checked);
+      if (auto* b = x.as<BinaryExpr>())
+        found = found || ((b->op == ast::BinaryOp::Div || b->op == ast::BinaryOp::Rem) && b->type->isInteger() &&
+                          !isSafeConstantDivisor(*b->rhs));
+      found = found || x.as<IndexExpr>();
       return !found;
     }
   } finder;
@@ -65,14 +78,6 @@ const char* Generator::wrapHelper(ast::BinaryOp op) {
 
 bool Generator::needsWrapHelper(const Type* t) { return t->isInteger() && (t->isSigned() || t->bits() < 32); }
 
-namespace {
-/// A constant divisor with which C++'s / and % are defined for every dividend: not 0,
-/// and not -1 (the lowest signed value divided by -1 overflows).
-bool isSafeConstantDivisor(const Expr& e) {
-  auto v = sema::evaluate(e, [](const Symbol*) { return std::nullopt; });
-  return v && v->kind == sema::ConstValue::Int && v->i != 0 && v->i != -1;
-}
-} // namespace
 
 std::string Generator::integerLiteral(const Type* t, __int128 v) {
   const int bits = static_cast<int>(t->bits());

@@ -188,13 +188,22 @@ void Generator::emitStatement(const Stmt& s) {
   case Stmt::Print: {
     auto& p = *s.as<PrintStmt>();
     // Through the program, so a progress bar on the terminal is cleared first.
-    std::string args;
-    for (const StringPart& part : p.message.parts) {
-      if (part.expr) hoistAggregates(*part.expr);
-      args += (args.empty() ? "" : ", ") +
-              (part.expr ? "flow::script::show(" + expr(*part.expr) + ")" : quote(part.text));
-    }
-    line("fl_program.print(" + args + ");");
+    // Its values left to right, as the script reads (a call's arguments are not).
+    std::vector<const Expr*> values;
+    for (const StringPart& part : p.message.parts)
+      if (part.expr) {
+        hoistAggregates(*part.expr);
+        values.push_back(part.expr.get());
+      }
+    line(leftToRight(values, [&](const std::vector<std::string>& code) {
+           std::string args;
+           size_t next = 0;
+           for (const StringPart& part : p.message.parts)
+             args += (args.empty() ? "" : ", ") +
+                     (part.expr ? "flow::script::show(" + code[next++] + ")" : quote(part.text));
+           return "fl_program.print(" + args + ")";
+         }) +
+         ";");
     return;
   }
   case Stmt::Evaluate:
