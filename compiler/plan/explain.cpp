@@ -80,7 +80,9 @@ std::string threadsOf(const Plan& plan, const Phase& ph) {
   const auto add = [](std::string& list, const std::string& name) { list += (list.empty() ? "" : ", ") + name; };
   for (int id : ph.nodes) {
     const Node& n = plan.nodes[id];
-    if (n.threads() == Threads::all) add(n.batchFirst >= 0 ? batched : all, n.name);
+    if (n.threads() == Threads::all && n.batchFirst < 0) add(all, n.name);
+    if (n.batchFirst >= 0) // a stretch's stages joined by arrows, stretches by commas
+      batched += (batched.empty() ? "" : n.batchFirst == n.id ? ", " : " → ") + n.name;
     if (n.threads() == Threads::two) add(two, n.name);
     if (n.kind == Node::ForStage) add(forStages, n.name);
   }
