@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -411,18 +412,41 @@ std::optional<memory_shortfall> memory_planner::assign() {
       j.memory = std::max(minimum(j), std::min(room / block_ * block_, want));
       available -= j.memory;
     }
-    double volume = 0;
-    for (int id : runs) volume += std::max(1.0, node(id).elements * static_cast<double>(node(id).element_bytes));
-    const std::uint64_t share = available;
-    for (int id : runs) {
-      memory_node& n = node(id);
-      const double weight = std::max(1.0, n.elements * static_cast<double>(n.element_bytes)) / volume;
-      // Everything in memory: the smallest budget whose in-memory capacity holds the data.
-      const std::uint64_t want = std::min(M, run_memory_for(setup(n), elements(n)));
-      const std::uint64_t given = static_cast<std::uint64_t>(static_cast<double>(share) * weight) / block_ * block_;
-      n.memory = std::max(minimum(n), std::min(want, given));
-      available -= std::min(available, n.memory);
+    // Run formations share what is left by data volume, each at least its minimum. Where
+    // the minimums of those whose share is below it do not fit beside the others' shares
+    // (a sort of unknown count has almost no volume, so a minimum of its own), those get
+    // their minimums and the others share what is left: the phase stays within the budget.
+    const auto volume_of = [&](int id) {
+      return std::max(1.0, node(id).elements * static_cast<double>(node(id).element_bytes));
+    };
+    std::set<int> at_minimum; // run formations given their minimum, not a share
+    for (bool fits = false; !fits;) {
+      std::uint64_t share = available, total = 0;
+      double volume = 0;
+      for (int id : runs) {
+        if (at_minimum.count(id)) share -= std::min(share, minimum(node(id)));
+        else volume += volume_of(id);
+      }
+      for (int id : runs) {
+        memory_node& n = node(id);
+        // Everything in memory: the smallest budget whose in-memory capacity holds the data.
+        const std::uint64_t want = std::min(M, run_memory_for(setup(n), elements(n)));
+        const double weighted = at_minimum.count(id) ? 0 : static_cast<double>(share) * volume_of(id) / volume;
+        const std::uint64_t given = static_cast<std::uint64_t>(weighted) / block_ * block_;
+        n.memory = std::max(minimum(n), std::min(want, given));
+        total = sat_add(total, n.memory);
+      }
+      fits = total <= available;
+      if (!fits) { // the run formations whose share is below their minimum take it
+        const std::size_t before = at_minimum.size();
+        for (int id : runs)
+          if (!at_minimum.count(id) &&
+              static_cast<double>(share) * volume_of(id) / volume < static_cast<double>(minimum(node(id)) + block_))
+            at_minimum.insert(id);
+        fits = at_minimum.size() == before; // nothing more to give up (the minimums fit: checked above)
+      }
     }
+    for (int id : runs) available -= std::min(available, node(id).memory);
     // What is still free goes to the run formations, the merges and the joins, in equal
     // shares of whole blocks. A count is an estimate (or unknown: a file without `~ N`,
     // a stream after a for stage), and a sort that gets more than its estimate forms
