@@ -320,6 +320,33 @@ TEST(PlanCost, AReduceBesideAHashJoinGetsItsTablesLeastBudget) {
             flow::plan::smallest_budget([&](std::uint64_t m) { return flow::plan::hash_reduce(s, m, 1000).slots > 0; }));
 }
 
+TEST(PlanCost, SortsOfUnknownCountBesideALargeOneStayWithinTheBudget) {
+  // Two sorts with almost no volume (unknown counts) and one of a million elements form
+  // runs in one phase: the small ones take their minimums and the large one what is left
+  // (it took its share of everything, the others' minimums came on top, and the plan of a
+  // generated script's phase was 555 KiB of a 427 KiB budget).
+  std::vector<memory_node> nodes;
+  for (double elements : {1.0, 1e6, 1.0}) {
+    const int runs = static_cast<int>(nodes.size());
+    nodes.push_back({.role = memory_role::sort_runs, .phase = 1, .elements = elements, .element_bytes = 16,
+                     .keyed = true, .partner = runs + 1, .io = io_rule::sort_runs});
+    nodes.push_back({.role = memory_role::sort_merge, .phase = 2, .elements = elements, .element_bytes = 16,
+                     .keyed = true, .partner = runs, .io = io_rule::sort_merge});
+  }
+  for (std::uint64_t budget : {2 * MiB, 4 * MiB, 8 * MiB}) {
+    SCOPED_TRACE(budget);
+    memory_planner p(nodes, budget, kBlock, 2);
+    ASSERT_FALSE(p.assign());
+    std::uint64_t phase1 = 0;
+    for (const memory_node& n : nodes)
+      if (n.phase == 1) phase1 += n.memory;
+    EXPECT_LE(phase1, budget);
+    EXPECT_EQ(nodes[0].memory, p.minimum(nodes[0]));
+    EXPECT_EQ(nodes[4].memory, p.minimum(nodes[4]));
+    EXPECT_GT(nodes[2].memory, budget / 2); // the large sort gets the rest
+  }
+}
+
 TEST(PlanCost, EveryRuleHasItsCppName) {
   // Generated programs write their memory plan's rules by these names.
   EXPECT_STREQ(flow::plan::name(io_rule::none), "none");
