@@ -7,8 +7,9 @@
 // while its stretch runs: the element, constants, params and `let`s, and `var`s only in a
 // phase where no for stage or loop body runs (those could change them between two
 // elements). It must not touch a container (a queue, a vector, an array), call a C++
-// function (which may keep state) or run inside a loop body's pipeline (its threads would
-// start once per element of the loop). And since a stretch's output comes up to two
+// function (which may keep state), feed a concat (whose inputs run one after the other)
+// or run inside a loop body's pipeline (its threads would start once per element of the
+// loop). And since a stretch's output comes up to two
 // batches after its input, what comes after it runs late against the rest of its phase:
 // where both touch state (a for stage or loop body, a stage reading a var or container),
 // the stretch stays on one thread. rand() is drawn at positions (docs/language.md), so
@@ -144,6 +145,17 @@ void batchStages(Plan& plan) {
       const NodeTraits& t = plan.nodes[static_cast<size_t>(c)].traits();
       if (t.pullsInputs() || (t.passesPull() && pulled[static_cast<size_t>(c)])) pulled[static_cast<size_t>(n->id)] = true;
     }
+  // Feeding a concat (through what comes after it, in its phase): the concat runs its
+  // inputs one after the other, and a stretch's last batches come out only when its
+  // segment ends, after the next input's elements.
+  std::vector<bool> feedsConcat(plan.nodes.size(), false);
+  for (auto n = plan.nodes.rbegin(); n != plan.nodes.rend(); ++n)
+    for (int c : consumers[static_cast<size_t>(n->id)]) {
+      const Node& consumer = plan.nodes[static_cast<size_t>(c)];
+      if (consumer.phase == n->phase &&
+          (consumer.traits().pipeline == PipelineRole::one_after || feedsConcat[static_cast<size_t>(c)]))
+        feedsConcat[static_cast<size_t>(n->id)] = true;
+    }
   std::set<int> phasesWithState; // phases where a for stage or a loop body runs
   for (const Node& n : plan.nodes)
     if (n.kind == Node::ForStage || n.kind == Node::Loop) phasesWithState.insert(n.phase);
@@ -196,6 +208,7 @@ void batchStages(Plan& plan) {
     std::string why = whyOneThread(fn, phasesWithState.count(n.phase) > 0);
     if (why.empty() && n.perElement) why = "its pipeline runs once per element of a loop around it";
     if (why.empty() && pulled[static_cast<size_t>(n.id)]) why = "a merge, join or zip takes its elements one at a time";
+    if (why.empty() && feedsConcat[static_cast<size_t>(n.id)]) why = "a concat takes its inputs one after the other";
     const bool draws = drawsRand(fn);
     // It continues the stretch of its input when it is that input's only consumer.
     const bool continues = !stretch.empty() && n.inputs.size() == 1 && stretch.back() == n.inputs[0] &&

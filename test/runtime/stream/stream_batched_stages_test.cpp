@@ -119,6 +119,23 @@ TEST(BatchedStages, AStopDropsTheRestOfTheBatchAndItsError) {
   }
 }
 
+TEST(BatchedStages, BoolElements) {
+  // A filter of bools (a std::vector<bool> has no data(): the batches are arrays).
+  auto keep_true = [](const bool& x, std::uint64_t, auto&& out, std::uint64_t*) {
+    if (x) out(x);
+  };
+  for (unsigned threads : {1u, 2u, 3u}) {
+    flow::stream::batched_stages<bool, bool, decltype(keep_true)> b(
+        threads, flow::plan::stage_batch_bytes(threads, 2, kBlock), 0, keep_true);
+    std::uint64_t kept = 0;
+    auto emit = [&](const bool& x) { kept += x ? 1 : 100; };
+    auto never = [] { return false; };
+    for (std::uint64_t i = 0; i < 100000; ++i) b.push(i % 3 == 0, emit, never);
+    b.finish(emit, never);
+    EXPECT_EQ(kept, 33334u) << threads << " threads";
+  }
+}
+
 TEST(BatchedStages, MemoryIsWhatThePlanGivesAndNoneOnOneThread) {
   EXPECT_EQ(flow::plan::stage_batch_bytes(1, 24, kBlock), 0u);
   EXPECT_EQ(flow::plan::stage_batch_share(24, kBlock), (128u << 10) / 24);

@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -57,9 +58,9 @@ public:
     chunk_ = std::max<std::size_t>(1, static_cast<std::size_t>(share / 4));
     const std::size_t chunks = (batch_ + chunk_ - 1) / chunk_;
     counts_stride_ = (counted_stages / 8 + 2) * 8; // a chunk's counts: a cache line of their own
-    for (batch& b : batches_) {
-      b.inputs.reserve(batch_);
-      b.outputs.resize(batch_);
+    for (batch& b : batches_) { // arrays, not vectors: a std::vector<bool> has no data()
+      b.inputs = std::make_unique<In[]>(batch_);
+      b.outputs = std::make_unique<Out[]>(batch_);
       b.produced.resize(chunks);
       b.counts.resize(chunks * counts_stride_);
       b.errors.resize(chunks);
@@ -80,20 +81,21 @@ public:
       stages_(x, pushed_++, emit, totals_.data());
       return;
     }
-    batches_[filling_].inputs.push_back(x);
-    if (batches_[filling_].inputs.size() == batch_) next_batch(emit, stopped);
+    batch& b = batches_[filling_];
+    b.inputs[b.size++] = x;
+    if (b.size == batch_) next_batch(emit, stopped);
   }
   /// Computes and emits what push() has gathered: call it after the last push().
   template <class Emit, class Stopped> void finish(Emit&& emit, Stopped&& stopped) {
     if (threads_ == 1) return;
     batch& rest = batches_[filling_];
-    if (!team_ && !rest.inputs.empty()) { // less than a batch in all: no threads started for it
+    if (!team_ && rest.size > 0) { // less than a batch in all: no threads started for it
       prepare(rest);
       compute(rest);
       emit_outputs(rest, emit, stopped);
       return;
     }
-    if (!rest.inputs.empty()) next_batch(emit, stopped);
+    if (rest.size > 0) next_batch(emit, stopped);
     if (running_ < 0) return;
     batch& last = batches_[running_];
     finish_computing(last);
@@ -105,8 +107,9 @@ public:
 
 private:
   struct batch {
-    std::vector<In> inputs;
-    std::vector<Out> outputs;           // chunk c's outputs from c * chunk_ on
+    std::unique_ptr<In[]> inputs;
+    std::size_t size = 0;               // inputs in it
+    std::unique_ptr<Out[]> outputs;     // chunk c's outputs from c * chunk_ on
     std::vector<std::size_t> produced;  // outputs of each chunk
     std::vector<std::uint64_t> counts;  // each chunk's counts of each counted stage (counts_stride_ apart)
     std::vector<std::exception_ptr> errors;
@@ -123,14 +126,14 @@ private:
     if (previous_running) finish_computing(batches_[previous]);
     start(batches_[full]);
     if (previous_running) emit_outputs(batches_[previous], emit, stopped);
-    batches_[previous].inputs.clear();
+    batches_[previous].size = 0;
     filling_ = previous;
   }
 
   void prepare(batch& b) {
     b.first_position = pushed_;
-    pushed_ += b.inputs.size();
-    b.chunks = (b.inputs.size() + chunk_ - 1) / chunk_;
+    pushed_ += b.size;
+    b.chunks = (b.size + chunk_ - 1) / chunk_;
     b.next_chunk.store(0, std::memory_order_relaxed);
   }
   void start(batch& b) {
@@ -149,13 +152,13 @@ private:
   void compute(batch& b) {
     const std::size_t stages = totals_.size();
     for (std::size_t c; (c = b.next_chunk.fetch_add(1, std::memory_order_relaxed)) < b.chunks;) {
-      Out* out = b.outputs.data() + c * chunk_;
+      Out* out = b.outputs.get() + c * chunk_;
       std::size_t produced = 0; // on the stack: chunks of other threads write beside b.produced[c]
       std::uint64_t* counted = b.counts.data() + c * counts_stride_;
       std::fill(counted, counted + stages, 0);
       auto put = [&](const Out& y) { out[produced++] = y; };
       b.errors[c] = algo::run_catching([&] {
-        for (std::size_t i = c * chunk_, end = std::min(b.inputs.size(), i + chunk_); i < end; ++i)
+        for (std::size_t i = c * chunk_, end = std::min(b.size, i + chunk_); i < end; ++i)
           stages_(b.inputs[i], b.first_position + i, put, counted);
       });
       b.produced[c] = produced;
@@ -165,7 +168,7 @@ private:
     const std::size_t stages = totals_.size();
     for (std::size_t c = 0; c < b.chunks; ++c) {
       for (std::size_t s = 0; s < stages; ++s) totals_[s] += b.counts[c * counts_stride_ + s];
-      const Out* out = b.outputs.data() + c * chunk_;
+      const Out* out = b.outputs.get() + c * chunk_;
       for (std::size_t k = 0; k < b.produced[c]; ++k) {
         if (stopped()) return;
         emit(out[k]);

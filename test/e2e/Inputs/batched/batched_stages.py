@@ -1,5 +1,5 @@
 """Recomputes batched_stages.flow's outputs and checks a run's: lines.txt, drawn.bin,
-sorted.txt and the printed lines (its standard output, in a file).
+sorted.txt, concat.txt and the printed lines (its standard output, in a file).
 
     batched_stages.py N DIR STDOUT
 """
@@ -32,6 +32,8 @@ expect("drawn.bin", (out / "drawn.bin").read_bytes(), struct.pack(f"<{n}Q", *dra
 
 words = sorted(s for s in (f"{i * 2654435761 % 1000}-{i}" for i in range(n)) if not s.startswith("7"))
 expect("sorted.txt", (out / "sorted.txt").read_text(), "".join(w + "\n" for w in words))
+
+expect("concat.txt", (out / "concat.txt").read_text(), "".join(f"{i}\n" for i in range(1000)) + "".join(f"z{i}\n" for i in range(10)))
 
 want = [f"total {n * (n - 1) // 2}", "seen 1000", f"shifted {sum(2 * i for i in range(1000))}"]
 want += [f"k {k}: {sum(i * k for i in range(100))}" for k in range(1, 4)]
