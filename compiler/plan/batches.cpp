@@ -9,11 +9,11 @@
 // elements). It must not touch a container (a queue, a vector, an array), call a C++
 // function (which may keep state), feed a concat (whose inputs run one after the other)
 // or run inside a loop body's pipeline (its threads would start once per element of the
-// loop). And since a stretch's output comes up to two
-// batches after its input, what comes after it runs late against the rest of its phase:
-// where both touch state (a for stage or loop body, a stage reading a var or container),
-// the stretch stays on one thread. rand() is drawn at positions (docs/language.md), so
-// a stretch's first stage may draw: its positions are the elements' numbers in its input.
+// loop). And since a stretch's output comes up to two batches after its input, what comes
+// after it runs late against the rest of its phase: where both touch state (a for stage
+// or loop body, a stage reading a var or container), the stretch stays on one thread.
+// rand() is drawn at positions (docs/language.md), so a stretch's first stage may draw:
+// its positions are the elements' numbers in its input.
 #include "plan/plan.hpp"
 
 #include "ast/visit.hpp"
@@ -36,7 +36,7 @@ constexpr double kDivision = 8, kHash = 8, kStringWork = 64;
 /// A stretch below this runs on one thread. Measured on 2 cores: a stretch of cheap
 /// arithmetic (about 20) ran 2× slower in batches than inline, since handing each element
 /// into and out of a batch on the calling thread costs more than its work (several
-/// nanoseconds); one that formats and parses numbers (about 300) ran 1.45× faster.
+/// nanoseconds); one that formats and parses numbers (about 300) ran 1.6× faster.
 constexpr double kWorthABatch = 64;
 
 double cost(const Expr& e);
@@ -163,7 +163,8 @@ void batchStages(Plan& plan) {
   // it runs late against everything else in its phase. So where both touch state (a for
   // stage or a loop body, which may change a var or print, or a function reading a var
   // or a container), the stretch stays on one thread.
-  auto touches = [&](const Node& n) { return n.kind == Node::Loop || touchesState(n); };
+  std::vector<bool> touches(plan.nodes.size()); // walked once, asked for every stretch
+  for (const Node& n : plan.nodes) touches[static_cast<size_t>(n.id)] = n.kind == Node::Loop || touchesState(n);
   auto delayWouldShow = [&](const std::vector<int>& stretch) {
     const int phase = plan.nodes[static_cast<size_t>(stretch.front())].phase;
     if (!phasesWithState.count(phase)) return false;
@@ -177,7 +178,7 @@ void batchStages(Plan& plan) {
     }
     bool stateAfter = false, stateElsewhere = false;
     for (const Node& m : plan.nodes) {
-      if (m.phase != phase || inStretch.count(m.id) || !touches(m)) continue;
+      if (m.phase != phase || inStretch.count(m.id) || !touches[static_cast<size_t>(m.id)]) continue;
       (after.count(m.id) ? stateAfter : stateElsewhere) = true;
     }
     return stateAfter && stateElsewhere;
