@@ -44,6 +44,10 @@ std::string Generator::memoryOf(const Node& n) const {
   return "fl_nodes[" + std::to_string(n.id) + "].memory";
 }
 
+std::string Generator::runOptions(const Node& n) const {
+  return "fl_sort_options.merged_within(" + memoryOf(plan_.nodes[static_cast<std::size_t>(n.partner)]) + ")";
+}
+
 NodeCodegen& Generator::codeOf(const Node& n) { return codegen_[n.kind]; }
 
 // What a kind's class generates where it says nothing else.

@@ -145,6 +145,9 @@ public:
   std::string keyPath(const ast::Expr& key, const sema::Type* element) const; // ".s_src", ".s_key[0]"
 
   std::string memoryOf(const plan::Node& n) const;
+  /// The sort options of run formation node n: those of the program, with the budget of
+  /// the merge that takes its runs (its partner), so that it leaves no more than that takes.
+  std::string runOptions(const plan::Node& n) const;
   /// A generate, map or filter whose function draws rand() evaluates it with the draws of
   /// the element's position (flow/program/rand.hpp): declareRandStage declares its
   /// flow::rand_stage (each time its statement runs), drawnAt wraps the code of one

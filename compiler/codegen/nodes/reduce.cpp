@@ -18,12 +18,12 @@ struct ReduceRunsCodegen : RunsCodegen<Node::ReduceRuns> {
     g->classesInMainCost_ += n.hashed ? kHashReduceCost : kRunsCreatorCost;
     if (n.spread && !n.hashed) { // over the ranks: a sample sort whose runs fold the equal keys of this rank's range
       g->line("flow::ranks::sample_sort<" + T + ", " + order + ", decltype(" + combine + ")> " + g->var(n, "runs") + "(" +
-              g->memoryOf(n) + ", " + order + "{}, " + combine + ", fl_sort_options);");
+              g->memoryOf(n) + ", " + order + "{}, " + combine + ", " + g->runOptions(n) + ");");
       return;
     }
     if (!n.hashed) {
       g->line("flow::stream::reduce_runs<" + T + ", " + order + ", decltype(" + combine + ")> " + g->var(n, "runs") + "(" +
-              g->memoryOf(n) + ", " + combine + ", fl_sort_options);");
+              g->memoryOf(n) + ", " + combine + ", " + g->runOptions(n) + ");");
       return;
     }
     // Over the ranks, each rank's part folded in its table before the rest goes to the

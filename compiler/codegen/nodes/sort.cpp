@@ -17,7 +17,7 @@ struct SortRunsCodegen : RunsCodegen<Node::SortRuns> {
     g->compiledApart(creator, kRunsCreatorCost, {"flow::algo::runs_merger<" + types});
     // Spread over the ranks: a sample sort, whose runs hold this rank's key range.
     const std::string sorter = n.spread ? "flow::ranks::sample_sort<" + types : creator;
-    g->line(sorter + " " + g->var(n, "runs") + "(" + g->memoryOf(n) + ", {}, fl_sort_options);");
+    g->line(sorter + " " + g->var(n, "runs") + "(" + g->memoryOf(n) + ", {}, " + g->runOptions(n) + ");");
   }
 };
 

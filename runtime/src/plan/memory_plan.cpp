@@ -90,8 +90,13 @@ std::uint64_t memory_planner::minimum(const memory_node& n) const {
     return std::max(sorts, smallest_budget([&](std::uint64_t m) { return hash_reduce(setup(n), m, expected).slots > 0; }));
   }
   case memory_role::sort_merge: {
+    // Four runs at once, and at least 16 with their first elements on disk: run formation
+    // given far more data than planned merges its runs down to what its merge takes
+    // (runs_a_merge_takes), and the fewer those are, the more often it merges.
     const sort_setup s = setup(n);
-    return merge_memory_for(s, sort_block(s, memory_), 4, 4);
+    const sort_geometry g = sort_block(s, memory_);
+    return std::max(merge_memory_for(s, g, 4, 4),
+                    smallest_budget([&](std::uint64_t m) { return runs_a_merge_takes(s, g, m) >= 16; }, g.bytes));
   }
   case memory_role::queue: return queue_minimum(n);
   case memory_role::reserved: return reserved_bytes(n);

@@ -48,17 +48,62 @@ run_formation_shape run_formation(const sort_setup& s, std::uint64_t memory) {
   p.extra_bytes = indirect ? r * 2 * key_index_bytes : 0;
   p.metadata_reserve = base_reserve + r / per_block * per_block_claim;
   p.fixed_bytes = p.metadata_reserve + ring;
+  p.least_bytes = std::max(base_reserve + ring + p.bytes_per_element * per_block + per_block_claim,
+                           metadata_merge_memory(s, p.geometry, 2));
+  if (memory < p.least_bytes) { // it could not merge its runs where their descriptions outgrow the reserve
+    p.run_elements = p.slot_bytes = p.extra_bytes = p.ring_blocks = 0;
+  }
   return p;
+}
+
+namespace {
+// A merger's block buffer with the runs' firsts on disk: it also reads its run's firsts
+// through a page and keeps two of them (flow::algo::runs_merger), and the runs'
+// descriptions, doubled while the merged run's is built, and the page it is written through.
+sort_geometry spilled_buffer(const sort_setup& s, const sort_geometry& g) {
+  return {g.bytes + firsts_page_bytes + 2 * s.element_bytes, g.elements};
+}
+std::uint64_t spilled_metadata(std::uint64_t runs) {
+  return sat_add(sat_mul(2, run_list_bytes(runs)), sat_add(sat_mul(sat_add(runs, 2), run_info_bytes), firsts_page_bytes));
+}
+} // namespace
+
+std::uint64_t metadata_merge_memory(const sort_setup& s, const sort_geometry& g, std::uint64_t runs) {
+  const std::uint64_t writer = g.bytes + firsts_page_bytes + run_info_bytes; // one buffer, firsts through a page
+  const std::uint64_t meta = spilled_metadata(runs);
+  const std::uint64_t merger = smallest_budget(
+      [&](std::uint64_t m) { return merge(s, spilled_buffer(s, g), m, meta).fan_in >= 2; }, g.bytes);
+  return sat_add(writer, merger);
+}
+
+std::uint64_t runs_a_merge_takes(const sort_setup& s, const sort_geometry& g, std::uint64_t memory) {
+  const auto takes = [&](std::uint64_t runs) {
+    return merge(s, spilled_buffer(s, g), memory, spilled_metadata(runs)).fan_in >= 2;
+  };
+  if (!takes(2)) return 1;
+  std::uint64_t lo = 2, hi = 4; // takes(lo), and hi is the first power of two found not to
+  while (takes(hi)) {
+    lo = hi;
+    if (hi >= max_elements / 2) return hi; // (no budget of 2^64 bytes takes this many)
+    hi *= 2;
+  }
+  while (lo + 1 < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (takes(mid) ? lo : hi) = mid;
+  }
+  return lo;
 }
 
 std::uint64_t merge_buffer_overhead(unsigned threads) { return 384 + 96 * std::uint64_t{threads}; }
 
 merge_shape merge(const sort_setup& s, const sort_geometry& g, std::uint64_t memory,
-                  std::uint64_t metadata_bytes, std::uint64_t total_blocks) {
+                  std::uint64_t metadata_bytes) {
   merge_shape p;
   p.output_elements = std::max<std::uint64_t>(g.elements, std::min<std::uint64_t>(4 * g.elements, memory / 16 / s.element_bytes));
+  // The prediction sequence takes nothing here: the merger builds it as it goes from the
+  // runs' first elements (in the metadata) through a heap of one entry per run.
   const std::uint64_t fixed = sat_add(sat_add(metadata_bytes, sat_mul(p.output_elements, s.element_bytes)),
-                                     sat_add(sat_mul(total_blocks, 8) /* prediction */, 16384 /* objects, threads */));
+                                     16384 /* objects, threads, the heap */);
   const std::uint64_t rest = memory > fixed ? memory - fixed : 0;
   p.buffers = rest / (g.bytes + merge_buffer_overhead(s.threads));
   const std::uint64_t prefetch = std::clamp<std::uint64_t>(p.buffers / 8, 1, 16);
@@ -107,15 +152,14 @@ sort_cost sort_estimate(const sort_setup& s, std::uint64_t n, std::uint64_t run_
   std::uint64_t disk_runs = c.runs;
   merge_shape mp;
   if (keep_last_run) {
-    const merge_shape with_last = merge(s, g, merge_memory > rf.slot_bytes ? merge_memory - rf.slot_bytes : 0, meta,
-                                        blocks - blocks_of(last));
+    const merge_shape with_last = merge(s, g, merge_memory > rf.slot_bytes ? merge_memory - rf.slot_bytes : 0, meta);
     c.last_run_in_memory = with_last.fan_in >= c.runs - 1;
     if (c.last_run_in_memory) {
       mp = with_last;
       disk_runs = c.runs - 1;
     }
   }
-  if (!c.last_run_in_memory) mp = merge(s, g, merge_memory, meta, blocks);
+  if (!c.last_run_in_memory) mp = merge(s, g, merge_memory, meta);
   c.fan_in = mp.fan_in;
   c.runs_write = sat_mul(c.last_run_in_memory ? blocks - blocks_of(last) : blocks, g.bytes);
   std::uint64_t on_disk = c.runs_write; // allocated now
@@ -185,7 +229,7 @@ std::uint64_t merge_memory_for(const sort_setup& s, const sort_geometry& g, std:
                                std::uint64_t blocks) {
   const std::uint64_t meta = merge_metadata_bytes(s, runs, blocks);
   return smallest_budget(
-      [&](std::uint64_t m) { return merge(s, g, m, meta, blocks).fan_in >= std::max<std::uint64_t>(runs, 2); }, g.bytes);
+      [&](std::uint64_t m) { return merge(s, g, m, meta).fan_in >= std::max<std::uint64_t>(runs, 2); }, g.bytes);
 }
 
 runs_written written_by(const run_formation_shape& rf, std::uint64_t elements,
@@ -216,7 +260,7 @@ std::uint64_t merge_memory_to_finish(const sort_setup& s, const sort_geometry& g
                                      std::uint64_t blocks) {
   const std::uint64_t meta = merge_metadata_bytes(s, runs, blocks);
   const std::uint64_t fan_in = std::min<std::uint64_t>(std::max<std::uint64_t>(runs, 2), 4);
-  return smallest_budget([&](std::uint64_t m) { return merge(s, g, m, meta, blocks).fan_in >= fan_in; }, g.bytes);
+  return smallest_budget([&](std::uint64_t m) { return merge(s, g, m, meta).fan_in >= fan_in; }, g.bytes);
 }
 
 std::uint64_t run_memory_for(const sort_setup& s, std::uint64_t elements) {

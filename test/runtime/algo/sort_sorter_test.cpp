@@ -23,6 +23,7 @@
 #include "flow/io/error.hpp"
 #include "flow/io/stats.hpp"
 #include "flow/mng/block_manager.hpp"
+#include "flow/plan/memory_plan.hpp"
 #include "flow/progress.hpp"
 #include "test_support.hpp"
 
@@ -679,6 +680,64 @@ TEST(SortSorterMetadata, RunsThatOutgrowTheReserveAreMergedWhileTheyAreFormed) {
     expect_sorted_permutation<rec<24>, rec24_order>(in, out, "threads=" + std::to_string(threads));
     EXPECT_LE(flow::io::buffer_memory::peak() - before, memory);
     EXPECT_EQ(bm.allocated_bytes(), 0u);
+  }
+}
+
+// A sort at the least budgets its plan accepts, with no idea of its count: run
+// formation at the least budget that forms runs, the merge at the least the planner gives
+// a merge (flow::plan::memory_planner::minimum), and far more data than either. Run
+// formation merges its finished runs when their descriptions outgrow the reserve, within
+// its own budget, and the final merge takes whatever runs are left. A generated script's
+// sort of 512-byte records in 8 KiB blocks formed 33 runs at its least budget and then
+// stopped: "merging 33 sorted runs ... needs a memory budget of at least 88256 bytes; got
+// 50624" (run formation's least did not hold a merge of its own runs).
+template <std::size_t N, class Order> void sort_at_least_budgets(std::size_t block, unsigned threads) {
+  flow::mng::block_manager bm(flow::test::memory_config());
+  const flow::algo::sort_options opt{.block_manager = &bm, .block_bytes = block, .threads = threads};
+  // The least budgets the planner gives the two halves of a sort of unknown count.
+  using flow::plan::memory_node, flow::plan::memory_role;
+  const bool keyed = flow::algo::run_sort_traits<rec<N>, Order>::keyed;
+  std::vector<memory_node> nodes(2);
+  nodes[0] = {.role = memory_role::sort_runs, .phase = 1, .elements = 0, .element_bytes = N, .keyed = keyed, .partner = 1};
+  nodes[1] = {.role = memory_role::sort_merge, .phase = 2, .elements = 0, .element_bytes = N, .keyed = keyed, .partner = 0};
+  const flow::plan::memory_planner planner(nodes, 64 << 20, block, threads);
+  const std::size_t run_memory = planner.minimum(nodes[0]), merge_memory = planner.minimum(nodes[1]);
+  const auto rf = flow::plan::run_formation(planner.setup(nodes[0]), run_memory);
+  // enough runs that their descriptions outgrow the reserve, and what the merge takes,
+  // several times
+  const std::size_t runs = 3 * rf.metadata_reserve / flow::plan::run_info_bytes;
+  ASSERT_GT(runs, 2 * flow::plan::runs_a_merge_takes(planner.setup(nodes[0]), rf.geometry, merge_memory));
+  const std::size_t n = std::min<std::size_t>(runs * rf.run_elements, (4u << 20) / N);
+  const std::string what = std::to_string(N) + "-byte records, " + std::to_string(block) + "-byte blocks, " +
+                           std::to_string(threads) + " threads, run formation " + std::to_string(run_memory) +
+                           " bytes, merge " + std::to_string(merge_memory);
+  const auto in = make_input<rec<N>, Order>(n, dist::random, 11 + N);
+  const std::uint64_t before = flow::io::buffer_memory::current();
+  flow::io::buffer_memory::reset_peak();
+  flow::algo::runs_creator<rec<N>, Order> rc(run_memory, Order(), opt.merged_within(merge_memory));
+  for (const auto& r : in) rc.push(r);
+  auto sorted = rc.result();
+  EXPECT_LE(flow::io::buffer_memory::peak() - before, run_memory) << what;
+  flow::io::buffer_memory::reset_peak();
+  std::vector<rec<N>> out;
+  try {
+    flow::algo::runs_merger<rec<N>, Order> m(std::move(sorted), merge_memory, Order(), opt);
+    for (; !m.empty(); ++m) out.push_back(*m);
+  } catch (const std::exception& e) {
+    FAIL() << what << ": " << e.what();
+  }
+  expect_sorted_permutation<rec<N>, Order>(in, out, what);
+  EXPECT_LE(flow::io::buffer_memory::peak() - before, merge_memory) << what;
+  EXPECT_EQ(bm.allocated_bytes(), 0u) << what;
+}
+
+TEST(SortSorterMetadata, AtItsLeastBudgetsASortOfAnySizeFinishes) {
+  for (const std::size_t block : {std::size_t{4096}, std::size_t{8192}}) {
+    for (const unsigned threads : {1u, 2u}) {
+      sort_at_least_budgets<24, rec24_order>(block, threads);
+      sort_at_least_budgets<256, be64_prefix_order<256, 16>>(block, threads);
+      sort_at_least_budgets<512, be64_prefix_order<512, 16>>(block, threads);
+    }
   }
 }
 

@@ -157,5 +157,5 @@ TEST(BuffersGivenBack, AMergePlannedInMemoryKeepsRoomForRuns) {
   const plan::sort_setup s = planner.setup(nodes[0]);
   const auto g = plan::run_formation(s, nodes[0].memory).geometry;
   const std::uint64_t runs = 16, blocks = 64;
-  EXPECT_GE(plan::merge(s, g, nodes[1].memory, plan::merge_metadata_bytes(s, runs, blocks), blocks).fan_in, 4u);
+  EXPECT_GE(plan::merge(s, g, nodes[1].memory, plan::merge_metadata_bytes(s, runs, blocks)).fan_in, 4u);
 }

@@ -44,7 +44,7 @@ TEST(SortModel, RunFormationAndFanInByHand) {
   // buffer (1/16 of the budget, at least a block) and fixed parts; one reads ahead, so it
   // takes 9 runs.
   const auto g = flow::plan::sort_block(edges, 24 << 20);
-  const auto m = flow::plan::merge(edges, g, 24 << 20, 4096, 100);
+  const auto m = flow::plan::merge(edges, g, 24 << 20, 4096);
   EXPECT_EQ(m.output_elements, g.elements);
   EXPECT_EQ(m.buffers, 10u);
   EXPECT_EQ(m.fan_in, 9u);
@@ -52,8 +52,8 @@ TEST(SortModel, RunFormationAndFanInByHand) {
   // The smallest budget that takes 9 runs at once gives fan-in 9, one byte less does not.
   const std::uint64_t need = flow::plan::merge_memory_for(edges, g, 9, 100);
   const std::uint64_t meta = flow::plan::merge_metadata_bytes(edges, 9, 100);
-  EXPECT_GE(flow::plan::merge(edges, g, need, meta, 100).fan_in, 9u);
-  EXPECT_LT(flow::plan::merge(edges, g, need - 1, meta, 100).fan_in, 9u);
+  EXPECT_GE(flow::plan::merge(edges, g, need, meta).fan_in, 9u);
+  EXPECT_LT(flow::plan::merge(edges, g, need - 1, meta).fan_in, 9u);
 }
 
 // Run formation never plans more than its budget, and records that are a large part of a

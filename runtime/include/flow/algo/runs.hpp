@@ -44,7 +44,16 @@ struct sort_options {
   /// merges right after with the same budget (the sorter sets it); a plain runs_creator
   /// whose runs wait for a later phase should not hold memory in between.
   bool keep_last_run = false;
+  /// The budget of the merge that will take run formation's runs (0: run formation's
+  /// own, as a sorter's). Run formation leaves no more runs than that merge takes.
+  std::size_t merge_bytes = 0;
 
+  /// These options for run formation whose runs a merge within `bytes` takes.
+  sort_options merged_within(std::size_t bytes) const {
+    sort_options o = *this;
+    o.merge_bytes = bytes;
+    return o;
+  }
   mng::block_manager& bm() const {
     return block_manager ? *block_manager : mng::block_manager::global();
   }
@@ -286,7 +295,7 @@ private:
 namespace detail {
 
 /// Bytes of the page buffer a spilled run's firsts are written and read through.
-inline constexpr std::size_t firsts_page_bytes = 4096;
+inline constexpr std::size_t firsts_page_bytes = plan::firsts_page_bytes;
 
 /// Writes a run's first elements to disk as they come (packed: an element may cross a
 /// page), through one page: for a run whose firsts do not stay in memory. finish() puts

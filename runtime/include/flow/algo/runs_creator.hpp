@@ -70,7 +70,7 @@ run_formation_plan plan_run_formation(std::size_t memory_bytes, const sort_optio
   if (p.run_elements == 0) {
     throw std::invalid_argument(
         "flow: sorting needs a memory budget of at least " +
-        std::to_string(p.fixed_bytes + p.bytes_per_element * p.geometry.elements) +
+        std::to_string(p.least_bytes) +
         " bytes for run formation with blocks of " + std::to_string(p.geometry.bytes) +
         " bytes; got " + std::to_string(memory_bytes) + ". Give the sort more memory or smaller blocks.");
   }
@@ -85,7 +85,8 @@ public:
   using value_type = T;
 
   /// Run formation within `memory_bytes` of buffers. Throws std::invalid_argument if the
-  /// budget cannot hold three runs of one block each plus the metadata reserve.
+  /// budget cannot hold a run of one block beside the metadata reserve, or a merge of two
+  /// finished runs (plan::run_formation_shape::least_bytes).
   explicit runs_creator(std::size_t memory_bytes, Cmp cmp = Cmp(), sort_options opt = {})
       : runs_creator(memory_bytes, std::move(cmp), Combine(), opt) {}
   /// The same with a combiner: equal elements of a run are folded with combine(a, b).
@@ -234,6 +235,7 @@ private:
   mng::block_manager& bm_;
   std::size_t memory_bytes_;
   run_formation_plan plan_;
+  std::size_t max_runs_; // the most runs the sort's merge takes (plan::runs_a_merge_takes)
   mng::allocation_strategy strategy_;
   std::size_t run_counter_ = 0;
   std::unique_ptr<thread_team> own_team_;
@@ -273,6 +275,8 @@ template <class T, class Cmp, class Combine>
 runs_creator<T, Cmp, Combine>::runs_creator(std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt)
     : cmp_(std::move(cmp)), combine_(std::move(combine)), opt_(opt), bm_(opt.bm()), memory_bytes_(memory_bytes),
       plan_(plan_run_formation<T, Cmp>(memory_bytes, opt)),
+      max_runs_(std::max<std::uint64_t>(2, plan::runs_a_merge_takes(sort_setup_of<T, Cmp>(opt), plan_.geometry,
+                                                                     opt.merge_bytes ? opt.merge_bytes : memory_bytes))),
       strategy_(mng::allocation_strategy::random_cycling(opt.seed)) {
   if (!opt_.team) {
     own_team_ = std::make_unique<thread_team>(opt_.thread_count());
@@ -333,6 +337,7 @@ bool runs_creator<T, Cmp, Combine>::run_list_nearly_full() {
   // next one before the next check. Merging fewer than three runs would not shorten it.
   const std::size_t finished = result_.run_count();
   const std::size_t coming = finished + in_flight_ + 1;
+  if (finished >= 2 && coming > max_runs_) return true; // more than the sort's merge takes
   std::size_t capacity = result_.runs().capacity();
   while (capacity < coming) capacity = sorted_runs<T>::grown_run_capacity(capacity);
   const std::size_t blocks = (plan_.run_elements + plan_.geometry.elements - 1) / plan_.geometry.elements;
@@ -358,7 +363,14 @@ void runs_creator<T, Cmp, Combine>::merge_finished_runs() {
     std::vector<std::size_t> order(runs.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return runs[a].size < runs[b].size; });
-    order.resize(std::min(runs.size(), runs.size() / 2 + 1));
+    // At least as many as leave room for the next run within what the sort's merge takes;
+    // at most as many as the budget merges at once, and at least two (every run formation
+    // budget holds a merge of two: plan::run_formation).
+    std::size_t take = std::max(runs.size() / 2 + 1, runs.size() + 2 > max_runs_ ? runs.size() + 2 - max_runs_ : 0);
+    take = std::min(take, runs.size());
+    const plan::sort_setup setup = sort_setup_of<T, Cmp>(opt_);
+    while (take > 2 && plan::metadata_merge_memory(setup, plan_.geometry, take) > memory_bytes_) --take;
+    order.resize(take);
     std::sort(order.begin(), order.end());
     std::vector<run_info<T>> kept;
     std::size_t next = 0;
@@ -375,20 +387,21 @@ void runs_creator<T, Cmp, Combine>::merge_finished_runs() {
     for (auto& r : kept) result_.add_run(std::move(r));
   }
   const block_geometry g = plan_.geometry;
-  const bool spilled = finished.firsts_spilled();
-  // One write buffer (the merge waits for each block's write): the merge's own buffers
-  // get all the rest, for a budget that is run formation's least.
+  // One write buffer (the merge waits for each block's write) and the page its firsts may
+  // be written through: the merge's own buffers get all the rest, for a budget that is
+  // run formation's least (plan::metadata_merge_memory counts the same).
   const std::size_t write_buffers = 1;
   {
     sort_options merge_opt = opt_;
     merge_opt.team = team_;
     merge_opt.keep_last_run = false;
-    const std::size_t writer_bytes =
-        write_buffers * g.bytes + (spilled ? detail::firsts_page_bytes : 0) + sizeof(run_info<T>);
+    const std::size_t writer_bytes = write_buffers * g.bytes + detail::firsts_page_bytes + sizeof(run_info<T>);
     runs_merger<T, Cmp, Combine> merger(std::move(finished), memory_bytes_ > writer_bytes ? memory_bytes_ - writer_bytes : 0,
                                         cmp_, combine_, merge_opt);
-    // The merged run's first elements go where the inputs' were: on disk if they had to.
-    detail::run_writer<T> writer(merger.size(), g, write_buffers, bm_, strategy_, run_counter_++, spilled);
+    // The merged run's first elements go where the inputs' are: on disk if they were, or
+    // if the merger had to put them there.
+    detail::run_writer<T> writer(merger.size(), g, write_buffers, bm_, strategy_, run_counter_++,
+                                 merger.firsts_spilled());
     while (!merger.empty()) {
       const auto b = merger.batch();
       writer.push(std::span<const T>(b.data(), b.size()));
@@ -460,7 +473,7 @@ void runs_creator<T, Cmp, Combine>::next_slot() {
         held_ = -1;
       }
       submit(slot_, plan_.run_elements);
-      if (run_list_nearly_full()) merge_finished_runs();
+      while (run_list_nearly_full()) merge_finished_runs();
     }
   }
   const auto t = std::chrono::steady_clock::now();

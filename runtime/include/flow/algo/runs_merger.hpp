@@ -267,14 +267,12 @@ private:
 
 } // namespace detail
 
-/// How a merger divides its budget.
 /// How a merge divides its budget (flow/plan/sort_model.hpp computes it).
 using merge_plan = plan::merge_shape;
 
 template <class T>
-merge_plan plan_merge(std::size_t memory_bytes, const block_geometry& g, std::size_t metadata_bytes,
-                      std::size_t total_blocks, unsigned threads) {
-  return plan::merge({.element_bytes = sizeof(T), .threads = threads}, g, memory_bytes, metadata_bytes, total_blocks);
+merge_plan plan_merge(std::size_t memory_bytes, const block_geometry& g, std::size_t metadata_bytes, unsigned threads) {
+  return plan::merge({.element_bytes = sizeof(T), .threads = threads}, g, memory_bytes, metadata_bytes);
 }
 
 template <class T, class Cmp, class Combine = no_combine>
@@ -311,6 +309,8 @@ public:
   /// normally, 2 or more with intermediate merges.
   unsigned merge_passes() const noexcept { return passes_; }
   const merge_plan& plan() const noexcept { return plan_; }
+  /// Whether the runs' first elements are on disk (they were, or the budget made it so).
+  bool firsts_spilled() const noexcept { return runs_.firsts_spilled(); }
   /// Where the merging time went so far (intermediate passes included).
   sort_timings timings() const noexcept {
     sort_timings t = timings_;
@@ -430,49 +430,51 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
   total_ = runs_.size();
   mng::block_manager& bm = *runs_.block_manager();
   const block_geometry g = runs_.geometry();
-  auto blocks_and_meta = [&] {
-    std::size_t blocks = 0;
-    for (const auto& r : runs_.runs()) blocks += r.block_count();
+  auto metadata = [&] {
     // Metadata doubles while a merged run's metadata is built beside its inputs'; where
     // firsts were spilled, a merged run's are written through a page (and each run merged
     // reads its own through one: see `buffer` below).
     const std::size_t pages = runs_.firsts_spilled() ? detail::firsts_page_bytes : 0;
-    const std::size_t meta = 2 * runs_.metadata_bytes() + (runs_.run_count() + 2) * sizeof(run_info<T>) + pages;
-    return std::pair<std::size_t, std::size_t>(blocks, meta);
+    return 2 * runs_.metadata_bytes() + (runs_.run_count() + 2) * sizeof(run_info<T>) + pages;
   };
-  auto [total_blocks, meta] = blocks_and_meta();
+  std::size_t meta = metadata();
+  // What a block buffer costs: with spilled firsts, a run merged through it also reads its
+  // firsts through a page and keeps two of them (its cursor's and its read block's).
+  const auto buffer_geometry = [&] {
+    return runs_.firsts_spilled() ? block_geometry{g.bytes + detail::firsts_page_bytes + 2 * sizeof(T), g.elements} : g;
+  };
   // A sort that got far more data than its plan counted may have more first elements
-  // than its merge can hold beside two runs' buffers: they go to disk, and the merge
-  // reads them back a page at a time, so that it finishes within its budget.
-  {
-    const merge_plan p = plan_merge<T>(memory_bytes, g, meta, total_blocks, team_->size());
+  // than its merge can hold beside two runs' buffers: they go to disk (those of every
+  // run: some may be already), and the merge reads them back a page at a time, so that
+  // it finishes within its budget. (Checked again after the last run is written out from
+  // memory: that adds a run and its firsts.)
+  const auto spill_firsts_if_short = [&] {
+    const merge_plan p = plan_merge<T>(memory_bytes, buffer_geometry(), meta, team_->size());
     const std::size_t n = runs_.run_count() + runs_.memory_sequences().size();
     bool in_memory = false;
     for (const auto& r : runs_.runs()) in_memory = in_memory || r.firsts.size() > 0;
     if (in_memory && ((n > 1 && p.fan_in < 2) || (n > p.fan_in && p.intermediate_fan_in < 2))) {
       runs_.spill_firsts(strategy, counter);
-      std::tie(total_blocks, meta) = blocks_and_meta();
+      meta = metadata();
     }
-  }
-  // What a block buffer costs: with spilled firsts, a run merged through it also reads its
-  // firsts through a page and keeps two of them (its cursor's and its read block's).
-  const block_geometry buffer = runs_.firsts_spilled()
-                                    ? block_geometry{g.bytes + detail::firsts_page_bytes + 2 * sizeof(T), g.elements}
-                                    : g;
+  };
+  spill_firsts_if_short();
+  block_geometry buffer = buffer_geometry();
   if (const std::size_t held = runs_.memory_bytes(); held > 0) {
     // The last run was kept in memory: merge it from there if the rest of the budget
     // still takes every disk run in one pass, else write it out as a run first.
-    const merge_plan p = plan_merge<T>(memory_bytes > held ? memory_bytes - held : 0, buffer, meta,
-                                       total_blocks, team_->size());
+    const merge_plan p = plan_merge<T>(memory_bytes > held ? memory_bytes - held : 0, buffer, meta, team_->size());
     if (p.fan_in >= runs_.run_count()) {
       plan_ = p;
       for (const auto& q : runs_.memory_sequences()) memory_segments_.push_back({q.data(), q.data() + q.size()});
     } else {
       write_memory_sequences(strategy, counter);
-      std::tie(total_blocks, meta) = blocks_and_meta();
+      meta = metadata();
+      spill_firsts_if_short();
+      buffer = buffer_geometry();
     }
   }
-  if (memory_segments_.empty()) plan_ = plan_merge<T>(memory_bytes, buffer, meta, total_blocks, team_->size());
+  if (memory_segments_.empty()) plan_ = plan_merge<T>(memory_bytes, buffer, meta, team_->size());
   if (plan_.fan_in < 2 && runs_.run_count() > 1) {
     throw std::invalid_argument(
         "flow: merging " + std::to_string(runs_.run_count()) + " sorted runs of " +

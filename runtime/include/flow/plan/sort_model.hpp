@@ -64,6 +64,9 @@ inline constexpr std::uint64_t run_block_metadata(std::uint64_t element_bytes) {
 inline constexpr std::uint64_t run_info_bytes = 64;
 /// Heap bytes of one (key, index) pair of indirect sorting (flow::algo::key_index).
 inline constexpr std::uint64_t key_index_bytes = 16;
+/// Bytes of the page a run's first elements are written and read through where they are
+/// on disk (flow::algo::detail::firsts_writer).
+inline constexpr std::uint64_t firsts_page_bytes = 4096;
 
 /// Heap bytes of the list of `runs` run descriptions: it grows from 16 by doubling.
 std::uint64_t run_list_bytes(std::uint64_t runs);
@@ -82,12 +85,30 @@ struct run_formation_shape {
   std::uint64_t metadata_reserve = 0;
   std::uint64_t fixed_bytes = 0;      ///< reserve and ring blocks, before any run slot
   std::uint64_t bytes_per_element = 0;
+  /// The least budget of this geometry: a run of one block beside the fixed bytes, and a
+  /// merge of two finished runs (see metadata_merge_memory).
+  std::uint64_t least_bytes = 0;
 
   /// Inputs up to this many elements are sorted in memory and never written.
   std::uint64_t in_memory_elements() const noexcept { return (slots >= 3 ? 2 : 1) * run_elements; }
 };
 
 run_formation_shape run_formation(const sort_setup& s, std::uint64_t memory);
+
+/// The budget run formation needs to merge `runs` of its finished runs into one when
+/// their descriptions outgrow its reserve (flow::algo::runs_creator::merge_finished_runs):
+/// one write buffer and the merged run's description beside a merger of those runs whose
+/// first elements are on disk. That is the worst case: a merger reads them from disk when
+/// they would not fit in memory beside two block buffers. Every run formation budget
+/// holds a merge of two runs (run_formation is infeasible below it), so a sort of any
+/// size finishes at any budget its plan accepts.
+std::uint64_t metadata_merge_memory(const sort_setup& s, const sort_geometry& g, std::uint64_t runs);
+
+/// The most runs a merge within `memory` takes (at a fan-in of two or more, with their
+/// first elements on disk if need be; at least 1): run formation leaves no more than that
+/// for its sort's merge (flow::algo::sort_options::merge_bytes), merging its finished runs
+/// as it goes, so that the merge finishes however much data came.
+std::uint64_t runs_a_merge_takes(const sort_setup& s, const sort_geometry& g, std::uint64_t memory);
 
 /// Heap bytes per block buffer of a merge besides the buffer itself: its read request,
 /// queue entries, and its share of the merge kernels' per-segment arrays on every thread.
@@ -104,7 +125,7 @@ struct merge_shape {
 };
 
 merge_shape merge(const sort_setup& s, const sort_geometry& g, std::uint64_t memory,
-                  std::uint64_t metadata_bytes, std::uint64_t total_blocks);
+                  std::uint64_t metadata_bytes);
 
 /// Heap bytes of the runs' metadata (their descriptions, one element per block) while a
 /// merge builds a merged run's beside its inputs'.
