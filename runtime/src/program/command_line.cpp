@@ -116,6 +116,7 @@ const program_options& program::parse(int argc, const char* const* argv) {
       throw usage_error(arg.flag, m);
     }
   }
+  detail::read_threads_from_environment(options_);
   apply_defaults();
   return options_;
 }

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "flow/defaults.hpp"
@@ -124,7 +125,8 @@ void read_threads(flag_argument& arg, program_options& options) {
 }
 
 std::string describe_threads(const help_defaults&) {
-  return "threads sorting may use (default " + std::to_string(hardware_threads()) + ", the CPUs available)";
+  return "threads sorting may use (default $FLOW_THREADS if set, else the CPUs available: " +
+         std::to_string(hardware_threads()) + ")";
 }
 
 void read_seed(flag_argument& arg, program_options& options) {
@@ -218,6 +220,21 @@ constexpr option_row options_table[] = {
 } // namespace
 
 std::span<const option_row> builtin_options() { return options_table; }
+
+void read_threads_from_environment(program_options& options) {
+  const char* value = std::getenv("FLOW_THREADS");
+  if (options.threads || !value) return;
+  const std::string text(value);
+  std::uint64_t t = 0;
+  try {
+    t = flags::parse_unsigned(text, 64, "a thread count");
+  } catch (const std::invalid_argument&) {
+    t = 0;
+  }
+  if (t < 1 || t > 4096)
+    throw usage_error("FLOW_THREADS", "FLOW_THREADS: '" + excerpt(text) + "' is not a thread count between 1 and 4096");
+  options.threads = static_cast<unsigned>(t);
+}
 
 bool is_builtin_option(std::string_view name) {
   for (const auto& o : options_table)

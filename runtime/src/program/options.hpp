@@ -62,6 +62,10 @@ struct option_row {
 /// The options in --help's order.
 std::span<const option_row> builtin_options();
 
+/// Without --threads, the threads of $FLOW_THREADS (as OMP_NUM_THREADS sets OpenMP's);
+/// throws usage_error if it is not a count from 1 to 4096.
+void read_threads_from_environment(program_options& options);
+
 /// Whether `name` (without "--") is an option of every program, so no param may have it.
 bool is_builtin_option(std::string_view name);
 
