@@ -40,6 +40,11 @@ config.environment["FLOW_CACHE_DIR"] = os.path.join(config.flow_obj_root, "test"
 # builds in parts.
 config.environment["FLOW_BUILD_JOBS"] = lit_config.params.get("flow_build_jobs", "1")
 
+# `lit --param flow_threads=N`: every program runs at N threads where its RUN line gives no
+# --threads (FLOW_THREADS), so the whole suite checks its outputs at another thread count.
+if lit_config.params.get("flow_threads"):
+    config.environment["FLOW_THREADS"] = lit_config.params["flow_threads"]
+
 # `lit --param flow_cxxflags=FLAGS`: every program that flowc builds gets FLAGS too (flowc
 # build and run read them from CXXFLAGS). ctest's lit-ubsan runs test/e2e so, with the
 # undefined behaviour sanitizer; its results go to a directory of their own, so that it can

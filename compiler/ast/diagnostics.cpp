@@ -73,6 +73,7 @@ void DiagnosticEngine::report(Severity severity, const SourceFile* file, SourceL
 
 void DiagnosticEngine::add(Severity severity, const SourceFile* file, SourceLoc loc, std::string message) {
   if (severity == Severity::Error) {
+    ++reported_;
     if (tooManyErrors()) return;
     // One error per position: recovery can stumble over the same token twice.
     for (const Diagnostic& d : diagnostics_)

@@ -40,7 +40,11 @@ public:
   /// nobody else owns (an imported C++ header).
   const SourceFile* keepFile(SourceFile file);
 
+  /// Errors kept (and printed).
   unsigned errorCount() const { return errors_; }
+  /// Every error reported, kept or dropped (past the limit, or a second one at a position):
+  /// what a pass compares before and after it to know whether it found an error.
+  unsigned errorsReported() const { return reported_; }
   bool hasErrors() const { return errors_ != 0; }
   /// True once so many errors were reported that the rest are dropped.
   bool tooManyErrors() const { return errors_ >= maxErrors_; }
@@ -65,6 +69,7 @@ private:
   std::ostream& out_;
   bool color_;
   unsigned errors_ = 0;
+  unsigned reported_ = 0;
   unsigned maxErrors_ = 20;
   std::vector<Diagnostic> diagnostics_;
   std::deque<SourceFile> keptFiles_;

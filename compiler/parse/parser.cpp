@@ -161,7 +161,7 @@ unsigned nestingDepth(antlr4::tree::ParseTree* node) {
 }
 
 std::unique_ptr<ast::Program> parseProgram(const SourceFile& file, DiagnosticEngine& diags) {
-  unsigned errorsBefore = diags.errorCount();
+  unsigned errorsBefore = diags.errorsReported();
   if (file.text().size() > kMaxScriptBytes) {
     diags.error(&file, {}, "the script is " + std::to_string(file.text().size()) + " bytes; flowc reads scripts of at most " +
                                std::to_string(kMaxScriptBytes >> 20) + " MiB (" + std::to_string(kMaxScriptBytes) +
@@ -172,16 +172,16 @@ std::unique_ptr<ast::Program> parseProgram(const SourceFile& file, DiagnosticEng
   grammar::FlowParser::ProgramContext* tree = front.parse([](grammar::FlowParser& p) { return p.program(); });
   // A tree with syntax errors has holes where recovery skipped or invented tokens;
   // building an AST from it would only produce follow-on errors.
-  if (!tree || diags.errorCount() != errorsBefore || front.parser.getNumberOfSyntaxErrors() != 0) return nullptr;
+  if (!tree || diags.errorsReported() != errorsBefore || front.parser.getNumberOfSyntaxErrors() != 0) return nullptr;
   return AstBuilder(file, diags, LocationMap{}).program(tree);
 }
 
 ast::ExprPtr parseExpression(const std::string& text, const SourceFile& file,
                              DiagnosticEngine& diags, LocationMap map, unsigned depth) {
-  unsigned errorsBefore = diags.errorCount();
+  unsigned errorsBefore = diags.errorsReported();
   FrontEnd front(text, file, diags, map, "'}'", depth);
   grammar::FlowParser::ExprOnlyContext* tree = front.parse([](grammar::FlowParser& p) { return p.exprOnly(); });
-  if (!tree || diags.errorCount() != errorsBefore || front.parser.getNumberOfSyntaxErrors() != 0) return nullptr;
+  if (!tree || diags.errorsReported() != errorsBefore || front.parser.getNumberOfSyntaxErrors() != 0) return nullptr;
   return AstBuilder(file, diags, map).expr(tree->expr());
 }
 

@@ -104,7 +104,7 @@ std::optional<Plan> makePlan(const sema::CheckedProgram& program, const PlanOpti
   if (usesStr(program)) plan.strCapacity = program.types.strCapacity();
   plan.blockBytes = flow::block_size(options.blockBytes, program.blockBytes, plan.memoryBytes);
   plan.blockDefaulted = !options.blockBytes && !program.blockBytes;
-  unsigned before = diags.errorCount();
+  unsigned before = diags.errorsReported();
   GraphBuilder graph(program, plan, diags, options);
   if (!graph.evaluateParams()) return std::nullopt;
   {
@@ -148,7 +148,7 @@ std::optional<Plan> makePlan(const sema::CheckedProgram& program, const PlanOpti
   if (options.programPlan) memory.adopt(*options.programPlan);
   memory.computeIo();
   memory.totals();
-  if (diags.errorCount() != before) return std::nullopt;
+  if (diags.errorsReported() != before) return std::nullopt;
   if (options.calibration) plan.calibration = *options.calibration;
   if (options.spreadOverRanks) priceNetwork(plan);
   return plan;

@@ -514,9 +514,9 @@ void Checker::checkStmt(Stmt& s) {
 std::unique_ptr<CheckedProgram> analyze(Program& program, DiagnosticEngine& diags, const SemaOptions& options) {
   auto out = std::make_unique<CheckedProgram>();
   out->types.setStrCapacity(options.strCapacity);
-  unsigned before = diags.errorCount();
+  unsigned before = diags.errorsReported();
   Checker(program, *out, diags, options).run();
-  if (diags.errorCount() != before) return nullptr;
+  if (diags.errorsReported() != before) return nullptr;
   return out;
 }
 

@@ -46,9 +46,9 @@ void Checker::importHeader(ImportDecl& decl) {
   cpp.includeDirs.push_back(scriptDir.empty() ? "." : scriptDir.string());
   for (const std::string& dir : options_.includeDirs) cpp.includeDirs.push_back(dir);
   cpp.standard = options_.cppStandard;
-  unsigned before = diags_.errorCount();
+  unsigned before = diags_.errorsReported();
   std::optional<CppHeader> header = importCppHeader(found, cpp, diags_);
-  if (!header || diags_.errorCount() != before) {
+  if (!header || diags_.errorsReported() != before) {
     note(decl.loc, "in the header imported here");
     return;
   }
