@@ -15,7 +15,7 @@
 
 namespace flow::plan {
 
-unsigned planningThreads() { return flow::hardware_threads(); }
+unsigned planningThreads() { return flow::environment_threads().value_or(flow::hardware_threads()); }
 
 MemoryPlanner::MemoryPlanner(Plan& plan, DiagnosticEngine& diags, const SourceFile* file)
     : plan_(plan), diags_(diags), file_(file), nodes_(demands(plan)) {}

@@ -268,7 +268,8 @@ struct PlanOptions {
   unsigned ranks = 0;
 };
 
-/// The threads a plan assumes: the machine's, as programs default to (plan/memory.cpp).
+/// The threads a plan assumes: $FLOW_THREADS, else the machine's, as programs default to
+/// (plan/memory.cpp).
 unsigned planningThreads();
 
 /// Marks the nodes whose elements an MPI program spreads over its ranks (plan/spread.cpp):

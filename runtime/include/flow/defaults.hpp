@@ -4,6 +4,7 @@
 // compiler's planner, generated programs and the runtime's own defaults all read these.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -79,6 +80,21 @@ inline unsigned hardware_threads() noexcept {
     }
     return std::max(1u, std::thread::hardware_concurrency());
   }();
+  return n;
+}
+
+/// $FLOW_THREADS where it is a thread count from 1 to 4096: the threads a program runs
+/// with where --threads is not given (as OMP_NUM_THREADS sets OpenMP's), and flowc plans
+/// for. Unset or anything else: none (a program then stops with a usage error).
+inline std::optional<unsigned> environment_threads() noexcept {
+  const char* v = std::getenv("FLOW_THREADS");
+  if (!v || !*v) return std::nullopt;
+  unsigned n = 0;
+  for (; *v; ++v) {
+    if (*v < '0' || *v > '9' || n > 4096) return std::nullopt;
+    n = n * 10 + static_cast<unsigned>(*v - '0');
+  }
+  if (n < 1 || n > 4096) return std::nullopt;
   return n;
 }
 

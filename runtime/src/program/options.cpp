@@ -224,16 +224,11 @@ std::span<const option_row> builtin_options() { return options_table; }
 void read_threads_from_environment(program_options& options) {
   const char* value = std::getenv("FLOW_THREADS");
   if (options.threads || !value) return;
-  const std::string text(value);
-  std::uint64_t t = 0;
-  try {
-    t = flags::parse_unsigned(text, 64, "a thread count");
-  } catch (const std::invalid_argument&) {
-    t = 0;
-  }
-  if (t < 1 || t > 4096)
-    throw usage_error("FLOW_THREADS", "FLOW_THREADS: '" + excerpt(text) + "' is not a thread count between 1 and 4096");
-  options.threads = static_cast<unsigned>(t);
+  const std::optional<unsigned> t = environment_threads();
+  if (!t)
+    throw usage_error("FLOW_THREADS",
+                      "FLOW_THREADS: '" + excerpt(value) + "' is not a thread count between 1 and 4096");
+  options.threads = *t;
 }
 
 bool is_builtin_option(std::string_view name) {
