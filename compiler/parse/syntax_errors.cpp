@@ -257,9 +257,11 @@ void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* 
         closers.push_back(std::string("'") + closer + "'");
     if (!closers.empty()) what = joinWithOr(closers);
   }
-  // A keyword where a name was expected: say it is reserved.
+  // A keyword where a name was expected (alone or among others: `fn f(filter: u64)`):
+  // say it is reserved.
   std::string found;
-  if (what == "a name" && offending && std::isalpha(static_cast<unsigned char>(offending->getText()[0])) &&
+  const bool nameExpected = what == "a name" || (what.size() > 10 && what.ends_with(" or a name"));
+  if (nameExpected && offending && std::isalpha(static_cast<unsigned char>(offending->getText()[0])) &&
       offending->getType() != FlowParser::IDENT && offending->getType() != antlr4::Token::EOF) {
     found = " (a reserved word)";
     reservedAsNames_.insert(offending->getText());
