@@ -813,7 +813,9 @@ TEST(ProgramHelp, ListsEveryParamAndFlag) {
   EXPECT_TRUE(contains(flat, "(default 256 MiB, the script's)")) << h;
   EXPECT_TRUE(contains(flat, "(default 1.00 MiB, the script's)")) << h;
   EXPECT_TRUE(contains(flat, "text:PATH / json:PATH to a file")) << h;
-  EXPECT_TRUE(contains(flat, "(default " + std::to_string(flow::hardware_threads()) + ", the CPUs available)")) << h;
+  EXPECT_TRUE(contains(flat, "(default $FLOW_THREADS if set, else the CPUs available: " +
+                                std::to_string(flow::hardware_threads()) + ")"))
+      << h;
   EXPECT_TRUE(contains(h, "Exit status: 0 done, 1 error while running, 2 bad flag or value.")) << h;
   for (std::size_t at = 0, nl; (nl = h.find('\n', at)) != std::string::npos; at = nl + 1) {
     EXPECT_LE(nl - at, 90u) << h.substr(at, nl - at);
