@@ -56,13 +56,13 @@ run_formation_shape run_formation(const sort_setup& s, std::uint64_t memory) {
   return p;
 }
 
-namespace {
-// A merger's block buffer with the runs' firsts on disk: it also reads its run's firsts
-// through a page and keeps two of them (flow::algo::runs_merger), and the runs'
-// descriptions, doubled while the merged run's is built, and the page it is written through.
-sort_geometry spilled_buffer(const sort_setup& s, const sort_geometry& g) {
+sort_geometry spilled_firsts_buffer(const sort_setup& s, const sort_geometry& g) {
   return {g.bytes + firsts_page_bytes + 2 * s.element_bytes, g.elements};
 }
+
+namespace {
+// The runs' descriptions with their firsts on disk, doubled while the merged run's is
+// built, and the page the merged run's firsts are written through.
 std::uint64_t spilled_metadata(std::uint64_t runs) {
   return sat_add(sat_mul(2, run_list_bytes(runs)), sat_add(sat_mul(sat_add(runs, 2), run_info_bytes), firsts_page_bytes));
 }
@@ -72,26 +72,18 @@ std::uint64_t metadata_merge_memory(const sort_setup& s, const sort_geometry& g,
   const std::uint64_t writer = g.bytes + firsts_page_bytes + run_info_bytes; // one buffer, firsts through a page
   const std::uint64_t meta = spilled_metadata(runs);
   const std::uint64_t merger = smallest_budget(
-      [&](std::uint64_t m) { return merge(s, spilled_buffer(s, g), m, meta).fan_in >= 2; }, g.bytes);
+      [&](std::uint64_t m) { return merge(s, spilled_firsts_buffer(s, g), m, meta).fan_in >= 2; }, g.bytes);
   return sat_add(writer, merger);
 }
 
 std::uint64_t runs_a_merge_takes(const sort_setup& s, const sort_geometry& g, std::uint64_t memory) {
   const auto takes = [&](std::uint64_t runs) {
-    return merge(s, spilled_buffer(s, g), memory, spilled_metadata(runs)).fan_in >= 2;
+    return merge(s, spilled_firsts_buffer(s, g), memory, spilled_metadata(runs)).fan_in >= 2;
   };
   if (!takes(2)) return 1;
-  std::uint64_t lo = 2, hi = 4; // takes(lo), and hi is the first power of two found not to
-  while (takes(hi)) {
-    lo = hi;
-    if (hi >= max_elements / 2) return hi; // (no budget of 2^64 bytes takes this many)
-    hi *= 2;
-  }
-  while (lo + 1 < hi) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    (takes(mid) ? lo : hi) = mid;
-  }
-  return lo;
+  // one less than the fewest runs it does not take (saturated: no budget below 2^64 bytes is that large)
+  const std::uint64_t fewest_not_taken = smallest_budget([&](std::uint64_t runs) { return !takes(runs); }, 4);
+  return fewest_not_taken == saturated ? saturated : fewest_not_taken - 1;
 }
 
 std::uint64_t merge_buffer_overhead(unsigned threads) { return 384 + 96 * std::uint64_t{threads}; }

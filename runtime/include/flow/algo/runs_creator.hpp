@@ -33,7 +33,6 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <numeric>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -360,9 +359,6 @@ void runs_creator<T, Cmp, Combine>::merge_finished_runs() {
   finished.set_geometry(plan_.geometry);
   {
     auto& runs = result_.mutable_runs();
-    std::vector<std::size_t> order(runs.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return runs[a].size < runs[b].size; });
     // At least as many as leave room for the next run within what the sort's merge takes;
     // at most as many as the budget merges at once, and at least two (every run formation
     // budget holds a merge of two: plan::run_formation).
@@ -370,8 +366,9 @@ void runs_creator<T, Cmp, Combine>::merge_finished_runs() {
     take = std::min(take, runs.size());
     const plan::sort_setup setup = sort_setup_of<T, Cmp>(opt_);
     while (take > 2 && plan::metadata_merge_memory(setup, plan_.geometry, take) > memory_bytes_) --take;
-    order.resize(take);
-    std::sort(order.begin(), order.end());
+    std::vector<std::uint64_t> sizes;
+    for (const auto& r : runs) sizes.push_back(r.size);
+    const std::vector<std::size_t> order = plan::intermediate_pick(sizes, take); // the shortest, by position
     std::vector<run_info<T>> kept;
     std::size_t next = 0;
     for (std::size_t i = 0; i < runs.size(); ++i) {

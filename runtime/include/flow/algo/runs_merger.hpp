@@ -441,7 +441,7 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
   // What a block buffer costs: with spilled firsts, a run merged through it also reads its
   // firsts through a page and keeps two of them (its cursor's and its read block's).
   const auto buffer_geometry = [&] {
-    return runs_.firsts_spilled() ? block_geometry{g.bytes + detail::firsts_page_bytes + 2 * sizeof(T), g.elements} : g;
+    return runs_.firsts_spilled() ? plan::spilled_firsts_buffer({.element_bytes = sizeof(T)}, g) : g;
   };
   // A sort that got far more data than its plan counted may have more first elements
   // than its merge can hold beside two runs' buffers: they go to disk (those of every

@@ -95,6 +95,10 @@ struct run_formation_shape {
 
 run_formation_shape run_formation(const sort_setup& s, std::uint64_t memory);
 
+/// A merge's block buffer where the runs' first elements are on disk: it also reads its
+/// run's firsts through a page and keeps two of them (flow::algo::runs_merger).
+sort_geometry spilled_firsts_buffer(const sort_setup& s, const sort_geometry& g);
+
 /// The budget run formation needs to merge `runs` of its finished runs into one when
 /// their descriptions outgrow its reserve (flow::algo::runs_creator::merge_finished_runs):
 /// one write buffer and the merged run's description beside a merger of those runs whose
