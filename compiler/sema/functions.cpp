@@ -539,6 +539,7 @@ bool Checker::expand(FnDecl& fn, CallExpr& call, Stmt* statement, ExprPtr& slot,
       Symbol sym{Symbol::Let, let->name, let->loc};
       sym.type = type;
       sym.decl = let.get();
+      sym.argument = true;
       let->symbol = &declare(std::move(sym));
       const std::string name = let->name;
       x.values[p.name] = [name](SourceLoc at) { return nameExpr(name, at); };

@@ -74,6 +74,7 @@ struct Symbol {
   std::optional<ConstValue> value;     // Param: the default's value
   const sema::CppFunction* function = nullptr; // CppFunction
   const FieldInfo* field = nullptr;    // Field (names in order and unique keys)
+  bool argument = false;               // Let: a function's value parameter bound to a non-constant argument
 
   const char* kindName() const;
 };

@@ -688,7 +688,7 @@ class FnScript(G.Script):
     def gen_push_vector(self):
         lines = self.captured(super().gen_push_vector)
         v = re.match(r'vector (\w+): ', lines[0][1]).group(1)
-        m = re.match(r'for (\w+) in (.*) \{ if ', lines[1][1], re.S)
+        m = re.match(r'for (\w+) in (.*) \{ if ' + v + r'\.empty\(\) \|\| ', lines[1][1], re.S)  # not the nested loop
         if self.fchance('push') and m:
             self.replay(lines[:1])
             self.emit_line(lines[1][1], [self.call_marker(self.generic('Fg_push3'), f'{v}, {m.group(2)}') + ';'])
@@ -884,6 +884,10 @@ class FnScript(G.Script):
         super().generate()
         return '\n'.join(self.plain(s) for s in self.lines) + '\n'
 
+    def add_header(self, lines):
+        super().add_header(lines)
+        self.flines[1:1] = [(0, 0, line, None) for line in lines]
+
     def gen_item(self):
         self.item += 1
         super().gen_item()
@@ -952,7 +956,7 @@ class FnScript(G.Script):
                     head += 'use "defs.flow" as defs;\n'
                 modules[rel] = head + text + '\n'
             mapping = {s: f'{qual[h]}.{s}' for s, h in home.items()}
-            script = [script[0]] + uses + [rename(x, mapping) for x in script[1:]]
+            script = [script[0]] + uses + [x if x.startswith('use std.') else rename(x, mapping) for x in script[1:]]
         return '\n'.join(script) + '\n', modules
 
 

@@ -32,6 +32,7 @@ and every name it uses is in scope. One function per construct (the gen_* method
 Script); Script.items lists the top-level constructs it draws from.
 """
 import argparse
+import math
 import os
 import random
 import re
@@ -158,6 +159,9 @@ AVOIDABLE = {
                    'elements are large (256 bytes and more), and a sort planned for fewer elements than the '
                    'file holds stopped the program at any budget ("the runs\' metadata … outgrows its '
                    'reserve"; fixed: the runs\' first elements go to disk)',
+    'stdlib': 'calls of the standard library (std.graph, stats, list, text, random), at the top level and in '
+              'loops whose variable reaches their arguments',
+    'nestedpush': 'vectors pushed into inside a nested loop',
     'strunknown': 'read_lines and read_csv without `~ N` (count unknown, or planned from a file the script '
                   'writes first as empty): a sort of them stopped the program under budgets it accepted at '
                   'start (the same error; fixed likewise)',
@@ -198,6 +202,8 @@ class Script:
         self.nfiles = 0           # files of lines and CSV written
         self.linefiles = []       # (path, sorted, most lines) files of lines written (write_lines)
         self.csvs = []            # (path, record type, read_csv options, most records) CSV files written
+        self.stdlib = False       # this script calls the standard library (Script.generate decides)
+        self.std_uses = set()     # the std modules it calls: `use std.NAME;` at its top
 
     # ------------------------------------------------------------------ helpers
     def emit_line(self, s):
@@ -1428,7 +1434,12 @@ class Script:
         self.emit_line(f'vector {v}: {tname(t)};')
         p, _, _ = self.pipeline(self.top_ctx(), t)
         x = self.fresh('x')
-        self.emit_line(f'for {x} in {p} {{ if {v}.empty() || {v}.size() % 3 == 0 {{ {v}.push({x}); }} }}')
+        if 'nestedpush' not in self.avoid and self.chance(0.4):  # the same pushes, from a loop in the loop
+            w = self.fresh('w')
+            self.emit_line(f'for {x} in {p} {{ for {w} in range(0, 2) {{ if {w} == 1 && ({v}.empty() || '
+                           f'{v}.size() % 3 == 0) {{ {v}.push({x}); }} }} }}')
+        else:
+            self.emit_line(f'for {x} in {p} {{ if {v}.empty() || {v}.size() % 3 == 0 {{ {v}.push({x}); }} }}')
         self.emit_line(f'if !{v}.empty() {{ let {v}b = {v}.back(); print "{v} {{{v}.size()}} {{{self.summ(v + "b", t)}}}"; }}')
         self.pushvecs[v] = t
 
@@ -2041,6 +2052,135 @@ class Script:
         self.indent -= 1
         self.emit_line('}')
 
+    # ------------------------------------------------------------------ the standard library
+    # docs/stdlib.md. A script with Script.stdlib calls it in some of its items: one function
+    # per item, at the top level or in a loop whose variable reaches the arguments (a loop
+    # around a function with an internal order was a shape that did not build). Inputs are
+    # made of the script's pipelines where the function takes any data, and built to the
+    # function's documented input otherwise (simple graphs, disjoint lists). Each result is
+    # summarized in the order docs/stdlib.md gives it, by a sum where it gives none.
+    def gen_stdlib(self):
+        z = None
+        if self.chance(0.45):
+            z = self.fresh('z')
+            self.emit_line(f'for {z} in range(0, {self.r.randrange(1, 4)}) {{')
+            self.indent += 1
+        ctx = self.top_ctx().child(loop=z is not None)
+        if z:
+            ctx.names[z] = 'u64'
+        self.pick([self.std_stats, self.std_stats, self.std_graph, self.std_graph, self.std_graph,
+                   self.std_list, self.std_text])(ctx, z)
+        if z:
+            self.indent -= 1
+            self.emit_line('}')
+
+    def std_arg(self, z, lo, hi):
+        """A u64 argument in [lo, hi + 3): a literal, or in a loop one that reads its variable z."""
+        n = self.r.randrange(lo, hi)
+        return f'({z} + {n})' if z and self.chance(0.6) else str(n)
+
+    def std_summary(self, p, term, ordered=True):
+        """Prints a summary of the elements of p; term: a u64 of the element `E`."""
+        acc, x = self.fresh('h'), self.fresh('e')
+        term = re.sub(r'\bE\b', x, term)
+        step = f'{acc} * 31 + ({term})' if ordered else f'{acc} + ({term}) * ({term}) + 1'
+        self.emit_line(f'var {acc}: u64 = 0;')
+        self.emit_line(f'for {x} in {p} {{ {acc} = {step}; }}')
+        self.emit_line(f'print "{acc} {{{acc}}}";')
+
+    def std_u64s(self, ctx):
+        p, _, _ = self.pipeline(ctx, 'u64')
+        return p
+
+    def std_stats(self, ctx, z):
+        self.std_uses.add('stats')
+        k = self.pick(['smallest_k', 'largest_k', 'largest_k_by', 'frequencies', 'histogram', 'histogram_in_memory'])
+        if k == 'largest_k_by' and any(self.orders.values()):
+            r = self.pick(sorted(r for r, os in self.orders.items() if os))
+            p, _, _ = self.pipeline(ctx, ('rec', r))
+            self.checksum(f'stats.largest_k_by({p}, {self.std_arg(z, 0, 30)}, {self.pick(self.orders[r])})', ('rec', r))
+        elif k in ('smallest_k', 'largest_k', 'largest_k_by'):
+            k = 'largest_k' if k == 'largest_k_by' else k
+            self.std_summary(f'stats.{k}({self.std_u64s(ctx)}, {self.std_arg(z, 0, 30)})', 'E')
+        elif k == 'frequencies':
+            self.std_summary(f'stats.frequencies({self.std_u64s(ctx)} | map y => y % {self.r.randrange(1, 40)})',
+                             'E.value * 7 + E.count')
+        else:
+            lo = self.r.randrange(0, 50)
+            hi = lo + self.r.randrange(1, 2000)
+            self.std_summary(f'stats.{k}({self.std_u64s(ctx)}, {lo}, {hi}, {self.std_arg(z, 1, 20)})',
+                             'E.index * 1000 + E.start * 3 + E.count')
+
+    def std_edges(self, ctx, z, nodes, weighted=False):
+        """An edge stream between nodes 0..nodes-1 (any edge list: duplicates, self-loops)."""
+        x, kind = self.fresh('y'), 'WEdge' if weighted else 'Edge'
+        w = f', w: ({x} % {self.r.randrange(1, 20)}) as u32' if weighted else ''
+        how = self.pick(['map', 'generate'] + ([] if weighted else ['random']))
+        if how == 'random':
+            self.std_uses.add('random')
+            return f'random.edges({self.std_arg(z, 0, 80)}, {nodes})'
+        if how == 'generate':
+            a, b = self.r.randrange(1, 30), self.r.randrange(0, 30)
+            return (f'generate({self.std_arg(z, 0, 80)}) {{ graph.{kind} {{ src: ((i * {a} + {b}) % {nodes}) as u32, '
+                    f'dst: rand({nodes}) as u32{w.replace(x, "i")} }} }}')
+        return (f'{self.std_u64s(ctx)} | map {x} => graph.{kind} {{ src: ({x} % {nodes}) as u32, '
+                f'dst: (({x} / 3 + {x} * 7 + 1) % {nodes}) as u32{w} }}')
+
+    def std_graph(self, ctx, z):
+        self.std_uses.add('graph')
+        nodes = self.std_arg(z, 2, 40)
+        edges = self.std_edges(ctx, z, nodes)
+        simple = f'graph.dedup(graph.symmetric({edges}))'   # the input of mis, colouring, triangles
+        pair = '(E.src as u64) * 1000 + (E.dst as u64)'
+        k = self.pick(['symmetric', 'dedup', 'degrees', 'relabel', 'mis', 'colouring', 'triangles', 'components',
+                       'components_external', 'bfs', 'spanning_forest'])
+        if k in ('symmetric', 'dedup', 'relabel'):
+            self.std_summary(f'graph.{k}({edges})', pair)
+        elif k == 'degrees':
+            self.std_summary(f'graph.degrees({edges})', '(E.node as u64) * 1000 + E.degree')
+        elif k == 'mis':
+            self.std_summary(f'graph.mis({simple})', '(E as u64)')
+        elif k == 'colouring':
+            self.std_summary(f'graph.colouring({simple})', '(E.node as u64) * 1000 + (E.colour as u64)')
+        elif k == 'triangles':
+            t = self.fresh('tri')
+            self.emit_line(f'let {t} = graph.triangles({simple});')
+            self.emit_line(f'print "{t} {{{t}}}";')
+        elif k in ('components', 'components_external'):
+            call = f'graph.components({edges}, {nodes})' if k == 'components' else f'graph.components_external({edges})'
+            self.std_summary(call, '(E.node as u64) * 1000 + (E.label as u64)')
+        elif k == 'bfs':
+            self.std_summary(f'graph.bfs({edges}, ({self.std_arg(z, 0, 40)} % {nodes}) as u32)',
+                             '(E.node as u64) * 1000 + (E.level as u64)')
+        else:  # the forest's order is not specified (docs/stdlib.md)
+            weighted = self.std_edges(ctx, z, nodes, weighted=True)
+            self.std_summary(f'graph.spanning_forest({weighted}, {nodes}, {self.std_arg(z, 1, 12)})',
+                             '(E.src as u64) * 10000 + (E.dst as u64) * 100 + (E.w as u64)', ordered=False)
+
+    def std_list(self, ctx, z):
+        """Disjoint lists of length `run` over a permutation of 0..n-1 (i * a + b mod n, a prime to n)."""
+        self.std_uses.add('list')
+        n = self.r.randrange(1, 60)
+        a = self.pick([a for a in range(1, 60) if math.gcd(a, n) == 1])
+        b, run = self.r.randrange(0, 60), self.std_arg(z, 1, 20)
+        i = self.fresh('y')
+        node = f'((({i} + 1) * {a} + {b}) % {n}) as u32'
+        links = (f'range(0, {n}) | map {i} => list.Link {{ node: (({i} * {a} + {b}) % {n}) as u32, succ: '
+                 f'if ({i} + 1) % {run} == 0 || {i} + 1 == {n} {{ list.END }} else {{ {node} }} }}')
+        self.std_summary(f'list.list_rank({links})', '(E.node as u64) * 100000 + E.rank')
+
+    def std_text(self, ctx, z):
+        """A suffix array of a text over 1..4 letters, and the checker on it (which prints true)."""
+        self.std_uses.add('text')
+        y, t = self.fresh('y'), self.fresh('txt')
+        self.emit_line(f'vector {t} = {self.std_u64s(ctx)} | map {y} => (97 + {y} % {self.r.randrange(1, 5)}) as u8;')
+        k = self.pick(['suffix_array_doubling', 'suffix_array_dc3'])
+        self.std_summary(f'text.{k}({t})', 'E')
+        if self.chance(0.4):
+            ok = self.fresh('ok')
+            self.emit_line(f'let {ok} = text.check_suffix_array({t}, text.{k}({t}));')
+            self.emit_line(f'print "{ok} {{{ok}}}";')
+
     def items(self):
         return [self.gen_let, self.gen_let, self.gen_assign, self.gen_if, self.gen_while, self.gen_block,
                 self.gen_vector, self.gen_vector, self.gen_stream, self.gen_stream, self.gen_write,
@@ -2051,7 +2191,7 @@ class Script:
                      self.gen_concat, self.gen_for_end, self.gen_grouping_loop]
                     if self.grouping and 'grouping' not in self.avoid else []) + (
                     [self.gen_write_lines, self.gen_write_csv, self.gen_write_csv, self.gen_words]
-                    if self.strs else [])
+                    if self.strs else []) + ([self.gen_stdlib] * 4 if self.stdlib else [])
 
     def generate(self):
         self.emit_line('// generated by gen_scripts.py')
@@ -2060,9 +2200,15 @@ class Script:
         self.gen_memory()
         self.gen_records()
         self.grouping = self.chance(0.35) and 'grouping' not in self.avoid
+        self.stdlib = self.chance(0.35) and 'stdlib' not in self.avoid
         for _ in range(self.r.randrange(6, 14)):
             self.gen_item()
+        self.add_header([f'use std.{m};' for m in sorted(self.std_uses)])
         return '\n'.join(self.lines) + '\n'
+
+    def add_header(self, lines):
+        """Lines after the first (the comment): the `use`s the script's body turned out to need."""
+        self.lines[1:1] = lines
 
     def gen_item(self):
         """One top-level item of the script's body."""
