@@ -171,10 +171,14 @@ void SyntaxErrorStrategy::reportExpected(antlr4::Parser* parser, antlr4::Token* 
                                          const antlr4::misc::IntervalSet& expected) {
   antlr4::Token* previous = tokenBefore(parser, offending);
   if (suppressed(offending, previous)) return;
-  // A use of a reserved word declared as a name (at it, or right after it): said once,
-  // where it was declared.
-  for (antlr4::Token* t : {offending, previous})
-    if (t && reservedAsNames_.count(t->getText())) return;
+  // A use of a reserved word declared as a name (at it, or a few tokens after it in the
+  // same statement: `while = 4;` fails at the ';'): said once, where it was declared.
+  for (antlr4::Token* t = offending ? offending : previous; t; t = tokenBefore(parser, t)) {
+    if (reservedAsNames_.count(t->getText())) return;
+    const std::string text = t->getText();
+    if (t != offending && (text == ";" || text == "{" || text == "}")) break;
+    if (offending && t->getTokenIndex() + 4 < offending->getTokenIndex()) break;
+  }
   // `} end {` that is not after a for stage's body: the parser took `end` for a name.
   for (antlr4::Token* t = offending; t; t = tokenBefore(parser, t)) {
     if (!offending || t->getTokenIndex() + 3 < offending->getTokenIndex()) break;
