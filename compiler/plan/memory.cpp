@@ -83,11 +83,27 @@ void MemoryPlanner::adopt(const Plan& program) {
 }
 
 bool MemoryPlanner::countsFit() {
-  // The first node past the limit is where the count comes from (nodes are in data-flow
-  // order): point at the count in the script — generate's, a file's `~` estimate — if it
-  // is there.
+  // Point at where the count comes from: the first node past the limit whose inputs (and
+  // the nodes it scales with: a queue's pushing loop) are all within it — then at the
+  // count in the script, generate's or a file's `~` estimate, if it is there. (A queue
+  // is declared before the loop that fills it, so the first node past the limit may not
+  // be the origin.)
+  const auto over = [this](int id) {
+    return id >= 0 && id < static_cast<int>(plan_.nodes.size()) &&
+           plan_.nodes[id].elements > static_cast<double>(flow::plan::max_elements);
+  };
+  const Node* origin = nullptr;
   for (const Node& n : plan_.nodes) {
-    if (n.elements <= static_cast<double>(flow::plan::max_elements)) continue;
+    if (!over(n.id)) continue;
+    if (!origin) origin = &n;
+    if (std::none_of(n.inputs.begin(), n.inputs.end(), over) &&
+        std::none_of(n.scaling.from.begin(), n.scaling.from.end(), over)) {
+      origin = &n;
+      break;
+    }
+  }
+  for (const Node& n : plan_.nodes) {
+    if (&n != origin) continue;
     SourceLoc at = n.loc;
     if (n.kind == Node::Generate) at = n.get<ast::GenerateSource>()->count->loc;
     if (n.traits().io == io_rule::reads_file) {
