@@ -105,7 +105,7 @@ std::string disk_config::default_directory() {
 
 disk_config disk_config::defaults() {
   disk_config c;
-  c.disks.push_back(disk_spec{default_directory(), 0, false});
+  c.disks.push_back(disk_spec{default_directory(), 0, false, true});
   return c;
 }
 

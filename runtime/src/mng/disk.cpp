@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cerrno>
 #include <random>
 #include <stdexcept>
@@ -41,6 +42,14 @@ disk::disk(std::size_t index, const disk_spec& spec, bool direct)
   }
   struct stat st;
   const bool exists = ::stat(spec.path.c_str(), &st) == 0;
+  if (spec.directory && !(exists && S_ISDIR(st.st_mode)))
+    // $TMPDIR names a folder, as for every program that reads it: a missing one is not
+    // created as a disk file of that name.
+    throw open_error("flow: the temporary disk goes in '" + spec.path + "' (" +
+                         (std::getenv("TMPDIR") && *std::getenv("TMPDIR") ? "$TMPDIR" : "the default") +
+                         "), which is not an existing directory: create it, set TMPDIR to a folder, or give "
+                         "--disk PATH",
+                     spec.path);
   if (exists && !S_ISDIR(st.st_mode)) {
     // The user's own file or device: use it, never remove it, and lock it so that a
     // second program given the same file stops before it writes a block.

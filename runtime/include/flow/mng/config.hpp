@@ -22,6 +22,7 @@ struct disk_spec {
   std::string path;
   std::uint64_t capacity = 0; // bytes the runtime may use on it; 0: no limit but the FS's
   bool keep = false;          // keep a file the runtime created
+  bool directory = false;     // the path must be an existing directory (the default disk: $TMPDIR)
 
   /// Parses "PATH[:SIZE][:keep]", e.g. "/scratch/flow.disk:40GiB" or "/tmp". A last
   /// component that is not a size or "keep" belongs to the path.
