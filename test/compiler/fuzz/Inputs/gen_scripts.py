@@ -27,6 +27,14 @@ payloads with min or max; str keys of reduce and join are made few ("k{hash(s) %
 the first byte) so that groups and matches form. Files with str are read back only by
 read_lines and read_csv (read_text would split a str at white space).
 
+About a third of the scripts (Script.stdlib) also call the standard library (std.graph,
+stats, list, text and random; docs/stdlib.md), at the top level and in loops whose
+variable reaches the arguments: inputs made of the script's pipelines where a function
+takes any data, built to its documented input otherwise (simple graphs through
+dedup(symmetric(…)), disjoint lists over a permutation), each result summarized in the
+order the docs give it (by a sum where they give none). The `use std.NAME;` lines the
+body turned out to need go at the top.
+
 The generator is grammar- and type-aware: every expression is built for a wanted type,
 and every name it uses is in scope. One function per construct (the gen_* methods of
 Script); Script.items lists the top-level constructs it draws from.
