@@ -547,6 +547,8 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
   };
   // Each node's scale, by the planner's rule (plan::Scaling), in the planner's order.
   std::map<int, std::string> scale;
+  // A read's `~ N` (over params) for the params the program runs with.
+  auto estimateAtStart = [&](const ast::Estimate& e) { return "static_cast<double>(" + expr(*e.expr) + ")"; };
   for (int id : plan.scalingOrder) {
     const Node& n = plan.nodes[id];
     std::string runtime; // the count when the program runs
@@ -567,11 +569,14 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
       const ReadSource& r = *n.get<ReadSource>();
       const std::string p = path(r.path);
       const std::string known = "static_cast<double>(fl_program.input_elements(" + p + "))";
+      const std::string planned = r.estimate ? estimateAtStart(*r.estimate) : number(n.elements);
       runtime = "(fl_program.input_size_known(" + p + ") ? " +
-                (r.text && r.estimate ? "std::max(" + number(n.elements) + ", " + known + ")" : known) + " : " +
-                number(n.elements) + ")";
+                (r.text && r.estimate ? "std::max(" + planned + ", " + known + ")" : known) + " : " + planned + ")";
       break;
     }
+    case plan::Scaling::ReadEstimate:
+      runtime = estimateAtStart(*n.get<ReadSource>()->estimate);
+      break;
     case plan::Scaling::ArrayLength:
       runtime = "static_cast<double>(" + expr(*n.get<ArrayDecl>()->length) + ")";
       break;

@@ -259,6 +259,9 @@ void GraphBuilder::scaling() {
       r.kind = Scaling::RangeBounds;
     } else if ((n.kind == Node::ReadFile || n.kind == Node::ReadText) && plan_.readsInput(*n.get<ReadSource>())) {
       r.kind = Scaling::InputFile; // a text file's lines: its size over the bytes a line is planned at
+    } else if ((n.kind == Node::ReadFile || n.kind == Node::ReadText) && n.get<ReadSource>()->estimate &&
+               computableAtStart(*n.get<ReadSource>()->estimate->expr)) {
+      r.kind = Scaling::ReadEstimate;
     } else if (!n.inputs.empty()) {
       r = {Scaling::From, n.inputs};
     } else if (n.kind == Node::ArrayAlloc) {

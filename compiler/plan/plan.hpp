@@ -43,7 +43,9 @@ using Payload = std::variant<std::monostate, const ast::GenerateSource*, const a
 inline constexpr double kNominalInputElements = 1 << 20;
 
 struct Scaling {
-  enum Kind { Planned, GenerateCount, RangeBounds, InputFile, From, ArrayLength } kind = Planned;
+  // ReadEstimate: a read of a file the script writes first (no size at start) counted by
+  // its `~ N`, an expression over params evaluated at start.
+  enum Kind { Planned, GenerateCount, RangeBounds, InputFile, ReadEstimate, From, ArrayLength } kind = Planned;
   std::vector<int> from;
 };
 
