@@ -580,13 +580,26 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
     case plan::Scaling::ArrayLength:
       runtime = "static_cast<double>(" + expr(*n.get<ArrayDecl>()->length) + ")";
       break;
+    case plan::Scaling::Sum: {
+      // Each part's planned count at its own scale, over their planned sum.
+      double planned = 0;
+      for (int b : n.scaling.from) planned += plan.nodes[b].startElements;
+      if (planned <= 0) break;
+      for (int b : n.scaling.from)
+        runtime += (runtime.empty() ? "" : " + ") + number(plan.nodes[b].startElements) + " * " + scale.at(b);
+      runtime = "(" + runtime + ") / " + number(planned);
+      break;
+    }
     case plan::Scaling::Planned:
     case plan::Scaling::From: break;
     }
     std::string sc = "1.0";
-    // Relative to the count the program starts from (a read without `~ N`: nominal).
-    if (!runtime.empty() && n.startElements > 0) sc = "(" + runtime + " / " + number(n.startElements) + ")";
-    for (size_t i = 0; i < n.scaling.from.size(); ++i) {
+    // Relative to the count the program starts from (a read without `~ N`: nominal). A sum
+    // of parts none of which is counted takes the largest of their scales, as From does.
+    const bool weighted = n.scaling.kind == plan::Scaling::Sum && !runtime.empty();
+    if (weighted) sc = "(" + runtime + ")";
+    else if (!runtime.empty() && n.startElements > 0) sc = "(" + runtime + " / " + number(n.startElements) + ")";
+    for (size_t i = 0; i < n.scaling.from.size() && !weighted; ++i) {
       const std::string& f = scale.at(n.scaling.from[i]);
       sc = i == 0 ? f : "std::max(" + sc + ", " + f + ")";
     }

@@ -263,15 +263,20 @@ void GraphBuilder::scaling() {
                computableAtStart(*n.get<ReadSource>()->estimate->expr)) {
       r.kind = Scaling::ReadEstimate;
     } else if (!n.inputs.empty()) {
-      r = {Scaling::From, n.inputs};
+      r = {n.traits().count == Count::sum_of_inputs ? Scaling::Sum : Scaling::From, n.inputs};
     } else if (n.kind == Node::ArrayAlloc) {
       if (computableAtStart(*n.get<ArrayDecl>()->length)) r.kind = Scaling::ArrayLength;
     } else if (n.kind == Node::ScanVector || n.kind == Node::VectorIndex) {
-      r.kind = Scaling::From;
+      // A scan's count is the sum of its builders' pushes: all of them before it. v[i]
+      // keeps the last builder's scale, which its accesses follow too (a loop's count
+      // would be theirs: not modelled).
+      r.kind = n.kind == Node::ScanVector ? Scaling::Sum : Scaling::From;
       const Symbol* v = n.get<Symbol>();
       for (const Node& m : plan_.nodes)
-        if (m.id < n.id && m.kind != Node::Materialize && m.storeWritten() == v)
-          r.from = {m.id}; // the last builder before the scan
+        if (m.id < n.id && m.kind != Node::Materialize && m.storeWritten() == v) {
+          if (n.kind == Node::VectorIndex) r.from.clear();
+          r.from.push_back(m.id);
+        }
     } else if (n.kind == Node::Queue || n.kind == Node::VectorPush) {
       // Pushed once per element of the loop around them (the innermost around the first
       // push): that loop's scale. Pushes in no for loop (a while loop's) scale with the

@@ -44,8 +44,10 @@ inline constexpr double kNominalInputElements = 1 << 20;
 
 struct Scaling {
   // ReadEstimate: a read of a file the script writes first (no size at start) counted by
-  // its `~ N`, an expression over params evaluated at start.
-  enum Kind { Planned, GenerateCount, RangeBounds, InputFile, ReadEstimate, From, ArrayLength } kind = Planned;
+  // its `~ N`, an expression over params evaluated at start. Sum: a count that is the sum
+  // of those in `from` (a vector's builders' pushes, a concat's or merge's inputs): their
+  // scales weighted by their planned counts.
+  enum Kind { Planned, GenerateCount, RangeBounds, InputFile, ReadEstimate, From, Sum, ArrayLength } kind = Planned;
   std::vector<int> from;
 };
 
