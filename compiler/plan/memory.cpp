@@ -102,21 +102,19 @@ bool MemoryPlanner::countsFit() {
       break;
     }
   }
-  for (const Node& n : plan_.nodes) {
-    if (&n != origin) continue;
-    SourceLoc at = n.loc;
-    if (n.kind == Node::Generate) at = n.get<ast::GenerateSource>()->count->loc;
-    if (n.traits().io == io_rule::reads_file) {
-      if (const auto& e = n.get<ast::ReadSource>()->estimate) at = e->loc;
-    }
-    char count[32];
-    std::snprintf(count, sizeof count, "%.3g", n.elements);
-    diags_.error(file_, at,
-                 std::string("this count is ") + count + " elements, more than 2^63 (" +
-                     std::to_string(flow::plan::max_elements) + "), the most a plan can take");
-    return false;
+  if (!origin) return true;
+  const Node& n = *origin;
+  SourceLoc at = n.loc;
+  if (n.kind == Node::Generate) at = n.get<ast::GenerateSource>()->count->loc;
+  if (n.traits().io == io_rule::reads_file) {
+    if (const auto& e = n.get<ast::ReadSource>()->estimate) at = e->loc;
   }
-  return true;
+  char count[32];
+  std::snprintf(count, sizeof count, "%.3g", n.elements);
+  diags_.error(file_, at,
+               std::string("this count is ") + count + " elements, more than 2^63 (" +
+                   std::to_string(flow::plan::max_elements) + "), the most a plan can take");
+  return false;
 }
 
 std::string MemoryPlanner::leastBudget() const {
