@@ -96,8 +96,10 @@ struct Entry {
 
 /// The programs and compiled classes in the cache, each with its companion files (a
 /// program's C++ and header list, a class's source); an entry was last used when the
-/// latest of its files was written or marked used.
-std::vector<Entry> trimmable(const fs::path& cache) {
+/// latest of its files was written or marked used. `leftovers`, if given, gets the files
+/// of builds being written (or left by a killed flowc) at the top and in parts/, which
+/// only `clean` removes: one walk of each folder.
+std::vector<Entry> trimmable(const fs::path& cache, std::vector<fs::path>* leftovers = nullptr) {
   std::map<fs::path, Entry> entries; // by the program's path, or a class's without extension
   std::error_code ec;
   auto add = [&](const fs::path& entryPath, const fs::path& file) {
@@ -110,7 +112,11 @@ std::vector<Entry> trimmable(const fs::path& cache) {
   };
   for (const auto& f : fs::directory_iterator(cache, ec)) {
     std::string name = f.path().filename().string();
-    if (!f.is_regular_file(ec) || std::regex_match(name, kLeftover)) continue;
+    if (!f.is_regular_file(ec)) continue;
+    if (std::regex_match(name, kLeftover)) {
+      if (leftovers) leftovers->push_back(f.path());
+      continue;
+    }
     for (const std::string companion : {".cpp", ".headers"})
       if (name.ends_with(companion) && std::regex_match(name.substr(0, name.size() - companion.size()), kProgram))
         name.resize(name.size() - companion.size());
@@ -119,6 +125,7 @@ std::vector<Entry> trimmable(const fs::path& cache) {
   for (const auto& f : fs::directory_iterator(cache / "parts", ec)) {
     const std::string name = f.path().filename().string();
     if (f.is_regular_file(ec) && std::regex_match(name, kPart)) add(cache / "parts" / name.substr(0, 16), f.path());
+    else if (leftovers && std::regex_match(name, kLeftover)) leftovers->push_back(f.path());
   }
   std::vector<Entry> list;
   for (auto& [path, entry] : entries) list.push_back(std::move(entry));
@@ -216,22 +223,22 @@ int runCache(const std::vector<std::string>& words) {
   if (clean) {
     // Only what flowc made: the folder may be one the user chose, with other files in it.
     uint64_t bytes = 0;
-    for (const Entry& e : trimmable(*cache)) {
+    std::vector<fs::path> leftovers;
+    for (const Entry& e : trimmable(*cache, &leftovers)) {
       bytes += e.bytes;
       for (const fs::path& f : e.files) fs::remove(f, ec);
     }
+    for (const fs::path& f : leftovers) {
+      const uintmax_t size = fs::file_size(f, ec);
+      if (!ec) bytes += size;
+      fs::remove(f, ec);
+    }
     for (const auto& f : fs::directory_iterator(*cache, ec)) {
-      const std::string name = f.path().filename().string();
-      if (std::regex_match(name, kRuntime) && f.is_directory(ec)) {
+      if (std::regex_match(f.path().filename().string(), kRuntime) && f.is_directory(ec)) {
         bytes += folderBytes(f.path());
         fs::remove_all(f.path(), ec);
-      } else if (std::regex_match(name, kLeftover) && f.is_regular_file(ec)) {
-        bytes += fs::file_size(f.path(), ec);
-        fs::remove(f.path(), ec);
       }
     }
-    for (const auto& f : fs::directory_iterator(*cache / "parts", ec))
-      if (std::regex_match(f.path().filename().string(), kLeftover)) fs::remove(f.path(), ec);
     fs::remove(*cache / "parts", ec); // only when empty
     fs::remove(*cache / "lock", ec);  // builds' CacheHold
     std::cout << "flowc: removed " << flow::format_bytes(static_cast<double>(bytes)) << " from " << cache->string()
