@@ -81,7 +81,11 @@ struct GeneratedCpp {
   /// headers, which may define non-inline functions that only one part may compile).
   std::vector<PartClass> partClasses;
   std::string partPrelude; // what every class's translation unit starts with
-  double mainCost = 0; // the compile time of main() and what only it can name, likewise
+  double mainCost = 0; // the compile time of main() (the plan, the params), likewise
+  double runCost = 0;  // of fl_run (the script's statements) and what only it can name
+  /// Whether main() and fl_run may be compiled apart (-DFLOW_ONLY_MAIN, -DFLOW_ONLY_RUN):
+  /// not when the script includes C++ headers, which both would include.
+  bool runApart = true;
 };
 
 /// The C++ for `program` under `plan`.

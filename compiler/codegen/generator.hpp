@@ -26,12 +26,12 @@ using sema::Type;
 
 // What each runtime class compiled apart costs to compile (seconds of gcc 12 -O2 for
 // mis.flow's, with the precompiled runtime loaded): flowc build starts the longest
-// compiles first, with these and GeneratedCpp::mainCost.
+// compiles first, with these and GeneratedCpp::mainCost and runCost.
 inline constexpr double kRunsCreatorCost = 2.2;
 inline constexpr double kRunsMergerCost = 2.2;
 inline constexpr double kQueueCost = 3.8;
 inline constexpr double kVectorCost = 1.2;
-inline constexpr double kHashReduceCost = 1.0; // a reduce's hash table, in main()
+inline constexpr double kHashReduceCost = 1.0; // a reduce's hash table, in fl_run
 
 class Generator {
 public:
@@ -242,7 +242,7 @@ public:
   /// `cls` (a runtime class of the script's types) may be compiled in a part of its own;
   /// it uses the classes `uses` (a run creator merges with its sort's merger).
   void compiledApart(const std::string& cls, double cost, std::vector<std::string> uses = {});
-  double classesInMainCost_ = 0; // runtime classes of types only main() can name (a reduce's combine lambda)
+  double classesInRunCost_ = 0; // runtime classes of types only fl_run can name (a reduce's combine lambda)
   void emitPartClasses();
 
   // Inside a lambda (the downstream of a for stage): `continue` and `break` of the

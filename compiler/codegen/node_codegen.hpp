@@ -33,7 +33,7 @@ class NodeCodegen {
 public:
   virtual ~NodeCodegen() = default;
 
-  /// State that lives through the whole program, declared at the start of main() (a
+  /// State that lives through the whole program, declared at the start of fl_run (a
   /// stream written once and read back by later statements, anywhere after it).
   virtual void programState(const Node&) {}
   /// Code before the statement's block, each time the statement runs (an aggregate's

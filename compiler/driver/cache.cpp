@@ -211,12 +211,14 @@ void trimCache(const fs::path& cache, const fs::path& keep) {
   }
 }
 
-int runCache(const std::vector<std::string>& words) {
+int runCache(const std::vector<std::string>& words, const BuildOptions& build) {
   const bool clean = !words.empty() && words[0] == "clean";
-  if (words.size() > 1 || (!words.empty() && !clean)) {
-    std::cerr << "flowc: error: 'flowc cache' takes nothing or 'clean', not '" << words.back() << "'\n";
+  const bool precompile = !words.empty() && words[0] == "precompile";
+  if (words.size() > 1 || (!words.empty() && !clean && !precompile)) {
+    std::cerr << "flowc: error: 'flowc cache' takes nothing, 'clean' or 'precompile', not '" << words.back() << "'\n";
     return 2;
   }
+  if (precompile) return runPrecompile(build);
   std::optional<fs::path> cache = cacheDirectory();
   if (!cache) return 1;
   std::error_code ec;

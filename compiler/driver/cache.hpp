@@ -4,6 +4,8 @@
 // runtime headers. Its folder, its entries' names and ages, its size limit, and `flowc
 // cache` (what it holds; `clean` empties it). docs/install.md describes it.
 #include <cstdint>
+#include "driver/emit_command.hpp"
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -54,8 +56,9 @@ private:
 /// not counted (one per compiler command; `flowc cache clean` removes them).
 void trimCache(const std::filesystem::path& cache, const std::filesystem::path& keep);
 
-/// `flowc cache` (what the cache holds, and its limit) and `flowc cache clean` (remove
-/// everything flowc put in it): flowc's exit status.
-int runCache(const std::vector<std::string>& words);
+/// `flowc cache` (what the cache holds, and its limit), `flowc cache clean` (remove
+/// everything flowc put in it) and `flowc cache precompile` (make the precompiled runtime
+/// for builds with `build`'s compiler and flags): flowc's exit status.
+int runCache(const std::vector<std::string>& words, const BuildOptions& build);
 
 } // namespace flow::driver

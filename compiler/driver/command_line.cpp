@@ -177,10 +177,12 @@ struct Table {
               "a Language Server Protocol server on standard input and output for\n"
               "editors: diagnostics as you type, hover (types, the plan of a line),\n"
               "go to definition, completion, formatting (docs/editors.md)"};
-  Command cache{"cache", Invocation::Cache, "[clean]",
+  Command cache{"cache", Invocation::Cache, "[clean | precompile]",
                 "what flowc's cache holds (the programs flowc run built, the\n"
                 "runtime classes compiled for scripts' types, the precompiled\n"
-                "runtime) and its size limit; clean: remove them all",
+                "runtime) and its size limit; clean: remove them all;\n"
+                "precompile: make the precompiled runtime for flowc build's\n"
+                "defaults ($CXX, $CXXFLAGS, -O2) before a first build needs it",
                 kCacheNotes};
   const std::array<Command*, 8> commands{&check, &explain, &emit, &build, &run, &fmt, &lsp, &cache};
 
@@ -201,7 +203,7 @@ struct Table {
   cl::list<std::string> files{cl::Positional, cl::value_desc("FILE"), withFiles};
 
   // cache
-  cl::list<std::string> cacheWords{cl::Positional, cl::value_desc("clean"), Commands{{&cache.sub}}};
+  cl::list<std::string> cacheWords{cl::Positional, cl::value_desc("clean|precompile"), Commands{{&cache.sub}}};
 
   // check
   cl::opt<bool> dumpAst{"dump-ast", cl::desc("print the syntax tree of each script (with line:column)"),
@@ -297,8 +299,9 @@ struct Table {
                                           "builds again when the flags change"),
                                  compiling};
   cl::opt<unsigned> jobs{"j", cl::Prefix, cl::value_desc("N"),
-                         cl::desc("run up to N compilers at once: the runtime's sorters, queues and\n"
-                                  "vectors of the script's types compile beside main(), in parts\n"
+                         cl::desc("run up to N compilers at once: main(), the script's statements\n"
+                                  "and the runtime's sorters, queues and vectors of its types\n"
+                                  "compile apart, at once\n"
                                   "(default: $FLOW_BUILD_JOBS, else the CPUs flowc may use; 1: the\n"
                                   "program in one translation unit)"),
                          compiling};
@@ -584,6 +587,9 @@ std::optional<int> parseCommandLine(int argc, char** argv, Invocation& out) {
   if (command == &table.cache) {
     out.command = Invocation::Cache;
     out.cacheWords.assign(table.cacheWords.begin(), table.cacheWords.end());
+    out.build.compiler = compilerCommand(table.cxx); // precompile: flowc build's defaults
+    out.build.cxxflags = compilerFlags(table.cxxflags);
+    out.build.verbose = true;
     return std::nullopt;
   }
   if (table.files.empty() && command != &table.lsp) return usageError(name + (manyFiles ? " needs at least one FILE" : " needs a FILE"), command);

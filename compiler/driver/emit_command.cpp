@@ -212,6 +212,7 @@ struct CompilePlan {
   std::vector<double> costs;       // of each compile, to start the longest first
   std::vector<std::string> cpps;   // the C++ file each compiles (for its errors)
   std::vector<std::string> objects; // linked, in this order (none: one compile makes the program)
+  size_t programObjects = 0;         // the first objects: the program's file's (main(), fl_run)
   // A compiled group of classes → the cache's names of its classes' objects (links to it).
   std::vector<std::pair<std::string, std::vector<std::string>>> stores;
   std::vector<std::pair<std::string, std::string>> sources; // C++ files to write, and their text
@@ -219,54 +220,44 @@ struct CompilePlan {
   std::vector<std::string> mpiLink; // Open MPI's libraries (--mpi)
 };
 
-/// The compiles of `program` (written to `cpp`) into `exe`. A program with runtime
-/// classes of its types is built in parts when flowc's cache can be used: each class's
-/// object is kept in the cache under the key of its own translation unit
-/// (driver/cache.hpp), shared by every script with the same types, so that an edit of a
-/// script compiles main() alone; otherwise in one compile. `extra` goes to main()'s compile (flowc run's dependency
-/// file, Open MPI's folders), `mpiLink` (Open MPI's libraries) to the link.
+/// The compiles of `program` (written to `cpp`) into `exe`. A program with runtime classes
+/// of its types is built in parts when flowc's cache can be used: each class's object is
+/// kept in the cache under the key of its own translation unit (driver/cache.hpp), shared
+/// by every script with the same types, so that an edit of a script compiles the script's
+/// file alone. That file's main() (the plan, the params) and fl_run (the script's
+/// statements) are compiled apart, at once, where a job would otherwise be idle (-j N with
+/// fewer than N - 1 units of classes to compile), unless the script includes C++ headers
+/// (which may define non-inline functions that only one unit may compile). Otherwise the
+/// program is one compile. `extra` goes to main()'s compile (flowc run's dependency file),
+/// `mpiCompile` (Open MPI's folders) to every compile of the script's file, `mpiLink`
+/// (Open MPI's libraries) to the link.
 CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCpp& program, const std::string& cpp,
                          const std::string& exe, const std::vector<std::string>& extra,
-                         const std::vector<std::string>& mpiLink) {
+                         const std::vector<std::string>& mpiCompile, const std::vector<std::string>& mpiLink) {
   CompilePlan plan;
   plan.mpiLink = mpiLink;
-  std::vector<std::string> mainArgs = compileFlags(options, /*includeDirs=*/true);
   const std::optional<fs::path> cache =
       program.partClasses.empty() ? std::nullopt : cacheDirectory(/*quiet=*/!options.verbose);
   std::error_code ec;
   if (cache) fs::create_directory(*cache / "parts", ec);
-  if (!cache || ec) {
-    mainArgs.insert(mainArgs.end(), extra.begin(), extra.end());
-    mainArgs.push_back(cpp);
-    const std::vector<std::string> tail = linkTail(exe, mpiLink);
-    mainArgs.insert(mainArgs.end(), tail.begin(), tail.end());
-    plan.compiles.push_back({mainArgs, exe + ".log", ""});
-    plan.costs.push_back(program.mainCost);
-    plan.cpps.push_back(cpp);
-    return plan;
-  }
-  const std::string mainObject = exe + ".main.o";
-  mainArgs.push_back("-DFLOW_PARTS");
-  mainArgs.insert(mainArgs.end(), extra.begin(), extra.end());
-  mainArgs.insert(mainArgs.end(), {"-c", cpp, "-o", mainObject});
-  plan.compiles.push_back({mainArgs, mainObject + ".log", ""});
-  plan.costs.push_back(program.mainCost);
-  plan.cpps.push_back(cpp);
-  plan.objects.push_back(mainObject);
-  const std::vector<std::string> classFlags = compileFlags(options, /*includeDirs=*/false);
+  const bool inParts = cache && !ec;
   // Each class's object is keyed by its own translation unit; the classes the cache lacks
-  // are compiled together, in at most jobs - 1 groups beside main() (one more translation
-  // unit costs a load of the precompiled runtime and the types again), and each class's
-  // object in the cache is then a link to its group's.
+  // are compiled together, in at most `jobs` groups (one more translation unit costs a
+  // load of the precompiled runtime and the types again; the script's file, shorter than
+  // most groups, takes the first job free), and each class's object in the cache is then
+  // a link to its group's.
+  std::vector<std::string> classObjects;
   struct Missing {
     const codegen::PartClass* cls;
     std::string object;
   };
   std::vector<Missing> missing;
+  const std::vector<std::string> classFlags = inParts ? compileFlags(options, /*includeDirs=*/false) : std::vector<std::string>{};
   for (const codegen::PartClass& c : program.partClasses) {
+    if (!inParts) break;
     const std::string source = program.partPrelude + c.instantiation();
     const fs::path object = partObject(*cache, source, classFlags, runtimeLocation().includeDir);
-    plan.objects.push_back(object.string());
+    classObjects.push_back(object.string());
     if (fs::exists(object, ec)) {
       markUsed(object);
       ++plan.classesReused;
@@ -277,7 +268,44 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
     missing.push_back({&c, object.string()});
   }
   std::stable_sort(missing.begin(), missing.end(), [](const Missing& a, const Missing& b) { return a.cls->cost > b.cls->cost; });
-  const size_t groups = std::min<size_t>(missing.size(), std::max(1u, options.jobs > 1 ? options.jobs - 1 : 1u));
+  const size_t groups = std::min<size_t>(missing.size(), options.jobs);
+  const bool runApart = program.runApart && groups + 2 <= options.jobs;
+  const std::vector<std::string> programArgs = compileFlags(options, /*includeDirs=*/true);
+  if (!inParts && !runApart) {
+    std::vector<std::string> args = programArgs;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), mpiCompile.begin(), mpiCompile.end());
+    args.push_back(cpp);
+    const std::vector<std::string> tail = linkTail(exe, mpiLink);
+    args.insert(args.end(), tail.begin(), tail.end());
+    plan.compiles.push_back({args, exe + ".log", ""});
+    plan.costs.push_back(program.mainCost + program.runCost);
+    plan.cpps.push_back(cpp);
+    return plan;
+  }
+  // The script's file: one object, or main()'s and fl_run's.
+  struct Unit {
+    const char* define; // the part of the file it compiles
+    const char* suffix;
+    double cost;
+  };
+  std::vector<Unit> units = {{nullptr, ".main.o", program.mainCost + program.runCost}};
+  if (runApart) units = {{"-DFLOW_ONLY_MAIN", ".main.o", program.mainCost}, {"-DFLOW_ONLY_RUN", ".run.o", program.runCost}};
+  for (const Unit& unit : units) {
+    const std::string object = exe + unit.suffix;
+    std::vector<std::string> args = programArgs;
+    if (inParts) args.push_back("-DFLOW_PARTS");
+    if (unit.define) args.push_back(unit.define);
+    if (&unit == &units.front()) args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), mpiCompile.begin(), mpiCompile.end());
+    args.insert(args.end(), {"-c", cpp, "-o", object});
+    plan.compiles.push_back({args, object + ".log", ""});
+    plan.costs.push_back(unit.cost);
+    plan.cpps.push_back(cpp);
+    plan.objects.push_back(object);
+  }
+  plan.programObjects = units.size();
+  plan.objects.insert(plan.objects.end(), classObjects.begin(), classObjects.end());
   std::vector<std::vector<const Missing*>> group(groups);
   std::vector<double> work(groups, 0);
   for (const Missing& m : missing) { // the most costly first, to the group with the least work
@@ -315,14 +343,14 @@ int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, c
   std::optional<CacheHold> hold;
   if (std::optional<fs::path> cache = cacheDirectory(/*quiet=*/true)) hold.emplace(*cache);
   // main() of a program built with --mpi includes mpi.h and links Open MPI's library.
-  std::vector<std::string> mainExtra = extra, mpiLink;
+  std::vector<std::string> mpiCompile, mpiLink;
   if (options.plan.spreadOverRanks) {
     const auto compileFlags = mpiFlags("compile"), linkFlags = mpiFlags("link");
     if (!compileFlags || !linkFlags) return 1;
-    mainExtra.insert(mainExtra.end(), compileFlags->begin(), compileFlags->end());
+    mpiCompile = *compileFlags;
     mpiLink = *linkFlags;
   }
-  CompilePlan plan = planCompiles(options, program, cpp, exe, mainExtra, mpiLink);
+  CompilePlan plan = planCompiles(options, program, cpp, exe, extra, mpiCompile, mpiLink);
   if (starting) starting(plan);
   // A class's source is written where its object will be, for its errors and for people.
   for (const auto& [path, text] : plan.sources)
@@ -336,7 +364,7 @@ int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, c
   // Each step's commands run (printed with -v), the first failure reported, and every
   // temporary object and log removed at the end, whatever happened.
   std::vector<std::string> leftovers;
-  if (!plan.objects.empty()) leftovers.push_back(plan.objects.front()); // main()'s: linked, then not needed
+  for (size_t k = 0; k < plan.programObjects; ++k) leftovers.push_back(plan.objects[k]); // linked, then not needed
   for (const auto& [partial, objects] : plan.stores)
     for (const char* suffix : {".cpp", ".o"}) leftovers.push_back(partial + suffix);
   auto runStep = [&](const std::vector<Command>& step, const std::vector<size_t>& which) {
@@ -450,6 +478,18 @@ int runEmit(const BuildOptions& options) {
     std::cerr << "flowc: error: cannot write '" << options.output << "'\n";
     return 1;
   }
+  return 0;
+}
+
+int runPrecompile(const BuildOptions& options) {
+  const std::vector<std::string> flags = compileFlags(options, /*includeDirs=*/false);
+  const auto include = std::find(flags.begin(), flags.end(), "-include"); // the header, once made
+  if (include == flags.end() || include + 1 == flags.end()) {
+    std::cerr << "flowc: error: the runtime's headers could not be precompiled (said above)\n";
+    return 1;
+  }
+  std::cout << "flowc: the precompiled runtime for builds with " << options.compiler.front() << " -O"
+            << options.optimization << ": " << *(include + 1) << ".gch\n";
   return 0;
 }
 

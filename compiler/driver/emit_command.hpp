@@ -31,6 +31,9 @@ struct BuildOptions {
 };
 
 int runEmit(const BuildOptions& options);
+/// `flowc cache precompile`: the precompiled runtime for builds with `options`' compiler
+/// and flags made in the cache (if no build has made it): flowc's exit status.
+int runPrecompile(const BuildOptions& options);
 int runBuild(const BuildOptions& options);
 int runRun(const BuildOptions& options);
 

@@ -25,7 +25,7 @@ int run(int argc, char** argv) {
   case flow::driver::Invocation::Build: return flow::driver::runBuild(invocation.build);
   case flow::driver::Invocation::Run: return flow::driver::runRun(invocation.build);
   case flow::driver::Invocation::Fmt: return flow::driver::runFmt(invocation.fmt);
-  case flow::driver::Invocation::Cache: return flow::driver::runCache(invocation.cacheWords);
+  case flow::driver::Invocation::Cache: return flow::driver::runCache(invocation.cacheWords, invocation.build);
   case flow::driver::Invocation::Lsp: return flow::lsp::serve(std::cin, std::cout, invocation.lsp);
   }
   return 3;

@@ -1,6 +1,7 @@
 #include "driver/precompiled_header.hpp"
 
 #include "codegen/codegen.hpp"
+#include "driver/installation.hpp"
 #include "driver/run_command.hpp"
 
 #include <algorithm>
@@ -69,6 +70,9 @@ std::vector<std::string> precompiledRuntime(const std::vector<std::string>& flag
     return std::vector<std::string>{};
   };
   std::error_code ec;
+  // Made when flowc was built or installed (flowc cache precompile), for these flags.
+  const fs::path made = fs::path(runtimeLocation().precompiled) / dir.filename() / "flow_runtime.hpp";
+  if (fs::exists(made.string() + ".gch", ec)) return {"-include", made.string()};
   if (fs::exists(precompiled, ec)) return {"-include", header.string()};
   if (fs::exists(failed, ec)) return without("the compiler could not make one (" + failed.string() + ")");
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return without(dir.string() + ": " + std::strerror(errno));

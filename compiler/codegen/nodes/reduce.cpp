@@ -15,7 +15,7 @@ struct ReduceRunsCodegen : RunsCodegen<Node::ReduceRuns> {
     g->declareCombine(n, r);
     const std::string order = g->orderType(r.keyOrder);
     g->line("// " + n.name + ": " + (n.hashed ? "a hash table" : "run formation") + " that combines equal keys");
-    g->classesInMainCost_ += n.hashed ? kHashReduceCost : kRunsCreatorCost;
+    g->classesInRunCost_ += n.hashed ? kHashReduceCost : kRunsCreatorCost;
     if (n.spread && !n.hashed) { // over the ranks: a sample sort whose runs fold the equal keys of this rank's range
       g->line("flow::ranks::sample_sort<" + T + ", " + order + ", decltype(" + combine + ")> " + g->var(n, "runs") + "(" +
               g->memoryOf(n) + ", " + order + "{}, " + combine + ", " + g->runOptions(n) + ");");
@@ -43,7 +43,7 @@ struct ReduceMergeCodegen : RunsMergeCodegen<Node::ReduceMerge> {
   void declare(const Node& n) override {
     auto& r = *n.get<ReduceStage>();
     const Node& runs = g->plan_.nodes[n.partner];
-    g->classesInMainCost_ += kRunsMergerCost;
+    g->classesInRunCost_ += kRunsMergerCost;
     g->line("flow::stream::reduce_merge<" + g->type(r.elementType) + ", " + g->orderType(r.keyOrder) + ", decltype(" +
             g->var(runs, "combine") + ")> " + g->var(n, "merge") + "(std::move(" + g->var(runs, "sorted") + "), " +
             g->memoryOf(n) + ", " + g->var(runs, "combine") + ", fl_sort_options);");

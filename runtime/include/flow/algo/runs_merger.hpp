@@ -289,6 +289,7 @@ public:
   /// The same with a combiner: equal elements are folded with combine(a, b) in
   /// intermediate passes and in the output.
   runs_merger(sorted_runs<T> input, std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt);
+  ~runs_merger(); // defined below the class, as close() is (not inline)
   runs_merger(const runs_merger&) = delete;
   runs_merger& operator=(const runs_merger&) = delete;
 
@@ -296,12 +297,7 @@ public:
   /// Generated code calls it where the merge's phase ends, as a reader's close(): a
   /// join or zip that stops at its shorter input leaves the other merge unfinished, and
   /// the plan gives its memory to the phases after.
-  void close() noexcept {
-    end_merge();
-    out_.reset();
-    memory_segments_.clear();
-    pos_ = end_ = nullptr;
-  }
+  void close() noexcept;
 
   /// Elements in total (of the input runs: before the output's combining).
   std::uint64_t size() const noexcept { return total_; }
@@ -384,6 +380,15 @@ private:
 // so that they are not inline. A program built in parts (flowc build -j, docs/install.md)
 // then compiles them only in the part that instantiates the class (`template class`);
 // the others see `extern template class` and call them.
+template <class T, class Cmp, class Combine> runs_merger<T, Cmp, Combine>::~runs_merger() = default;
+
+template <class T, class Cmp, class Combine> void runs_merger<T, Cmp, Combine>::close() noexcept {
+  end_merge();
+  out_.reset();
+  memory_segments_.clear();
+  pos_ = end_ = nullptr;
+}
+
 template <class T, class Cmp, class Combine>
 runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memory_bytes, Cmp cmp, Combine combine, sort_options opt)
     : runs_(std::move(input)), cmp_(std::move(cmp)), combine_(std::move(combine)), memory_(memory_bytes) {
