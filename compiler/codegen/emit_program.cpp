@@ -805,8 +805,8 @@ GeneratedCpp Generator::run() {
     runArguments += ", " + name(s);
   }
   line("// The script's statements, which main() (below) runs once it has read the command line");
-  line("// and checked the plan. flowc build -jN compiles this function and main() apart, at once");
-  line("// (-DFLOW_ONLY_RUN, -DFLOW_ONLY_MAIN): an edit of a script compiles on both cores.");
+  line("// and checked the plan. With a job free, flowc build compiles this function and main()");
+  line("// apart, at once (-DFLOW_ONLY_RUN, -DFLOW_ONLY_MAIN); without them the file is whole.");
   line("#if defined(FLOW_ONLY_MAIN)");
   line("void fl_run(" + runParams + ");");
   line("#else");

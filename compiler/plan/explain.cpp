@@ -21,9 +21,13 @@ std::string cell(const Node& n, double v, bool bytes) {
 /// A queue's I/O without a calibrated peak is the bound for holding every push at once.
 // A queue's static estimate, and a calibrated one whose peak does not fit its internal
 // arrays, is the all-pushes-at-once value: exact for pushes then pops, a bound otherwise.
-bool upperBound(const Node& n) {
+// A bound of its pushes' count, which is not one when a while loop without `~ ROUNDS`
+// (counted once) may push (graph.components_external's, docs/estimates.md): no bound is
+// claimed in a plan with such a loop.
+bool upperBound(const Plan& plan, const Node& n) {
   return n.kind == Node::Queue &&
-         (!(n.calibrated && n.calibrated->peakFraction > 0) || n.readBytes + n.writeBytes > 0);
+         (!(n.calibrated && n.calibrated->peakFraction > 0) || n.readBytes + n.writeBytes > 0) &&
+         std::none_of(plan.phases.begin(), plan.phases.end(), [](const Phase& ph) { return ph.roundsAssumed; });
 }
 
 /// Whether explain's "passes" column shows the node's merge passes: a sort's, a queue's levels.
@@ -33,13 +37,13 @@ bool hasPasses(const Node& n) {
 }
 
 /// A read or write cell: "≤ X" for an upper bound.
-std::string ioCell(const Node& n, double v) {
+std::string ioCell(const Plan& plan, const Node& n, double v) {
   std::string c = cell(n, v, true);
-  return upperBound(n) && v > 0 ? "\u2264 " + c : c;
+  return upperBound(plan, n) && v > 0 ? "\u2264 " + c : c;
 }
 
 /// The column width of a read or write cell: "≤" is three bytes of UTF-8 in one column.
-int width(const Node& n, double v) { return upperBound(n) && v > 0 ? 13 : 11; }
+int width(const Plan& plan, const Node& n, double v) { return upperBound(plan, n) && v > 0 ? 13 : 11; }
 
 std::string saving(const Totals& pipelined, const Totals& materialized) {
   double p = pipelined.readBytes + pipelined.writeBytes;
@@ -199,8 +203,8 @@ void printText(const Plan& plan, std::ostream& out) {
           << (hasPasses(n) && here
                   ? (n.inMemory ? std::string("mem") : std::to_string(n.passes))
                   : std::string("-"))
-          << std::setw(width(n, n.readBytes)) << (here ? ioCell(n, n.readBytes) : "")
-          << std::setw(width(n, n.writeBytes)) << (here ? ioCell(n, n.writeBytes) : "") << "\n";
+          << std::setw(width(plan, n, n.readBytes)) << (here ? ioCell(plan, n, n.readBytes) : "")
+          << std::setw(width(plan, n, n.writeBytes)) << (here ? ioCell(plan, n, n.writeBytes) : "") << "\n";
       if (!n.note.empty() && here) out << "       note: " << n.note << "\n";
       if (!n.queue.empty() && here) out << "       queue: " << n.queue << "\n";
     }
@@ -208,7 +212,7 @@ void printText(const Plan& plan, std::ostream& out) {
     if (plan.ranks) out << ranksOf(plan, ph);
   }
   const bool bounded = std::any_of(plan.nodes.begin(), plan.nodes.end(),
-                                   [](const Node& n) { return upperBound(n) && n.readBytes + n.writeBytes > 0; });
+                                   [&](const Node& n) { return upperBound(plan, n) && n.readBytes + n.writeBytes > 0; });
   out << "\ntotal:        read " << (bounded ? "\u2264 " : "") << formatBytes(plan.total.readBytes) << ", write " << (bounded ? "\u2264 " : "") << formatBytes(plan.total.writeBytes)
       << " (" << integer(plan.total.readBytes + plan.total.writeBytes) << " bytes, "
       << integer((plan.total.readBytes + plan.total.writeBytes) / static_cast<double>(plan.blockBytes)) << " blocks)\n";
@@ -248,7 +252,7 @@ void printJson(const Plan& plan, std::ostream& out) {
       for (size_t k = 0; k < n.livePhases.size(); ++k) out << (k ? ", " : "") << n.livePhases[k];
       out << "]";
     }
-    if (upperBound(n)) out << ", \"upper_bound\": true";
+    if (upperBound(plan, n)) out << ", \"upper_bound\": true";
     if (plan.ranks)
       out << ", \"spread\": " << (n.spread ? "true" : "false") << ", \"network_bytes\": " << integer(n.networkBytes);
     if (n.calibrated) {
@@ -285,7 +289,7 @@ void printJson(const Plan& plan, std::ostream& out) {
   out << "  \"total\": {\"read_bytes\": " << integer(plan.total.readBytes)
       << ", \"write_bytes\": " << integer(plan.total.writeBytes)
       << (std::any_of(plan.nodes.begin(), plan.nodes.end(),
-                      [](const Node& n) { return upperBound(n) && n.readBytes + n.writeBytes > 0; })
+                      [&](const Node& n) { return upperBound(plan, n) && n.readBytes + n.writeBytes > 0; })
               ? ", \"upper_bound\": true"
               : "")
       << "},\n";
