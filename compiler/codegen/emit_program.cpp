@@ -460,9 +460,17 @@ void Generator::emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::
       row += ", .probe = " + std::to_string(d.probe) + ", .probe_element_bytes = " + std::to_string(d.probe_element_bytes) +
              ", .build_element_bytes = " + std::to_string(d.build_element_bytes);
     if (d.io != plan::io_rule::none) row += ", .io = flow::plan::io_rule::" + std::string(plan::name(d.io));
-    // v[i]'s accesses and writes follow its count's scale.
-    if (d.accesses > 0) row += ", .accesses = " + number(d.accesses) + " * " + sv;
-    if (d.writes > 0) row += ", .writes = " + number(d.writes) + " * " + sv;
+    // v[i]'s accesses and writes follow the scales of the loops that make them (those in
+    // no loop the node's own).
+    auto byLoop = [&](bool writes) {
+      std::string sum;
+      for (const auto& [loop, counts] : n.accessesByLoop)
+        if (const double c = writes ? counts.second : counts.first; c > 0)
+          sum += (sum.empty() ? "" : " + ") + number(c) + " * " + (loop < 0 ? sv : scale.at(loop));
+      return sum;
+    };
+    if (d.accesses > 0) row += ", .accesses = " + byLoop(false);
+    if (d.writes > 0) row += ", .writes = " + byLoop(true);
     if (d.hashing != plan::reduce_hashing::no)
       row += ", .hashing = flow::plan::reduce_hashing::" + std::string(plan::name(d.hashing));
     if (d.spread) row += ", .spread = true";

@@ -268,8 +268,7 @@ void GraphBuilder::scaling() {
       if (computableAtStart(*n.get<ArrayDecl>()->length)) r.kind = Scaling::ArrayLength;
     } else if (n.kind == Node::ScanVector || n.kind == Node::VectorIndex) {
       // A scan's count is the sum of its builders' pushes: all of them before it. v[i]
-      // keeps the last builder's scale, which its accesses follow too (a loop's count
-      // would be theirs: not modelled).
+      // keeps the last builder's scale (its accesses follow their loops': accessesByLoop).
       r.kind = n.kind == Node::ScanVector ? Scaling::Sum : Scaling::From;
       const Symbol* v = n.get<Symbol>();
       for (const Node& m : plan_.nodes)
@@ -758,6 +757,9 @@ void GraphBuilder::vectorIndex(const Symbol& v, SourceLoc loc, int phase, double
   Node& n = plan_.nodes[it->second];
   n.accesses += executions;
   if (write) n.writes += executions;
+  auto& [accesses, writes] = n.accessesByLoop[loopNodes_.empty() ? -1 : loopNodes_.back()];
+  accesses += executions;
+  if (write) writes += executions;
 }
 
 int GraphBuilder::ownPhase(const std::string& label, SourceLoc loc) {

@@ -139,8 +139,11 @@ struct Node {
   bool perElement = false;
   // Queues, arrays and vector caches: the phases the node lives through.
   std::vector<int> livePhases;
-  // VectorIndex: the reads and writes of `v[i]` (each an upper bound of one block).
+  // VectorIndex: the reads and writes of `v[i]` (each an upper bound of one block), and
+  // both by the innermost loop that makes them (-1: none), whose count a program scales
+  // them by (those of no loop by the node's own).
   double accesses = 0, writes = 0;
+  std::map<int, std::pair<double, double>> accessesByLoop;
   /// The facts node_kinds.def states about the kind.
   const NodeTraits& traits() const { return traitsOf(kind); }
   static const NodeTraits& traitsOf(Kind kind);
