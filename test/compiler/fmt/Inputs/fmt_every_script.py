@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 FLOWC, ROOT = sys.argv[1], sys.argv[2]
 PLACES = re.compile(r"[0-9]+:[0-9]+")
@@ -27,13 +28,16 @@ def scripts():
                     yield os.path.join(folder, name)
 
 
-def run(args, text):
+def run(args, text=None):
     return subprocess.run([FLOWC] + args, input=text, capture_output=True)
 
 
-def tree(text):
-    out = run(["check", "--parse-only", "--dump-ast", "-"], text).stdout
-    return PLACES.sub("", out.decode("utf-8", "replace"))
+def trees(paths):
+    """The syntax trees of `paths` (one flowc for all: a flowc per script was most of the
+    test's time), places left out, in the order given."""
+    out = run(["check", "--parse-only", "--dump-ast"] + paths).stdout.decode("utf-8", "replace")
+    parts = re.split(r"^Program [^\n]*\n", out, flags=re.M)[1:]
+    return [PLACES.sub("", t) for t in parts]
 
 
 def comments(text):
@@ -41,32 +45,51 @@ def comments(text):
     return [c.strip() for c in COMMENTS.findall(text.decode("utf-8", "replace"))]
 
 
-def check(path):
+def formatted(path):
     with open(path, "rb") as f:
         text = f.read()
     first = run(["fmt", "-"], text)
     if first.returncode == 1:
-        return "refused", None
+        return "refused", text, None, None
     if first.returncode != 0:
-        return "failed", "%s: fmt exited %d: %s" % (path, first.returncode, first.stderr.decode()[:300])
-    out = first.stdout
-    if run(["fmt", "-"], out).stdout != out:
-        return "failed", "%s: formatting twice changes it" % path
-    if tree(text) != tree(out):
-        return "failed", "%s: the syntax tree changed" % path
-    if comments(text) != comments(out):
-        return "failed", "%s: a comment changed" % path
-    return "formatted", None
+        return "failed", text, None, "%s: fmt exited %d: %s" % (path, first.returncode, first.stderr.decode()[:300])
+    return "formatted", text, first.stdout, None
 
 
 def main():
     paths = sorted(scripts())
     counts = {"formatted": 0, "refused": 0, "failed": 0}
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        for status, problem in pool.map(check, paths):
-            counts[status] += 1
+        results = list(pool.map(formatted, paths))
+    done = [] # (path, its text, the formatted text, the formatted text's copy)
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (path, (status, text, out, problem)) in enumerate(zip(paths, results)):
+            if status != "formatted":
+                counts[status] += 1
+                if problem:
+                    print(problem)
+                continue
+            copy = os.path.join(tmp, "%d.flow" % k)
+            with open(copy, "wb") as f:
+                f.write(out)
+            done.append((path, text, out, copy))
+        # Formatting the results again changes nothing; their trees are the scripts'.
+        again = run(["fmt", "--check"] + [d[3] for d in done])
+        unstable = set(again.stdout.decode().split("\n"))  # --check names each file it would change
+        before, after = trees([d[0] for d in done]), trees([d[3] for d in done])
+        if len(before) != len(done) or len(after) != len(done):
+            print("flowc check --dump-ast gave %d and %d trees for %d scripts" % (len(before), len(after), len(done)))
+            counts["failed"] += 1
+        for (path, text, out, copy), t1, t2 in zip(done, before, after):
+            problem = ("%s: formatting twice changes it" % path if copy in unstable
+                       else "%s: the syntax tree changed" % path if t1 != t2
+                       else "%s: a comment changed" % path if comments(text) != comments(out) else None)
+            counts["failed" if problem else "formatted"] += 1
             if problem:
                 print(problem)
+        if again.returncode != 0 and not unstable:
+            print("flowc fmt --check failed without naming a file:\n" + again.stderr.decode()[:300])
+            counts["failed"] += 1
     owned = [p for p in paths if os.path.relpath(p, ROOT).split(os.sep)[0] in ("examples", "stdlib")]
     unformatted = subprocess.run([FLOWC, "fmt", "--check"] + owned, capture_output=True)
     if unformatted.returncode != 0:
