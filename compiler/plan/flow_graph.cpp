@@ -755,8 +755,6 @@ void GraphBuilder::vectorIndex(const Symbol& v, SourceLoc loc, int phase, double
     it = indexNode_.emplace(key, id).first;
   }
   Node& n = plan_.nodes[it->second];
-  n.accesses += executions;
-  if (write) n.writes += executions;
   auto& [accesses, writes] = n.accessesByLoop[loopNodes_.empty() ? -1 : loopNodes_.back()];
   accesses += executions;
   if (write) writes += executions;

@@ -38,7 +38,7 @@ std::vector<memory_node> MemoryPlanner::demands(const Plan& plan) {
                      .partner = hashJoin ? n.inputs[1] : n.partner, .probe = hashJoin ? n.inputs[0] : -1,
                      .probe_element_bytes = hashJoin ? join->inputs[0]->elementType->size() : 0,
                      .build_element_bytes = hashJoin ? join->inputs[1]->elementType->size() : 0,
-                     .io = io, .accesses = n.accesses, .writes = n.writes,
+                     .io = io, .accesses = n.accesses(), .writes = n.writes(),
                      .hashing = io != io_rule::reduce_runs ? reduce_hashing::no
                                 : counted                 ? reduce_hashing::if_fits
                                                           : reduce_hashing::yes,
@@ -206,8 +206,8 @@ void MemoryPlanner::computeIo() {
                     plan_.blockBytes))) +
                 " elements: " + std::to_string(c.passes) + " passes, the left input written to disk and read again";
     if (io == io_rule::block_accesses)
-      n.note = "an upper bound: one block read per access (" + formatCount(n.accesses) + ") and one written per write (" +
-               formatCount(n.writes) + "); the cache holds " +
+      n.note = "an upper bound: one block read per access (" + formatCount(n.accesses()) + ") and one written per write (" +
+               formatCount(n.writes()) + "); the cache holds " +
                formatCount(static_cast<double>(n.memoryBytes / std::max<uint64_t>(1, plan_.blockBytes))) + " blocks";
     if (io == io_rule::queue) {
       n.queue = containers::describe(*c.queue);

@@ -139,11 +139,20 @@ struct Node {
   bool perElement = false;
   // Queues, arrays and vector caches: the phases the node lives through.
   std::vector<int> livePhases;
-  // VectorIndex: the reads and writes of `v[i]` (each an upper bound of one block), and
-  // both by the innermost loop that makes them (-1: none), whose count a program scales
-  // them by (those of no loop by the node's own).
-  double accesses = 0, writes = 0;
+  // VectorIndex: the reads and writes of `v[i]` (each an upper bound of one block) by the
+  // innermost loop that makes them (-1: none), whose count a program scales them by
+  // (those of no loop by the node's own), and in all.
   std::map<int, std::pair<double, double>> accessesByLoop;
+  double accesses() const {
+    double sum = 0;
+    for (const auto& [loop, counts] : accessesByLoop) sum += counts.first;
+    return sum;
+  }
+  double writes() const {
+    double sum = 0;
+    for (const auto& [loop, counts] : accessesByLoop) sum += counts.second;
+    return sum;
+  }
   /// The facts node_kinds.def states about the kind.
   const NodeTraits& traits() const { return traitsOf(kind); }
   static const NodeTraits& traitsOf(Kind kind);
