@@ -346,6 +346,7 @@ std::string Generator::method(const MethodCallExpr& e) {
   case ast::Method::Size: return object + ".size()";
   case ast::Method::Clear: return object + ".clear()";
   case ast::Method::Fill: return object + ".fill(" + expr(*e.args[0]) + ")";
+  case ast::Method::PopBelow: break; // a pipeline's source (its plan node), never a value
   }
   unreachable("codegen: a method of no known kind");
 }

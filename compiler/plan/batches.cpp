@@ -119,6 +119,38 @@ bool touchesState(const Node& n) {
   return false;
 }
 
+/// Whether a batched stretch after a pop_below could show: it takes items out of the queue
+/// up to two batches ahead of what comes after the stretch, so a read of the queue in the
+/// phase other than a push (its size, emptiness) would see fewer items than on one thread,
+/// and a `break` or a `take` that stops early would leave fewer in it. Pushes do not see
+/// it — they must come after the limit, where the pop_below never takes from.
+bool queueReadInPhase(const Plan& plan, const Node& below) {
+  struct Finder : Visitor {
+    const sema::Symbol* queue;
+    bool found = false;
+    bool visit(const Expr& x) override {
+      if (auto* m = x.as<MethodCallExpr>(); m && m->container == queue && m->methodId != ast::Method::Push &&
+                                            m->methodId != ast::Method::PopBelow)
+        found = true;
+      return !found;
+    }
+    bool visit(const Stmt& s) override {
+      if (s.kind() == Stmt::Break) found = true;
+      return !found;
+    }
+  } finder;
+  finder.queue = below.get<MethodCallExpr>()->container;
+  for (const Node& n : plan.nodes) {
+    if (n.phase != below.phase) continue;
+    if (n.kind == Node::Take) return true;
+    if (n.kind == Node::Loop) finder.walk(*n.get<ForInStmt>());
+    if (n.kind == Node::ForStage) finder.walk(*n.get<ForStage>());
+    if (n.kind == Node::Map) finder.walk(*n.get<MapStage>()->body);
+    if (n.kind == Node::Filter) finder.walk(*n.get<FilterStage>()->cond);
+  }
+  return finder.found;
+}
+
 const Expr& functionOf(const Node& n) {
   return n.kind == Node::Map ? *n.get<MapStage>()->body : *n.get<FilterStage>()->cond;
 }
@@ -164,7 +196,9 @@ void batchStages(Plan& plan) {
   // stage or a loop body, which may change a var or print, or a function reading a var
   // or a container), the stretch stays on one thread.
   std::vector<bool> touches(plan.nodes.size()); // walked once, asked for every stretch
-  for (const Node& n : plan.nodes) touches[static_cast<size_t>(n.id)] = n.kind == Node::Loop || touchesState(n);
+  for (const Node& n : plan.nodes)
+    touches[static_cast<size_t>(n.id)] =
+        n.kind == Node::Loop || touchesState(n) || (n.kind == Node::QueueBelow && queueReadInPhase(plan, n));
   auto delayWouldShow = [&](const std::vector<int>& stretch) {
     const int phase = plan.nodes[static_cast<size_t>(stretch.front())].phase;
     if (!phasesWithState.count(phase)) return false;
@@ -191,7 +225,7 @@ void batchStages(Plan& plan) {
     if (!stretch.empty() && total >= kWorthABatch && delayWouldShow(stretch)) {
       addNote(plan.nodes[static_cast<size_t>(stretch.front())],
               "on one thread: in batches, what comes after it would run late against a for stage, a loop body or a "
-              "stage reading a var elsewhere in its phase");
+              "stage reading a var elsewhere in its phase (or a pop_below whose queue its phase reads or leaves early)");
     } else if (!stretch.empty() && total >= kWorthABatch) {
       Node& first = plan.nodes[static_cast<size_t>(stretch.front())];
       const Node& last = plan.nodes[static_cast<size_t>(stretch.back())];

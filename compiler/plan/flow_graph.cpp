@@ -967,6 +967,16 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
     return {id, out};
   }
   case Source::ExprSrc: {
+    if (auto* m = s.as<ExprSource>()->expr->as<MethodCallExpr>()) { // q.pop_below(limit)
+      const int q = queueOf_.at(m->container);
+      plan_.nodes[q].livePhases.push_back(phase);
+      // Each item comes out once, in whichever round takes it: the items pushed before
+      // it, not yet those its own loop pushes (the queue's count adds them later).
+      int id = add(Node::QueueBelow, m->container->name + ".pop_below", s.loc, phase, plan_.nodes[q].elements,
+                   s.elementType, {}, m);
+      plan_.nodes[id].note = "assumed the items pushed into " + m->container->name + " before it";
+      return {id, phase};
+    }
     auto* n = s.as<ExprSource>()->expr->as<NameExpr>();
     return named(*n->symbol, phase, multiplier, n->loc);
   }

@@ -26,7 +26,8 @@ using Payload = std::variant<std::monostate, const ast::GenerateSource*, const a
                              const ast::VectorDecl*, const ast::PqDecl*, const ast::CallExpr*,
                              const ast::ForInStmt*, const sema::Symbol*, const ast::JoinSource*,
                              const ast::ZipSource*, const ast::ConcatSource*, const ast::ReduceStage*,
-                             const ast::AssignStmt*, const ast::ArrayDecl*, const ast::NamedStage*>;
+                             const ast::AssignStmt*, const ast::ArrayDecl*, const ast::NamedStage*,
+                             const ast::MethodCallExpr*>;
 
 /// How a node's element count follows the params and input files a program runs with:
 /// its planned count times a scale. A source whose count the program can compute at

@@ -545,6 +545,10 @@ const Type* Checker::checkMethod(MethodCallExpr& e) {
     case Method::Pop:
     case Method::Clear:
     case Method::Fill: return none;
+    case Method::PopBelow:
+      error(e.methodLoc, "'" + s->name + ".pop_below(limit)' gives the queue's items before the limit one by one: "
+                             "start a pipeline with it (`for x in " + s->name + ".pop_below(limit) { … }`)");
+      return out_.types.error();
     }
   }
   std::string list;

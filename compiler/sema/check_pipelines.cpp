@@ -531,6 +531,7 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
   }
   case Source::ExprSrc: {
     Expr& e = *s.as<ExprSource>()->expr;
+    if (auto* m = e.as<MethodCallExpr>(); m && m->method == "pop_below") return checkPopBelow(*m);
     auto* name = e.as<NameExpr>();
     Symbol* sym = name && name->name.parts.size() == 1 ? lookup(name->name.str()) : nullptr;
     if (sym && (sym->kind == Symbol::Stream || sym->kind == Symbol::Vector)) {
@@ -541,7 +542,9 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
     }
     if (sym) {
       error(e.loc, "a pipeline starts from a stream, a vector or a source such as range(…); '" + sym->name +
-                       "' is a " + sym->kindName());
+                       "' is a " + sym->kindName() +
+                       (sym->kind == Symbol::Queue ? " (its items before a limit: " + sym->name + ".pop_below(limit))"
+                                                   : ""));
     } else if (name) {
       error(e.loc, "unknown stream or vector '" + name->name.str() + "'" + suggest(name->name.str(), namesInScope()));
     } else if (auto* call = e.as<CallExpr>(); call && call->callee.parts.size() == 1 && !lookup(call->callee.str())) {
@@ -554,6 +557,31 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
   }
   // An error type here would have no diagnostic: the script would fail without a word.
   unreachable("sema: a source of no known kind");
+}
+
+const Type* Checker::checkPopBelow(MethodCallExpr& m) {
+  // `q.pop_below(limit)`: the queue's items before `limit` in its order, taken out of it
+  // as the pipeline goes (flow::stream::queue_below).
+  auto* object = m.object->as<NameExpr>();
+  Symbol* q = object && object->name.parts.size() == 1 ? lookup(object->name.str()) : nullptr;
+  if (!q || q->kind != Symbol::Queue) {
+    error(m.methodLoc, "'pop_below' is a method of a priority queue" +
+                           std::string(q ? ": '" + q->name + "' is a " + q->kindName() : ""));
+    return out_.types.error();
+  }
+  if (m.args.size() != 1) {
+    error(m.methodLoc, "'pop_below' takes 1 argument (the limit: an item of the queue's type), but " +
+                           std::to_string(m.args.size()) + (m.args.size() == 1 ? " was" : " were") + " given");
+    return out_.types.error();
+  }
+  object->symbol = q;
+  object->type = q->type;
+  m.container = q;
+  m.methodId = ast::Method::PopBelow;
+  if (q->type->isError() || check(*m.args[0], q->type)->isError()) return out_.types.error();
+  if (!convert(*m.args[0], q->type, "as the limit of '" + q->name + ".pop_below'")) return out_.types.error();
+  m.type = q->type;
+  return q->type;
 }
 
 const Type* Checker::checkNamedStage(NamedStage& s, const Type* input) {

@@ -94,6 +94,7 @@ private:
   const Type* checkPipeline(ast::Pipeline& p, const std::string& consumer);
   bool readableInOrder(const ast::Pipeline& p) const; // usable as a merge input
   const Type* checkSource(ast::Source& s, const std::string& consumer);
+  const Type* checkPopBelow(ast::MethodCallExpr& m);
   const Type* checkStage(ast::Stage& s, const Type* input);
   /// `window 3`, `sample 0.1`, `enumerate`: by the rules of its STAGE row (ast/builtins.def).
   const Type* checkNamedStage(ast::NamedStage& s, const Type* input);

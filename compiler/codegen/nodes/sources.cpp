@@ -144,10 +144,22 @@ struct RereadCodegen : ReaderCodegen {
   std::string count(const Node& n) override { return g->var(g->plan_.nodes[n.inputs[0]], "mat") + ".size()"; }
 };
 
+struct QueueBelowCodegen : KindCodegen<Node::QueueBelow> {
+  void declare(const Node& n) override {
+    // q.pop_below(limit): the queue's items before the limit, in bulks of its buffer.
+    const auto& m = *n.get<MethodCallExpr>();
+    g->line("auto " + g->var(n, "in") + " = flow::stream::queue_below(" + g->name(m.container) + ", " +
+            g->expr(*m.args[0]) + ", " + g->memoryOf(n) + ", " + g->where(m.loc) + ");");
+  }
+  void finish(const Node& n) override {
+    g->line(g->var(n, "in") + ".close(); // items before the limit not taken stay in the queue");
+  }
+};
+
 } // namespace
 
 void addSourceCodegen(NodeCodegenTable& table) {
-  table.add<GenerateCodegen, RangeCodegen>({"flow/stream/sources.hpp"});
+  table.add<GenerateCodegen, RangeCodegen, QueueBelowCodegen>({"flow/stream/sources.hpp"});
   table.add<ReadFileCodegen, ReadTextCodegen, ScanVectorCodegen, RereadCodegen>();
 }
 

@@ -10,7 +10,9 @@
 #include <map>
 #include <queue>
 #include <random>
+#include <set>
 #include <span>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -21,6 +23,7 @@
 #include "flow/defaults.hpp"
 #include "flow/io/buffer.hpp"
 #include "flow/io/stats.hpp"
+#include "flow/stream/sources.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -586,6 +589,56 @@ TEST_F(PqTest, LimitEndPutsUnpoppedItemsBack) {
     ASSERT_EQ(q.top(), v);
     q.pop();
   }
+}
+
+// q.pop_below(limit) of a script: flow::stream::queue_below over the limit loop. push()
+// takes only items at or after the limit while it runs (items before it would come out
+// of order); top() and pop() throw; an item is taken once shown, so a loop that stops at
+// it leaves the rest (and not it) in the queue. Across external arrays and bulks of 7.
+TEST_F(PqTest, QueueBelowIsTheLimitLoopAsASource) {
+  priority_queue<u64> q(512u << 10, 0, small_block, bm);
+  std::multiset<u64> ref;
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 200000; ++i) {
+    const u64 v = rng() % 1000000;
+    q.push(v);
+    ref.insert(v);
+  }
+  {
+    auto s = flow::stream::queue_below(q, u64{300000}, 7 * sizeof(u64), "script.flow:3:10");
+    for (; !s.empty(); ++s) {
+      ASSERT_EQ(*s, *ref.begin());
+      ref.erase(ref.begin());
+      if (*s % 5 == 0) {
+        q.push(*s + 300000); // after the limit: taken by a later batch
+        ref.insert(*s + 300000);
+      }
+    }
+    EXPECT_THROW(q.push(299999), std::invalid_argument);
+    EXPECT_THROW(q.top(), std::logic_error);
+    EXPECT_THROW(q.pop(), std::logic_error);
+    try {
+      q.push(1);
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("script.flow:3:10"), std::string::npos);
+    }
+  }
+  ASSERT_EQ(q.size(), ref.size());
+  {
+    auto s = flow::stream::queue_below(q, u64{700000}, 7 * sizeof(u64));
+    for (int i = 0; i < 1000 && !s.empty(); ++i, ++s) {
+      ASSERT_EQ(*s, *ref.begin());
+      ref.erase(ref.begin());
+      if (i == 999) break; // shown, so taken; the rest stays
+    }
+  }
+  ASSERT_EQ(q.size(), ref.size());
+  while (!q.empty()) {
+    ASSERT_EQ(q.top(), *ref.begin());
+    ref.erase(ref.begin());
+    q.pop();
+  }
+  EXPECT_TRUE(ref.empty());
 }
 
 } // namespace

@@ -98,8 +98,9 @@ public:
   bool empty() const noexcept { return size_ == 0; }
 
   void push(const T& v) {
-    if (bulk_) {
-      bulk_push(v);
+    if (bulk_) { // (a limit loop runs in bulk mode: its checks cost the plain push nothing)
+      if (limit_mode_) limit_push(v);
+      else bulk_push(v);
       return;
     }
     if (heap_size_ == heap_cap_) flush_heap();
@@ -114,7 +115,10 @@ public:
 
   /// The smallest item (the queue must not be empty).
   const T& top() {
-    if (bulk_) bulk_push_end();
+    if (bulk_) {
+      if (limit_mode_) throw_in_limit_loop("top");
+      bulk_push_end();
+    }
     if (del_pos_ == del_end_) refill();
     if (del_pos_ == del_end_) return heap_min();
     if (heap_size_ && cmp_(heap_min(), del_[del_pos_])) return heap_min();
@@ -123,7 +127,10 @@ public:
 
   /// Removes the smallest item (the queue must not be empty).
   void pop() {
-    if (bulk_) bulk_push_end();
+    if (bulk_) {
+      if (limit_mode_) throw_in_limit_loop("pop");
+      bulk_push_end();
+    }
     if (del_pos_ == del_end_) refill();
     if (del_pos_ != del_end_ && !(heap_size_ && cmp_(heap_min(), del_[del_pos_]))) {
       ++del_pos_;
@@ -178,9 +185,11 @@ public:
   //   q.limit_begin(L, bulk);
   //   while (!q.limit_empty()) { T x = q.limit_top(); q.limit_pop(); ... q.limit_push(y); }
   //   q.limit_end();
-  // Between begin and end every pushed item must be >= L (limit_push checks); the items
-  // smaller than L are then independent of the pushes and come out in bulks of `bulk`.
-  void limit_begin(const T& limit, std::size_t bulk_items);
+  // Between begin and end every pushed item must be >= L (limit_push checks, and so does
+  // push()); the items smaller than L are then independent of the pushes and come out in
+  // bulks of `bulk`. top() and pop() in between are errors (the loop holds the smallest
+  // items). `where` (a script's line: its pop_below) goes into those errors' messages.
+  void limit_begin(const T& limit, std::size_t bulk_items, const char* where = nullptr);
   /// True when no item smaller than the limit is left.
   bool limit_empty() {
     if (limit_pos_ == limit_buf_.size()) {
@@ -202,7 +211,11 @@ public:
   }
   void limit_push(const T& v) {
     if (cmp_(v, limit_)) {
-      throw std::invalid_argument("flow: limit_push of an item smaller than the limit item");
+      throw std::invalid_argument(limit_where_ ? std::string(limit_where_) +
+                                                     ": while this pop_below runs, a push into its queue of an item "
+                                                     "before its limit (only items at or after the limit may be pushed "
+                                                     "then)"
+                                               : std::string("flow: limit_push of an item smaller than the limit item"));
     }
     bulk_push(v);
   }
@@ -669,6 +682,7 @@ private:
   void pop_bulk(std::vector<T>& out, std::size_t k, const T* limit, bool count = true);
   /// Appends up to k items (below *limit if given) from D and the arrays to out.
   void extract_limited(std::vector<T>& out, std::size_t k, const T* limit);
+  [[noreturn]] void throw_in_limit_loop(const char* what) const;
 
   // ---------------------------------------------------------------------------------------
   pq_config cfg_;
@@ -697,6 +711,7 @@ private:
   pq::loser_tree<T, Cmp> tree_, tree2_;
   bool bulk_ = false;
   bool limit_mode_ = false;
+  const char* limit_where_ = nullptr;
   T limit_{};
   std::size_t limit_bulk_ = 1;
   std::vector<T> limit_buf_;
@@ -748,8 +763,9 @@ void priority_queue<T, Cmp>::bulk_push_end() {
 }
 
 template <class T, class Cmp>
-void priority_queue<T, Cmp>::limit_begin(const T& limit, std::size_t bulk_items) {
-  if (limit_mode_) throw std::logic_error("flow: limit_begin inside a limit loop");
+void priority_queue<T, Cmp>::limit_begin(const T& limit, std::size_t bulk_items, const char* where) {
+  if (limit_mode_) throw_in_limit_loop("limit_begin");
+  limit_where_ = where;
   if (bulk_) bulk_push_end();
   limit_ = limit;
   limit_bulk_ = std::max<std::size_t>(bulk_items, 1);
@@ -769,9 +785,16 @@ void priority_queue<T, Cmp>::limit_end() {
     if (heap_size_ == heap_cap_) flush_heap();
     heap_[heap_size_++] = limit_buf_[i];
   }
-  limit_buf_.clear();
+  limit_buf_ = std::vector<T>(); // its memory was the loop's (planned with it), not the queue's
   limit_pos_ = 0;
   bulk_push_end();
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::throw_in_limit_loop(const char* what) const {
+  throw std::logic_error(limit_where_ ? std::string(limit_where_) + ": the queue's " + what +
+                                            "() while this pop_below runs (it is taking the queue's first items)"
+                                      : std::string("flow: ") + what + " inside a limit loop");
 }
 
 template <class T, class Cmp>

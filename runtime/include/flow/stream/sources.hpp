@@ -2,6 +2,7 @@
 // Source nodes: generate (count elements from a function of the index), range, scan (an
 // in-memory array, or anything with begin/end such as std::vector), read (a binary file
 // of T). A flow::containers::vector is scanned with its own v.scan(), which is a node.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -115,6 +116,59 @@ template <class T>
 read_node<T> read(const std::string& path, std::size_t memory_bytes = io::default_typed_file_memory,
                   bool direct = true) {
   return read_node<T>(path, memory_bytes, direct);
+}
+
+/// The items of a priority queue that come before a limit item, smallest first, taken out
+/// of the queue as the stream goes — a script's `q.pop_below(limit)`, the limit interface
+/// of the bulk-parallel paper: they come out in bulks of memory_bytes (its plan's buffer),
+/// and while the stream runs the queue takes pushes of items at or after the limit only
+/// (q.push throws on another, naming `where`), so the items it puts out never depend on
+/// the pushes its consumers make. close() (or the destructor) ends it: items before the
+/// limit that were not taken (after a `break`) stay in the queue.
+template <class Q> class queue_below_node {
+public:
+  using value_type = typename Q::value_type;
+  queue_below_node(Q& q, const value_type& limit, std::size_t memory_bytes, const char* where) : q_(&q) {
+    q.limit_begin(limit, std::max<std::size_t>(1, memory_bytes / sizeof(value_type)), where);
+  }
+  queue_below_node(const queue_below_node&) = delete;
+  queue_below_node& operator=(const queue_below_node&) = delete;
+  ~queue_below_node() {
+    try {
+      close();
+    } catch (...) { // unwinding already: the first error is the one reported
+    }
+  }
+  /// Takes the next item out of the queue when there is one: an item is gone from the
+  /// queue once the stream shows it (a loop that breaks at it has taken it).
+  bool empty() const {
+    if (!held_ && !q_->limit_empty()) {
+      current_ = q_->limit_top();
+      q_->limit_pop();
+      held_ = true;
+    }
+    return !held_;
+  }
+  const value_type& operator*() const { return current_; }
+  const value_type* operator->() const { return &current_; }
+  queue_below_node& operator++() {
+    held_ = false;
+    return *this;
+  }
+  void close() {
+    if (Q* q = std::exchange(q_, nullptr)) q->limit_end();
+  }
+
+private:
+  Q* q_;
+  mutable value_type current_{};
+  mutable bool held_ = false;
+};
+
+template <class Q>
+queue_below_node<Q> queue_below(Q& q, const typename Q::value_type& limit, std::size_t memory_bytes,
+                                const char* where = nullptr) {
+  return queue_below_node<Q>(q, limit, memory_bytes, where);
 }
 
 } // namespace flow::stream
