@@ -226,6 +226,10 @@ void GraphBuilder::build() {
     }
   scaling();
   labelPhases();
+  // A pop_below uses its queue in the phase it ends up in (a merge's or join's inputs
+  // join the phase of the last of them).
+  for (const Node& n : plan_.nodes)
+    if (n.kind == Node::QueueBelow) plan_.nodes[queueOf_.at(n.get<MethodCallExpr>()->container)].livePhases.push_back(n.phase);
   // Queues live from their first to their last use.
   for (Node& n : plan_.nodes)
     if (n.kind == Node::Queue && !n.livePhases.empty()) {
@@ -969,7 +973,6 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
   case Source::ExprSrc: {
     if (auto* m = s.as<ExprSource>()->expr->as<MethodCallExpr>()) { // q.pop_below(limit)
       const int q = queueOf_.at(m->container);
-      plan_.nodes[q].livePhases.push_back(phase);
       // Each item comes out once, in whichever round takes it: the items pushed before
       // it, not yet those its own loop pushes (the queue's count adds them later).
       int id = add(Node::QueueBelow, m->container->name + ".pop_below", s.loc, phase, plan_.nodes[q].elements,

@@ -135,6 +135,8 @@ Checker::Ordering Checker::sourceOrdering(const Source& s) const {
   case Source::Scan: return namedOrdering(s.as<ScanSource>()->symbol);
   case Source::ExprSrc:
     if (auto* n = s.as<ExprSource>()->expr->as<NameExpr>()) return namedOrdering(n->symbol);
+    if (auto* m = s.as<ExprSource>()->expr->as<MethodCallExpr>(); m && m->container && m->container->decl)
+      if (auto* q = m->container->decl->as<PqDecl>()) return orderingOf(q->order.order); // q.pop_below: the queue's order
     return {};
   // Listed, not a default: a new source's order should be a decision, not an accident.
   case Source::Generate:

@@ -125,6 +125,7 @@ bool Checker::readableInOrder(const Pipeline& p) const {
   if (!p.stages.empty()) return p.stages.back()->as<SortStage>() != nullptr;
   const Source& src = *p.source;
   if (src.as<ScanSource>() || src.as<ReadSource>() || src.as<MergeSource>()) return true;
+  if (auto* e = src.as<ExprSource>(); e && e->expr->as<MethodCallExpr>()) return true; // q.pop_below: in q's order
   if (auto* e = src.as<ExprSource>())
     if (auto* n = e->expr->as<NameExpr>(); n && n->symbol) {
       if (n->symbol->kind == Symbol::Vector) return true;
@@ -139,6 +140,9 @@ const OrderInfo* Checker::knownOrder(const Pipeline& p) const {
     return so && so->order ? so->order->order : nullptr;
   }
   if (auto* m = p.source->as<MergeSource>()) return m->order.order;
+  if (auto* e = p.source->as<ExprSource>())
+    if (auto* m = e->expr->as<MethodCallExpr>(); m && m->container && m->container->decl)
+      if (auto* q = m->container->decl->as<PqDecl>()) return q->order.order; // q.pop_below: the queue's
   if (auto* e = p.source->as<ExprSource>())
     if (auto* n = e->expr->as<NameExpr>(); n && n->symbol && n->symbol->kind == Symbol::Stream && n->symbol->pipeline)
       return knownOrder(*n->symbol->pipeline);
