@@ -974,10 +974,15 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
     if (auto* m = s.as<ExprSource>()->expr->as<MethodCallExpr>()) { // q.pop_below(limit)
       const int q = queueOf_.at(m->container);
       // Each item comes out once, in whichever round takes it: the items pushed before
-      // it, not yet those its own loop pushes (the queue's count adds them later).
-      int id = add(Node::QueueBelow, m->container->name + ".pop_below", s.loc, phase, plan_.nodes[q].elements,
-                   s.elementType, {}, m);
-      plan_.nodes[id].note = "assumed the items pushed into " + m->container->name + " before it";
+      // it spread over the rounds of the loops around it (not yet those its own loop
+      // pushes, which the queue's count adds later).
+      double rounds = 1;
+      for (const WhileStmt* w : loops_)
+        if (w->rounds) rounds *= std::max(1.0, estimate(*w->rounds));
+      int id = add(Node::QueueBelow, m->container->name + ".pop_below", s.loc, phase,
+                   plan_.nodes[q].elements / rounds * multiplier, s.elementType, {}, m);
+      plan_.nodes[id].note = "assumed the items pushed into " + m->container->name + " before it" +
+                             (rounds > 1 ? ", spread over the loop's rounds" : "");
       return {id, phase};
     }
     auto* n = s.as<ExprSource>()->expr->as<NameExpr>();

@@ -493,8 +493,8 @@ const Type* Checker::checkSource(Source& s, const std::string& consumer) {
     }
     for (PipelinePtr& input : m.inputs)
       if (!readableInOrder(*input)) {
-        error(input->loc, "a merge input must end in 'sort' (or be a vector, a file, a merge or a stream that ends in "
-                          "'sort'), so the merge can read it in order");
+        error(input->loc, "a merge input must end in 'sort' (or be a vector, a file, a merge, a q.pop_below(…) or a "
+                          "stream that ends in 'sort'), so the merge can read it in order");
         return out_.types.error();
       }
     return t;
@@ -583,7 +583,7 @@ const Type* Checker::checkPopBelow(MethodCallExpr& m) {
   m.container = q;
   m.methodId = ast::Method::PopBelow;
   if (q->type->isError() || check(*m.args[0], q->type)->isError()) return out_.types.error();
-  if (!convert(*m.args[0], q->type, "as the limit of '" + q->name + ".pop_below'")) return out_.types.error();
+  if (!convert(*m.args[0], q->type, "in '" + q->name + ".pop_below(limit)'")) return out_.types.error();
   m.type = q->type;
   return q->type;
 }

@@ -1,6 +1,8 @@
 // Statements and declarations, scopes, and the order in which a script is checked.
 #include "sema/checker.hpp"
 
+#include "ast/visit.hpp"
+
 #include "flow/defaults.hpp"
 #include "flow/edit_distance.hpp"
 
@@ -394,6 +396,27 @@ void Checker::checkInterpolations(StringLiteral& literal, const std::string& wha
   }
 }
 
+void Checker::takenWhilePoppingBelow(const ForInStmt& f, const Symbol& queue) {
+  // The program would stop at them (flow::containers::priority_queue's limit loop): said
+  // here where the body itself writes them; through a function, the program says it.
+  struct Finder : Visitor {
+    Checker& checker;
+    const Symbol& queue;
+    Finder(Checker& c, const Symbol& q) : checker(c), queue(q) {}
+    bool visit(const Expr& x) override {
+      auto* m = x.as<MethodCallExpr>();
+      if (!m || m->container != &queue || !m->methodId) return true;
+      const ast::Method id = *m->methodId;
+      if (id == ast::Method::Top || id == ast::Method::Pop || id == ast::Method::PopBelow)
+        checker.error(m->methodLoc, "'" + queue.name + "." + m->method + "(…)' inside a loop over " + queue.name +
+                                        ".pop_below(…), which is taking the queue's first items: the loop's element "
+                                        "is the item (pushes at or after its limit are allowed)");
+      return true;
+    }
+  } finder(*this, queue);
+  for (const StmtPtr& s : f.body) finder.walk(*s);
+}
+
 void Checker::checkStmt(Stmt& s) {
   switch (s.kind()) {
   case Stmt::Stream:
@@ -441,6 +464,9 @@ void Checker::checkStmt(Stmt& s) {
     checkBlock(f.body);
     --loopDepth_;
     popScope();
+    if (auto* e = f.pipeline->source->as<ExprSource>())
+      if (auto* m = e->expr->as<MethodCallExpr>(); m && m->methodId == ast::Method::PopBelow)
+        takenWhilePoppingBelow(f, *m->container);
     return;
   }
   case Stmt::Break:

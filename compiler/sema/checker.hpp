@@ -95,6 +95,8 @@ private:
   bool readableInOrder(const ast::Pipeline& p) const; // usable as a merge input
   const Type* checkSource(ast::Source& s, const std::string& consumer);
   const Type* checkPopBelow(ast::MethodCallExpr& m);
+  /// Errors for q.top(), q.pop() and q.pop_below(…) written in the body of a loop over q.pop_below(…).
+  void takenWhilePoppingBelow(const ast::ForInStmt& f, const Symbol& queue);
   const Type* checkStage(ast::Stage& s, const Type* input);
   /// `window 3`, `sample 0.1`, `enumerate`: by the rules of its STAGE row (ast/builtins.def).
   const Type* checkNamedStage(ast::NamedStage& s, const Type* input);

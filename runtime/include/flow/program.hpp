@@ -44,7 +44,7 @@
 //   --disk PATH[:SIZE][:keep]    a disk; repeatable (default: a temporary file in
 //                                $TMPDIR or /var/tmp, unlinked as soon as it is open)
 //   --direct on|off              O_DIRECT for disk files (default on)
-//   --threads N                  threads sorting may use (flow::threads())
+//   --threads N                  threads the program may use (flow::threads())
 //   --seed N                     seed of rand() (default 1; see flow/program/rand.hpp)
 //   --stats[=text|json][:PATH]   the report at the end, to stderr or to PATH
 //   --progress[=off]             a progress bar per phase on stderr if it is a terminal (default on)

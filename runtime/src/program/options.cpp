@@ -125,7 +125,7 @@ void read_threads(flag_argument& arg, program_options& options) {
 }
 
 std::string describe_threads(const help_defaults&) {
-  return "threads sorting may use (default $FLOW_THREADS if set, else the CPUs available: " +
+  return "threads the program may use: sorts, merges, queues, hash tables, maps in batches (default $FLOW_THREADS if set, else the CPUs available: " +
          std::to_string(hardware_threads()) + ")";
 }
 

@@ -296,7 +296,7 @@ std::string to_text(const run_report& r) {
                       secs_text(m.wall_seconds), secs_text(m.cpu_seconds), io_text(m.read_bytes, er, cr), io_text(m.write_bytes, ew, cw),
                       secs_text(m.io_wait_seconds), std::to_string(m.elements), *p.label});
     } else {
-      rows.push_back({std::to_string(p.id) + " (not run)", "-", "-", io_text(0, er, cr), io_text(0, ew, cw), "-", "-",
+      rows.push_back({std::to_string(p.id) + " (not timed)", "-", "-", io_text(0, er, cr), io_text(0, ew, cw), "-", "-",
                       *p.label});
     }
   }

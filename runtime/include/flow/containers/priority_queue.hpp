@@ -187,7 +187,7 @@ public:
   //   q.limit_end();
   // Between begin and end every pushed item must be >= L (limit_push checks, and so does
   // push()); the items smaller than L are then independent of the pushes and come out in
-  // bulks of `bulk`. top() and pop() in between are errors (the loop holds the smallest
+  // bulks that double up to `bulk`. top() and pop() in between are errors (the loop holds the smallest
   // items). `where` (a script's line: its pop_below) goes into those errors' messages.
   void limit_begin(const T& limit, std::size_t bulk_items, const char* where = nullptr);
   /// True when no item smaller than the limit is left.
@@ -195,7 +195,8 @@ public:
     if (limit_pos_ == limit_buf_.size()) {
       limit_buf_.clear();
       limit_pos_ = 0;
-      extract_limited(limit_buf_, limit_bulk_, &limit_);
+      limit_next_ = std::min(limit_bulk_, 2 * limit_next_);
+      extract_limited(limit_buf_, limit_next_, &limit_);
     }
     return limit_pos_ == limit_buf_.size();
   }
@@ -713,7 +714,11 @@ private:
   bool limit_mode_ = false;
   const char* limit_where_ = nullptr;
   T limit_{};
-  std::size_t limit_bulk_ = 1;
+  // A limit loop takes its items in bulks that double from limit_first_bulk up to
+  // limit_bulk_: one that stops early (a script's `break`) put back at most as many as
+  // it took, not a whole bulk of the items below its limit.
+  static constexpr std::size_t limit_first_bulk = 1024;
+  std::size_t limit_bulk_ = 1, limit_next_ = 1;
   std::vector<T> limit_buf_;
   std::size_t limit_pos_ = 0;
   pq_stats stats_;
@@ -764,6 +769,10 @@ void priority_queue<T, Cmp>::bulk_push_end() {
 
 template <class T, class Cmp>
 void priority_queue<T, Cmp>::limit_begin(const T& limit, std::size_t bulk_items, const char* where) {
+  if (limit_mode_ && where && limit_where_) {
+    throw std::logic_error(std::string(where) + ": a pop_below of a queue whose pop_below at " + limit_where_ +
+                           " is running (it is taking the queue's first items)");
+  }
   if (limit_mode_) throw_in_limit_loop("limit_begin");
   limit_where_ = where;
   if (bulk_) bulk_push_end();
@@ -771,7 +780,8 @@ void priority_queue<T, Cmp>::limit_begin(const T& limit, std::size_t bulk_items,
   limit_bulk_ = std::max<std::size_t>(bulk_items, 1);
   limit_buf_.clear();
   limit_pos_ = 0;
-  pop_bulk(limit_buf_, limit_bulk_, &limit_, /*count=*/false); // also flushes H
+  limit_next_ = std::min(limit_bulk_, limit_first_bulk);
+  pop_bulk(limit_buf_, limit_next_, &limit_, /*count=*/false); // also flushes H
   limit_mode_ = true;
   bulk_ = true; // limit_push appends to H without heap order
 }

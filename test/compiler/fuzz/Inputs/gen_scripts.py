@@ -170,6 +170,8 @@ AVOIDABLE = {
     'stdlib': 'calls of the standard library (std.graph, stats, list, text, random), at the top level and in '
               'loops whose variable reaches their arguments',
     'nestedpush': 'vectors pushed into inside a nested loop',
+    'popbelow': 'q.pop_below(limit) loops over a queue, with limits kept from its pushes and pushes of the '
+                'limit inside them',
     'strunknown': 'read_lines and read_csv without `~ N` (count unknown, or planned from a file the script '
                   'writes first as empty): a sort of them stopped the program under budgets it accepted at '
                   'start (the same error; fixed likewise)',
@@ -1420,11 +1422,29 @@ class Script:
         limit = self.r.randrange(1, 50)
         acc = self.fresh('pa')
         self.emit_line(f'var {acc}: u64 = 0;')
+        # q.pop_below batches (drawn from the side generator: a script without them is the
+        # one its seed gave before): limits kept from the pushes, each loop taking the items
+        # before its limit and pushing the limit itself back now and then (not before it).
+        below = 'popbelow' not in self.avoid and self.side.random() < 0.35
+        lims = self.fresh('lim') if below else None
+        if below:
+            self.emit_line(f'vector {lims}: {tname(t)};')
         self.emit_line(f'for {x} in {p} {{')
         self.emit_line(f'    {q}.push({x});')
+        if below:
+            self.emit_line(f'    if {q}.size() % {self.side.randrange(2, 9)} == 1 {{ {lims}.push({x}); }}')
         self.emit_line(f'    if {q}.size() > {limit} {{ {acc} = {acc} * 3 + {self.summ(f"{q}.top()", t)}; {q}.pop(); }}')
         self.emit_line('}')
         self.emit_line(f'print "{q} {{{q}.size()}} {{{q}.empty()}} {{{acc}}}";')
+        if below:
+            y, z = self.fresh('y'), self.fresh('z')
+            self.emit_line(f'for {y} in {lims} {{')
+            self.emit_line(f'    for {z} in {q}.pop_below({y}) {{')
+            self.emit_line(f'        {acc} = {acc} * 7 + {self.summ(z, t)};')
+            self.emit_line(f'        if {acc} % {self.side.randrange(3, 6)} == 1 {{ {q}.push({y}); }}')
+            self.emit_line('    }')
+            self.emit_line('}')
+            self.emit_line(f'print "{q} below {{{q}.size()}} {{{acc}}}";')
         self.emit_line(f'while !{q}.empty() {{ {acc} = {acc} * 5 + {self.summ(f"{q}.top()", t)}; {q}.pop(); }}')
         self.emit_line(f'print "{q} {{{acc}}}";')
 
