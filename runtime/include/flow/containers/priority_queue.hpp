@@ -211,13 +211,8 @@ public:
     --size_;
   }
   void limit_push(const T& v) {
-    if (cmp_(v, limit_)) {
-      throw std::invalid_argument(limit_where_ ? std::string(limit_where_) +
-                                                     ": while this pop_below runs, a push into its queue of an item "
-                                                     "before its limit (only items at or after the limit may be pushed "
-                                                     "then)"
-                                               : std::string("flow: limit_push of an item smaller than the limit item"));
-    }
+    if (cmp_(v, limit_)) [[unlikely]]
+      throw_pushed_before_limit();
     bulk_push(v);
   }
   void limit_end();
@@ -683,7 +678,9 @@ private:
   void pop_bulk(std::vector<T>& out, std::size_t k, const T* limit, bool count = true);
   /// Appends up to k items (below *limit if given) from D and the arrays to out.
   void extract_limited(std::vector<T>& out, std::size_t k, const T* limit);
+  // (Out of line: push() stays small enough to be inlined where a script pushes.)
   [[noreturn]] void throw_in_limit_loop(const char* what) const;
+  [[noreturn]] void throw_pushed_before_limit() const;
 
   // ---------------------------------------------------------------------------------------
   pq_config cfg_;
@@ -798,6 +795,14 @@ void priority_queue<T, Cmp>::limit_end() {
   limit_buf_ = std::vector<T>(); // its memory was the loop's (planned with it), not the queue's
   limit_pos_ = 0;
   bulk_push_end();
+}
+
+template <class T, class Cmp>
+void priority_queue<T, Cmp>::throw_pushed_before_limit() const {
+  throw std::invalid_argument(limit_where_ ? std::string(limit_where_) +
+                                                 ": while this pop_below runs, a push into its queue of an item before "
+                                                 "its limit (only items at or after the limit may be pushed then)"
+                                           : std::string("flow: limit_push of an item smaller than the limit item"));
 }
 
 template <class T, class Cmp>

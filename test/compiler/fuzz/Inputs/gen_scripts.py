@@ -182,6 +182,12 @@ AVOIDABLE = {
 KNOWN_BUGS = ()
 
 
+def float_bits(e, scale):
+    """A float's part of a checksum: scaled, clamped to what an i64 holds (a float stream
+    may hold values near 2^64, from a u64 stream mapped to f64), converted."""
+    return f'(min(max({e} * {scale}, -1e18), 1e18) as i64 as u64)'
+
+
 class Script:
     def __init__(self, rng, avoid=()):
         self.r = rng
@@ -1177,7 +1183,7 @@ class Script:
             elif lt == 'str':  # (one mix per type: gen_functions.py writes one checksum function per type)
                 terms.append(f'(hash({e}) + {e}.len())')
             elif is_float(lt):
-                terms.append(f'(({e} * 4.0) as i64 as u64)')
+                terms.append(float_bits(e, '4.0'))
             else:
                 terms.append(f'({e} as u64)')
         mix = ' ^ '.join(terms)
@@ -1320,7 +1326,7 @@ class Script:
         leaves = self.leaves(x, t)
         e, lt = self.pick(leaves)
         term = f'({e} as u64)' if lt != 'bool' and not is_float(lt) else (
-            f'({e} as u64)' if lt == 'bool' else f'(({e} * 2.0) as i64 as u64)')
+            f'({e} as u64)' if lt == 'bool' else float_bits(e, '2.0'))
         if lt == 'str':
             term = f'hash({e})'
         self.emit_line(f'{acc} = {acc} * 7 + {term};')
@@ -1453,7 +1459,7 @@ class Script:
         for le, lt in self.leaves('Q', t):
             le = le.replace('Q', e, 1)
             if is_float(lt):
-                terms.append(f'(({le} * 2.0) as i64 as u64)')
+                terms.append(float_bits(le, '2.0'))
             elif lt == 'str':
                 terms.append(f'hash({le})')
             else:
@@ -1615,7 +1621,7 @@ class Script:
         if t == 'str':
             return f'hash({e})'
         if is_float(t):
-            return f'(({e} * 2.0) as i64 as u64)'
+            return float_bits(e, '2.0')
         return f'({e} as u64)'
 
     def coarsen(self, e, t, path, keys, m, join=False):
