@@ -542,17 +542,32 @@ TEST_F(PqTest, BulkPopLimitStopsBelowTheLimit) {
   EXPECT_EQ(q.size(), ref.size());
 }
 
+/// Pushes n values below `below` drawn from rng into q and into ref, its model.
+void push_random(priority_queue<u64>& q, std::multiset<u64>& ref, int n, std::mt19937_64& rng, u64 below) {
+  for (int i = 0; i < n; ++i) {
+    const u64 v = rng() % below;
+    q.push(v);
+    ref.insert(v);
+  }
+}
+
+/// Pops q to its end, each item the model's smallest; the model ends empty too.
+void expect_drains_as(priority_queue<u64>& q, std::multiset<u64>& ref) {
+  while (!q.empty()) {
+    ASSERT_EQ(q.top(), *ref.begin());
+    ref.erase(ref.begin());
+    q.pop();
+  }
+  EXPECT_TRUE(ref.empty());
+}
+
 TEST_F(PqTest, LimitItemLoop) {
   // Bulk-parallel time forward processing: every item popped below the limit pushes a
   // successor at or above the limit.
   priority_queue<u64> q(512u << 10, 0, small_block, bm);
   std::multiset<u64> ref;
   std::mt19937_64 rng(17);
-  for (int i = 0; i < 100000; ++i) {
-    const u64 v = rng() % 100000;
-    q.push(v);
-    ref.insert(v);
-  }
+  push_random(q, ref, 100000, rng, 100000);
   for (u64 limit = 10000; limit <= 400000; limit += 10000) {
     q.limit_begin(limit, 5000);
     while (!q.limit_empty()) {
@@ -570,12 +585,7 @@ TEST_F(PqTest, LimitItemLoop) {
     q.limit_end();
     ASSERT_EQ(q.size(), ref.size());
   }
-  while (!q.empty()) {
-    ASSERT_EQ(q.top(), *ref.begin());
-    ref.erase(ref.begin());
-    q.pop();
-  }
-  EXPECT_TRUE(ref.empty());
+  expect_drains_as(q, ref);
 }
 
 TEST_F(PqTest, LimitEndPutsUnpoppedItemsBack) {
@@ -599,11 +609,7 @@ TEST_F(PqTest, QueueBelowIsTheLimitLoopAsASource) {
   priority_queue<u64> q(512u << 10, 0, small_block, bm);
   std::multiset<u64> ref;
   std::mt19937_64 rng(5);
-  for (int i = 0; i < 200000; ++i) {
-    const u64 v = rng() % 1000000;
-    q.push(v);
-    ref.insert(v);
-  }
+  push_random(q, ref, 200000, rng, 1000000);
   {
     auto s = flow::stream::queue_below(q, u64{300000}, 7 * sizeof(u64), "script.flow:3:10");
     for (; !s.empty(); ++s) {
@@ -617,11 +623,13 @@ TEST_F(PqTest, QueueBelowIsTheLimitLoopAsASource) {
     EXPECT_THROW(q.push(299999), std::invalid_argument);
     EXPECT_THROW(q.top(), std::logic_error);
     EXPECT_THROW(q.pop(), std::logic_error);
+    std::string message;
     try {
       q.push(1);
     } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("script.flow:3:10"), std::string::npos);
+      message = e.what();
     }
+    EXPECT_NE(message.find("script.flow:3:10"), std::string::npos) << message;
   }
   ASSERT_EQ(q.size(), ref.size());
   {
@@ -633,12 +641,7 @@ TEST_F(PqTest, QueueBelowIsTheLimitLoopAsASource) {
     }
   }
   ASSERT_EQ(q.size(), ref.size());
-  while (!q.empty()) {
-    ASSERT_EQ(q.top(), *ref.begin());
-    ref.erase(ref.begin());
-    q.pop();
-  }
-  EXPECT_TRUE(ref.empty());
+  expect_drains_as(q, ref);
 }
 
 } // namespace

@@ -1,7 +1,8 @@
 #pragma once
 // Source nodes: generate (count elements from a function of the index), range, scan (an
 // in-memory array, or anything with begin/end such as std::vector), read (a binary file
-// of T). A flow::containers::vector is scanned with its own v.scan(), which is a node.
+// of T), queue_below (a priority queue's items before a limit). A
+// flow::containers::vector is scanned with its own v.scan(), which is a node.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -120,11 +121,11 @@ read_node<T> read(const std::string& path, std::size_t memory_bytes = io::defaul
 
 /// The items of a priority queue that come before a limit item, smallest first, taken out
 /// of the queue as the stream goes — a script's `q.pop_below(limit)`, the limit interface
-/// of the bulk-parallel paper: they come out in bulks of memory_bytes (its plan's buffer),
-/// and while the stream runs the queue takes pushes of items at or after the limit only
-/// (q.push throws on another, naming `where`), so the items it puts out never depend on
-/// the pushes its consumers make. close() (or the destructor) ends it: items before the
-/// limit that were not taken (after a `break`) stay in the queue.
+/// of the bulk-parallel paper: they come out in bulks that double up to memory_bytes (its
+/// plan's buffer), and while the stream runs the queue takes pushes of items at or after
+/// the limit only (q.push throws on another, naming `where`), so the items it puts out
+/// never depend on the pushes its consumers make. close() (or the destructor) ends it: items before the
+/// limit that were not taken (after a `break`) stay in the queue; nothing is read after it.
 template <class Q> class queue_below_node {
 public:
   using value_type = typename Q::value_type;
