@@ -398,7 +398,7 @@ void Checker::checkInterpolations(StringLiteral& literal, const std::string& wha
 
 void Checker::takenWhilePoppingBelow(const ForInStmt& f, const Symbol& queue) {
   // The program would stop at them (flow::containers::priority_queue's limit loop): said
-  // here where the body itself writes them; through a function, the program says it.
+  // here, also where a function the body calls does it (its body is expanded in place).
   struct Finder : Visitor {
     Checker& checker;
     const Symbol& queue;
