@@ -135,9 +135,7 @@ Checker::Ordering Checker::sourceOrdering(const Source& s) const {
   case Source::Scan: return namedOrdering(s.as<ScanSource>()->symbol);
   case Source::ExprSrc:
     if (auto* n = s.as<ExprSource>()->expr->as<NameExpr>()) return namedOrdering(n->symbol);
-    if (auto* m = s.as<ExprSource>()->expr->as<MethodCallExpr>(); m && m->container && m->container->decl)
-      if (auto* q = m->container->decl->as<PqDecl>()) return orderingOf(q->order.order); // q.pop_below: the queue's order
-    return {};
+    return orderingOf(popBelowOrder(s));
   // Listed, not a default: a new source's order should be a decision, not an accident.
   case Source::Generate:
   case Source::Read:
@@ -146,6 +144,13 @@ Checker::Ordering Checker::sourceOrdering(const Source& s) const {
   case Source::Concat: return {}; // in no known order
   }
   unreachable("sema: a source of no known kind");
+}
+
+const OrderInfo* Checker::popBelowOrder(const Source& s) {
+  auto* e = s.as<ExprSource>();
+  auto* m = e ? e->expr->as<MethodCallExpr>() : nullptr;
+  auto* q = m && m->container && m->container->decl ? m->container->decl->as<PqDecl>() : nullptr;
+  return q ? q->order.order : nullptr;
 }
 
 Checker::Ordering Checker::namedOrdering(const Symbol* s) const {

@@ -140,9 +140,7 @@ const OrderInfo* Checker::knownOrder(const Pipeline& p) const {
     return so && so->order ? so->order->order : nullptr;
   }
   if (auto* m = p.source->as<MergeSource>()) return m->order.order;
-  if (auto* e = p.source->as<ExprSource>())
-    if (auto* m = e->expr->as<MethodCallExpr>(); m && m->container && m->container->decl)
-      if (auto* q = m->container->decl->as<PqDecl>()) return q->order.order; // q.pop_below: the queue's
+  if (const OrderInfo* q = popBelowOrder(*p.source)) return q;
   if (auto* e = p.source->as<ExprSource>())
     if (auto* n = e->expr->as<NameExpr>(); n && n->symbol && n->symbol->kind == Symbol::Stream && n->symbol->pipeline)
       return knownOrder(*n->symbol->pipeline);

@@ -134,6 +134,9 @@ private:
   static Ordering throughFunction(const Ordering& in, const ast::Expr& body,
                                   const std::vector<std::pair<const Symbol*, Ordering>>& vars);
   Ordering sourceOrdering(const ast::Source& s) const;
+  /// The order of the queue a `q.pop_below(…)` source takes from (its items come out in
+  /// it), or null for any other source or a queue of no known order.
+  static const OrderInfo* popBelowOrder(const ast::Source& s);
   Ordering stageOrdering(const ast::Stage& s, const Ordering& in);
   Ordering namedOrdering(const Symbol* s) const;
   void findChangedVectors();
