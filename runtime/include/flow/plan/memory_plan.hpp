@@ -216,9 +216,9 @@ public:
   /// The sort's cost with the budgets assigned (`n` either half).
   sort_cost sort(const memory_node& n) const;
 
-  /// A hash join's batch and output buffers on the program's threads (join_model.hpp).
+  /// A hash join's batch and output buffers (join_model.hpp; the same at any thread count).
   std::uint64_t hash_join_probe(const memory_node& j) const {
-    return hash_join_probe_bytes(threads_, j.probe_element_bytes, j.element_bytes, block_);
+    return hash_join_probe_bytes(j.probe_element_bytes, j.element_bytes, block_);
   }
 
   /// Splits the budget. Returns the first phase that cannot hold its minimums.

@@ -15,11 +15,15 @@
 // Output: fn(l, r) for every left element l and right element r with compare(l, r) == 0,
 // each pair once, in no key order: pass by pass, the left elements in input order, each
 // with its partners in the table's order. So the order is fixed by the inputs and what a
-// pass holds, the same at any thread count where the table holds the right input (the
-// batch buffers grow a little with the threads, so a tight pass may hold fewer).
+// pass holds, which does not depend on the thread count: the same at any --threads.
 //
-// Threads: the left input is probed in batches, each of `threads` threads a contiguous
-// share of a batch into an output buffer of its own, put out share by share.
+// Threads: the left input is probed a batch at a time, in chunks that the `threads`
+// threads take as they come, each chunk's outputs into a buffer of its own, put out
+// chunk by chunk. Two batches: while this node's thread puts one out (and the stages
+// after it run) and reads the next, the team's other threads probe the one after, and
+// this thread takes the chunks they have not begun before it puts that one out — so
+// the reading, the probing and what reads the join overlap (the asynchronous stage of
+// the parallel pipelining paper, inside the node).
 //
 // Memory (flow/plan/join_model.hpp has the arithmetic): memory_bytes holds the table —
 // the right elements sorted by hash and a directory of their buckets — four block
@@ -31,6 +35,7 @@
 // and a key held by many right elements costs no more than their outputs. Both inputs
 // are read to their end once.
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -74,32 +79,31 @@ public:
   std::size_t size() const noexcept { return count_; }
 
   /// Sorts the elements by hash and makes the directory: the table can be probed. With a
-  /// team, the ranges of the first byte are sorted on its threads.
+  /// team, the ranges of the first byte are sorted, and their buckets' directory entries
+  /// made, on its threads.
   void seal(algo::thread_team* team = nullptr) {
     buckets_ = static_cast<std::size_t>(plan::hash_join_buckets(count_));
     shift_ = 64;
     for (std::size_t b = buckets_; b > 1; b /= 2) --shift_;
-    if (team && team->size() > 1 && count_ > 32 && 64 > shift_) {
-      std::size_t start[257];
-      partition(data_, count_, 56, start);
-      const unsigned threads = team->size();
-      team->run([&](unsigned t) {
-        for (std::size_t d = t; d < 256; d += threads) sort_by_hash(data_ + start[d], start[d + 1] - start[d], 48, false);
-      });
-    } else {
-      sort_by_hash(data_, count_, 56, false);
-    }
     directory_ = io::aligned_buffer((buckets_ + 1) * sizeof(std::uint32_t));
     huge_pages(directory_);
     dir_ = reinterpret_cast<std::uint32_t*>(directory_.data());
-    std::size_t at = 0;
-    for (std::size_t b = 0; b < buckets_; ++b) {
-      while (at < count_ && bucket(hash_(data_[at])) < b) ++at;
-      dir_[b] = static_cast<std::uint32_t>(at);
-    }
     dir_[buckets_] = static_cast<std::uint32_t>(count_);
-    for (std::size_t b = 0; b < buckets_; ++b) // the buckets a probe searches: in hash order
-      if (dir_[b + 1] - dir_[b] > scanned) sort_by_hash(data_ + dir_[b], dir_[b + 1] - dir_[b], std::max(shift_ - 8, 0), true);
+    if (team && team->size() > 1 && count_ > 32 && shift_ <= 56) { // (each first byte: whole buckets)
+      std::size_t start[257];
+      partition(data_, count_, 56, start);
+      const unsigned threads = team->size();
+      const std::size_t per_byte = buckets_ / 256;
+      team->run([&](unsigned t) {
+        for (std::size_t d = t; d < 256; d += threads) {
+          sort_by_hash(data_ + start[d], start[d + 1] - start[d], 48, false);
+          index(start[d], start[d + 1], d * per_byte, (d + 1) * per_byte);
+        }
+      });
+    } else {
+      sort_by_hash(data_, count_, 56, false);
+      index(0, count_, 0, buckets_);
+    }
   }
   /// Empties the table for the next pass.
   void clear() noexcept {
@@ -126,6 +130,19 @@ public:
   }
 
 private:
+  // The directory entries of buckets [first, last), whose elements are [from, to) (sorted
+  // into their buckets); a bucket that a probe searches gets sorted by hash.
+  void index(std::size_t from, std::size_t to, std::size_t first, std::size_t last) {
+    std::size_t at = from;
+    for (std::size_t b = first; b < last; ++b) {
+      while (at < to && bucket(hash_(data_[at])) < b) ++at;
+      dir_[b] = static_cast<std::uint32_t>(at);
+    }
+    for (std::size_t b = first; b < last; ++b) {
+      const std::size_t lo = dir_[b], hi = b + 1 < last ? dir_[b + 1] : to;
+      if (hi - lo > scanned) sort_by_hash(data_ + lo, hi - lo, std::max(shift_ - 8, 0), true);
+    }
+  }
   // Every probe reads the table at random: in pages of 4 KiB, nearly each read would
   // also miss the TLB. (Advice: where the system has no huge pages, nothing changes.)
   static void huge_pages(io::aligned_buffer& b) noexcept {
@@ -193,7 +210,7 @@ template <class Left, class Right, class LeftHash, class RightHash, class Compar
   using table_type = detail::hash_join_table<R, RightHash>;
   static_assert(std::is_trivially_copyable_v<L> && std::is_trivially_copyable_v<R>,
                 "a hash join may write its inputs to disk as bytes: they must be trivially copyable");
-  /// A share's probes prefetch the bucket entry this many left elements ahead, and the
+  /// A chunk's probes prefetch the bucket entry this many left elements ahead, and the
   /// bucket half as far, so that the table's cache misses overlap.
   static constexpr std::size_t ahead = 16;
 
@@ -203,41 +220,51 @@ public:
   hash_join_node(Left&& left, Right&& right, LeftHash left_hash, RightHash right_hash, Compare compare, Fn fn,
                  std::size_t memory_bytes, std::size_t block_bytes, unsigned threads = 1,
                  mng::block_manager& bm = mng::block_manager::global())
-      : left_(std::forward<Left>(left)), right_(std::forward<Right>(right)), left_hash_(std::move(left_hash)),
-        compare_(std::move(compare)), fn_(std::move(fn)), block_bytes_(block_bytes), bm_(bm),
-        threads_(std::max(1u, threads)) {
+      : left_(std::forward<Left>(left)), right_(std::forward<Right>(right)), block_bytes_(block_bytes), bm_(bm) {
     if (block_bytes == 0 || block_bytes % io::buffer_alignment != 0 || block_bytes < std::max(sizeof(L), sizeof(R))) {
       throw std::invalid_argument("flow: hash_join: the block size must be a positive multiple of 4096 bytes holding "
                                   "an element of each input, got " + std::to_string(block_bytes));
     }
-    const std::uint64_t probe = plan::hash_join_probe_bytes(threads_, sizeof(L), sizeof(value_type), block_bytes);
+    const std::uint64_t probe = plan::hash_join_probe_bytes(sizeof(L), sizeof(value_type), block_bytes);
     if (memory_bytes < plan::hash_join_min_memory(block_bytes) + probe) {
       throw std::invalid_argument("flow: hash_join: needs a memory budget of at least 5 blocks (" +
                                   std::to_string(plan::hash_join_min_memory(block_bytes)) + " bytes: four to spill, "
-                                  "one of table) and " + std::to_string(probe) + " bytes for " +
-                                  std::to_string(threads_) + " threads, got " + std::to_string(memory_bytes));
+                                  "one of table) and " + std::to_string(probe) + " bytes for its batches, got " +
+                                  std::to_string(memory_bytes));
     }
     const std::uint64_t capacity = std::min<std::uint64_t>(
         plan::hash_join_capacity(sizeof(R), memory_bytes - probe, block_bytes), plan::hash_join_max_elements);
-    start_batches();
-    table_ = std::make_unique<table_type>(static_cast<std::size_t>(capacity), std::move(right_hash));
+    p_ = std::make_unique<prober>(std::move(left_hash), std::move(compare), std::move(fn), block_bytes,
+                                  std::max(1u, threads));
+    p_->table = std::make_unique<table_type>(static_cast<std::size_t>(capacity), std::move(right_hash));
+    table_type& table = *p_->table;
     // The first pass: the table from the right input; what it cannot hold goes to disk.
     for (; !right_.empty(); ++right_) {
-      if (table_->full()) {
+      if (table.full()) {
         right_rest_.emplace(2 * block_bytes_, block_bytes_, bm_);
         for (; !right_.empty(); ++right_) right_rest_->push_back(*right_);
         left_copy_.emplace(2 * block_bytes_, block_bytes_, bm_);
         break;
       }
-      table_->push(*right_);
+      table.push(*right_);
     }
-    if (table_->size() == 0) { // nothing to join with
+    if (table.size() == 0) { // nothing to join with
       (void)stream::count(left_);
       done_ = true;
       return;
     }
-    table_->seal(team_.get());
+    table.seal(&p_->team);
     find();
+  }
+  hash_join_node(hash_join_node&&) = default;
+  /// A batch still being probed by the threads is waited for: they use its buffers.
+  ~hash_join_node() {
+    if (p_ && p_->flying) {
+      try {
+        p_->team.wait();
+      } catch (...) { // the error that stopped the program is already on its way
+      }
+    }
   }
 
   bool empty() const noexcept { return done_; }
@@ -252,12 +279,11 @@ public:
   std::uint64_t passes() const noexcept { return passes_; }
 
 private:
-  // The left elements are probed a batch at a time, each thread a contiguous share of it
-  // into an output buffer of its own; the outputs are then put out share by share, which
-  // is the order of one thread. A share whose buffer fills stops where it is and goes on
-  // (on this thread) once its outputs are out.
-  struct share {
-    std::size_t next = 0, end = 0; // its elements of the batch not finished
+  // A batch's chunk: its left elements [next, end) not finished, and its outputs. A chunk
+  // whose buffer fills stops where it is and goes on (on the thread that puts it out) once
+  // its outputs are out.
+  struct chunk {
+    std::size_t next = 0, end = 0;
     std::uint32_t at = 0, stop = 0; // where it stopped in the bucket of `next`
     bool inside = false;            // it stopped in next's bucket
     std::size_t count = 0;          // outputs in `out`
@@ -265,114 +291,172 @@ private:
   };
   static_assert(std::is_trivially_copyable_v<value_type>,
                 "a hash join keeps its outputs in buffers: they must be trivially copyable");
-
-  void start_batches() {
-    batch_elements_ = static_cast<std::size_t>(plan::hash_join_batch_elements(sizeof(L), block_bytes_));
-    outputs_ = static_cast<std::size_t>(plan::hash_join_outputs_per_thread(threads_, batch_elements_));
-    batch_ = io::aligned_buffer(batch_elements_ * sizeof(L));
-    hashes_ = io::aligned_buffer(batch_elements_ * sizeof(std::uint64_t));
-    shares_.resize(threads_);
-    for (share& s : shares_) {
-      out_.emplace_back(outputs_ * sizeof(value_type));
-      s.out = std::launder(reinterpret_cast<value_type*>(out_.back().data()));
+  // A batch of left elements, their hashes and its chunks' outputs.
+  struct batch {
+    io::aligned_buffer elements, hashes, outputs;
+    std::vector<chunk> chunks;
+    std::size_t used = 0;                // chunks with elements
+    std::atomic<std::size_t> claimed{0}; // chunks a thread took
+    L* xs() const noexcept { return std::launder(reinterpret_cast<L*>(elements.data())); }
+    std::uint64_t* hs() const noexcept { return reinterpret_cast<std::uint64_t*>(hashes.data()); }
+  };
+  // What the threads probing a batch use, on the heap: moving the node (into the stage
+  // that reads it) must not move what a thread is reading. Two batches: the threads probe
+  // one while the node puts out the other.
+  struct prober {
+    prober(LeftHash h, Compare c, Fn f, std::size_t block_bytes, unsigned threads)
+        : left_hash(std::move(h)), compare(std::move(c)), fn(std::move(f)),
+          batch_elements(static_cast<std::size_t>(plan::hash_join_batch_elements(sizeof(L), block_bytes))),
+          chunk_elements(static_cast<std::size_t>(plan::hash_join_chunk_elements(batch_elements))),
+          outputs(static_cast<std::size_t>(plan::hash_join_outputs_per_chunk(batch_elements))), team(threads) {
+      const std::size_t chunks = static_cast<std::size_t>(plan::hash_join_chunks(batch_elements));
+      for (batch& b : batches) {
+        b.elements = io::aligned_buffer(batch_elements * sizeof(L));
+        b.hashes = io::aligned_buffer(batch_elements * sizeof(std::uint64_t));
+        b.outputs = io::aligned_buffer(chunks * outputs * sizeof(value_type));
+        b.chunks.resize(chunks);
+        for (std::size_t c = 0; c < chunks; ++c)
+          b.chunks[c].out = std::launder(reinterpret_cast<value_type*>(b.outputs.data())) + c * outputs;
+      }
     }
-    team_ = std::make_unique<algo::thread_team>(threads_);
-  }
-  L* batch() const noexcept { return std::launder(reinterpret_cast<L*>(batch_.data())); }
-  std::uint64_t* hashes() const noexcept { return reinterpret_cast<std::uint64_t*>(hashes_.data()); }
+    LeftHash left_hash;
+    Compare compare;
+    Fn fn;
+    std::unique_ptr<table_type> table;
+    const std::size_t batch_elements, chunk_elements, outputs;
+    batch batches[2];
+    bool flying = false; // the team's helpers probe the batch that is not put out
+    algo::thread_team team;
 
-  // The next output: the current share's next, else the next share's, else the next
+    // Probes the chunks of `b` that no thread took yet, one after the other.
+    void probe_unclaimed(batch& b) {
+      for (std::size_t c; (c = b.claimed.fetch_add(1, std::memory_order_relaxed)) < b.used;) {
+        chunk& k = b.chunks[c];
+        const L* x = b.xs() + k.next;
+        for (std::uint64_t *h = b.hs() + k.next, *end = b.hs() + k.end; h != end; ++x, ++h) *h = left_hash(*x);
+        probe(b, k);
+      }
+    }
+    // Probes a chunk's elements from where it is until its buffer fills or it ends.
+    void probe(const batch& b, chunk& k) {
+      const L* xs = b.xs();
+      const std::uint64_t* hs = b.hs();
+      const std::uint32_t* dir = table->directory();
+      const R* data = table->data();
+      constexpr std::size_t lead = ahead;
+      k.count = 0;
+      for (std::size_t i = k.next; i < k.end; ++i) {
+        if (i + lead < k.end) __builtin_prefetch(dir + table->bucket(hs[i + lead]));
+        if (i + lead / 2 < k.end) __builtin_prefetch(data + dir[table->bucket(hs[i + lead / 2])]);
+        std::uint32_t at, stop;
+        if (k.inside) {
+          at = k.at;
+          stop = k.stop;
+          k.inside = false;
+        } else {
+          const std::size_t bucket = table->bucket(hs[i]);
+          at = dir[bucket];
+          stop = dir[bucket + 1];
+          if (stop - at > table_type::scanned) table->narrow(hs[i], at, stop);
+        }
+        for (; at < stop; ++at) {
+          if (compare(xs[i], data[at]) != 0) continue;
+          if (k.count == outputs) {
+            k.next = i;
+            k.at = at;
+            k.stop = stop;
+            k.inside = true;
+            return;
+          }
+          k.out[k.count++] = fn(xs[i], data[at]);
+        }
+      }
+      k.next = k.end;
+    }
+  };
+
+  // The next output: the current chunk's next, else the next chunk's, else the next
   // batch's, or the next pass's, or the end.
   void find() {
     while (true) {
-      if (emitting_ < shares_.size()) {
-        share& s = shares_[emitting_];
-        if (emitted_ < s.count) {
-          current_ = s.out[emitted_++];
+      batch& b = p_->batches[current_batch_];
+      if (emitting_ < b.used) {
+        chunk& k = b.chunks[emitting_];
+        if (emitted_ < k.count) {
+          current_ = k.out[emitted_++];
           return;
         }
         emitted_ = 0;
-        if (s.next < s.end) { // its buffer filled: on with it here
-          probe_share(s);
+        if (k.next < k.end) { // its buffer filled: on with it here
+          p_->probe(b, k);
           continue;
         }
         ++emitting_;
         continue;
       }
-      if (!next_batch() && !(next_pass() && next_batch())) {
+      if (!next_batch()) {
         done_ = true;
         return;
       }
     }
   }
 
-  // Takes the next batch from the current source and probes it on all threads. False at
-  // the end of the pass.
+  // Makes the next batch the one put out: the one the threads probed meanwhile, or else
+  // (at the start of a pass) one read and probed now on all threads; then reads the batch
+  // after it and lets the team's helpers probe it while this one is put out. False at
+  // the end of the last pass.
   bool next_batch() {
-    L* xs = batch();
+    batch& done = p_->batches[current_batch_];
+    if (p_->flying) {
+      batch& next = p_->batches[1 - current_batch_];
+      const bool more = read(done); // while the helpers probe `next`
+      p_->probe_unclaimed(next);
+      p_->flying = false;
+      p_->team.wait();
+      current_batch_ = 1 - current_batch_;
+      if (more) fly(done);
+    } else {
+      if (!read(done) && !(next_pass() && read(done))) return false;
+      fly(done);
+      p_->probe_unclaimed(done);
+      p_->flying = false;
+      p_->team.wait();
+      batch& after = p_->batches[1 - current_batch_];
+      if (read(after)) fly(after);
+    }
+    emitting_ = emitted_ = 0;
+    return true;
+  }
+  // The team's helpers probe `b` while this thread goes on (and takes what they left).
+  void fly(batch& b) {
+    p_->flying = true;
+    p_->team.start([p = p_.get(), &b](unsigned) { p->probe_unclaimed(b); });
+  }
+
+  // Reads the next batch of this pass's left input into `b` and cuts it into chunks.
+  // False at the end of the pass.
+  bool read(batch& b) {
+    L* xs = b.xs();
     std::size_t n = 0;
     if (!left_read_) { // the first pass: the left input itself
-      for (; n < batch_elements_ && !left_.empty(); ++n, ++left_) {
+      for (; n < p_->batch_elements && !left_.empty(); ++n, ++left_) {
         xs[n] = *left_;
         if (left_copy_) left_copy_->push_back(xs[n]);
       }
     } else {
-      for (; n < batch_elements_ && !left_read_->empty(); ++n, ++*left_read_) xs[n] = **left_read_;
+      for (; n < p_->batch_elements && !left_read_->empty(); ++n, ++*left_read_) xs[n] = **left_read_;
     }
-    if (n == 0) return false;
-    const std::size_t per = (n + threads_ - 1) / threads_;
-    for (std::size_t t = 0; t < shares_.size(); ++t) {
-      share& s = shares_[t];
-      s.next = std::min(n, t * per);
-      s.end = std::min(n, (t + 1) * per);
-      s.inside = false;
+    const std::size_t per = p_->chunk_elements;
+    b.used = (n + per - 1) / per;
+    for (std::size_t c = 0; c < b.used; ++c) {
+      chunk& k = b.chunks[c];
+      k.next = c * per;
+      k.end = std::min(n, (c + 1) * per);
+      k.inside = false;
+      k.count = 0;
     }
-    team_->run([&](unsigned t) {
-      share& s = shares_[t];
-      const std::uint64_t* end = hashes() + s.end;
-      std::uint64_t* h = hashes() + s.next;
-      for (const L* x = xs + s.next; h != end; ++x, ++h) *h = left_hash_(*x);
-      probe_share(s);
-    });
-    emitting_ = emitted_ = 0;
-    return true;
-  }
-
-  // Probes a share's elements from where it is until its buffer fills or it ends.
-  void probe_share(share& s) {
-    const L* xs = batch();
-    const std::uint64_t* hs = hashes();
-    const std::uint32_t* dir = table_->directory();
-    const R* data = table_->data();
-    constexpr std::size_t lead = ahead;
-    s.count = 0;
-    for (std::size_t i = s.next; i < s.end; ++i) {
-      if (i + lead < s.end) __builtin_prefetch(dir + table_->bucket(hs[i + lead]));
-      if (i + lead / 2 < s.end) __builtin_prefetch(data + dir[table_->bucket(hs[i + lead / 2])]);
-      std::uint32_t at, stop;
-      if (s.inside) {
-        at = s.at;
-        stop = s.stop;
-        s.inside = false;
-      } else {
-        const std::size_t b = table_->bucket(hs[i]);
-        at = dir[b];
-        stop = dir[b + 1];
-        if (stop - at > table_type::scanned) table_->narrow(hs[i], at, stop);
-      }
-      for (; at < stop; ++at) {
-        if (compare_(xs[i], data[at]) != 0) continue;
-        if (s.count == outputs_) {
-          s.next = i;
-          s.at = at;
-          s.stop = stop;
-          s.inside = true;
-          return;
-        }
-        s.out[s.count++] = fn_(xs[i], data[at]);
-      }
-    }
-    s.next = s.end;
+    b.claimed.store(0, std::memory_order_relaxed);
+    return n > 0;
   }
 
   // After a pass over the left input: fills the table with the next part of the right
@@ -381,9 +465,10 @@ private:
     if (!right_rest_) return false;
     if (!right_read_) right_read_.reset(new auto(right_rest_->scan()));
     if (right_read_->empty()) return false;
-    table_->clear();
-    for (; !right_read_->empty() && !table_->full(); ++*right_read_) table_->push(**right_read_);
-    table_->seal(team_.get());
+    table_type& table = *p_->table;
+    table.clear();
+    for (; !right_read_->empty() && !table.full(); ++*right_read_) table.push(**right_read_);
+    table.seal(&p_->team);
     left_read_.reset(); // its buffers go back before the next read takes its own
     left_read_.reset(new auto(left_copy_->scan()));
     ++passes_;
@@ -392,25 +477,16 @@ private:
 
   input_storage<Left> left_;
   input_storage<Right> right_;
-  LeftHash left_hash_;
-  Compare compare_;
-  Fn fn_;
   std::size_t block_bytes_;
   mng::block_manager& bm_;
-  std::unique_ptr<table_type> table_;
+  std::unique_ptr<prober> p_;
   // The passes after the first: the right input's rest and a copy of the left input, on disk.
   std::optional<containers::vector<R>> right_rest_;
   std::optional<containers::vector<L>> left_copy_;
   std::unique_ptr<typename containers::vector<R>::reader> right_read_; // (readers do not move)
   std::unique_ptr<typename containers::vector<L>::reader> left_read_;
-  const unsigned threads_;
-  // a batch of left elements, their hashes, the threads' shares and outputs
-  std::size_t batch_elements_ = 0, outputs_ = 0;
-  io::aligned_buffer batch_, hashes_;
-  std::vector<io::aligned_buffer> out_;
-  std::vector<share> shares_;
-  std::size_t emitting_ = 0, emitted_ = 0; // the share being put out, and its outputs so far
-  std::unique_ptr<algo::thread_team> team_;
+  std::size_t current_batch_ = 0;          // the batch being put out
+  std::size_t emitting_ = 0, emitted_ = 0; // its chunk being put out, and that chunk's outputs so far
   std::uint64_t passes_ = 1;
   bool done_ = false;
   value_type current_{};
