@@ -199,12 +199,13 @@ TEST_F(HashJoinTest, PassesAndTheirIoFollowTheModel) {
   }
 }
 
-// Blocks of 64 KiB: batches of 4096 left elements in 16 chunks that the threads take as
-// they come, with the next batch probed while one is put out: the output is one
-// thread's, at any thread count, in one pass and in several.
+// Blocks of 64 KiB: batches of 2730 left elements (a block of 24-byte outputs) in 10
+// chunks that the threads take as they come, with the next batch probed while one is
+// put out: the output is one thread's, at any thread count, in one pass and in several.
 TEST_F(HashJoinTest, ChunksOfABatchOnAllThreads) {
   constexpr std::size_t big = 64 << 10;
-  ASSERT_EQ(flow::plan::hash_join_chunks(flow::plan::hash_join_batch_elements(sizeof(Order), big)), 16u);
+  ASSERT_EQ(flow::plan::hash_join_batch_elements(sizeof(Order), sizeof(Row), big), 2730u);
+  ASSERT_EQ(flow::plan::hash_join_chunks(2730), 10u);
   const auto l = orders(keys(100003, 3000, 0.01, 9, 21));
   const auto r = customers(keys(6000, 3000, 0.01, 9, 22));
   const u64 least_big =

@@ -135,14 +135,16 @@ inline constexpr std::uint64_t hash_join_capacity(std::uint64_t element_bytes, s
   return n < 1 ? 1 : n > hash_join_max_elements ? hash_join_max_elements : n;
 }
 
-/// A hash join probes its left input a batch at a time — a block's worth of left elements
-/// and their hashes — in chunks that its threads take as they come, each chunk's outputs
+/// A hash join probes its left input a batch at a time — as many left elements as a block
+/// holds of them or of outputs, whichever is larger, and their hashes — in chunks that its threads take as they come, each chunk's outputs
 /// into a buffer of its own with room for twice the chunk (at least 64); while one batch
 /// is put out, the threads probe the next, so it holds two batches. None of it depends on
 /// the thread count: a pass holds the same elements, and the output is in the same order,
 /// at any number of threads. Each buffer is in whole pages; the table gets the rest.
-inline constexpr std::uint64_t hash_join_batch_elements(std::uint64_t left_bytes, std::uint64_t block_bytes) noexcept {
-  const std::uint64_t k = block_bytes / (left_bytes > 0 ? left_bytes : 1);
+inline constexpr std::uint64_t hash_join_batch_elements(std::uint64_t left_bytes, std::uint64_t out_bytes,
+                                                        std::uint64_t block_bytes) noexcept {
+  const std::uint64_t larger = left_bytes > out_bytes ? left_bytes : out_bytes;
+  const std::uint64_t k = block_bytes / (larger > 0 ? larger : 1);
   return k > 0 ? k : 1;
 }
 /// Chunks of a batch of `batch` elements: one per 256 elements, 1 to 64.
@@ -162,7 +164,7 @@ inline constexpr std::uint64_t hash_join_outputs_per_chunk(std::uint64_t batch) 
 inline constexpr std::uint64_t hash_join_probe_bytes(std::uint64_t left_bytes, std::uint64_t out_bytes,
                                                      std::uint64_t block_bytes) noexcept {
   auto pages = [](std::uint64_t b) { return sat_mul(b / 4096 + (b % 4096 != 0 ? 1 : 0), 4096); };
-  const std::uint64_t k = hash_join_batch_elements(left_bytes, block_bytes);
+  const std::uint64_t k = hash_join_batch_elements(left_bytes, out_bytes, block_bytes);
   const std::uint64_t outputs = sat_mul(hash_join_chunks(k), hash_join_outputs_per_chunk(k));
   const std::uint64_t batch = sat_add(sat_add(pages(sat_mul(k, left_bytes)), pages(sat_mul(k, 8))),
                                       pages(sat_mul(outputs, out_bytes)));

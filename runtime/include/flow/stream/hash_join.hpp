@@ -306,7 +306,7 @@ private:
   struct prober {
     prober(LeftHash h, Compare c, Fn f, std::size_t block_bytes, unsigned threads)
         : left_hash(std::move(h)), compare(std::move(c)), fn(std::move(f)),
-          batch_elements(static_cast<std::size_t>(plan::hash_join_batch_elements(sizeof(L), block_bytes))),
+          batch_elements(static_cast<std::size_t>(plan::hash_join_batch_elements(sizeof(L), sizeof(value_type), block_bytes))),
           chunk_elements(static_cast<std::size_t>(plan::hash_join_chunk_elements(batch_elements))),
           outputs(static_cast<std::size_t>(plan::hash_join_outputs_per_chunk(batch_elements))), team(threads) {
       const std::size_t chunks = static_cast<std::size_t>(plan::hash_join_chunks(batch_elements));
