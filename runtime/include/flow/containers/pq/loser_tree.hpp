@@ -15,8 +15,8 @@
 //
 // Per output element: one copy out, one ++ on the winner's cursor, one end-of-segment
 // test, and about log2(k) matches on the way up. Nodes keep a copy of their key (no
-// pointer chasing); the match is written as selects so small keys compile to
-// conditional moves.
+// pointer chasing); the match is written as selects so small keys (scalars, and records
+// of up to 16 bytes without padding) compile to conditional moves.
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +34,7 @@ template <> struct uint_of<1> { using type = std::uint8_t; };
 template <> struct uint_of<2> { using type = std::uint16_t; };
 template <> struct uint_of<4> { using type = std::uint32_t; };
 template <> struct uint_of<8> { using type = std::uint64_t; };
+template <> struct uint_of<16> { using type = unsigned __int128; };
 
 /// c ? a : b with masks: compilers turn `?:` on unpredictable conditions into branches.
 template <class T> inline T select(bool c, T a, T b) noexcept {
@@ -133,8 +134,12 @@ public:
   const segment<T>& cursor(std::size_t i) const noexcept { return cursor_[i]; }
 
 private:
+  // Scalars, and records of up to 16 bytes without padding (an event of two u32s): their
+  // bits copied as one integer (a record with padding or a float has bits that are no
+  // part of its value, which bit_cast may not read; it takes the branch).
   static constexpr bool select_friendly =
-      std::is_scalar_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
+      (std::is_scalar_v<T> || (std::is_trivially_copyable_v<T> && std::has_unique_object_representations_v<T>)) &&
+      (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
 
   /// The tree over leaf_ (every one non-empty), bottom-up: node n's winner comes from
   /// its children 2n and 2n+1 (a leaf l sits at k + l), the loser stays in n.

@@ -110,7 +110,7 @@ template <class T, class Cmp> void sort_run(T* first, std::size_t n, T* scratch,
 }
 
 /// Two-way merge cursor over sorted [a, a_end) and [b, b_end): writes the next n items
-/// to out (n <= items left). Branch-free for scalar items.
+/// to out (n <= items left). Branch-free.
 template <class T, class Cmp> struct merge2 {
   const T* a;
   const T* a_end;
@@ -141,10 +141,12 @@ template <class T, class Cmp> struct merge2 {
           b += tb;
           a += !tb;
         }
-      } else {
+      } else { // a record: the side chosen by a select of pointers, no branch either
         while (m--) {
-          if (cmp(*b, *a)) *out++ = *b++;
-          else *out++ = *a++;
+          const bool tb = cmp(*b, *a);
+          *out++ = *(tb ? b : a);
+          b += tb;
+          a += !tb;
         }
       }
     }
