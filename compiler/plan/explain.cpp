@@ -84,7 +84,8 @@ std::string threadsOf(const Plan& plan, const Phase& ph) {
   const auto add = [](std::string& list, const std::string& name) { list += (list.empty() ? "" : ", ") + name; };
   for (int id : ph.nodes) {
     const Node& n = plan.nodes[id];
-    if (n.threads() == Threads::all && n.batchFirst < 0) add(all, n.name);
+    if (n.threads() == Threads::all && n.batchFirst < 0) // a hash join is an asynchronous stage of its own
+      add(all, n.kind == Node::HashJoin ? n.name + " (probing its next batch while the stages after it run)" : n.name);
     if (n.batchFirst >= 0) // a stretch's stages joined by arrows, stretches by commas
       batched += (batched.empty() ? "" : n.batchFirst == n.id ? ", " : " → ") + n.name;
     if (n.threads() == Threads::two) add(two, n.name);
