@@ -292,7 +292,7 @@ std::optional<memory_shortfall> memory_planner::assign() {
     // A merge in the queue's phases keeps blocks to read ahead beyond its minimum: its I/O
     // volume is the same without them, but it waits for each block (MIS with 8-byte
     // events at 256 MiB: the merge of 4 runs that the queue left 9 blocks waited 0.44 s of
-    // a 1.80 s phase; left 16, 0.02 s of 1.24 s).
+    // a 1.80 s phase; left 21, 0.02 s of 1.06 s).
     for (int p : q.live_phases) {
       std::uint64_t ahead = 0;
       for (int id : nodes_of[p])

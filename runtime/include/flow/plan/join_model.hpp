@@ -136,9 +136,10 @@ inline constexpr std::uint64_t hash_join_capacity(std::uint64_t element_bytes, s
 }
 
 /// A hash join probes its left input a batch at a time — as many left elements as a block
-/// holds of them or of outputs, whichever is larger, and their hashes — in chunks that its threads take as they come, each chunk's outputs
-/// into a buffer of its own with room for twice the chunk (at least 64); while one batch
-/// is put out, the threads probe the next, so it holds two batches. None of it depends on
+/// holds of them or of outputs, whichever is larger, and their hashes — in chunks that its
+/// threads take as they come, each chunk's outputs into a buffer of its own with room for
+/// twice the chunk (at least 64); while one batch is put out, the threads probe the next,
+/// so it holds two batches. None of it depends on
 /// the thread count: a pass holds the same elements, and the output is in the same order,
 /// at any number of threads. Each buffer is in whole pages; the table gets the rest.
 inline constexpr std::uint64_t hash_join_batch_elements(std::uint64_t left_bytes, std::uint64_t out_bytes,

@@ -253,7 +253,7 @@ private:
   /// estimate) writes more runs, whose metadata took a buffer and stopped the program
   /// ("too small for a second merge pass": the checker of suffix_array.flow at 64 MiB).
   /// What a queue leaves a merge that shares its phases beyond the merge's minimum, to
-  /// read ahead: 8 blocks, at most a sixteenth of the budget (whole blocks).
+  /// read ahead: 16 blocks, at most an eighth of the budget (whole blocks).
   std::uint64_t merge_read_ahead() const {
     return std::min(sat_mul(16, block_), memory_ / 8 / block_ * block_);
   }
