@@ -256,17 +256,6 @@ public:
     table.seal(&p_->team);
     find();
   }
-  hash_join_node(hash_join_node&&) = default;
-  /// A batch still being probed by the threads is waited for: they use its buffers.
-  ~hash_join_node() {
-    if (p_ && p_->flying) {
-      try {
-        p_->team.wait();
-      } catch (...) { // the error that stopped the program is already on its way
-      }
-    }
-  }
-
   bool empty() const noexcept { return done_; }
   const value_type& operator*() const noexcept { return current_; }
   const value_type* operator->() const noexcept { return &current_; }
@@ -326,6 +315,10 @@ private:
     const std::size_t batch_elements, chunk_elements, outputs;
     batch batches[2];
     bool flying = false; // the team's helpers probe the batch that is not put out
+    // Last, so destroyed first: its destructor lets the helpers finish the task they run,
+    // so a batch still in flight (the node destroyed early, or by an error, also one
+    // thrown from its constructor) is probed to its end before its buffers, the table and
+    // the functions go.
     algo::thread_team team;
 
     // Probes the chunks of `b` that no thread took yet, one after the other.
