@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <optional>
 
 namespace flow::codegen {
 
@@ -222,6 +223,10 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
   std::vector<std::pair<std::string, unsigned>> parts; // expression of an unsigned image, bits
   bool total = true;
   unsigned used = 0;
+  // The str the key ends in, whose later bytes are the key's next words (key_at), and
+  // the bytes of it the key holds.
+  std::optional<std::pair<const OrderKey*, std::string>> deepStr;
+  unsigned deepFrom = 0;
   for (const OrderKey& k : keys) {
     std::vector<std::pair<std::string, const Type*>> scalars;
     if (k.type->kind == Type::Array) {
@@ -235,6 +240,8 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
         // rest compared on ties (DuckDB's and radix sorts' normalised key prefix).
         const unsigned bits = (64 - used) / 8 * 8;
         total = false;
+        deepStr = {&k, path};
+        deepFrom = bits / 8;
         if (bits == 0) break;
         std::string image = "flow::script::prefix_key(v" + path + ")";
         if (bits < 64) image = "(" + image + " >> " + std::to_string(64 - bits) + ")";
@@ -271,6 +278,17 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
       line("return " + e + ";");
     });
     line(std::string("static constexpr bool key_is_total = ") + (total ? "true" : "false") + ";");
+    if (deepStr) {
+      // Run formation radix sorts keys that tie by these next words (sort_traits.hpp).
+      const std::string s = "v" + deepStr->second, from = std::to_string(deepFrom);
+      block("static uint64_t key_at(const " + T + "& v, unsigned level) {", [&] {
+        line("if (level == 0) return key(v);");
+        const std::string word = "flow::script::prefix_key_at(" + s + ", " + from + " + 8 * (level - 1))";
+        line("return " + (deepStr->first->descending ? "~" + word : word) + ";");
+      });
+      block("static unsigned key_levels(const " + T + "& v) {",
+            [&] { line("return 1 + flow::script::prefix_words_from(" + s + ", " + from + ");"); });
+    }
   }
 }
 

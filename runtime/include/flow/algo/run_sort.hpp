@@ -7,7 +7,11 @@
 //    scatter), then the 256 buckets are sorted by the threads in parallel; small buckets
 //    finish with insertion sort / std::sort, equal keys of a non-total key by the order.
 //    Elements larger than 32 bytes are sorted indirectly: (key, index) pairs are radix
-//    sorted and the elements gathered into the scratch array afterwards.
+//    sorted and the elements gathered into the scratch array afterwards. Where the order's
+//    key goes on (a str's bytes past its first 8: deep_keyed_order), pairs whose keys tie
+//    get the next word of the key and are radix sorted by it, and so on while some
+//    element of the bucket has bytes left; only then does the order compare them whole
+//    (so lines with long common prefixes cost radix passes, not memcmp's).
 //  - Other orders: each thread std::sorts a slice, then the slices are merged into the
 //    scratch array by parallel_merge.
 // sort_run returns whichever of the two arrays holds the result.
@@ -43,11 +47,44 @@ template <class T, class Cmp> struct run_sort_traits {
 
 namespace detail {
 
+// The highest differing key bit + 1 over n items (0 if all keys are equal), on the
+// team's threads (on this one without a team).
+template <class Item, class KeyFn>
+unsigned key_bits(const Item* a, std::size_t n, const KeyFn& key, thread_team* team) {
+  if (n == 0) return 0;
+  const std::uint64_t k0 = key(a[0]);
+  const unsigned T = !team || n < (std::size_t{1} << 16) ? 1u : team->size();
+  std::vector<std::uint64_t> diff(T, 0);
+  auto body = [&](unsigned t) {
+    std::uint64_t d = 0;
+    const std::size_t b = n * t / T, e = n * (t + 1) / T;
+    for (std::size_t i = b; i < e; ++i) d |= key(a[i]) ^ k0;
+    diff[t] = d;
+  };
+  if (T == 1) {
+    body(0);
+  } else {
+    team->run(body);
+  }
+  std::uint64_t d = 0;
+  for (auto x : diff) d |= x;
+  return static_cast<unsigned>(64 - std::countl_zero(d));
+}
+
+/// No key words past the first: msd_radix's Deepen for most orders.
+struct no_deeper_key {
+  template <class Item> bool operator()(Item*, std::size_t, unsigned, thread_team*) const noexcept { return false; }
+};
+
 // MSD radix sort of Items by a 64-bit key. `src_is_data` tells whether src is the array
 // that must hold the result (else the result is copied back there at the leaves).
-template <class Item, class KeyFn, class TieLess, bool Total> struct msd_radix {
+// deepen(items, n, level, team) gives n items whose keys tie the key word of `level`
+// (from 1 on) and returns true if some item has bytes in it, else false and leaves the
+// keys (the tie order decides).
+template <class Item, class KeyFn, class TieLess, bool Total, class Deepen = no_deeper_key> struct msd_radix {
   KeyFn key;
   TieLess tie; // order of items with equal keys (unused if Total)
+  Deepen deepen{};
   static constexpr std::size_t leaf = 32;
 
   bool less(const Item& a, const Item& b) const {
@@ -95,9 +132,9 @@ template <class Item, class KeyFn, class TieLess, bool Total> struct msd_radix {
     return std::clamp(b, 4u, 11u);
   }
 
-  // Sorts the n items at src by the key bits [0, hi); dst is the same range of the other
-  // array.
-  void sort(Item* src, Item* dst, std::size_t n, unsigned hi, bool src_is_data) const {
+  // Sorts the n items at src by the key bits [0, hi) of key word `level`; dst is the same
+  // range of the other array.
+  void sort(Item* src, Item* dst, std::size_t n, unsigned hi, bool src_is_data, unsigned level = 0) const {
     std::vector<std::size_t> big_count; // only for digits wider than 8 bits
     for (;;) {
       if (n <= leaf) {
@@ -106,6 +143,11 @@ template <class Item, class KeyFn, class TieLess, bool Total> struct msd_radix {
         return;
       }
       if (hi == 0) {
+        if (deepen(src, n, level + 1, nullptr)) {
+          ++level;
+          hi = key_bits(src, n, key, nullptr);
+          continue;
+        }
         equal_keys(src, n);
         if (!src_is_data) copy(dst, src, n);
         return;
@@ -139,7 +181,7 @@ template <class Item, class KeyFn, class TieLess, bool Total> struct msd_radix {
       std::size_t begin = 0;
       for (std::size_t b = 0; b <= mask; ++b) {
         const std::size_t end = count[b];
-        if (end > begin) sort(dst + begin, src + begin, end - begin, shift, !src_is_data);
+        if (end > begin) sort(dst + begin, src + begin, end - begin, shift, !src_is_data, level);
         begin = end;
       }
       return;
@@ -148,10 +190,10 @@ template <class Item, class KeyFn, class TieLess, bool Total> struct msd_radix {
 
   // The same with the first digit(s) split over the team's threads.
   void parallel_sort(Item* src, Item* dst, std::size_t n, unsigned hi, bool src_is_data,
-                     thread_team& team) const {
+                     thread_team& team, unsigned level = 0) const {
     const unsigned T = team.size();
     if (T == 1 || n < (std::size_t{1} << 16)) {
-      sort(src, dst, n, hi, src_is_data);
+      sort(src, dst, n, hi, src_is_data, level);
       return;
     }
     std::vector<std::size_t> counts;
@@ -159,6 +201,11 @@ template <class Item, class KeyFn, class TieLess, bool Total> struct msd_radix {
     std::uint64_t mask = 0;
     for (;;) {
       if (hi == 0) {
+        if (deepen(src, n, level + 1, &team)) {
+          ++level;
+          hi = key_bits(src, n, key, &team);
+          continue;
+        }
         equal_keys(src, n);
         if (!src_is_data) copy(dst, src, n);
         return;
@@ -203,7 +250,7 @@ template <class Item, class KeyFn, class TieLess, bool Total> struct msd_radix {
       const std::size_t len = bucket_begin[b + 1] - bucket_begin[b];
       if (len == 0) continue;
       if (len > n / 4 && len >= (std::size_t{1} << 16)) {
-        parallel_sort(dst + bucket_begin[b], src + bucket_begin[b], len, shift, !src_is_data, team);
+        parallel_sort(dst + bucket_begin[b], src + bucket_begin[b], len, shift, !src_is_data, team, level);
       } else {
         rest.push_back(b);
       }
@@ -218,34 +265,11 @@ template <class Item, class KeyFn, class TieLess, bool Total> struct msd_radix {
         if (j >= rest.size()) return;
         const std::size_t b = rest[j];
         const std::size_t begin = bucket_begin[b], len = bucket_begin[b + 1] - begin;
-        sort(dst + begin, src + begin, len, shift, !src_is_data);
+        sort(dst + begin, src + begin, len, shift, !src_is_data, level);
       }
     });
   }
 };
-
-// The highest differing key bit + 1 over n items (0 if all keys are equal), in parallel.
-template <class Item, class KeyFn>
-unsigned key_bits(const Item* a, std::size_t n, const KeyFn& key, thread_team& team) {
-  if (n == 0) return 0;
-  const std::uint64_t k0 = key(a[0]);
-  const unsigned T = n < (std::size_t{1} << 16) ? 1u : team.size();
-  std::vector<std::uint64_t> diff(T, 0);
-  auto body = [&](unsigned t) {
-    std::uint64_t d = 0;
-    const std::size_t b = n * t / T, e = n * (t + 1) / T;
-    for (std::size_t i = b; i < e; ++i) d |= key(a[i]) ^ k0;
-    diff[t] = d;
-  };
-  if (T == 1) {
-    body(0);
-  } else {
-    team.run(body);
-  }
-  std::uint64_t d = 0;
-  for (auto x : diff) d |= x;
-  return static_cast<unsigned>(64 - std::countl_zero(d));
-}
 
 } // namespace detail
 
@@ -266,9 +290,31 @@ const key_index* sort_keys_indirect(const T* data, std::size_t n, const Cmp& cmp
   if (T_ == 1) fill(0); else team.run(fill);
   auto key = [](const key_index& x) { return x.key; };
   auto tie = [data, full](const key_index& a, const key_index& b) { return full(data[a.index], data[b.index]); };
-  detail::msd_radix<key_index, decltype(key), decltype(tie), K::total> radix{key, tie};
-  const unsigned hi = detail::key_bits(p, n, key, team);
-  radix.parallel_sort(p, q, n, hi, true, team);
+  const unsigned hi = detail::key_bits(p, n, key, &team);
+  if constexpr (deep_keyed_order<Cmp, T>) {
+    // Pairs whose key words tie up to `level` get the word at `level` in place of their
+    // key (no one reads the old one again), if an element of theirs has bytes there.
+    auto deepen = [data](key_index* a, std::size_t m, unsigned level, thread_team* on) {
+      const unsigned Tm = !on || m < (std::size_t{1} << 16) ? 1u : on->size();
+      std::vector<unsigned> levels(Tm, 0);
+      auto deepest = [&](unsigned t) {
+        for (std::size_t i = m * t / Tm, e = m * (t + 1) / Tm; i < e; ++i)
+          levels[t] = std::max(levels[t], Cmp::key_levels(data[a[i].index]));
+      };
+      auto rekey = [&](unsigned t) {
+        for (std::size_t i = m * t / Tm, e = m * (t + 1) / Tm; i < e; ++i) a[i].key = Cmp::key_at(data[a[i].index], level);
+      };
+      if (Tm == 1) deepest(0); else on->run(deepest);
+      if (*std::max_element(levels.begin(), levels.end()) <= level) return false;
+      if (Tm == 1) rekey(0); else on->run(rekey);
+      return true;
+    };
+    detail::msd_radix<key_index, decltype(key), decltype(tie), K::total, decltype(deepen)> radix{key, tie, deepen};
+    radix.parallel_sort(p, q, n, hi, true, team);
+  } else {
+    detail::msd_radix<key_index, decltype(key), decltype(tie), K::total> radix{key, tie};
+    radix.parallel_sort(p, q, n, hi, true, team);
+  }
   return p;
 }
 
@@ -294,7 +340,7 @@ T* sort_run(T* data, T* scratch, std::size_t n, const Cmp& cmp, thread_team& tea
       const fast_less<T, Cmp> full{cmp};
       auto key = [](const T& v) { return K::get(v); };
       detail::msd_radix<T, decltype(key), fast_less<T, Cmp>, K::total> radix{key, full};
-      const unsigned hi = detail::key_bits(data, n, key, team);
+      const unsigned hi = detail::key_bits(data, n, key, &team);
       radix.parallel_sort(data, scratch, n, hi, true, team);
       return data;
     } else {

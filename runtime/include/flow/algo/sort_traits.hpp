@@ -20,6 +20,17 @@
 // packed: then key_is_total = false), or all of it (`(u64(src) << 32) | dst` for the
 // order (src asc, dst asc): key_is_total = true). Descending fields are complemented.
 //
+// Optional, for keys that are a prefix of the order (key_is_total false), the words
+// that follow the key (a str's bytes past its first 8, as DuckDB's normalised keys go on):
+//   static std::uint64_t key_at(const Edge& e, unsigned level); // level 0 is key's top
+//                                               // 64 bits; for elements whose words
+//                                               // before `level` are equal, a smaller
+//                                               // word at `level` implies a < b
+//   static unsigned key_levels(const Edge& e);   // words that hold e's bytes (>= 1):
+//                                               // past them only operator() tells
+// Run formation radix sorts elements whose first words tie by the next word instead of
+// comparing them whole.
+//
 // Elements must be trivially copyable (they move as raw bytes to and from disk).
 #include <concepts>
 #include <cstdint>
@@ -70,6 +81,13 @@ template <class Cmp, class T> struct key64 {
       return static_cast<std::uint64_t>(Cmp::key(v));
     }
   }
+};
+
+/// A keyed order whose key goes on past its first 64 bits (key_at, key_levels).
+template <class Cmp, class T>
+concept deep_keyed_order = keyed_order<Cmp, T> && requires(const T& a, unsigned level) {
+  { Cmp::key_at(a, level) } -> std::same_as<std::uint64_t>;
+  { Cmp::key_levels(a) } -> std::same_as<unsigned>;
 };
 
 /// Comparator adaptor: the order of Cmp on elements, with a cheaper key test first when

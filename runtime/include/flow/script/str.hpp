@@ -265,6 +265,23 @@ template <std::size_t Cap> std::uint64_t prefix_key(const str<Cap>& s) noexcept 
   return k;
 }
 
+/// The 8 bytes of s from byte `offset` on, big-endian, zero past Cap: the deeper words of
+/// a sort's key (prefix_key is offset 0). For strings equal in their first `offset`
+/// bytes, a smaller word implies the smaller string, as for prefix_key.
+template <std::size_t Cap> std::uint64_t prefix_key_at(const str<Cap>& s, std::size_t offset) noexcept {
+  std::uint64_t k = 0;
+  if (offset < Cap) std::memcpy(&k, s.data() + offset, std::min<std::size_t>(8, Cap - offset));
+  if constexpr (std::endian::native == std::endian::little) k = __builtin_bswap64(k);
+  return k;
+}
+
+/// How many words from byte `offset` on hold bytes of s (0 when s ends there): the
+/// words of a sort's key past which only the full comparison can tell two strings apart.
+template <std::size_t Cap> unsigned prefix_words_from(const str<Cap>& s, std::size_t offset) noexcept {
+  const std::size_t n = s.size(); // (the sentinel's Cap bytes)
+  return n > offset ? static_cast<unsigned>((n - offset + 7) / 8) : 0u;
+}
+
 /// str(x): a scalar as print shows it, or a str as it is.
 template <std::size_t Cap, class T> str<Cap> to_str(const T& x, const char* where) {
   if constexpr (std::is_same_v<T, str<Cap>>) return x;
