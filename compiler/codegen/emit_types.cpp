@@ -223,11 +223,12 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
   std::vector<std::pair<std::string, unsigned>> parts; // expression of an unsigned image, bits
   bool total = true;
   unsigned used = 0;
-  // The str the key ends in, whose later bytes are the key's next words (key_at), and
-  // the bytes of it the key holds.
-  std::optional<std::pair<const OrderKey*, std::string>> deepStr;
+  // The str the key ends in (its key, its path) and the bytes of it the key holds: its
+  // later bytes and the keys after it are the key's next words (key_at).
+  std::optional<std::pair<size_t, std::string>> deepStr;
   unsigned deepFrom = 0;
-  for (const OrderKey& k : keys) {
+  for (size_t ki = 0; ki < keys.size(); ++ki) {
+    const OrderKey& k = keys[ki];
     std::vector<std::pair<std::string, const Type*>> scalars;
     if (k.type->kind == Type::Array) {
       for (uint64_t i = 0; i < k.type->length; ++i) scalars.push_back({k.path + "[" + std::to_string(i) + "]", k.type->element});
@@ -240,7 +241,7 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
         // rest compared on ties (DuckDB's and radix sorts' normalised key prefix).
         const unsigned bits = (64 - used) / 8 * 8;
         total = false;
-        deepStr = {&k, path};
+        deepStr = {ki, path};
         deepFrom = bits / 8;
         if (bits == 0) break;
         std::string image = "flow::script::prefix_key(v" + path + ")";
@@ -255,12 +256,7 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
         total = false;
         break;
       }
-      std::string u = "uint" + std::to_string(bits) + "_t";
-      std::string image = "static_cast<" + u + ">(v" + path + ")";
-      if (t->isFloat()) image = "flow::script::total_key(v" + path + ")";
-      else if (t->isSigned()) image = "static_cast<" + u + ">(" + image + " ^ (" + u + "{1} << " + std::to_string(bits - 1) + "))";
-      if (k.descending) image = "static_cast<" + u + ">(~" + image + ")";
-      parts.push_back({image, bits});
+      parts.push_back({scalarKeyImage(t, "v" + path, k.descending), bits});
       used += bits;
     }
     if (!total) break;
@@ -278,18 +274,88 @@ void Generator::emitOrderBody(const std::vector<OrderKey>& keys, const std::stri
       line("return " + e + ";");
     });
     line(std::string("static constexpr bool key_is_total = ") + (total ? "true" : "false") + ";");
-    if (deepStr) {
-      // Run formation radix sorts keys that tie by these next words (sort_traits.hpp).
-      const std::string s = "v" + deepStr->second, from = std::to_string(deepFrom);
-      block("static uint64_t key_at(const " + T + "& v, unsigned level) {", [&] {
-        line("if (level == 0) return key(v);");
-        const std::string word = "flow::script::prefix_key_at(" + s + ", " + from + " + 8 * (level - 1))";
-        line("return " + (deepStr->first->descending ? "~" + word : word) + ";");
-      });
-      block("static unsigned key_levels(const " + T + "& v) {",
-            [&] { line("return 1 + flow::script::prefix_words_from(" + s + ", " + from + ");"); });
-    }
+    if (deepStr) emitNextKeyWords(keys, deepStr->first, deepStr->second, deepFrom, T);
   }
+}
+
+std::string Generator::scalarKeyImage(const Type* t, const std::string& value, bool descending) {
+  const unsigned bits = keyBits(t);
+  const std::string u = "uint" + std::to_string(bits) + "_t";
+  std::string image = "static_cast<" + u + ">(" + value + ")";
+  if (t->isFloat()) image = "flow::script::total_key(" + value + ")";
+  else if (t->isSigned()) image = "static_cast<" + u + ">(" + image + " ^ (" + u + "{1} << " + std::to_string(bits - 1) + "))";
+  if (descending) image = "static_cast<" + u + ">(~" + image + ")";
+  return image;
+}
+
+void Generator::emitNextKeyWords(const std::vector<OrderKey>& keys, size_t strKey, const std::string& strPath,
+                                 unsigned strFrom, const std::string& T) {
+  // The words after key(v), in levels 1, 2, …: the rest of the str the key ends in (its
+  // bytes 8 at a time, then its length, since "ab" and "ab\0" have the same bytes), then
+  // each later key of the order the same way (an integer, bool or float: one word), up
+  // to an array key. Run formation radix sorts elements that tie in key(v) by them
+  // (sort_traits.hpp); key_next skips the words where an element has no bytes.
+  struct Segment {
+    std::string path; // of the key in the element
+    const Type* type;
+    bool descending;
+    unsigned from; // a str's first byte in the segment
+  };
+  std::vector<Segment> segments{{strPath, keys[strKey].type, keys[strKey].descending, strFrom}};
+  for (size_t i = strKey + 1; i < keys.size() && keys[strKey].type->kind != Type::Array; ++i) {
+    const OrderKey& k = keys[i];
+    if (k.type->kind == Type::Array || (!k.type->isStr() && keyBits(k.type) == 0)) break;
+    segments.push_back({k.path, k.type, k.descending, 0});
+  }
+  // Each segment's levels: a str's bytes from fl_bytes<i> on and its length at
+  // fl_length<i>, a scalar's word at fl_word<i>.
+  std::vector<std::string> first, last;
+  std::string next = "1";
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const Segment& g = segments[i];
+    const std::string n = std::to_string(i);
+    if (g.type->isStr()) {
+      first.push_back("fl_bytes" + n);
+      last.push_back("fl_length" + n);
+      line("static constexpr unsigned " + first.back() + " = " + next + ";");
+      line("static constexpr unsigned " + last.back() + " = " + first.back() +
+           " + flow::script::str_key_words<decltype(std::declval<" + T + ">()" + g.path + ")>(" +
+           std::to_string(g.from) + ");");
+    } else {
+      first.push_back("fl_word" + n);
+      last.push_back(first.back());
+      line("static constexpr unsigned " + first.back() + " = " + next + ";");
+    }
+    next = last.back() + " + 1";
+  }
+  line("static constexpr unsigned key_levels = " + next + ";");
+  const auto word = [](const Segment& g, const std::string& w) { return g.descending ? "~" + w : w; };
+  block("static uint64_t key_at(const " + T + "& v, unsigned level) {", [&] {
+    line("if (level == 0) return key(v);");
+    for (size_t i = 0; i < segments.size(); ++i) {
+      const Segment& g = segments[i];
+      const std::string v = "v" + g.path;
+      if (g.type->isStr()) {
+        line("if (level < " + last[i] + ") return " +
+             word(g, "flow::script::prefix_key_at(" + v + ", " + std::to_string(g.from) + " + 8 * (level - " + first[i] +
+                         "))") + ";");
+        line("if (level == " + last[i] + ") return " + word(g, "flow::script::key_length(" + v + ")") + ";");
+      } else {
+        line("if (level == " + first[i] + ") return " + scalarKeyImage(g.type, v, g.descending) + ";");
+      }
+    }
+    line("return 0;");
+  });
+  block("static unsigned key_next(const " + T + "& v, unsigned level) {", [&] {
+    for (size_t i = 0; i < segments.size(); ++i) {
+      const Segment& g = segments[i];
+      if (g.type->isStr())
+        line("if (level < " + last[i] + " && level < " + first[i] + " + flow::script::prefix_words_from(v" + g.path +
+             ", " + std::to_string(g.from) + ")) return level;");
+      line("if (level <= " + last[i] + ") return " + last[i] + ";");
+    }
+    line("return key_levels;");
+  });
 }
 
 void Generator::emitOrders() {

@@ -66,6 +66,11 @@ public:
     bool descending;
   };
   void emitOrderBody(const std::vector<OrderKey>& keys, const std::string& elementType);
+  /// An order's key words after key(v), from the str its key ends in (key_at, key_next).
+  void emitNextKeyWords(const std::vector<OrderKey>& keys, size_t strKey, const std::string& strPath, unsigned strFrom,
+                        const std::string& elementType);
+  /// The unsigned image of a scalar key whose order is its image's (descending: complemented).
+  static std::string scalarKeyImage(const sema::Type* t, const std::string& value, bool descending);
   void emitTextFields();
   std::string textFields(const sema::Type* t);
   void emitCsvFields();

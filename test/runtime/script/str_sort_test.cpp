@@ -4,7 +4,8 @@
 // prefixes (the key decides nothing), all-equal strings, prefixes of one another, bytes
 // 0 and 0xFF, in memory and with several merge passes on disk, ascending and descending.
 // Strings longer than 30 bytes are sorted indirectly, and there the order's next key words
-// (key_at, key_levels: the bytes past the first 8, as generated code gives them) radix
+// (key_at, key_next: the bytes past the first 8 and the length, as generated code gives
+// them) radix
 // sort what the first 8 bytes leave tied.
 #include <algorithm>
 #include <cstdint>
@@ -32,11 +33,17 @@ template <std::size_t Cap, bool Descending> struct str_order {
     return Descending ? ~k : k;
   }
   static constexpr bool key_is_total = false;
+  // As flowc writes them: the bytes after the first 8, then the length.
+  static constexpr unsigned key_levels = 1 + flow::script::str_key_words<S>(8) + 1;
   static std::uint64_t key_at(const S& s, unsigned level) {
-    const std::uint64_t k = level == 0 ? flow::script::prefix_key(s) : flow::script::prefix_key_at(s, 8 * level);
+    const std::uint64_t k = level + 1 == key_levels ? flow::script::key_length(s)
+                                                    : flow::script::prefix_key_at(s, 8 * level);
     return Descending ? ~k : k;
   }
-  static unsigned key_levels(const S& s) { return 1 + flow::script::prefix_words_from(s, 8); }
+  static unsigned key_next(const S& s, unsigned level) {
+    if (level + 1 < key_levels && level < 1 + flow::script::prefix_words_from(s, 8)) return level;
+    return std::max(level, key_levels - 1);
+  }
 };
 static_assert(flow::algo::deep_keyed_order<str_order<62, false>, flow::script::str<62>>);
 static_assert(flow::algo::run_sort_traits<flow::script::str<62>, str_order<62, false>>::indirect);

@@ -8,10 +8,11 @@
 //    finish with insertion sort / std::sort, equal keys of a non-total key by the order.
 //    Elements larger than 32 bytes are sorted indirectly: (key, index) pairs are radix
 //    sorted and the elements gathered into the scratch array afterwards. Where the order's
-//    key goes on (a str's bytes past its first 8: deep_keyed_order), pairs whose keys tie
-//    get the next word of the key and are radix sorted by it, and so on while some
-//    element of the bucket has bytes left; only then does the order compare them whole
-//    (so lines with long common prefixes cost radix passes, not memcmp's).
+//    key goes on (a str's bytes past its first 8, the keys after it: deep_keyed_order),
+//    pairs whose keys tie get the next word of the key and are radix sorted by it, and so
+//    on while some element of the bucket has words left; only then does the order
+//    compare them whole (so lines with long common prefixes cost radix passes, not
+//    memcmp's).
 //  - Other orders: each thread std::sorts a slice, then the slices are merged into the
 //    scratch array by parallel_merge.
 // sort_run returns whichever of the two arrays holds the result.
@@ -73,14 +74,15 @@ unsigned key_bits(const Item* a, std::size_t n, const KeyFn& key, thread_team* t
 
 /// No key words past the first: msd_radix's Deepen for most orders.
 struct no_deeper_key {
-  template <class Item> bool operator()(Item*, std::size_t, unsigned, thread_team*) const noexcept { return false; }
+  template <class Item> unsigned operator()(Item*, std::size_t, unsigned, thread_team*) const noexcept { return 0; }
 };
 
 // MSD radix sort of Items by a 64-bit key. `src_is_data` tells whether src is the array
 // that must hold the result (else the result is copied back there at the leaves).
-// deepen(items, n, level, team) gives n items whose keys tie the key word of `level`
-// (from 1 on) and returns true if some item has bytes in it, else false and leaves the
-// keys (the tie order decides).
+// deepen(items, n, level, team) takes n items whose key words up to `level` (from 1 on)
+// tie: it gives them the first word from `level` on in which one of them may differ and
+// returns that word's level, or returns 0 and leaves them if there is none (the tie order
+// decides).
 template <class Item, class KeyFn, class TieLess, bool Total, class Deepen = no_deeper_key> struct msd_radix {
   KeyFn key;
   TieLess tie; // order of items with equal keys (unused if Total)
@@ -143,8 +145,8 @@ template <class Item, class KeyFn, class TieLess, bool Total, class Deepen = no_
         return;
       }
       if (hi == 0) {
-        if (deepen(src, n, level + 1, nullptr)) {
-          ++level;
+        if (const unsigned next = deepen(src, n, level + 1, nullptr)) {
+          level = next;
           hi = key_bits(src, n, key, nullptr);
           continue;
         }
@@ -201,8 +203,8 @@ template <class Item, class KeyFn, class TieLess, bool Total, class Deepen = no_
     std::uint64_t mask = 0;
     for (;;) {
       if (hi == 0) {
-        if (deepen(src, n, level + 1, &team)) {
-          ++level;
+        if (const unsigned next = deepen(src, n, level + 1, &team)) {
+          level = next;
           hi = key_bits(src, n, key, &team);
           continue;
         }
@@ -292,22 +294,24 @@ const key_index* sort_keys_indirect(const T* data, std::size_t n, const Cmp& cmp
   auto tie = [data, full](const key_index& a, const key_index& b) { return full(data[a.index], data[b.index]); };
   const unsigned hi = detail::key_bits(p, n, key, &team);
   if constexpr (deep_keyed_order<Cmp, T>) {
-    // Pairs whose key words tie up to `level` get the word at `level` in place of their
-    // key (no one reads the old one again), if an element of theirs has bytes there.
-    auto deepen = [data](key_index* a, std::size_t m, unsigned level, thread_team* on) {
+    // Pairs whose key words tie up to `level` get the first word from `level` on where
+    // one of their elements may differ, in place of their key (no one reads the old one
+    // again).
+    auto deepen = [data](key_index* a, std::size_t m, unsigned level, thread_team* on) -> unsigned {
       const unsigned Tm = !on || m < (std::size_t{1} << 16) ? 1u : on->size();
-      std::vector<unsigned> levels(Tm, 0);
-      auto deepest = [&](unsigned t) {
+      std::vector<unsigned> nexts(Tm, Cmp::key_levels);
+      auto next = [&](unsigned t) {
         for (std::size_t i = m * t / Tm, e = m * (t + 1) / Tm; i < e; ++i)
-          levels[t] = std::max(levels[t], Cmp::key_levels(data[a[i].index]));
+          nexts[t] = std::min(nexts[t], Cmp::key_next(data[a[i].index], level));
       };
+      if (Tm == 1) next(0); else on->run(next);
+      const unsigned at = *std::min_element(nexts.begin(), nexts.end());
+      if (at >= Cmp::key_levels) return 0;
       auto rekey = [&](unsigned t) {
-        for (std::size_t i = m * t / Tm, e = m * (t + 1) / Tm; i < e; ++i) a[i].key = Cmp::key_at(data[a[i].index], level);
+        for (std::size_t i = m * t / Tm, e = m * (t + 1) / Tm; i < e; ++i) a[i].key = Cmp::key_at(data[a[i].index], at);
       };
-      if (Tm == 1) deepest(0); else on->run(deepest);
-      if (*std::max_element(levels.begin(), levels.end()) <= level) return false;
       if (Tm == 1) rekey(0); else on->run(rekey);
-      return true;
+      return at;
     };
     detail::msd_radix<key_index, decltype(key), decltype(tie), K::total, decltype(deepen)> radix{key, tie, deepen};
     radix.parallel_sort(p, q, n, hi, true, team);

@@ -20,14 +20,19 @@
 // packed: then key_is_total = false), or all of it (`(u64(src) << 32) | dst` for the
 // order (src asc, dst asc): key_is_total = true). Descending fields are complemented.
 //
-// Optional, for keys that are a prefix of the order (key_is_total false), the words
-// that follow the key (a str's bytes past its first 8, as DuckDB's normalised keys go on):
-//   static std::uint64_t key_at(const Edge& e, unsigned level); // level 0 is key's top
-//                                               // 64 bits; for elements whose words
-//                                               // before `level` are equal, a smaller
-//                                               // word at `level` implies a < b
-//   static unsigned key_levels(const Edge& e);   // words that hold e's bytes (>= 1):
-//                                               // past them only operator() tells
+// Optional, for keys that are a prefix of the order (key_is_total false), the words of
+// the order that follow the key (a str's bytes past its first 8 and its length, then the
+// keys after it, as DuckDB's normalised keys go on):
+//   static constexpr unsigned key_levels = L;   // the words: key's top 64 bits, then L-1
+//   static std::uint64_t key_at(const Edge& e, unsigned level); // word `level` (< L);
+//                                               // level 0: key's top 64 bits; for elements
+//                                               // whose words before `level` are equal, a
+//                                               // smaller word at `level` implies a < b
+//   static unsigned key_next(const Edge& e, unsigned level); // the first level >= `level`
+//                                               // where e's word may differ from others'
+//                                               // (before it e's words are those of an
+//                                               // element without bytes there; L: none,
+//                                               // and past L only operator() tells)
 // Run formation radix sorts elements whose first words tie by the next word instead of
 // comparing them whole.
 //
@@ -83,11 +88,12 @@ template <class Cmp, class T> struct key64 {
   }
 };
 
-/// A keyed order whose key goes on past its first 64 bits (key_at, key_levels).
+/// A keyed order whose key goes on past its first 64 bits (key_at, key_next, key_levels).
 template <class Cmp, class T>
 concept deep_keyed_order = keyed_order<Cmp, T> && requires(const T& a, unsigned level) {
   { Cmp::key_at(a, level) } -> std::same_as<std::uint64_t>;
-  { Cmp::key_levels(a) } -> std::same_as<unsigned>;
+  { Cmp::key_next(a, level) } -> std::same_as<unsigned>;
+  { Cmp::key_levels } -> std::convertible_to<unsigned>;
 };
 
 /// Comparator adaptor: the order of Cmp on elements, with a cheaper key test first when

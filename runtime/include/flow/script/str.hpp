@@ -275,11 +275,24 @@ template <std::size_t Cap> std::uint64_t prefix_key_at(const str<Cap>& s, std::s
   return k;
 }
 
-/// How many words from byte `offset` on hold bytes of s (0 when s ends there): the
-/// words of a sort's key past which only the full comparison can tell two strings apart.
+/// How many words from byte `offset` on hold bytes of s (0 when s ends there): past them
+/// s's words are zero.
 template <std::size_t Cap> unsigned prefix_words_from(const str<Cap>& s, std::size_t offset) noexcept {
   const std::size_t n = s.size(); // (the sentinel's Cap bytes)
   return n > offset ? static_cast<unsigned>((n - offset + 7) / 8) : 0u;
+}
+
+/// How many words from byte `offset` on any str of type S can have.
+template <class S> constexpr unsigned str_key_words(std::size_t offset) noexcept {
+  constexpr std::size_t cap = std::remove_cvref_t<S>::capacity;
+  return offset < cap ? static_cast<unsigned>((cap - offset + 7) / 8) : 0u;
+}
+
+/// The word of a sort's key after a str's bytes: its length, as stored (the sentinel's
+/// Cap + 1 above every string's), which orders strings whose bytes are the same but for
+/// trailing zero bytes ("ab" before "ab\0").
+template <std::size_t Cap> std::uint64_t key_length(const str<Cap>& s) noexcept {
+  return detail::str_access::stored_length(s);
 }
 
 /// str(x): a scalar as print shows it, or a str as it is.

@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -164,8 +165,9 @@ public:
 /// any thread count, bit for bit.
 /// Memory: one buffer of plan().slots elements and as many occupancy bytes, one for the
 /// staging areas, plus the reserve for the metadata of the runs it writes. A spill sorts
-/// the table in place (std::sort, one thread) and writes it from there, waiting for the
-/// writes.
+/// the table where it is and writes it from there, waiting for the writes: on all threads
+/// by run formation's sort (run_sort.hpp) in the room the table's free slots leave behind
+/// its keys, or, where that room is too small for its scratch, with std::sort on one.
 template <class T, class Cmp, class Hash, class Same, class Combine> class hash_reduce_runs {
   static_assert(algo::sort_order<Cmp, T>, "Cmp must be an order on T with min_value()/max_value() "
                                           "(see flow/algo/sort_traits.hpp); T trivially copyable");
@@ -463,8 +465,48 @@ private:
         if (!q.used[i]) continue;
         data_[j++] = q.data[i]; // j <= the index of q.data + i: nothing unread is overwritten
       }
-    std::sort(data_, data_ + j, algo::fast_less<T, Cmp>{cmp_});
+    sort_keys(j);
     return j;
+  }
+
+  // Sorts data_[0, n) by Cmp. Past the keys the table's memory is free (its occupancy
+  // bytes are cleared after a spill, unused after the last sort): where it holds what
+  // run formation's sort needs beside the keys (the (key, index) pairs of an indirect
+  // sort, or a scratch array), that sort runs on all threads there; an indirect sort's
+  // order is then applied in place, cycle by cycle.
+  void sort_keys(std::size_t n) {
+    using traits = algo::run_sort_traits<T, Cmp>;
+    const std::size_t keys = reinterpret_cast<std::byte*>(data_ + n) - table_.data();
+    const std::size_t from = (keys + 63) / 64 * 64; // (the table starts aligned)
+    const std::size_t need = traits::indirect ? n * traits::extra_bytes_per_element : n * sizeof(T);
+    std::byte* const free = table_.data() + from;
+    if (n < 2 || from + need > plan_.table_bytes) {
+      std::sort(data_, data_ + n, algo::fast_less<T, Cmp>{cmp_});
+      return;
+    }
+    std::optional<algo::thread_team> alone;
+    algo::thread_team& team = team_ ? *team_ : alone.emplace(1);
+    if constexpr (traits::indirect) {
+      algo::key_index* order = const_cast<algo::key_index*>(algo::sort_keys_indirect<T, Cmp>(data_, n, cmp_, team, free));
+      for (std::size_t i = 0; i < n; ++i) { // position k takes the key at order[k].index
+        if (order[i].index == i) continue;
+        const T first = data_[i];
+        std::size_t k = i;
+        for (;;) {
+          const std::size_t from = order[k].index;
+          order[k].index = static_cast<std::uint32_t>(k); // placed
+          if (from == i) {
+            data_[k] = first;
+            break;
+          }
+          data_[k] = data_[from];
+          k = from;
+        }
+      }
+    } else {
+      T* sorted = algo::sort_run(data_, reinterpret_cast<T*>(free), n, cmp_, team);
+      if (sorted != data_) std::memcpy(static_cast<void*>(data_), static_cast<const void*>(sorted), n * sizeof(T));
+    }
   }
 
   void spill() {
