@@ -660,6 +660,8 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
     line("             fl_cost.queue ? flow::containers::describe(*fl_cost.queue) : std::string()},");
     line("            fl_n.phase_label);");
     line("}");
+    if (std::any_of(listed.begin(), listed.end(), [](const Node* n) { return n->kind == Node::HashJoin; }))
+      line("fl_program.warn_hash_join_passes(fl_memory, " + nodes + ", fl_listed);");
   }
   // A sort's runs are all on disk when run formation ends, and an intermediate merge adds
   // its output (sort_cost::disk_peak): a --disk SIZE below that is an error before any

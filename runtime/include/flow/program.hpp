@@ -61,6 +61,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -81,6 +82,7 @@ namespace flow {
 namespace plan {
 struct memory_node;
 struct memory_shortfall;
+class memory_planner;
 } // namespace plan
 
 namespace detail {
@@ -216,6 +218,12 @@ public:
   [[noreturn]] void memory_too_small(const plan::memory_shortfall& shortfall,
                                      const std::vector<plan::memory_node>& nodes,
                                      const std::vector<std::pair<std::string, std::uint64_t>>& arrays = {}) const;
+  /// Called by the generated estimate with every node it lists: a hash join whose right
+  /// input does not fit its table at this run's budget (a program built for more, or an
+  /// input larger than its `~ N`) reads its left input once per pass, so a warning at
+  /// start says how many passes and what helps.
+  void warn_hash_join_passes(const plan::memory_planner& planner, const std::vector<plan::memory_node>& nodes,
+                             std::span<const estimate::listed_node> listed) const;
   /// The block size: --block, else block_default, else block_for_memory(memory()) —
   /// flow::block_size, the rule flowc's planner follows, so the program's plan is the
   /// one `flowc explain --memory ... --block ...` shows.

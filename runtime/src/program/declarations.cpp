@@ -126,15 +126,50 @@ void program::memory_too_small(const plan::memory_shortfall& shortfall, const st
   // not hold the plan.
   // A smaller block is advice only where there is one (4 KiB is the least).
   const std::string smaller_block = block() > 4096 ? ", or a smaller --block" : "";
+  // Threads have buffers of their own (sorts' scratch, a hash join's batches): fewer of
+  // them may need less.
+  const unsigned threads = this->threads();
+  const std::uint64_t least_alone = threads > 1 ? plan::least_budget(nodes, memory(), fixed_block, 1) : least;
+  const std::string fewer_threads =
+      least_alone && (!least || least_alone < least)
+          ? ", or fewer --threads (at --threads 1 the least budget is " + flow::format_bytes(least_alone, true) + ")"
+          : "";
   const std::string advice =
       least ? "; the least budget that holds this run's plan is " + flow::format_bytes(least, true) +
                   (fixed_block ? "" : " (blocks of " + flow::format_bytes(block_for_memory(least)) + ")") +
-                  ": give --memory " + std::to_string(least) + smaller_block
-            : "; no budget holds this run's plan: give smaller params" + smaller_block;
-  throw usage_error("--memory", "--memory: phase " + std::to_string(shortfall.phase) + " needs " +
-                                    flow::format_bytes(shortfall.needed, true) + " with blocks of " +
-                                    flow::format_bytes(block()) + (held.empty() ? "" : ", holding " + held) +
-                                    ", but the budget is " + flow::format_bytes(memory()) + advice);
+                  ": give --memory " + std::to_string(least) + smaller_block + fewer_threads
+            : "; no budget holds this run's plan: give smaller params" + smaller_block + fewer_threads;
+  // Two sizes that print alike (the need rounded up, the budget down) get their bytes.
+  std::string needed = flow::format_bytes(shortfall.needed, true), budget = flow::format_bytes(memory());
+  if (needed == budget) {
+    needed += " (" + std::to_string(shortfall.needed) + " bytes)";
+    budget += " (" + std::to_string(memory()) + " bytes)";
+  }
+  throw usage_error("--memory", "--memory: phase " + std::to_string(shortfall.phase) + " needs " + needed +
+                                    " with blocks of " + flow::format_bytes(block()) +
+                                    (threads > 1 ? " and " + std::to_string(threads) + " threads" : "") +
+                                    (held.empty() ? "" : ", holding " + held) + ", but the budget is " + budget +
+                                    advice);
+}
+
+void program::warn_hash_join_passes(const plan::memory_planner& planner, const std::vector<plan::memory_node>& nodes,
+                                    std::span<const estimate::listed_node> listed) const {
+  for (const estimate::listed_node& n : listed) {
+    if (nodes[n.id].role != plan::memory_role::hash_join) continue;
+    const plan::node_cost cost = planner.cost(n.id);
+    if (cost.passes <= 1) continue;
+    // The script's line, as the phase's label ends: "… (join.flow:11)".
+    const std::string_view label = n.phase_label;
+    const std::size_t at = label.rfind(" (");
+    const std::string where = at != std::string_view::npos && label.ends_with(")") ? std::string(label.substr(at)) : "";
+    std::fprintf(stderr,
+                 "%s: warning: %s%s: its right input does not fit its table in this run's memory (%s), so it takes %u "
+                 "passes, its left input written to the temporary disk and read back for each pass after the first (%s "
+                 "read); more --memory, or a program built for this budget (flowc build --memory %s: a merge join, "
+                 "which sorts both inputs once), avoids them\n",
+                 name_.c_str(), std::string(n.name).c_str(), where.c_str(), flow::format_bytes(memory()).c_str(),
+                 cost.passes, flow::format_bytes(cost.read_bytes).c_str(), std::to_string(memory()).c_str());
+  }
 }
 
 std::uint64_t program::block() const noexcept {
