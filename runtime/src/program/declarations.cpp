@@ -127,11 +127,11 @@ void program::memory_too_small(const plan::memory_shortfall& shortfall, const st
   // A smaller block is advice only where there is one (4 KiB is the least).
   const std::string smaller_block = block() > 4096 ? ", or a smaller --block" : "";
   // Threads have buffers of their own (sorts' scratch, a hash join's batches): fewer of
-  // them may need less.
+  // them may need less, worth saying where it is a sixteenth less or more.
   const unsigned threads = this->threads();
   const std::uint64_t least_alone = threads > 1 ? plan::least_budget(nodes, memory(), fixed_block, 1) : least;
   const std::string fewer_threads =
-      least_alone && (!least || least_alone < least)
+      least_alone && (!least || least_alone + least / 16 <= least)
           ? ", or fewer --threads (at --threads 1 the least budget is " + flow::format_bytes(least_alone, true) + ")"
           : "";
   const std::string advice =

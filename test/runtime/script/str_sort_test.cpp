@@ -112,4 +112,11 @@ TEST(StrSort, LongStringsByTheirNextKeyWords) {
   }
 }
 
+// The part of the above that runs on two threads (a run's first digits and the key words
+// of its large buckets), at a size the suite's ThreadSanitizer run takes in seconds.
+TEST(StrSort, NextKeyWordsOnTwoThreads) {
+  check<62, false>("two letters", 100000, 64 << 20, 64 << 10);
+  check<62, true>("common prefix", 100000, 64 << 20, 64 << 10);
+}
+
 } // namespace
