@@ -81,8 +81,8 @@ struct no_deeper_key {
 // that must hold the result (else the result is copied back there at the leaves).
 // deepen(items, n, level, team) takes n items whose key words up to `level` (from 1 on)
 // tie: it gives them the first word from `level` on in which one of them may differ and
-// returns that word's level, or returns 0 and leaves them if there is none (the tie order
-// decides).
+// returns that word's level, or returns 0 if there is none (their keys then order nothing:
+// the tie order decides).
 template <class Item, class KeyFn, class TieLess, bool Total, class Deepen = no_deeper_key> struct msd_radix {
   KeyFn key;
   TieLess tie; // order of items with equal keys (unused if Total)
@@ -296,21 +296,28 @@ const key_index* sort_keys_indirect(const T* data, std::size_t n, const Cmp& cmp
   if constexpr (deep_keyed_order<Cmp, T>) {
     // Pairs whose key words tie up to `level` get the first word from `level` on where
     // one of their elements may differ, in place of their key (no one reads the old one
-    // again).
+    // again). One pass takes the word at `level` and finds that first word; a second
+    // one is needed only where it lies further on (every element's word at `level` the
+    // same, so the keys written in the first pass order nothing if none is left).
     auto deepen = [data](key_index* a, std::size_t m, unsigned level, thread_team* on) -> unsigned {
       const unsigned Tm = !on || m < (std::size_t{1} << 16) ? 1u : on->size();
       std::vector<unsigned> nexts(Tm, Cmp::key_levels);
-      auto next = [&](unsigned t) {
-        for (std::size_t i = m * t / Tm, e = m * (t + 1) / Tm; i < e; ++i)
-          nexts[t] = std::min(nexts[t], Cmp::key_next(data[a[i].index], level));
+      auto rekey = [&](unsigned at, bool find_next) {
+        return [&, at, find_next](unsigned t) {
+          for (std::size_t i = m * t / Tm, e = m * (t + 1) / Tm; i < e; ++i) {
+            const T& x = data[a[i].index];
+            a[i].key = Cmp::key_at(x, at);
+            if (find_next) nexts[t] = std::min(nexts[t], Cmp::key_next(x, at));
+          }
+        };
       };
-      if (Tm == 1) next(0); else on->run(next);
+      auto on_threads = [&](auto&& body) {
+        if (Tm == 1) body(0); else on->run(body);
+      };
+      on_threads(rekey(level, true));
       const unsigned at = *std::min_element(nexts.begin(), nexts.end());
       if (at >= Cmp::key_levels) return 0;
-      auto rekey = [&](unsigned t) {
-        for (std::size_t i = m * t / Tm, e = m * (t + 1) / Tm; i < e; ++i) a[i].key = Cmp::key_at(data[a[i].index], at);
-      };
-      if (Tm == 1) rekey(0); else on->run(rekey);
+      if (at != level) on_threads(rekey(at, false));
       return at;
     };
     detail::msd_radix<key_index, decltype(key), decltype(tie), K::total, decltype(deepen)> radix{key, tie, deepen};

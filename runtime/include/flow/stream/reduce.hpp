@@ -493,14 +493,14 @@ private:
         const T first = data_[i];
         std::size_t k = i;
         for (;;) {
-          const std::size_t from = order[k].index;
+          const std::size_t source = order[k].index;
           order[k].index = static_cast<std::uint32_t>(k); // placed
-          if (from == i) {
+          if (source == i) {
             data_[k] = first;
             break;
           }
-          data_[k] = data_[from];
-          k = from;
+          data_[k] = data_[source];
+          k = source;
         }
       }
     } else {
