@@ -395,10 +395,10 @@ void Generator::consume(const Node& from, const std::string& v, const Segment& s
     if (segment.nodes.count(c)) codeOf(plan_.nodes[c]).element(plan_.nodes[c], v, segment);
 }
 
-void Generator::emitStageStatements(const Node& stage, const std::vector<StmtPtr>& body) {
-  // A for stage's body or end block: `emit` calls the stage's downstream lambda; break
-  // and continue are not allowed here (sema).
-  emitTargets_.push_back(var(stage, "emit"));
+void Generator::emitStageStatements(const std::vector<StmtPtr>& body, const std::string& emitTo) {
+  // A for stage's body or end block: `emit` calls emitTo (the stage's downstream lambda,
+  // or a batch's output); break and continue are not allowed here (sema).
+  emitTargets_.push_back(emitTo);
   loops_.push_back({false, ""});
   emitStatements(body);
   loops_.pop_back();

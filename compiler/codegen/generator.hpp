@@ -140,7 +140,7 @@ public:
   /// `[](const T& a, const T& b) { … }`: whether two elements have the same `unique` keys
   /// (in the total order), or "" for a whole element without floats (the runtime's ==).
   std::string uniqueKeysEqual(const ast::UniqueStage& u) const;
-  void emitStageStatements(const plan::Node& stage, const std::vector<ast::StmtPtr>& body);
+  void emitStageStatements(const std::vector<ast::StmtPtr>& body, const std::string& emitTo);
   /// Counts the element `var` that `from` hands on, and generates its consumers' code for it.
   void consume(const plan::Node& from, const std::string& var, const Segment& segment);
   const plan::Node* materializerOf(const plan::Node& n) const; // the node writing n out for later readers

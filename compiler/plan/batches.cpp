@@ -1,7 +1,10 @@
 // Which maps and filters run in batches on the program's threads (flow/stream/
 // batched_stages.hpp): a stretch of them, one feeding the next, whose functions keep no
 // state and cost enough an element to be worth a batch's copies and the threads'
-// wake-ups. Everything else runs on its phase's one thread, as before.
+// wake-ups. A for stage whose body keeps no state either (it reads only its element,
+// constants, params, lets and the vars it declares itself, and only emits: a parser, a
+// splitter into words) is a stretch of its own. Everything else runs on its phase's one
+// thread, as before.
 //
 // A function may be run on any thread, in any order, when all it reads stays the same
 // while its stretch runs: the element, constants, params and `let`s, and `var`s only in a
@@ -21,6 +24,7 @@
 #include "sema/types.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <vector>
 
@@ -85,14 +89,16 @@ double cost(const Expr& e) {
 }
 
 /// Why a function must run on its phase's one thread, or "" when any thread may run it.
-std::string whyOneThread(const Expr& fn, bool stateInPhase) {
+/// `locals`: the statements of a for stage's body, whose vars it may read.
+std::string whyOneThread(const Expr& fn, bool stateInPhase, const std::set<const Stmt*>& locals = {}) {
   struct Finder : Visitor {
     bool stateInPhase;
+    const std::set<const Stmt*>* locals;
     std::string why;
     bool visit(const Expr& x) override {
       if (auto* n = x.as<NameExpr>(); n && n->symbol) {
         const sema::Symbol& s = *n->symbol;
-        if (s.kind == sema::Symbol::Var && stateInPhase)
+        if (s.kind == sema::Symbol::Var && stateInPhase && !locals->count(s.decl))
           why = "it reads var " + s.name + ", which a for stage or loop body of its phase may change";
         if (s.kind == sema::Symbol::Array || s.kind == sema::Symbol::Vector || s.kind == sema::Symbol::Queue)
           why = "it reads " + s.name + ", a container";
@@ -105,14 +111,82 @@ std::string whyOneThread(const Expr& fn, bool stateInPhase) {
     }
   } finder;
   finder.stateInPhase = stateInPhase;
+  finder.locals = &locals;
   finder.walk(fn);
   return finder.why;
 }
 
+/// Why a for stage must run on its phase's one thread, or "" when each element's
+/// statements depend on that element only, so that any thread may run them in any
+/// order: no end block, no print or write, an assignment only to a var it declares, a
+/// loop only over the pieces of a str (no stream, container or range, which are plan
+/// nodes of their own), no rand() (its draws are numbered per element of a map), and
+/// expressions that whyOneThread allows.
+std::string whyForStageOnOneThread(const ForStage& f) {
+  if (f.hasEnd) return "it has an end block";
+  std::set<const Stmt*> locals;
+  struct Collect : Visitor {
+    std::set<const Stmt*>* locals;
+    bool visit(const Stmt& st) override {
+      locals->insert(&st);
+      return true;
+    }
+  } collect;
+  collect.locals = &locals;
+  for (const StmtPtr& st : f.body) collect.walk(*st);
+  struct Finder : Visitor {
+    const std::set<const Stmt*>* locals;
+    std::string why;
+    bool visit(const Stmt& st) override {
+      switch (st.kind()) {
+      case Stmt::Print: why = "it prints"; break;
+      case Stmt::Write:
+      case Stmt::WriteText: why = "it writes a file"; break;
+      case Stmt::ForIn:
+        if (!st.as<ForInStmt>()->overPieces) why = "it loops over a stream, a container or a range";
+        break;
+      case Stmt::Assign: {
+        const Expr* target = st.as<AssignStmt>()->target.get();
+        while (target && target->kind() != Expr::Name) { // a field or an element of a var
+          if (auto* fa = target->as<FieldExpr>()) target = fa->object.get();
+          else if (auto* ix = target->as<IndexExpr>()) target = ix->object.get();
+          else target = nullptr;
+        }
+        const sema::Symbol* s = target ? target->as<NameExpr>()->symbol : nullptr;
+        if (!s || s->kind != sema::Symbol::Var || !locals->count(s->decl))
+          why = "it assigns to a var declared outside it";
+        break;
+      }
+      default: break;
+      }
+      return why.empty();
+    }
+    bool visit(const Expr& x) override {
+      why = drawsRand(x) ? "it draws rand()" : whyOneThread(x, true, *locals);
+      return false; // whyOneThread walked it
+    }
+  } finder;
+  finder.locals = &locals;
+  for (const StmtPtr& st : f.body)
+    if (finder.why.empty()) finder.walk(*st);
+  return finder.why;
+}
+/// What a for stage's body costs an element: its expressions', each once.
+double forStageCost(const ForStage& f) {
+  struct Sum : Visitor {
+    double total = 0;
+    bool visit(const Expr& x) override {
+      total += cost(x);
+      return false;
+    }
+  } sum;
+  for (const StmtPtr& st : f.body) sum.walk(*st);
+  return sum.total;
+}
 /// Whether the node reads or changes what a for stage or loop body of its phase may
 /// change: a for stage (its body), or a function that reads a var, a container or calls C++.
 bool touchesState(const Node& n) {
-  if (n.kind == Node::ForStage) return true;
+  if (n.kind == Node::ForStage) return !whyForStageOnOneThread(*n.get<ForStage>()).empty();
   if (n.kind == Node::Map) return !whyOneThread(*n.get<MapStage>()->body, true).empty();
   if (n.kind == Node::Filter) return !whyOneThread(*n.get<FilterStage>()->cond, true).empty();
   if (n.kind == Node::Generate) return !whyOneThread(*n.get<GenerateSource>()->body, true).empty();
@@ -154,11 +228,24 @@ bool queueReadInPhase(const Plan& plan, const Node& below) {
 const Expr& functionOf(const Node& n) {
   return n.kind == Node::Map ? *n.get<MapStage>()->body : *n.get<FilterStage>()->cond;
 }
+double stageCost(const Node& n) { return n.kind == Node::ForStage ? forStageCost(*n.get<ForStage>()) : cost(functionOf(n)); }
 const sema::Type* inputType(const Node& n) {
+  if (n.kind == Node::ForStage) return n.get<ForStage>()->varSymbol->type;
   return n.kind == Node::Map ? n.get<MapStage>()->varSymbol->type : n.get<FilterStage>()->varSymbol->type;
 }
 const sema::Type* outputType(const Node& n) {
+  if (n.kind == Node::ForStage) return n.get<ForStage>()->elementType;
   return n.kind == Node::Map ? n.get<MapStage>()->elementType : n.get<FilterStage>()->varSymbol->type;
+}
+/// The room a batch gives each input of a for stage for what it emits: what the plan
+/// expects (`~ R`, --calibrate's count, else one per emit site), at least 4 (a line split
+/// into words emits several from one site), at most 64; the batches adapt to what is
+/// emitted (batched_stages.hpp).
+uint64_t outputsPerInput(const Plan& plan, const Node& n) {
+  if (n.kind != Node::ForStage) return 1;
+  const double in = plan.nodes[static_cast<size_t>(n.inputs[0])].elements;
+  const double perInput = in > 0 ? std::ceil(n.elements / in) : 1;
+  return static_cast<uint64_t>(std::clamp(perInput, 4.0, 64.0));
 }
 
 void addNote(Node& n, const std::string& note) { n.note += (n.note.empty() ? "" : "; ") + note; }
@@ -190,7 +277,7 @@ void batchStages(Plan& plan) {
     }
   std::set<int> phasesWithState; // phases where a for stage or a loop body runs
   for (const Node& n : plan.nodes)
-    if (n.kind == Node::ForStage || n.kind == Node::Loop) phasesWithState.insert(n.phase);
+    if ((n.kind == Node::ForStage && touchesState(n)) || n.kind == Node::Loop) phasesWithState.insert(n.phase);
   // A batched stretch's output comes up to two batches after its input: what comes after
   // it runs late against everything else in its phase. So where both touch state (a for
   // stage or a loop body, which may change a var or print, or a function reading a var
@@ -221,7 +308,7 @@ void batchStages(Plan& plan) {
   std::vector<int> stretch; // the stretch being formed: node ids, one feeding the next
   auto close = [&] {
     double total = 0;
-    for (int id : stretch) total += cost(functionOf(plan.nodes[static_cast<size_t>(id)]));
+    for (int id : stretch) total += stageCost(plan.nodes[static_cast<size_t>(id)]);
     if (!stretch.empty() && total >= kWorthABatch && delayWouldShow(stretch)) {
       addNote(plan.nodes[static_cast<size_t>(stretch.front())],
               "on one thread: in batches, what comes after it would run late against a for stage, a loop body or a "
@@ -229,7 +316,8 @@ void batchStages(Plan& plan) {
     } else if (!stretch.empty() && total >= kWorthABatch) {
       Node& first = plan.nodes[static_cast<size_t>(stretch.front())];
       const Node& last = plan.nodes[static_cast<size_t>(stretch.back())];
-      first.batchElementBytes = inputType(first)->size() + outputType(last)->size();
+      first.batchOutputs = outputsPerInput(plan, first);
+      first.batchElementBytes = inputType(first)->size() + first.batchOutputs * outputType(last)->size();
       for (int id : stretch) {
         plan.nodes[static_cast<size_t>(id)].batchFirst = first.id;
         plan.nodes[static_cast<size_t>(id)].batchLast = last.id;
@@ -238,6 +326,20 @@ void batchStages(Plan& plan) {
     stretch.clear();
   };
   for (Node& n : plan.nodes) {
+    if (n.kind == Node::ForStage) { // a stretch of its own
+      close();
+      std::string why = whyForStageOnOneThread(*n.get<ForStage>());
+      if (why.empty() && n.perElement) why = "its pipeline runs once per element of a loop around it";
+      if (why.empty() && pulled[static_cast<size_t>(n.id)]) why = "a merge, join or zip takes its elements one at a time";
+      if (why.empty() && feedsConcat[static_cast<size_t>(n.id)]) why = "a concat takes its inputs one after the other";
+      if (why.empty()) {
+        stretch.push_back(n.id);
+        close();
+      } else if (stageCost(n) >= kWorthABatch) {
+        addNote(n, "on one thread: " + why);
+      }
+      continue;
+    }
     if (n.kind != Node::Map && n.kind != Node::Filter) continue;
     const Expr& fn = functionOf(n);
     std::string why = whyOneThread(fn, phasesWithState.count(n.phase) > 0);

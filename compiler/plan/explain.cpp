@@ -89,7 +89,7 @@ std::string threadsOf(const Plan& plan, const Phase& ph) {
     if (n.batchFirst >= 0) // a stretch's stages joined by arrows, stretches by commas
       batched += (batched.empty() ? "" : n.batchFirst == n.id ? ", " : " → ") + n.name;
     if (n.threads() == Threads::two) add(two, n.name);
-    if (n.kind == Node::ForStage) add(forStages, n.name);
+    if (n.kind == Node::ForStage && n.batchFirst < 0) add(forStages, n.name);
   }
   std::string out;
   if (!all.empty()) out += "all of --threads for " + all + "; ";

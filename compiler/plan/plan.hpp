@@ -130,12 +130,15 @@ struct Node {
   bool keyed = false;           // the order has a radix key (how the sorter divides memory)
   bool hashed = false;          // ReduceRuns: combines in a hash table (the distinct keys fit)
   uint64_t hashPartitions = 0;  // ReduceRuns, hashed: the table's partitions
-  /// Maps and filters in a stretch that runs in batches on the program's threads
-  /// (plan/batches.cpp): the stretch's first and last node; -1 on one thread.
+  /// Maps and filters (or a for stage) in a stretch that runs in batches on the program's
+  /// threads (plan/batches.cpp): the stretch's first and last node; -1 on one thread.
   int batchFirst = -1, batchLast = -1;
   /// The first node of such a stretch holds its batch buffers: the bytes of an element
-  /// into the stretch plus one out of it (0 for every other node).
+  /// into the stretch plus the room for what it puts out (0 for every other node).
   uint64_t batchElementBytes = 0;
+  /// That room, in elements out per element in: 1 for maps and filters, more for a for
+  /// stage (a stretch of its own), which may emit several.
+  uint64_t batchOutputs = 1;
   /// In a pipeline that runs once per element of a loop around it (a loop body's).
   bool perElement = false;
   // Queues, arrays and vector caches: the phases the node lives through.

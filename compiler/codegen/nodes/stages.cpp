@@ -8,8 +8,8 @@ namespace flow::codegen {
 
 namespace {
 
-/// Map and filter: their code inlined where each element reaches them, or, in a stretch
-/// the planner runs in batches on the program's threads (Node::batchFirst, plan/
+/// Map, filter and for stage: their code inlined where each element reaches them, or, in
+/// a stretch the planner runs in batches on the program's threads (Node::batchFirst, plan/
 /// batches.cpp), inlined into the function of a flow::stream::batched_stages that the
 /// stretch's first node declares and hands its elements to; what leaves the stretch goes
 /// on through its last node's downstream lambda, in the order one thread gives.
@@ -49,8 +49,9 @@ template <Node::Kind K> struct BatchableStage : KindCodegen<K> {
     g->line("};");
     g->line("flow::stream::batched_stages<" + in + ", " + g->type(g->codeOf(last).outputType(last)) + ", decltype(" +
             stages + ")>");
+    const std::string room = n.batchOutputs > 1 ? ", " + std::to_string(n.batchOutputs) : "";
     g->line("    " + g->var(n, "batches") + "(fl_program.threads(), " + g->memoryOf(n) + ", " +
-            std::to_string(stretch.size() - 1) + ", " + stages + ");");
+            std::to_string(stretch.size() - 1) + ", " + stages + room + ");");
   }
   void element(const Node& n, const std::string& in, const Segment& segment) override {
     if (n.batchFirst != n.id || g->batchBody_ == n.id) return inlined(n, in, "", segment);
@@ -156,21 +157,25 @@ struct TakeCodegen : KindCodegen<Node::Take> {
 };
 
 /// The script's statements per element; its emits (and its end block's) call the
-/// downstream lambda.
-struct ForStageCodegen : KindCodegen<Node::ForStage> {
+/// downstream lambda — or, in batches (a for stage that keeps no state), the batch's
+/// output, which hands them to the downstream lambda in order.
+struct ForStageCodegen : BatchableStage<Node::ForStage> {
   bool downstreamLambda(const Node&) const override { return true; }
-  void element(const Node& n, const std::string& in, const Segment&) override {
+  const sema::Type* elementIn(const Node& n) const override { return n.get<ForStage>()->varSymbol->type; }
+  const sema::Type* elementOut(const Node& n) const override { return n.get<ForStage>()->elementType; }
+  void inlined(const Node& n, const std::string& in, const std::string&, const Segment&) override {
     auto& f = *n.get<ForStage>();
     g->block("{", [&] {
       g->line("const auto& " + g->name(f.varSymbol) + " = " + in + ";");
-      g->emitStageStatements(n, f.body);
+      g->emitStageStatements(f.body, g->batchBody_ == n.id ? "fl_out" : g->var(n, "emit"));
     });
   }
   void finish(const Node& n) override {
+    BatchableStage::finish(n);
     auto& f = *n.get<ForStage>();
     if (!f.hasEnd) return;
     g->block("{ // end block of the for stage at " + describe(f.loc) + ", after its last element", [&] {
-      g->emitStageStatements(n, f.end);
+      g->emitStageStatements(f.end, g->var(n, "emit"));
     });
   }
 };
@@ -182,8 +187,8 @@ struct BranchCodegen : KindCodegen<Node::Branch> {
 } // namespace
 
 void addStageCodegen(NodeCodegenTable& table) {
-  table.add<MapCodegen, FilterCodegen>({"flow/stream/batched_stages.hpp"});
-  table.add<UniqueCodegen, TakeCodegen, ForStageCodegen, BranchCodegen>();
+  table.add<MapCodegen, FilterCodegen, ForStageCodegen>({"flow/stream/batched_stages.hpp"});
+  table.add<UniqueCodegen, TakeCodegen, BranchCodegen>();
 }
 
 } // namespace flow::codegen

@@ -3,7 +3,9 @@
 // and counts, across sizes that end on, just before and just after a chunk, a share and
 // one or two batches; the first error in input order, with the elements before it
 // emitted; a stop that drops the rest of a batch and its error; its memory as the plan
-// computes it.
+// computes it. And a for stage's stretch, which puts out any number of elements per
+// input: the same, where inputs put out far more than their room (chunks that overflow,
+// finished on the calling thread), none, or more than a chunk's room alone.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -134,6 +136,86 @@ TEST(BatchedStages, BoolElements) {
     b.finish(emit, never);
     EXPECT_EQ(kept, 33334u) << threads << " threads";
   }
+}
+
+// A for stage: input x puts out `fan(x)` elements (x, 0), (x, 1), … — bursts far above
+// the room of 4 per input, long runs of none, and now and then more than a chunk holds;
+// it fails on `poison` after putting out half of them.
+struct splitter {
+  std::uint64_t poison = UINT64_MAX;
+  std::uint64_t burst = 1;
+  static std::uint64_t fan(std::uint64_t x, std::uint64_t burst) {
+    const std::uint64_t phase = x / 1000 % 4; // 1000 inputs of each pattern in turn
+    if (phase == 0) return x % 3;                           // about 1: below the room
+    if (phase == 1) return 20 + x % 7;                      // 5× the room
+    if (phase == 2) return x % 97 == 0 ? burst : 0;         // mostly none, now and then a burst
+    return x % 11 == 0 ? 40 : 0;                            // 40 for one in 11
+  }
+  template <class Out> void operator()(const std::uint64_t& x, std::uint64_t position, Out&& out, std::uint64_t*) const {
+    if (position != x) throw std::logic_error("position " + std::to_string(position) + " for " + std::to_string(x));
+    const std::uint64_t n = fan(x, burst);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (x == poison && i == n / 2) throw std::runtime_error("bad value " + std::to_string(x));
+      out(word{x, static_cast<std::uint32_t>(i)});
+    }
+  }
+};
+
+result split_one_by_one(std::uint64_t n, splitter s, std::uint64_t stop_after = UINT64_MAX) {
+  result r;
+  try {
+    for (std::uint64_t x = 0; x < n && r.words.size() < stop_after; ++x)
+      s(x, x, [&](const word& w) { if (r.words.size() < stop_after) r.words.push_back(w); }, nullptr);
+  } catch (const std::runtime_error& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+result split_batched(unsigned threads, std::uint64_t n, splitter s, std::uint64_t stop_after = UINT64_MAX) {
+  result r;
+  constexpr std::size_t room = 4;
+  const std::uint64_t memory = flow::plan::stage_batch_bytes(threads, sizeof(std::uint64_t) + room * sizeof(word), kBlock);
+  flow::stream::batched_stages<std::uint64_t, word, splitter> b(threads, memory, 0, s, room);
+  // as a downstream loop's lambda does: nothing more once it has stopped (on one thread
+  // the stage puts out the rest of the element it is in)
+  auto emit = [&](const word& w) {
+    if (r.words.size() < stop_after) r.words.push_back(w);
+  };
+  auto stopped = [&] { return r.words.size() >= stop_after; };
+  try {
+    for (std::uint64_t x = 0; x < n && !stopped(); ++x) b.push(x, emit, stopped);
+    b.finish(emit, stopped);
+  } catch (const std::runtime_error& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+TEST(BatchedStages, AForStageThatPutsOutAnyNumberPerInput) {
+  const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + 4 * sizeof(word), kBlock);
+  for (unsigned threads : {1u, 2u, 3u, 8u})
+    for (std::uint64_t burst : {std::uint64_t{3}, share, 20 * share}) // a burst within, about and far above a chunk's room
+      for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, share - 1, share * threads + 1, std::uint64_t{9001}}) {
+        SCOPED_TRACE("threads " + std::to_string(threads) + ", burst " + std::to_string(burst) + ", n " +
+                     std::to_string(n));
+        expect_same(split_one_by_one(n, splitter{UINT64_MAX, burst}), split_batched(threads, n, splitter{UINT64_MAX, burst}),
+                    false);
+      }
+}
+
+TEST(BatchedStages, AForStageErrorAfterWhatCameBeforeItAndAStop) {
+  for (unsigned threads : {1u, 2u, 3u, 8u})
+    for (std::uint64_t poison : {std::uint64_t{1}, std::uint64_t{1001}, std::uint64_t{2910}, std::uint64_t{3993}}) {
+      SCOPED_TRACE("threads " + std::to_string(threads) + ", poison " + std::to_string(poison));
+      const result want = split_one_by_one(8000, splitter{poison, 500});
+      ASSERT_EQ(want.error, "bad value " + std::to_string(poison));
+      expect_same(want, split_batched(threads, 8000, splitter{poison, 500}), false);
+      // a downstream loop that stops in the middle of an overflowing input's outputs
+      const result stopped = split_one_by_one(8000, splitter{UINT64_MAX, 500}, 30000);
+      ASSERT_EQ(stopped.words.size(), 30000u);
+      expect_same(stopped, split_batched(threads, 8000, splitter{UINT64_MAX, 500}, 30000), false);
+    }
 }
 
 TEST(BatchedStages, MemoryIsWhatThePlanGivesAndNoneOnOneThread) {

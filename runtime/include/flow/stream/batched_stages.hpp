@@ -1,7 +1,7 @@
 #pragma once
-// batched_stages: a stretch of a pipeline's maps and filters run on several threads, its
-// output in the order one thread gives. The compiler uses it for a stretch whose
-// functions cost enough an element and keep no state (plan/batches.cpp); the generated
+// batched_stages: a stretch of a pipeline's maps and filters, or a for stage, run on
+// several threads, its output in the order one thread gives. The compiler uses it for a
+// stretch whose functions cost enough an element and keep no state (plan/batches.cpp); the generated
 // code inlines the stretch's functions into `stages`, which puts out each element that
 // leaves the stretch through `out` and counts the elements each stage passes on; the
 // element's position (its number in the stretch's input) is where a first stage that
@@ -26,6 +26,14 @@
 // downstream, which run on the calling thread, overlap the stretch's work. A stream
 // shorter than a batch is computed on the calling thread: no threads are started for it.
 //
+// A for stage puts out any number of elements for each it takes (`outputs_per_input`
+// is what the plan expects, at least 1): a chunk's outputs have room for that many per
+// input. A chunk whose outputs would overflow their room stops before the element that
+// overflowed them (dropping what that element put out), and the calling thread computes
+// the chunk's rest itself as it emits it — the same elements, in the same order. Each
+// batch then takes as many inputs as the outputs per input seen so far leave room for
+// (at most a full batch), so that overflows stay rare whatever the plan expected.
+//
 // A function that throws (checked arithmetic, a bad value to parse) stops its chunk
 // there: the elements before it in input order are emitted, then the first exception is
 // rethrown — the error one thread meets first. `stopped()` (a loop downstream that has
@@ -38,6 +46,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "flow/algo/parallel.hpp"
@@ -47,23 +56,32 @@ namespace flow::stream {
 
 template <class In, class Out, class Stages> class batched_stages {
 public:
-  /// `memory_bytes`: what the plan gives it (plan::stage_batch_bytes for `threads`);
-  /// `counted_stages`: how many counts `stages` keeps (its stages before the last).
-  batched_stages(unsigned threads, std::uint64_t memory_bytes, std::size_t counted_stages, Stages stages)
-      : threads_(std::max(1u, threads)), stages_(std::move(stages)), totals_(counted_stages) {
+  /// `memory_bytes`: what the plan gives it (plan::stage_batch_bytes for `threads`, its
+  /// element bytes sizeof(In) + outputs_per_input * sizeof(Out)); `counted_stages`: how
+  /// many counts `stages` keeps (its stages before the last); `outputs_per_input`: the
+  /// room for outputs each input has (1: a map and filter stretch, which puts out at most
+  /// one; a for stage's stretch has only itself, and no counted stages).
+  batched_stages(unsigned threads, std::uint64_t memory_bytes, std::size_t counted_stages, Stages stages,
+                 std::size_t outputs_per_input = 1)
+      : threads_(std::max(1u, threads)), stages_(std::move(stages)), totals_(counted_stages),
+        fanout_(std::max<std::size_t>(1, outputs_per_input)) {
+    if (fanout_ > 1 && counted_stages > 0)
+      throw std::logic_error("flow: batched_stages: a stretch that puts out several elements per input counts none");
     if (threads_ == 1) return;
-    constexpr std::uint64_t element_bytes = sizeof(In) + sizeof(Out);
+    const std::uint64_t element_bytes = sizeof(In) + fanout_ * sizeof(Out);
     const std::uint64_t share = std::max<std::uint64_t>(1, memory_bytes / 2 / threads_ / element_bytes);
-    batch_ = static_cast<std::size_t>(share * threads_);
+    // a batch: whole chunks, so that each chunk's outputs have the same room
     chunk_ = std::max<std::size_t>(1, static_cast<std::size_t>(share / 4));
-    const std::size_t chunks = (batch_ + chunk_ - 1) / chunk_;
+    chunks_ = static_cast<std::size_t>(share * threads_) / chunk_;
+    batch_ = target_ = chunks_ * chunk_;
     counts_stride_ = (counted_stages / 8 + 2) * 8; // a chunk's counts: a cache line of their own
     for (batch& b : batches_) { // arrays, not vectors: a std::vector<bool> has no data()
       b.inputs = std::make_unique<In[]>(batch_);
-      b.outputs = std::make_unique<Out[]>(batch_);
-      b.produced.resize(chunks);
-      b.counts.resize(chunks * counts_stride_);
-      b.errors.resize(chunks);
+      b.outputs = std::make_unique<Out[]>(batch_ * fanout_);
+      b.produced.resize(chunks_);
+      b.stops.resize(chunks_);
+      b.counts.resize(chunks_ * counts_stride_);
+      b.errors.resize(chunks_);
     }
   }
   /// Waits for a batch still being computed (an exception left it running).
@@ -83,7 +101,7 @@ public:
     }
     batch& b = batches_[filling_];
     b.inputs[b.size++] = x;
-    if (b.size == batch_) next_batch(emit, stopped);
+    if (b.size >= target_) next_batch(emit, stopped); // >=: a for stage's target may shrink as a batch fills
   }
   /// Computes and emits what push() has gathered: call it after the last push().
   template <class Emit, class Stopped> void finish(Emit&& emit, Stopped&& stopped) {
@@ -109,12 +127,13 @@ private:
   struct batch {
     std::unique_ptr<In[]> inputs;
     std::size_t size = 0;               // inputs in it
-    std::unique_ptr<Out[]> outputs;     // chunk c's outputs from c * chunk_ on
+    std::unique_ptr<Out[]> outputs;     // chunk c's outputs from c * chunk_ * fanout_ on
     std::vector<std::size_t> produced;  // outputs of each chunk
+    std::vector<std::size_t> stops;     // each chunk's first input not computed (its outputs overflowed)
     std::vector<std::uint64_t> counts;  // each chunk's counts of each counted stage (counts_stride_ apart)
     std::vector<std::exception_ptr> errors;
     std::uint64_t first_position = 0;
-    std::size_t chunks = 0;
+    std::size_t chunks = 0, chunk = 0; // chunks in it, inputs of each (the last may have fewer)
     std::atomic<std::size_t> next_chunk{0};
   };
 
@@ -133,7 +152,10 @@ private:
   void prepare(batch& b) {
     b.first_position = pushed_;
     pushed_ += b.size;
-    b.chunks = (b.size + chunk_ - 1) / chunk_;
+    // as many chunks as a full batch has, smaller where the batch is (the last, or one
+    // that a for stage's outputs make short)
+    b.chunk = std::min(chunk_, (b.size + chunks_ - 1) / chunks_);
+    b.chunks = b.size == 0 ? 0 : (b.size + b.chunk - 1) / b.chunk;
     b.next_chunk.store(0, std::memory_order_relaxed);
   }
   void start(batch& b) {
@@ -152,29 +174,58 @@ private:
   void compute(batch& b) {
     const std::size_t stages = totals_.size();
     for (std::size_t c; (c = b.next_chunk.fetch_add(1, std::memory_order_relaxed)) < b.chunks;) {
-      Out* out = b.outputs.get() + c * chunk_;
-      std::size_t produced = 0; // on the stack: chunks of other threads write beside b.produced[c]
+      Out* out = b.outputs.get() + c * chunk_ * fanout_;
+      const std::size_t room = chunk_ * fanout_;
+      std::size_t produced = 0, before = 0; // on the stack: chunks of other threads write beside b.produced[c]
+      bool overflowed = false;
       std::uint64_t* counted = b.counts.data() + c * counts_stride_;
       std::fill(counted, counted + stages, 0);
-      auto put = [&](const Out& y) { out[produced++] = y; };
+      auto put = [&](const Out& y) {
+        if (produced < room) out[produced++] = y;
+        else overflowed = true;
+      };
+      const std::size_t end = std::min(b.size, (c + 1) * b.chunk);
+      std::size_t i = c * b.chunk;
       b.errors[c] = algo::run_catching([&] {
-        for (std::size_t i = c * chunk_, end = std::min(b.size, i + chunk_); i < end; ++i)
+        for (; i < end && !overflowed; ++i) {
+          before = produced;
           stages_(b.inputs[i], b.first_position + i, put, counted);
+        }
       });
+      if (overflowed) { // the element before i (or i, if it threw after overflowing) is computed again
+        if (!b.errors[c]) --i;
+        b.errors[c] = nullptr;
+        produced = before;
+      }
       b.produced[c] = produced;
+      b.stops[c] = overflowed ? i : end;
     }
   }
   template <class Emit, class Stopped> void emit_outputs(const batch& b, Emit& emit, Stopped& stopped) {
     const std::size_t stages = totals_.size();
+    std::size_t outputs = 0;
     for (std::size_t c = 0; c < b.chunks; ++c) {
       for (std::size_t s = 0; s < stages; ++s) totals_[s] += b.counts[c * counts_stride_ + s];
-      const Out* out = b.outputs.get() + c * chunk_;
+      const Out* out = b.outputs.get() + c * chunk_ * fanout_;
+      outputs += b.produced[c];
       for (std::size_t k = 0; k < b.produced[c]; ++k) {
         if (stopped()) return;
         emit(out[k]);
       }
       if (b.errors[c] && !stopped()) std::rethrow_exception(b.errors[c]);
       if (b.errors[c]) return;
+      // the chunk's rest, whose outputs overflowed its room: here, straight to emit
+      auto put = [&](const Out& y) {
+        ++outputs;
+        if (!stopped()) emit(y);
+      };
+      for (std::size_t i = b.stops[c], end = std::min(b.size, (c + 1) * b.chunk); i < end && !stopped(); ++i)
+        stages_(b.inputs[i], b.first_position + i, put, nullptr);
+    }
+    if (fanout_ > 1 && b.size > 0) { // room for 4/3 of the outputs per input seen in this batch
+      const double per_input = static_cast<double>(outputs) / static_cast<double>(b.size);
+      const double fits = 0.75 * static_cast<double>(batch_ * fanout_) / std::max(per_input, 1.0);
+      target_ = std::clamp<std::size_t>(static_cast<std::size_t>(fits), chunks_, batch_);
     }
   }
 
@@ -182,7 +233,10 @@ private:
   Stages stages_;
   std::vector<std::uint64_t> totals_;
   std::uint64_t pushed_ = 0;         // elements put into batches so far: the next batch's first position
-  std::size_t batch_ = 0, chunk_ = 0; // elements of a batch, of a chunk
+  const std::size_t fanout_;          // room for outputs per input
+  std::size_t batch_ = 0, chunk_ = 0; // elements of a batch, of a chunk at most
+  std::size_t chunks_ = 0;            // chunks of a full batch (every batch has at most as many)
+  std::size_t target_ = 0;            // inputs a batch takes before it is computed (batch_ but for a for stage)
   std::size_t counts_stride_ = 0;
   batch batches_[2];
   int filling_ = 0, running_ = -1;   // the batch push() fills; the one being computed (-1: none)
