@@ -359,6 +359,9 @@ void batchStages(Plan& plan) {
     stretch.push_back(n.id);
   }
   close();
+  for (Node& n : plan.nodes)
+    if (n.kind == Node::ReduceRuns && plan.nodes[static_cast<size_t>(n.inputs[0])].batchLast == n.inputs[0])
+      n.insertsOnCaller = true;
 }
 
 } // namespace flow::plan

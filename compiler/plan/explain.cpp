@@ -85,7 +85,9 @@ std::string threadsOf(const Plan& plan, const Phase& ph) {
   for (int id : ph.nodes) {
     const Node& n = plan.nodes[id];
     if (n.threads() == Threads::all && n.batchFirst < 0) // a hash join is an asynchronous stage of its own
-      add(all, n.kind == Node::HashJoin ? n.name + " (probing its next batch while the stages after it run)" : n.name);
+      add(all, n.kind == Node::HashJoin ? n.name + " (probing its next batch while the stages after it run)"
+               : n.insertsOnCaller && n.hashed && !n.spread ? n.name + " (its spills' sort; its table filled on the phase's thread)"
+                                               : n.name);
     if (n.batchFirst >= 0) // a stretch's stages joined by arrows, stretches by commas
       batched += (batched.empty() ? "" : n.batchFirst == n.id ? ", " : " → ") + n.name;
     if (n.threads() == Threads::two) add(two, n.name);

@@ -189,7 +189,9 @@ void MemoryPlanner::computeIo() {
       const std::string keys = formatCount(merge.elements) + " distinct keys expected";
       const std::string capacity = formatCount(static_cast<double>(c.hash_capacity));
       const std::string partitions =
-          c.hash_partitions > 1 ? "; " + std::to_string(c.hash_partitions) + " partitions of it, filled on all threads" : "";
+          c.hash_partitions > 1 ? "; " + std::to_string(c.hash_partitions) + " partitions of it, filled on " +
+                                      (n.insertsOnCaller ? "its phase's thread" : "all threads")
+                                : "";
       n.note = !merge.counted
                    ? "a hash table of " + capacity + " keys" + partitions +
                          ": the distinct keys are not known, so it writes a sorted run whenever it fills (a count on "

@@ -47,11 +47,22 @@ struct sort_options {
   /// The budget of the merge that will take run formation's runs (0: run formation's
   /// own, as a sorter's). Run formation leaves no more runs than that merge takes.
   std::size_t merge_bytes = 0;
+  /// A hash reduce (flow/stream/reduce.hpp) inserts on the calling thread instead of in
+  /// rounds on the team's threads: its input comes from a stretch whose batches keep
+  /// them busy (a third thread's wake-ups on two cores cost more than its inserts gain).
+  /// Its spills still sort on all threads.
+  bool inserts_on_caller = false;
 
   /// These options for run formation whose runs a merge within `bytes` takes.
   sort_options merged_within(std::size_t bytes) const {
     sort_options o = *this;
     o.merge_bytes = bytes;
+    return o;
+  }
+  /// These options for a hash reduce that inserts on the calling thread.
+  sort_options inserting_on_caller() const {
+    sort_options o = *this;
+    o.inserts_on_caller = true;
     return o;
   }
   mng::block_manager& bm() const {

@@ -156,7 +156,8 @@ public:
 /// plan::hash_reduce describes: push() puts an element and its hash in its partition's
 /// staging area; when one is full, a round begins in which every partition inserts what it
 /// staged into its own table, in input order, the partitions shared out among the threads
-/// of sort_options (each taken whole by one thread). With more than one thread the round
+/// of sort_options (each taken whole by one thread; on the caller alone with
+/// sort_options::inserts_on_caller). With more than one thread the round
 /// runs on the helpers while push() fills the other set of staging areas, and the caller
 /// joins it when that is full. A partition that finds its table full stops there; after
 /// the round the whole table (every partition) is sorted and written as one run, and the
@@ -206,8 +207,9 @@ public:
     table_ = io::aligned_buffer(static_cast<std::size_t>(plan_.table_bytes));
     data_ = reinterpret_cast<T*>(table_.data());
     unsigned char* used = reinterpret_cast<unsigned char*>(table_.data()) + plan_.slots * sizeof(T);
-    // one set of staging areas on one thread (the rounds do not overlap the input there)
-    const std::size_t areas = team_ ? static_cast<std::size_t>(plan_.staging_areas) : 1;
+    rounds_ = opt.inserts_on_caller ? nullptr : team_;
+    // one set of staging areas where the rounds run on the caller (they do not overlap the input there)
+    const std::size_t areas = rounds_ ? static_cast<std::size_t>(plan_.staging_areas) : 1;
     area_elements_ = k * static_cast<std::size_t>(plan_.staged);
     staging_ = io::aligned_buffer(areas * area_elements_ * (sizeof(std::uint64_t) + sizeof(T)));
     // the hashes first: the elements after them stay aligned (staged is a multiple of 64)
@@ -231,7 +233,7 @@ public:
   ~hash_reduce_runs() {
     if (running_) { // an exception left a round running: its threads use the buffers
       try {
-        team_->wait();
+        rounds_->wait();
       } catch (...) {
       }
     }
@@ -327,14 +329,14 @@ private:
   // here with one thread.
   void round() {
     finish_round();
-    if (!team_) {
+    if (!rounds_) {
       insert_round(filling_);
       return;
     }
     round_area_ = filling_;
     next_partition_.store(0, std::memory_order_relaxed);
     running_ = true;
-    team_->start([this](unsigned) { insert_claimed(); });
+    rounds_->start([this](unsigned) { insert_claimed(); });
     filling_ ^= 1;
   }
 
@@ -344,7 +346,7 @@ private:
     if (!running_) return;
     running_ = false;
     std::exception_ptr mine = algo::run_catching([&] { insert_claimed(); });
-    team_->wait();
+    rounds_->wait();
     if (mine) std::rethrow_exception(mine);
     insert_round(round_area_);
   }
@@ -362,8 +364,8 @@ private:
       if (full) spill();
       std::fill(stopped_.begin(), stopped_.end(), 0);
       next_partition_.store(0, std::memory_order_relaxed);
-      if (team_)
-        team_->run([this](unsigned) { insert_claimed(); });
+      if (rounds_)
+        rounds_->run([this](unsigned) { insert_claimed(); });
       else
         insert_claimed();
     }
@@ -568,7 +570,8 @@ private:
   std::atomic<std::size_t> next_partition_{0}; // the next partition of the round to take
   std::vector<unsigned char> stopped_;        // per partition: its table was full in the round
   std::unique_ptr<algo::thread_team> own_team_;
-  algo::thread_team* team_ = nullptr; // null: the rounds run on the caller's thread
+  algo::thread_team* team_ = nullptr;   // a spill's sort (null: one thread)
+  algo::thread_team* rounds_ = nullptr; // the insert rounds (null: on the caller's thread)
   std::uint64_t pushed_ = 0;
   bool finished_ = false;
   algo::sorted_runs<T> result_;
