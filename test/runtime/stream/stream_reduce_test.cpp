@@ -509,7 +509,8 @@ TEST(ReduceHashPartitioned, AgainstReferenceAtEveryThreadCount) {
 
 // A float combine gives different bits in a different order: each key is combined in
 // input order and the table spills at the same elements at any thread count, so the
-// sums are the same bits at 1, 2, 3 and 8 threads, spilling or not.
+// sums are the same bits at 1, 2, 3 and 8 threads, spilling or not, with the insert
+// rounds on the team or on the caller (sort_options::inserts_on_caller).
 struct kd {
   std::uint64_t key;
   double sum;
@@ -535,18 +536,20 @@ TEST(ReduceHashPartitioned, FloatSumsAreTheSameBitsAtEveryThreadCount) {
     for (auto& x : in) // magnitudes from 1e-8 to 1e8: the order of the additions shows
       x = {flow::test::mix(rng() % distinct), std::ldexp(static_cast<double>(rng() % 1000) + 1, static_cast<int>(rng() % 54) - 27)};
     std::vector<std::vector<kd>> outs;
-    for (unsigned threads : {1u, 2u, 3u, 8u}) {
-      auto opt = options(bm, 4096);
-      opt.threads = threads;
-      flow::stream::hash_reduce_runs<kd, kd_order, key_hash, same_key, sum_double> h(memory, {}, opt, {}, {}, {}, 100000);
-      ASSERT_GT(h.plan().partitions, 1u);
-      for (const auto& x : in) h.push(x);
-      EXPECT_EQ(h.spills() > 0, distinct > 1000000) << distinct;
-      flow::stream::reduce_merge<kd, kd_order, sum_double> rm(h.result(), memory, {}, opt);
-      std::vector<kd> out;
-      flow::test::read_mixed(rm, out);
-      outs.push_back(std::move(out));
-    }
+    for (unsigned threads : {1u, 2u, 3u, 8u})
+      for (bool on_caller : {false, true}) { // the rounds on the team, or on this thread beside a batched stretch
+        auto opt = options(bm, 4096);
+        opt.threads = threads;
+        opt.inserts_on_caller = on_caller;
+        flow::stream::hash_reduce_runs<kd, kd_order, key_hash, same_key, sum_double> h(memory, {}, opt, {}, {}, {}, 100000);
+        ASSERT_GT(h.plan().partitions, 1u);
+        for (const auto& x : in) h.push(x);
+        EXPECT_EQ(h.spills() > 0, distinct > 1000000) << distinct;
+        flow::stream::reduce_merge<kd, kd_order, sum_double> rm(h.result(), memory, {}, opt);
+        std::vector<kd> out;
+        flow::test::read_mixed(rm, out);
+        outs.push_back(std::move(out));
+      }
     for (std::size_t t = 1; t < outs.size(); ++t) {
       ASSERT_EQ(outs[t].size(), outs[0].size());
       EXPECT_EQ(std::memcmp(outs[t].data(), outs[0].data(), outs[0].size() * sizeof(kd)), 0) << "threads differ";
