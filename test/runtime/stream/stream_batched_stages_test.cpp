@@ -58,18 +58,24 @@ result one_by_one(std::uint64_t n, std::uint64_t poison, std::uint64_t stop_afte
   return r;
 }
 
-result batched(unsigned threads, std::uint64_t n, std::uint64_t poison, std::uint64_t stop_after = UINT64_MAX) {
-  result r;
-  const std::uint64_t memory = flow::plan::stage_batch_bytes(threads, sizeof(std::uint64_t) + sizeof(word), kBlock);
-  flow::stream::batched_stages<std::uint64_t, word, stretch> b(threads, memory, 1, stretch{poison});
-  auto emit = [&](const word& w) { r.words.push_back(w); };
-  auto stopped = [&] { return r.words.size() >= stop_after; };
+/// Pushes 0, 1, …, n-1 through `b` until `stopped()`, then finishes it; the first error's
+/// message ("" for none).
+template <class Batches, class Emit, class Stopped>
+std::string feed(Batches& b, std::uint64_t n, Emit&& emit, Stopped&& stopped) {
   try {
     for (std::uint64_t x = 0; x < n && !stopped(); ++x) b.push(x, emit, stopped);
     b.finish(emit, stopped);
   } catch (const std::runtime_error& e) {
-    r.error = e.what();
+    return e.what();
   }
+  return "";
+}
+
+result batched(unsigned threads, std::uint64_t n, std::uint64_t poison, std::uint64_t stop_after = UINT64_MAX) {
+  result r;
+  const std::uint64_t memory = flow::plan::stage_batch_bytes(threads, sizeof(std::uint64_t) + sizeof(word), kBlock);
+  flow::stream::batched_stages<std::uint64_t, word, stretch> b(threads, memory, 1, stretch{poison});
+  r.error = feed(b, n, [&](const word& w) { r.words.push_back(w); }, [&] { return r.words.size() >= stop_after; });
   r.mapped = b.counted(0);
   return r;
 }
@@ -182,13 +188,7 @@ result split_batched(unsigned threads, std::uint64_t n, splitter s, std::uint64_
   auto emit = [&](const word& w) {
     if (r.words.size() < stop_after) r.words.push_back(w);
   };
-  auto stopped = [&] { return r.words.size() >= stop_after; };
-  try {
-    for (std::uint64_t x = 0; x < n && !stopped(); ++x) b.push(x, emit, stopped);
-    b.finish(emit, stopped);
-  } catch (const std::runtime_error& e) {
-    r.error = e.what();
-  }
+  r.error = feed(b, n, emit, [&] { return r.words.size() >= stop_after; });
   return r;
 }
 
