@@ -184,9 +184,10 @@ double forStageCost(const ForStage& f) {
   return sum.total;
 }
 /// Whether the node reads or changes what a for stage or loop body of its phase may
-/// change: a for stage (its body), or a function that reads a var, a container or calls C++.
-bool touchesState(const Node& n) {
-  if (n.kind == Node::ForStage) return !whyForStageOnOneThread(*n.get<ForStage>()).empty();
+/// change: a for stage whose body keeps state (`forStageWhy`: whyForStageOnOneThread), or a
+/// function that reads a var, a container or calls C++.
+bool touchesState(const Node& n, const std::string& forStageWhy) {
+  if (n.kind == Node::ForStage) return !forStageWhy.empty();
   if (n.kind == Node::Map) return !whyOneThread(*n.get<MapStage>()->body, true).empty();
   if (n.kind == Node::Filter) return !whyOneThread(*n.get<FilterStage>()->cond, true).empty();
   if (n.kind == Node::Generate) return !whyOneThread(*n.get<GenerateSource>()->body, true).empty();
@@ -275,9 +276,13 @@ void batchStages(Plan& plan) {
           (consumer.traits().pipeline == PipelineRole::one_after || feedsConcat[static_cast<size_t>(c)]))
         feedsConcat[static_cast<size_t>(n->id)] = true;
     }
-  std::set<int> phasesWithState; // phases where a for stage or a loop body runs
+  std::vector<std::string> forStageWhy(plan.nodes.size()); // whyForStageOnOneThread, walked once
   for (const Node& n : plan.nodes)
-    if ((n.kind == Node::ForStage && touchesState(n)) || n.kind == Node::Loop) phasesWithState.insert(n.phase);
+    if (n.kind == Node::ForStage) forStageWhy[static_cast<size_t>(n.id)] = whyForStageOnOneThread(*n.get<ForStage>());
+  std::set<int> phasesWithState; // phases where a for stage keeping state or a loop body runs
+  for (const Node& n : plan.nodes)
+    if ((n.kind == Node::ForStage && !forStageWhy[static_cast<size_t>(n.id)].empty()) || n.kind == Node::Loop)
+      phasesWithState.insert(n.phase);
   // A batched stretch's output comes up to two batches after its input: what comes after
   // it runs late against everything else in its phase. So where both touch state (a for
   // stage or a loop body, which may change a var or print, or a function reading a var
@@ -285,7 +290,7 @@ void batchStages(Plan& plan) {
   std::vector<bool> touches(plan.nodes.size()); // walked once, asked for every stretch
   for (const Node& n : plan.nodes)
     touches[static_cast<size_t>(n.id)] =
-        n.kind == Node::Loop || touchesState(n) || (n.kind == Node::QueueBelow && queueReadInPhase(plan, n));
+        n.kind == Node::Loop || touchesState(n, forStageWhy[static_cast<size_t>(n.id)]) || (n.kind == Node::QueueBelow && queueReadInPhase(plan, n));
   auto delayWouldShow = [&](const std::vector<int>& stretch) {
     const int phase = plan.nodes[static_cast<size_t>(stretch.front())].phase;
     if (!phasesWithState.count(phase)) return false;
@@ -328,7 +333,7 @@ void batchStages(Plan& plan) {
   for (Node& n : plan.nodes) {
     if (n.kind == Node::ForStage) { // a stretch of its own
       close();
-      std::string why = whyForStageOnOneThread(*n.get<ForStage>());
+      std::string why = forStageWhy[static_cast<size_t>(n.id)];
       if (why.empty() && n.perElement) why = "its pipeline runs once per element of a loop around it";
       if (why.empty() && pulled[static_cast<size_t>(n.id)]) why = "a merge, join or zip takes its elements one at a time";
       if (why.empty() && feedsConcat[static_cast<size_t>(n.id)]) why = "a concat takes its inputs one after the other";
