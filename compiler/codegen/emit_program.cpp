@@ -475,6 +475,7 @@ void Generator::emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::
       row += ", .hashing = flow::plan::reduce_hashing::" + std::string(plan::name(d.hashing));
     if (d.spread) row += ", .spread = true";
     if (d.peak_fraction > 0) row += ", .peak_fraction = " + number(d.peak_fraction); // measured
+    if (d.batch_outputs > 1) row += ", .batch_outputs = " + std::to_string(d.batch_outputs);
     line("// n" + std::to_string(n.id) + " " + n.name);
     line(nodes + "[" + std::to_string(n.id) + "] = {" + row + "};");
   }

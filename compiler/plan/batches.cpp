@@ -251,6 +251,52 @@ uint64_t outputsPerInput(const Plan& plan, const Node& n) {
 
 void addNote(Node& n, const std::string& note) { n.note += (n.note.empty() ? "" : "; ") + note; }
 
+/// Whether a reduce's combine gives the same bits however its inputs are grouped —
+/// combine(combine(x, y), z) == combine(x, combine(y, z)) — so that a chunk's outputs may be
+/// combined before they reach it: it is `a` or `b`, or a record each of whose fields is
+/// a's or b's, or that field of both joined by integer `+`, `*`, `&`, `^`, `min` or `max`
+/// (integers wrap: associative) or bool `&&` or `||`. Not floats, whose sums round
+/// differently when grouped otherwise. (A key field is a's whatever the function says.)
+bool combinesAssociatively(const ReduceStage& r) {
+  if (r.fn.params.size() != 2) return false;
+  const sema::Symbol* a = r.fn.params[0].symbol;
+  const sema::Symbol* b = r.fn.params[1].symbol;
+  auto side = [&](const Expr* e) -> const sema::Symbol* {
+    auto* n = e ? e->as<NameExpr>() : nullptr;
+    return n && (n->symbol == a || n->symbol == b) ? n->symbol : nullptr;
+  };
+  // `x.field` of a or b: which of them, else null
+  auto sideOfField = [&](const Expr& e, const std::string& field) -> const sema::Symbol* {
+    auto* f = e.as<FieldExpr>();
+    return f && f->field == field ? side(f->object.get()) : nullptr;
+  };
+  auto fieldAssociative = [&](const std::string& field, const Expr& e) {
+    if (sideOfField(e, field)) return true;
+    const Expr *lhs = nullptr, *rhs = nullptr;
+    if (auto* bin = e.as<BinaryExpr>()) {
+      const bool integer = bin->type && bin->type->isInteger(), boolean = bin->type && bin->type->kind == sema::Type::Bool;
+      const BinaryOp op = bin->op;
+      if ((integer && (op == BinaryOp::Add || op == BinaryOp::Mul || op == BinaryOp::BitAnd || op == BinaryOp::BitXor)) ||
+          (boolean && (op == BinaryOp::And || op == BinaryOp::Or)))
+        lhs = bin->lhs.get(), rhs = bin->rhs.get();
+    } else if (auto* call = e.as<CallExpr>(); call && call->builtin && !call->aggregate && call->args.size() == 2 &&
+                                              call->type && call->type->isInteger() &&
+                                              (*call->builtin == Builtin::Min || *call->builtin == Builtin::Max)) {
+      lhs = call->args[0].get(), rhs = call->args[1].get();
+    }
+    if (!lhs || !rhs) return false;
+    const sema::Symbol *l = sideOfField(*lhs, field), *rr = sideOfField(*rhs, field);
+    return l && rr && l != rr;
+  };
+  const Expr& body = *r.fn.body;
+  if (side(&body)) return true;
+  auto* init = body.as<RecordInitExpr>();
+  if (!init) return false;
+  for (const FieldInit& f : init->fields)
+    if (!f.value || !fieldAssociative(f.field, *f.value)) return false;
+  return true;
+}
+
 } // namespace
 
 void batchStages(Plan& plan) {
@@ -367,6 +413,17 @@ void batchStages(Plan& plan) {
   for (Node& n : plan.nodes)
     if (n.kind == Node::ReduceRuns && plan.nodes[static_cast<size_t>(n.inputs[0])].batchLast == n.inputs[0])
       n.insertsOnCaller = true;
+}
+
+void foldBatchesIntoReduces(Plan& plan) {
+  for (const Node& n : plan.nodes) {
+    if (n.kind != Node::ReduceRuns || !n.insertsOnCaller || !n.hashed || n.spread) continue;
+    if (!combinesAssociatively(*n.get<ReduceStage>())) continue;
+    Node& first = plan.nodes[static_cast<size_t>(plan.nodes[static_cast<size_t>(n.inputs[0])].batchFirst)];
+    first.batchFoldsInto = n.id;
+    addNote(first, "each chunk's outputs combined by the key of " + n.name +
+                       " on the thread that made them (its combine is associative)");
+  }
 }
 
 } // namespace flow::plan

@@ -43,7 +43,8 @@ std::vector<memory_node> MemoryPlanner::demands(const Plan& plan) {
                                 : counted                 ? reduce_hashing::if_fits
                                                           : reduce_hashing::yes,
                      .spread = n.spread && n.traits().memory == memory_role::sort_runs,
-                     .peak_fraction = peak ? n.calibrated->peakFraction : 0});
+                     .peak_fraction = peak ? n.calibrated->peakFraction : 0,
+                     .batch_outputs = n.batchOutputs});
   }
   return nodes;
 }

@@ -147,6 +147,7 @@ std::optional<Plan> makePlan(const sema::CheckedProgram& program, const PlanOpti
   if (!memory.assign()) return std::nullopt;
   if (options.programPlan) memory.adopt(*options.programPlan);
   memory.computeIo();
+  foldBatchesIntoReduces(plan); // once the memory planner has chosen the hash tables
   memory.totals();
   if (diags.errorsReported() != before) return std::nullopt;
   if (options.calibration) plan.calibration = *options.calibration;

@@ -143,6 +143,10 @@ struct Node {
   /// table is filled on the phase's thread, the stretch's batches keeping the others busy
   /// (flow::algo::sort_options::inserts_on_caller); its spills still sort on all threads.
   bool insertsOnCaller = false;
+  /// A batched stretch's first node: the reduce's runs (a hash table) that its last node
+  /// feeds and whose combine is associative — each chunk's outputs are folded by that
+  /// reduce's key on the thread that computed them (plan/batches.cpp); -1: not folded.
+  int batchFoldsInto = -1;
   /// In a pipeline that runs once per element of a loop around it (a loop body's).
   bool perElement = false;
   // Queues, arrays and vector caches: the phases the node lives through.
@@ -306,6 +310,10 @@ void priceNetwork(Plan& plan);
 /// Chooses the stretches of maps and filters that run in batches on the program's threads
 /// (plan/batches.cpp): before the memory plan, which gives them their buffers.
 void batchStages(Plan& plan);
+/// Marks the batched stretches that fold each chunk's outputs by the key of the hash
+/// table reduce they feed, where its combine is associative (plan/batches.cpp): after the
+/// memory plan, which says which reduces fold in a hash table.
+void foldBatchesIntoReduces(Plan& plan);
 
 /// Plans a checked program. Reports problems (a --set value that does not parse, a plan
 /// that cannot fit the memory budget) to `diags` and returns nullopt after them.

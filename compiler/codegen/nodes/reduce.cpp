@@ -37,6 +37,11 @@ struct ReduceRunsCodegen : RunsCodegen<Node::ReduceRuns> {
     g->line(table + T + ", " + order + ", decltype(" + hash + "), decltype(" + same + "), decltype(" + combine + ")> " +
             g->var(n, "runs") + "(" + g->memoryOf(n) + ", " + combine + ", " + options + ", " + hash + ", " + same +
             ", " + order + "{}, static_cast<uint64_t>(fl_nodes[" + std::to_string(n.partner) + "].elements));");
+    const Node& input = g->plan_.nodes[n.inputs[0]];
+    if (input.batchLast == input.id && g->plan_.nodes[input.batchFirst].batchFoldsInto == n.id) {
+      g->line("// its combine is associative: its input's batches combine each chunk's outputs by its key first");
+      g->line("const auto " + g->var(n, "fold") + " = flow::stream::folded_by(" + hash + ", " + same + ", " + combine + ");");
+    }
   }
 };
 

@@ -49,9 +49,10 @@ template <Node::Kind K> struct BatchableStage : KindCodegen<K> {
     g->line("};");
     g->line("flow::stream::batched_stages<" + in + ", " + g->type(g->codeOf(last).outputType(last)) + ", decltype(" +
             stages + ")>");
-    const std::string room = n.batchOutputs > 1 ? ", " + std::to_string(n.batchOutputs) : "";
+    const std::string room = n.batchOutputs > 1 || n.batchFoldsInto >= 0 ? ", " + std::to_string(n.batchOutputs) : "";
+    const std::string folds = n.batchFoldsInto >= 0 ? ", flow::stream::folds_outputs" : "";
     g->line("    " + g->var(n, "batches") + "(fl_program.threads(), " + g->memoryOf(n) + ", " +
-            std::to_string(stretch.size() - 1) + ", " + stages + room + ");");
+            std::to_string(stretch.size() - 1) + ", " + stages + room + folds + ");");
   }
   void element(const Node& n, const std::string& in, const Segment& segment) override {
     if (n.batchFirst != n.id || g->batchBody_ == n.id) return inlined(n, in, "", segment);
@@ -61,20 +62,28 @@ template <Node::Kind K> struct BatchableStage : KindCodegen<K> {
     for (const std::string& s : segment.stops) stopped += (stopped.empty() ? "" : " || ") + s;
     stopped_[n.id] = stopped.empty() ? "[] { return false; }" : "[&] { return " + stopped + "; }";
     g->line(g->var(n, "batches") + ".push(" + in + ", " + g->var(g->plan_.nodes[n.batchLast], "emit") + ", " +
-            stopped_[n.id] + ");");
+            stopped_[n.id] + fold(n) + ");");
   }
   void finish(const Node& n) override {
     if (n.batchFirst != n.id) return;
     const std::vector<const Node*> stretch = stretchFrom(n);
     const auto stopped = stopped_.find(n.id);
     g->line(g->var(n, "batches") + ".finish(" + g->var(*stretch.back(), "emit") + ", " +
-            (stopped == stopped_.end() ? "[] { return false; }" : stopped->second) + ");");
+            (stopped == stopped_.end() ? "[] { return false; }" : stopped->second) + fold(n) + ");");
     // The counts of its stages but the last (whose are its downstream lambda's).
     for (size_t i = 0; i + 1 < stretch.size(); ++i)
       g->line(g->counter(*stretch[i]) + ".elements += " + g->var(n, "batches") + ".counted(" + std::to_string(i) + ");");
+    if (n.batchFoldsInto >= 0)
+      g->line(g->counter(*stretch.back()) + ".elements += " + g->var(n, "batches") +
+              ".folded(); // and those combined into others before its downstream");
   }
 
 private:
+  /// The fold of a stretch whose chunks' outputs are combined by its reduce's key
+  /// (Node::batchFoldsInto): the reduce declares it.
+  std::string fold(const Node& n) const {
+    return n.batchFoldsInto >= 0 ? ", " + g->var(g->plan_.nodes[n.batchFoldsInto], "fold") : "";
+  }
   /// The stretch that starts at `first`, first to last.
   std::vector<const Node*> stretchFrom(const Node& first) const {
     std::vector<const Node*> stretch{&g->plan_.nodes[first.batchLast]};

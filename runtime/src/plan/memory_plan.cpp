@@ -101,7 +101,7 @@ std::uint64_t memory_planner::minimum(const memory_node& n) const {
   case memory_role::queue: return queue_minimum(n);
   case memory_role::reserved: return reserved_bytes(n);
   case memory_role::cache: return 2 * block_;
-  case memory_role::batches: return stage_batch_bytes(threads_, n.element_bytes, block_);
+  case memory_role::batches: return stage_batch_bytes(threads_, n.element_bytes, block_, n.batch_outputs);
   default: return 0;
   }
 }

@@ -5,7 +5,8 @@
 // emitted; a stop that drops the rest of a batch and its error; its memory as the plan
 // computes it. And a for stage's stretch, which puts out any number of elements per
 // input: the same, where inputs put out far more than their room (chunks that overflow,
-// finished on the calling thread), none, or more than a chunk's room alone.
+// finished on the calling thread), none, or more than a chunk's room alone; and folded by
+// a key, what its outputs combine to.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -218,6 +219,78 @@ TEST(BatchedStages, AForStageErrorAfterWhatCameBeforeItAndAStop) {
     }
 }
 
+// Folded by a key: the splitter's outputs keyed by (x + i * i) % 37, their digits
+// summed. Whatever the chunks, the outputs that leave the stretch, combined in order per
+// key, must give what the unfolded outputs give, in the order of the keys' first outputs.
+struct keyed {
+  std::vector<std::uint64_t> keys; // in the order of their first outputs
+  std::vector<std::uint32_t> sums;
+  std::uint64_t outputs = 0; // as put out, folded or not
+  std::string error;
+  void add(const word& w) {
+    std::size_t k = 0;
+    while (k < keys.size() && keys[k] != w.value) ++k;
+    if (k == keys.size()) {
+      keys.push_back(w.value);
+      sums.push_back(0);
+    }
+    sums[k] += w.digits;
+  }
+};
+word keyed_word(const word& w) { return word{(w.value + w.digits * w.digits) % 37, 1 + static_cast<std::uint32_t>(w.value + w.digits) % 5}; }
+
+keyed fold_one_by_one(std::uint64_t n, splitter s) {
+  keyed r;
+  const result all = split_one_by_one(n, s);
+  for (const word& w : all.words) r.add(keyed_word(w));
+  r.outputs = all.words.size();
+  r.error = all.error;
+  return r;
+}
+
+keyed fold_batched(unsigned threads, std::uint64_t n, splitter s, std::uint64_t* left) {
+  keyed r;
+  constexpr std::size_t room = 4;
+  auto keyed_stage = [s](const std::uint64_t& x, std::uint64_t position, auto&& out, std::uint64_t* counted) {
+    s(x, position, [&](const word& w) { out(keyed_word(w)); }, counted);
+  };
+  const std::uint64_t memory = flow::plan::stage_batch_bytes(threads, sizeof(std::uint64_t) + room * sizeof(word), kBlock);
+  flow::stream::batched_stages<std::uint64_t, word, decltype(keyed_stage)> b(threads, memory, 0, keyed_stage, room,
+                                                                             flow::stream::folds_outputs);
+  const auto fold = flow::stream::folded_by([](const word& w) { return w.value * 0x9E3779B97F4A7C15ull; },
+                                            [](const word& a, const word& c) { return a.value == c.value; },
+                                            [](const word& a, const word& c) { return word{a.value, a.digits + c.digits}; });
+  try {
+    for (std::uint64_t x = 0; x < n; ++x) b.push(x, [&](const word& w) { r.add(w), ++*left; }, [] { return false; }, fold);
+    b.finish([&](const word& w) { r.add(w), ++*left; }, [] { return false; }, fold);
+  } catch (const std::runtime_error& e) {
+    r.error = e.what();
+  }
+  r.outputs = *left + b.folded();
+  return r;
+}
+
+TEST(BatchedStages, OutputsFoldedByAKeyCombineToWhatTheUnfoldedGive) {
+  for (unsigned threads : {1u, 2u, 3u, 8u})
+    for (std::uint64_t poison : {UINT64_MAX, std::uint64_t{2910}})
+      for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{999}, std::uint64_t{9001}}) {
+        SCOPED_TRACE("threads " + std::to_string(threads) + ", poison " + std::to_string(poison) + ", n " +
+                     std::to_string(n));
+        const keyed want = fold_one_by_one(n, splitter{poison, 500});
+        std::uint64_t left = 0;
+        const keyed got = fold_batched(threads, n, splitter{poison, 500}, &left);
+        EXPECT_EQ(want.keys, got.keys);
+        EXPECT_EQ(want.sums, got.sums);
+        EXPECT_EQ(want.error, got.error);
+        if (want.error.empty()) {
+          EXPECT_EQ(want.outputs, got.outputs);
+        }
+        if (threads > 1 && n == 9001 && poison == UINT64_MAX) {
+          EXPECT_LT(left, got.outputs) << "no output folded";
+        }
+      }
+}
+
 TEST(BatchedStages, MemoryIsWhatThePlanGivesAndNoneOnOneThread) {
   EXPECT_EQ(flow::plan::stage_batch_bytes(1, 24, kBlock), 0u);
   EXPECT_EQ(flow::plan::stage_batch_share(24, kBlock), (128u << 10) / 24);
@@ -225,6 +298,10 @@ TEST(BatchedStages, MemoryIsWhatThePlanGivesAndNoneOnOneThread) {
   EXPECT_EQ(flow::plan::stage_batch_share(24, 16u << 10), (16u << 10) / 24);                // a small block: small batches
   EXPECT_EQ(flow::plan::stage_batch_share(1u << 20, kBlock), 32u); // large elements: still a batch worth waking threads for
   EXPECT_EQ(flow::plan::stage_batch_share(1, kBlock), 8192u);
+  // a for stage's (room for 4 outputs an input): up to 1 MiB a share, still at most a block
+  EXPECT_EQ(flow::plan::stage_batch_share(352, kBlock, 4), (1u << 20) / 352);
+  EXPECT_EQ(flow::plan::stage_batch_share(352, 16u << 10, 4), 46u);
+  EXPECT_EQ(flow::plan::stage_batch_bytes(2, 352, kBlock, 4), 2 * 2 * ((1u << 20) / 352) * 352);
 }
 
 } // namespace

@@ -102,17 +102,25 @@ inline bool spread_reduce_folds_first(const sort_setup& s, std::uint64_t memory_
 /// share is about a block of inputs and outputs, at most 128 KiB (element_bytes: the
 /// bytes of one input plus one output), so that a batch's work is much more than waking
 /// the threads that share it, stays in their caches, and is small where the budget is.
-inline constexpr std::uint64_t stage_batch_share(std::uint64_t element_bytes, std::uint64_t block_bytes) noexcept {
-  const std::uint64_t bytes = block_bytes < (std::uint64_t{128} << 10) ? block_bytes : std::uint64_t{128} << 10;
+/// A for stage's stretch (`outputs_per_input` > 1, element_bytes the input and that many
+/// outputs) has up to 1 MiB: a line put out as ten words takes a tenth of its room, and
+/// batches of 128 KiB — a hundred lines a thread — were gone in a quarter of a
+/// millisecond, so that waking the threads and waiting for the last chunk cost the word
+/// count a quarter of its time (docs/performance.md).
+inline constexpr std::uint64_t stage_batch_share(std::uint64_t element_bytes, std::uint64_t block_bytes,
+                                                 std::uint64_t outputs_per_input = 1) noexcept {
+  const std::uint64_t most = outputs_per_input > 1 ? std::uint64_t{1} << 20 : std::uint64_t{128} << 10;
+  const std::uint64_t bytes = block_bytes < most ? block_bytes : most;
   const std::uint64_t k = bytes / (element_bytes > 0 ? element_bytes : 1);
   return k < 32 ? 32 : k > 8192 ? 8192 : k;
 }
 /// Its buffers: two batches of inputs and outputs; nothing on one thread, where the
 /// stretch runs element by element.
-inline constexpr std::uint64_t stage_batch_bytes(unsigned threads, std::uint64_t element_bytes,
-                                                 std::uint64_t block_bytes) noexcept {
+inline constexpr std::uint64_t stage_batch_bytes(unsigned threads, std::uint64_t element_bytes, std::uint64_t block_bytes,
+                                                 std::uint64_t outputs_per_input = 1) noexcept {
   if (threads <= 1) return 0;
-  return sat_mul(sat_mul(2 * std::uint64_t{threads}, stage_batch_share(element_bytes, block_bytes)), element_bytes);
+  return sat_mul(sat_mul(2 * std::uint64_t{threads}, stage_batch_share(element_bytes, block_bytes, outputs_per_input)),
+                 element_bytes);
 }
 
 struct memory_node {
@@ -134,6 +142,7 @@ struct memory_node {
   reduce_hashing hashing = reduce_hashing::no; ///< a reduce's run formation
   bool spread = false;          ///< sorts' and reduces' run formation: a sample sort over the ranks (sample_sort_buffers)
   double peak_fraction = 0;     ///< queues: the most items at once / pushes, as a calibration measured (0: all at once)
+  std::uint64_t batch_outputs = 1; ///< batches: the room for outputs of each input (more than 1: a for stage's)
   /// Queues: the pushes it is configured for, when not `elements` (adopt: the program's plan's).
   std::optional<double> configured_for = std::nullopt;
   // results

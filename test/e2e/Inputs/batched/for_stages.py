@@ -19,6 +19,17 @@ want['text.txt'] = ''.join(l + '\n' for l in lines)
 counts = Counter(w for l in lines for w in words_of(l.lower()) if w.startswith('w'))
 want['counts.txt'] = ''.join(f'{c} {w}\n' for w, c in sorted(counts.items(), key=lambda wc: (-wc[1], wc[0])))
 want['long.txt'] = ''.join(f'{l.split(" ")[0]}:{w.upper()}\n' for l in lines for w in l.split(' ')[1:] if len(w) >= 3)
+spans = {}  # word: [first line, last line, longest line, line numbers xor-ed]
+for l in lines:
+    number, *ws = l.split(' ')
+    for w in ws:
+        i = int(number)
+        if w not in spans:
+            spans[w] = [i, i, len(l), i]
+        else:
+            s = spans[w]
+            s[1], s[2], s[3] = i, max(s[2], len(l)), s[3] ^ i
+want['spans.txt'] = ''.join(f'{w} {s[0]} {s[1]} {s[2]} {s[3]}\n' for w, s in sorted(spans.items(), key=lambda ws: ws[0].encode()))
 total = sum(len(w) + seen % 2 for seen, l in enumerate(lines, 1) for w in words_of(l))
 want_printed = f'total {total} over {n} lines\n'
 
