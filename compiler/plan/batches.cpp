@@ -416,9 +416,13 @@ void batchStages(Plan& plan) {
 }
 
 void foldBatchesIntoReduces(Plan& plan) {
+  std::vector<int> consumers(plan.nodes.size(), 0);
+  for (const Node& n : plan.nodes)
+    for (int in : n.inputs) ++consumers[static_cast<size_t>(in)];
   for (const Node& n : plan.nodes) {
     if (n.kind != Node::ReduceRuns || !n.insertsOnCaller || !n.hashed || n.spread) continue;
-    if (!combinesAssociatively(*n.get<ReduceStage>())) continue;
+    // the reduce alone sees what leaves the stretch
+    if (consumers[static_cast<size_t>(n.inputs[0])] != 1 || !combinesAssociatively(*n.get<ReduceStage>())) continue;
     Node& first = plan.nodes[static_cast<size_t>(plan.nodes[static_cast<size_t>(n.inputs[0])].batchFirst)];
     first.batchFoldsInto = n.id;
     addNote(first, "each chunk's outputs combined by the key of " + n.name +
