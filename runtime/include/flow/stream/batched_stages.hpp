@@ -206,7 +206,9 @@ private:
     if (!team_) team_.emplace(threads_); // at the first full batch: a short stream (a loop's
                                          // round) starts no threads
     running_ = static_cast<int>(&b - batches_);
-    team_->start([this, &b, &fold](unsigned thread) { compute(b, thread, fold); });
+    // the fold by value: a batch left running by an exception is waited for by the
+    // destructor, after the generated code's fold (declared later) has gone
+    team_->start([this, &b, fold](unsigned thread) { compute(b, thread, fold); });
   }
   /// The calling thread computes chunks until none is left, then waits for the helpers.
   /// (The destructor's no_fold: a batch left by an exception is not emitted.)
