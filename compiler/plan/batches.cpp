@@ -410,8 +410,10 @@ void batchStages(Plan& plan) {
     stretch.push_back(n.id);
   }
   close();
+  // (a reduce spread over the ranks fills its own table: flow::ranks::spread_reduce)
   for (Node& n : plan.nodes)
-    if (n.kind == Node::ReduceRuns && plan.nodes[static_cast<size_t>(n.inputs[0])].batchLast == n.inputs[0])
+    if (n.kind == Node::ReduceRuns && !n.spread &&
+        plan.nodes[static_cast<size_t>(n.inputs[0])].batchLast == n.inputs[0])
       n.insertsOnCaller = true;
 }
 
@@ -420,7 +422,7 @@ void foldBatchesIntoReduces(Plan& plan) {
   for (const Node& n : plan.nodes)
     for (int in : n.inputs) ++consumers[static_cast<size_t>(in)];
   for (const Node& n : plan.nodes) {
-    if (n.kind != Node::ReduceRuns || !n.insertsOnCaller || !n.hashed || n.spread) continue;
+    if (n.kind != Node::ReduceRuns || !n.insertsOnCaller || !n.hashed) continue;
     // the reduce alone sees what leaves the stretch
     if (consumers[static_cast<size_t>(n.inputs[0])] != 1 || !combinesAssociatively(*n.get<ReduceStage>())) continue;
     Node& first = plan.nodes[static_cast<size_t>(plan.nodes[static_cast<size_t>(n.inputs[0])].batchFirst)];

@@ -86,7 +86,7 @@ std::string threadsOf(const Plan& plan, const Phase& ph) {
     const Node& n = plan.nodes[id];
     if (n.threads() == Threads::all && n.batchFirst < 0) // a hash join is an asynchronous stage of its own
       add(all, n.kind == Node::HashJoin ? n.name + " (probing its next batch while the stages after it run)"
-               : n.insertsOnCaller && n.hashed && !n.spread ? n.name + " (its spills' sort; its table filled on the phase's thread)"
+               : n.insertsOnCaller && n.hashed ? n.name + " (its spills' sort; its table filled on the phase's thread)"
                                                : n.name);
     if (n.batchFirst >= 0) // a stretch's stages joined by arrows, stretches by commas
       batched += (batched.empty() ? "" : n.batchFirst == n.id ? ", " : " → ") + n.name;

@@ -139,9 +139,10 @@ struct Node {
   /// That room, in elements out per element in: 1 for maps and filters, more for a for
   /// stage (a stretch of its own), which may emit several.
   uint64_t batchOutputs = 1;
-  /// A reduce's runs whose input comes out of a batched stretch in its phase: its hash
-  /// table is filled on the phase's thread, the stretch's batches keeping the others busy
-  /// (flow::algo::sort_options::inserts_on_caller); its spills still sort on all threads.
+  /// A reduce's runs, not spread over ranks, whose input comes out of a batched stretch in
+  /// its phase: its hash table is filled on the phase's thread, the stretch's batches
+  /// keeping the others busy (flow::algo::sort_options::inserts_on_caller); its spills
+  /// still sort on all threads.
   bool insertsOnCaller = false;
   /// A batched stretch's first node: the reduce's runs (a hash table) that its last node
   /// feeds and whose combine is associative — each chunk's outputs are folded by that

@@ -32,8 +32,8 @@ struct ReduceRunsCodegen : RunsCodegen<Node::ReduceRuns> {
     g->line("auto " + hash + " = " + g->hashKeys(r) + ";");
     g->line("auto " + same + " = " + g->sameKeys(Generator::keysOf(r.keyOrder), r.elementType) + ";");
     const std::string table = n.spread ? "flow::ranks::spread_reduce<" : "flow::stream::hash_reduce_runs<";
-    if (n.insertsOnCaller && !n.spread) g->line("// its input's batches keep the other threads busy: the table is filled here");
-    const std::string options = n.insertsOnCaller && !n.spread ? "fl_sort_options.inserting_on_caller()" : "fl_sort_options";
+    if (n.insertsOnCaller) g->line("// its input's batches keep the other threads busy: the table is filled here");
+    const std::string options = n.insertsOnCaller ? "fl_sort_options.inserting_on_caller()" : "fl_sort_options";
     g->line(table + T + ", " + order + ", decltype(" + hash + "), decltype(" + same + "), decltype(" + combine + ")> " +
             g->var(n, "runs") + "(" + g->memoryOf(n) + ", " + combine + ", " + options + ", " + hash + ", " + same +
             ", " + order + "{}, static_cast<uint64_t>(fl_nodes[" + std::to_string(n.partner) + "].elements));");
