@@ -491,8 +491,7 @@ void Generator::emitMemoryPlan(const plan::Plan& plan, const std::map<int, std::
     // The run's memory is split by the static plan (above), and its queues and reduces
     // are built as that plan configures them: the calibrated counts are priced with
     // those, as `flowc explain --calibrate` does.
-    line("fl_memory.adopt(flow::plan::memory_planner(fl_nodes, fl_program.memory(), fl_program.block(), "
-         "fl_program.threads()));");
+    line("fl_memory.adopt(flow::plan::memory_planner(fl_nodes, fl_program.memory(), fl_program.block()));");
     return;
   }
   if (arrays.empty()) {
@@ -548,7 +547,7 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
     line("fl_program.estimate([&](flow::estimate& fl_e) {");
   }
   Indent in(*this);
-  line("flow::plan::memory_planner fl_memory(" + nodes + ", fl_program.memory(), fl_program.block(), fl_program.threads());");
+  line("flow::plan::memory_planner fl_memory(" + nodes + ", fl_program.memory(), fl_program.block());");
   auto phaseLabel = [&](int phase) {
     for (const plan::Phase& p : plan.phases)
       if (p.id == phase) return quote(p.label);

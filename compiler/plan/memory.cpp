@@ -15,8 +15,6 @@
 
 namespace flow::plan {
 
-unsigned planningThreads() { return flow::environment_threads().value_or(flow::hardware_threads()); }
-
 MemoryPlanner::MemoryPlanner(Plan& plan, DiagnosticEngine& diags, const SourceFile* file)
     : plan_(plan), diags_(diags), file_(file), nodes_(demands(plan)) {}
 
@@ -50,7 +48,7 @@ std::vector<memory_node> MemoryPlanner::demands(const Plan& plan) {
 }
 
 flow::plan::memory_planner MemoryPlanner::planner() {
-  return {nodes_, plan_.memoryBytes, plan_.blockBytes, planningThreads()};
+  return {nodes_, plan_.memoryBytes, plan_.blockBytes};
 }
 
 bool MemoryPlanner::assign() {
@@ -73,7 +71,7 @@ void MemoryPlanner::adopt(const Plan& program) {
   std::vector<memory_node> theirs = demands(program);
   for (size_t i = 0; i < theirs.size(); ++i) theirs[i].memory = program.nodes[i].memoryBytes;
   // What a calibrated program does at start (flow::plan::memory_planner::adopt).
-  planner().adopt(flow::plan::memory_planner(theirs, program.memoryBytes, program.blockBytes, planningThreads()));
+  planner().adopt(flow::plan::memory_planner(theirs, program.memoryBytes, program.blockBytes));
   for (size_t i = 0; i < nodes_.size(); ++i) {
     Node& n = plan_.nodes[i];
     n.memoryBytes = nodes_[i].memory;
@@ -121,7 +119,7 @@ bool MemoryPlanner::countsFit() {
 std::string MemoryPlanner::leastBudget() const {
   // The rule programs follow at start (flow::plan::least_budget): the budget named runs.
   const std::optional<uint64_t> fixedBlock = plan_.blockDefaulted ? std::nullopt : std::optional<uint64_t>(plan_.blockBytes);
-  const uint64_t least = flow::plan::least_budget(nodes_, plan_.memoryBytes, fixedBlock, planningThreads());
+  const uint64_t least = flow::plan::least_budget(nodes_, plan_.memoryBytes, fixedBlock);
   if (!least) return " (no budget holds this plan)";
   return " (the least budget that holds this plan is " + flow::format_bytes(static_cast<double>(least), true) + ", " +
          std::to_string(least) + " bytes" +

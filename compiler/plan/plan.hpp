@@ -297,10 +297,6 @@ struct PlanOptions {
   unsigned ranks = 0;
 };
 
-/// The threads a plan assumes: $FLOW_THREADS, else the machine's, as programs default to
-/// (plan/memory.cpp).
-unsigned planningThreads();
-
 /// Marks the nodes whose elements an MPI program spreads over its ranks (plan/spread.cpp):
 /// before the memory plan, which gives a spread sort its exchange buffers.
 void spreadOverRanks(Plan& plan, unsigned ranks);

@@ -260,8 +260,7 @@ void priceNetwork(Plan& plan) {
     if (!n.spread || (n.kind != Node::SortRuns && n.kind != Node::ReduceRuns && n.kind != Node::WriteFile)) continue;
     double sent = n.elements;
     const double distinct = n.kind == Node::ReduceRuns ? plan.nodes[n.partner].elements : 0;
-    const sort_setup setup{.element_bytes = n.elementBytes, .keyed = n.keyed, .block_bytes = plan.blockBytes,
-                           .threads = planningThreads()};
+    const sort_setup setup{.element_bytes = n.elementBytes, .keyed = n.keyed, .block_bytes = plan.blockBytes};
     if (n.kind == Node::ReduceRuns && n.hashed && ranks > 1 &&
         spread_reduce_folds_first(setup, n.memoryBytes, plan.blockBytes, static_cast<std::uint64_t>(distinct))) {
       const double each = n.elements / ranks;

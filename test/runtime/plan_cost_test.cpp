@@ -26,7 +26,7 @@ constexpr std::uint64_t kBlock = 64 * KiB; // 4096 elements of 16 bytes
 /// Node 0's cost, alone in a plan with `n`'s budget as given (no assign()).
 node_cost alone(memory_node n) {
   std::vector<memory_node> nodes = {n};
-  return memory_planner(nodes, 64 * MiB, kBlock, 2).cost(0);
+  return memory_planner(nodes, 64 * MiB, kBlock).cost(0);
 }
 
 void expectNothingMoved(const node_cost& c) {
@@ -93,7 +93,7 @@ std::vector<memory_node> sortOfAMillion(io_rule runs, io_rule merge, double dist
 
 TEST(PlanCost, ASortWritesItsRunsAndItsMergeReadsThem) {
   std::vector<memory_node> nodes = sortOfAMillion(io_rule::sort_runs, io_rule::sort_merge);
-  const memory_planner p(nodes, 64 * MiB, kBlock, 2);
+  const memory_planner p(nodes, 64 * MiB, kBlock);
   const node_cost runs = p.cost(0), merge = p.cost(1);
   EXPECT_EQ(runs.sort.runs, 4u);
   EXPECT_FALSE(runs.sort.in_memory);
@@ -112,7 +112,7 @@ TEST(PlanCost, ASortWritesItsRunsAndItsMergeReadsThem) {
 TEST(PlanCost, ASortInMemoryMovesNothing) {
   std::vector<memory_node> nodes = sortOfAMillion(io_rule::sort_runs, io_rule::sort_merge);
   nodes[0].elements = nodes[1].elements = 2 * 323584; // 2R: held by run formation's slots
-  const memory_planner p(nodes, 64 * MiB, kBlock, 2);
+  const memory_planner p(nodes, 64 * MiB, kBlock);
   for (std::size_t i : {0u, 1u}) {
     const node_cost c = p.cost(i);
     EXPECT_TRUE(c.sort.in_memory);
@@ -131,7 +131,7 @@ TEST(PlanCost, AReduceWithFewKeysHashesAndWritesNothing) {
   // at the end of the buffer for the keys it moves there): 3/4 used, 393,216 keys.
   std::vector<memory_node> nodes = sortOfAMillion(io_rule::reduce_runs, io_rule::reduce_merge, 1000);
   nodes[0].hashing = reduce_hashing::if_fits;
-  const memory_planner p(nodes, 64 * MiB, kBlock, 2);
+  const memory_planner p(nodes, 64 * MiB, kBlock);
   for (std::size_t i : {0u, 1u}) {
     const node_cost c = p.cost(i);
     EXPECT_TRUE(c.hashed);
@@ -145,7 +145,7 @@ TEST(PlanCost, AReduceThatSortsWritesRunsOfItsDistinctKeys) {
   // at most the 1000 keys: one block each, 4 blocks written and read once; the merge's
   // metadata is 2,560 bytes, still 249 buffers: fan-in 233.
   std::vector<memory_node> nodes = sortOfAMillion(io_rule::reduce_runs, io_rule::reduce_merge, 1000);
-  const memory_planner p(nodes, 64 * MiB, kBlock, 2);
+  const memory_planner p(nodes, 64 * MiB, kBlock);
   const node_cost runs = p.cost(0), merge = p.cost(1);
   EXPECT_FALSE(runs.hashed);
   EXPECT_EQ(runs.write_bytes, 4 * 65536);
@@ -162,7 +162,7 @@ TEST(PlanCost, AReduceWithMoreKeysThanTheTableHoldsSorts) {
   // 323,584 elements holds R keys, so its runs are the plain sort's.
   std::vector<memory_node> nodes = sortOfAMillion(io_rule::reduce_runs, io_rule::reduce_merge, 800000);
   nodes[0].hashing = reduce_hashing::if_fits;
-  const memory_planner p(nodes, 64 * MiB, kBlock, 2);
+  const memory_planner p(nodes, 64 * MiB, kBlock);
   EXPECT_FALSE(p.cost(0).hashed);
   EXPECT_EQ(p.cost(0).write_bytes, 16056320);
   EXPECT_EQ(p.cost(1).read_bytes, 16056320);
@@ -175,7 +175,7 @@ TEST(PlanCost, AReduceWithMoreKeysThanTheTableHoldsSorts) {
   // One whose keys fit moves nothing.
   std::vector<memory_node> few = sortOfAMillion(io_rule::reduce_runs, io_rule::reduce_merge, 1000);
   few[0].hashing = reduce_hashing::yes;
-  const memory_planner q(few, 64 * MiB, kBlock, 2);
+  const memory_planner q(few, 64 * MiB, kBlock);
   EXPECT_TRUE(q.cost(0).hashed);
   expectNothingMoved(q.cost(0));
   expectNothingMoved(q.cost(1));
@@ -249,8 +249,8 @@ TEST(PlanCost, AdoptTakesTheProgramsSplitAndChoices) {
   calibrated[2].elements = 1e7;
   calibrated[3].elements = calibrated[4].elements = 1e6;
   for (memory_node& n : calibrated) n.memory = 0;
-  memory_planner p(calibrated, 64 * MiB, kBlock, 2);
-  p.adopt(memory_planner(program, 64 * MiB, kBlock, 2));
+  memory_planner p(calibrated, 64 * MiB, kBlock);
+  p.adopt(memory_planner(program, 64 * MiB, kBlock));
   for (std::size_t i = 0; i < program.size(); ++i) EXPECT_EQ(calibrated[i].memory, program[i].memory);
   EXPECT_EQ(calibrated[0].hashing, reduce_hashing::yes);
   EXPECT_TRUE(p.cost(0).hashed);
@@ -263,7 +263,7 @@ TEST(PlanCost, AdoptTakesTheProgramsSplitAndChoices) {
   program[1].elements = 800000;
   calibrated[1].elements = 1000;
   calibrated[0].hashing = reduce_hashing::if_fits;
-  p.adopt(memory_planner(program, 64 * MiB, kBlock, 2));
+  p.adopt(memory_planner(program, 64 * MiB, kBlock));
   EXPECT_EQ(calibrated[0].hashing, reduce_hashing::no);
   EXPECT_EQ(p.cost(0).write_bytes, 4 * 65536);
 }
@@ -285,7 +285,7 @@ TEST(PlanCost, AHashJoinWhoseTableFitsMovesNothingElseItTakesPasses) {
   // 100,000 right elements: a table of 100,000·8 + (32,768 + 1)·4 bytes, four blocks and
   // the batches of 2 threads, all asked for before run formation.
   std::vector<memory_node> nodes = hashJoinIntoAReduce(1e5, 1000);
-  memory_planner p(nodes, 64 * MiB, kBlock, 2);
+  memory_planner p(nodes, 64 * MiB, kBlock);
   ASSERT_FALSE(p.assign());
   const std::uint64_t want = flow::plan::hash_join_memory_for(100000, 8, kBlock) + p.hash_join_probe(nodes[2]);
   EXPECT_GE(nodes[2].memory, want);
@@ -311,9 +311,9 @@ TEST(PlanCost, AReduceBesideAHashJoinGetsItsTablesLeastBudget) {
   // reduce that may hash still gets its table's least budget (it got the sort's minimum,
   // below the table's, and the program stopped: "reduce (hash table) needs at least").
   std::vector<memory_node> nodes = hashJoinIntoAReduce(1e6, 1000);
-  const std::uint64_t least = flow::plan::least_budget(nodes, 1, kBlock, 2);
+  const std::uint64_t least = flow::plan::least_budget(nodes, 1, kBlock);
   ASSERT_GT(least, 0u);
-  memory_planner p(nodes, least, kBlock, 2);
+  memory_planner p(nodes, least, kBlock);
   ASSERT_FALSE(p.assign());
   const flow::plan::sort_setup s = p.setup(nodes[3]);
   EXPECT_GE(nodes[3].memory,
@@ -335,7 +335,7 @@ TEST(PlanCost, SortsOfUnknownCountBesideALargeOneStayWithinTheBudget) {
   }
   for (std::uint64_t budget : {2 * MiB, 4 * MiB, 8 * MiB}) {
     SCOPED_TRACE(budget);
-    memory_planner p(nodes, budget, kBlock, 2);
+    memory_planner p(nodes, budget, kBlock);
     ASSERT_FALSE(p.assign());
     std::uint64_t phase1 = 0;
     for (const memory_node& n : nodes)

@@ -101,7 +101,7 @@ std::uint64_t memory_planner::minimum(const memory_node& n) const {
   case memory_role::queue: return queue_minimum(n);
   case memory_role::reserved: return reserved_bytes(n);
   case memory_role::cache: return 2 * block_;
-  case memory_role::batches: return stage_batch_bytes(threads_, n.element_bytes, block_, n.batch_outputs);
+  case memory_role::batches: return stage_batch_bytes(n.element_bytes, block_, n.batch_outputs);
   default: return 0;
   }
 }
@@ -487,11 +487,11 @@ std::optional<memory_shortfall> memory_planner::assign() {
 }
 
 std::uint64_t least_budget(const std::vector<memory_node>& nodes, std::uint64_t memory,
-                           std::optional<std::uint64_t> fixed_block, unsigned threads) {
+                           std::optional<std::uint64_t> fixed_block) {
   std::vector<memory_node> scratch;
   const auto fits = [&](std::uint64_t m) {
     scratch = nodes;
-    return !memory_planner(scratch, m, flow::block_size(std::nullopt, fixed_block, m), threads).assign();
+    return !memory_planner(scratch, m, flow::block_size(std::nullopt, fixed_block, m)).assign();
   };
   constexpr std::uint64_t most = ~std::uint64_t{0};
   std::uint64_t lo = memory; // fails (or is where the search starts)

@@ -88,6 +88,8 @@ std::uint64_t runs_a_merge_takes(const sort_setup& s, const sort_geometry& g, st
 
 std::uint64_t merge_buffer_overhead(unsigned threads) { return 384 + 96 * std::uint64_t{threads}; }
 
+unsigned merge_threads(const sort_geometry&) { return 2; }
+
 merge_shape merge(const sort_setup& s, const sort_geometry& g, std::uint64_t memory,
                   std::uint64_t metadata_bytes) {
   merge_shape p;
@@ -97,7 +99,7 @@ merge_shape merge(const sort_setup& s, const sort_geometry& g, std::uint64_t mem
   const std::uint64_t fixed = sat_add(sat_add(metadata_bytes, sat_mul(p.output_elements, s.element_bytes)),
                                      16384 /* objects, threads, the heap */);
   const std::uint64_t rest = memory > fixed ? memory - fixed : 0;
-  p.buffers = rest / (g.bytes + merge_buffer_overhead(s.threads));
+  p.buffers = rest / (g.bytes + merge_buffer_overhead(merge_threads(g)));
   const std::uint64_t prefetch = std::clamp<std::uint64_t>(p.buffers / 8, 1, 16);
   p.fan_in = p.buffers > prefetch ? p.buffers - prefetch : 0;
   // An earlier pass writes through two buffers and reads ahead into one beside its

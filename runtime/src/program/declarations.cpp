@@ -121,24 +121,16 @@ void program::memory_too_small(const plan::memory_shortfall& shortfall, const st
     held += (held.empty() ? "" : ", ") + name + " (" + flow::format_bytes(bytes, true) + ")";
   const std::optional<std::uint64_t> fixed_block =
       options_.block ? options_.block : block_default_ ? std::optional<std::uint64_t>(block_default_) : std::nullopt;
-  const std::uint64_t least = plan::least_budget(nodes, memory(), fixed_block, threads());
+  const std::uint64_t least = plan::least_budget(nodes, memory(), fixed_block);
   // The least budget exactly: rounded up it could reach the next block size, which may
   // not hold the plan.
   // A smaller block is advice only where there is one (4 KiB is the least).
   const std::string smaller_block = block() > 4096 ? ", or a smaller --block" : "";
-  // Threads have buffers of their own (sorts' scratch, a hash join's batches): fewer of
-  // them may need less, worth saying where it is a sixteenth less or more.
-  const unsigned threads = this->threads();
-  const std::uint64_t least_alone = threads > 1 ? plan::least_budget(nodes, memory(), fixed_block, 1) : least;
-  const std::string fewer_threads =
-      least_alone && (!least || least_alone + least / 16 <= least)
-          ? ", or fewer --threads (at --threads 1 the least budget is " + flow::format_bytes(least_alone, true) + ")"
-          : "";
   const std::string advice =
       least ? "; the least budget that holds this run's plan is " + flow::format_bytes(least, true) +
                   (fixed_block ? "" : " (blocks of " + flow::format_bytes(block_for_memory(least)) + ")") +
-                  ": give --memory " + std::to_string(least) + smaller_block + fewer_threads
-            : "; no budget holds this run's plan: give smaller params" + smaller_block + fewer_threads;
+                  ": give --memory " + std::to_string(least) + smaller_block
+            : "; no budget holds this run's plan: give smaller params" + smaller_block;
   // Two sizes that print alike (the need rounded up, the budget down) get their bytes.
   std::string needed = flow::format_bytes(shortfall.needed, true), budget = flow::format_bytes(memory());
   if (needed == budget) {
@@ -147,7 +139,6 @@ void program::memory_too_small(const plan::memory_shortfall& shortfall, const st
   }
   throw usage_error("--memory", "--memory: phase " + std::to_string(shortfall.phase) + " needs " + needed +
                                     " with blocks of " + flow::format_bytes(block()) +
-                                    (threads > 1 ? " and " + std::to_string(threads) + " threads" : "") +
                                     (held.empty() ? "" : ", holding " + held) + ", but the budget is " + budget +
                                     advice);
 }

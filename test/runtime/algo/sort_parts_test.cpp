@@ -153,6 +153,53 @@ TEST(SortMultiwayMerge, SequentialAndParallelForManyFanIns) {
   }
 }
 
+// Elements equal under the order but not alike (a key and where the element came from):
+// by a comparison only, and by a prefix key that does not decide them.
+struct tagged {
+  std::uint32_t key, from;
+};
+struct tagged_by_comparison {
+  bool operator()(const tagged& a, const tagged& b) const { return a.key < b.key; }
+  static tagged min_value() { return {0, 0}; }
+  static tagged max_value() { return {UINT32_MAX, UINT32_MAX}; }
+};
+struct tagged_by_prefix : tagged_by_comparison {
+  using key_type = std::uint16_t;
+  static key_type key(const tagged& t) { return static_cast<std::uint16_t>(t.key >> 16); }
+  static constexpr bool key_is_total = false;
+};
+
+template <class Cmp> void check_stable_merge(unsigned threads) {
+  std::mt19937_64 rng(threads);
+  std::vector<std::vector<tagged>> seqs(7);
+  std::vector<flow::algo::segment<tagged>> segs;
+  std::vector<tagged> ref;
+  for (std::uint32_t s = 0; s < seqs.size(); ++s) {
+    for (std::uint32_t i = 0; i < 2000 + 300 * s; ++i) seqs[s].push_back({static_cast<std::uint32_t>(rng() % 50) << 16, s << 16 | i});
+    std::stable_sort(seqs[s].begin(), seqs[s].end(), Cmp());
+    segs.push_back({seqs[s].data(), seqs[s].data() + seqs[s].size()});
+    ref.insert(ref.end(), seqs[s].begin(), seqs[s].end());
+  }
+  std::stable_sort(ref.begin(), ref.end(), Cmp()); // equal elements in segment order
+  std::vector<tagged> out(ref.size());
+  flow::algo::thread_team team(threads);
+  flow::algo::parallel_merge<tagged, Cmp>(segs, out.data(), Cmp(), team, 0);
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    ASSERT_EQ(out[i].key, ref[i].key) << i;
+    ASSERT_EQ(out[i].from, ref[i].from) << i;
+  }
+}
+
+// Equal elements come in segment order on any number of threads, so that a combining
+// merge folds them in the same order (a float sum's bits) at every --threads.
+TEST(SortMultiwayMerge, EqualElementsInSegmentOrderOnEveryThreadCount) {
+  for (unsigned threads : {1u, 2u, 3u, 4u}) {
+    SCOPED_TRACE("threads=" + std::to_string(threads));
+    check_stable_merge<tagged_by_comparison>(threads);
+    check_stable_merge<tagged_by_prefix>(threads);
+  }
+}
+
 TEST(SortMultiwayMerge, KeysAtTheMaximumAreNotMistakenForExhaustedSegments) {
   std::vector<std::vector<std::uint64_t>> seqs = {{1, UINT64_MAX, UINT64_MAX}, {UINT64_MAX}, {}, {0, UINT64_MAX}};
   check_merge<k64>(seqs, 1);

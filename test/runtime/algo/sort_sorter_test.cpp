@@ -700,7 +700,7 @@ template <std::size_t N, class Order> void sort_at_least_budgets(std::size_t blo
   std::vector<memory_node> nodes(2);
   nodes[0] = {.role = memory_role::sort_runs, .phase = 1, .elements = 0, .element_bytes = N, .keyed = keyed, .partner = 1};
   nodes[1] = {.role = memory_role::sort_merge, .phase = 2, .elements = 0, .element_bytes = N, .keyed = keyed, .partner = 0};
-  const flow::plan::memory_planner planner(nodes, 64 << 20, block, threads);
+  const flow::plan::memory_planner planner(nodes, 64 << 20, block);
   const std::size_t run_memory = planner.minimum(nodes[0]), merge_memory = planner.minimum(nodes[1]);
   const auto rf = flow::plan::run_formation(planner.setup(nodes[0]), run_memory);
   // enough runs that their descriptions outgrow the reserve, and what the merge takes,

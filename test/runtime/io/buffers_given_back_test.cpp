@@ -149,7 +149,7 @@ TEST(BuffersGivenBack, AMergePlannedInMemoryKeepsRoomForRuns) {
   std::vector<memory_node> nodes(2);
   nodes[0] = {memory_role::sort_runs, 1, {}, 100, 8, true, 1};
   nodes[1] = {memory_role::sort_merge, 2, {}, 100, 8, true, 0};
-  plan::memory_planner planner(nodes, 64 << 20, 1 << 20, 2);
+  plan::memory_planner planner(nodes, 64 << 20, 1 << 20);
   ASSERT_FALSE(planner.assign());
   EXPECT_TRUE(nodes[1].in_memory);
   EXPECT_GE(nodes[1].memory, planner.minimum(nodes[1]) + 2 * (1 << 20));

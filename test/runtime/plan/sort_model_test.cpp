@@ -22,7 +22,7 @@ namespace {
 using flow::plan::sort_setup;
 
 TEST(SortModel, RunFormationAndFanInByHand) {
-  const sort_setup edges{.element_bytes = 16, .keyed = true, .block_bytes = 2 << 20, .threads = 2};
+  const sort_setup edges{.element_bytes = 16, .keyed = true, .block_bytes = 2 << 20};
   // 1 GiB: a reserve of 64 MiB + 4 KiB and the metadata of the run being written (a
   // 16-byte first element and 512 bytes of write requests per block), three slots of 16
   // bytes per element in whole 2 MiB blocks: 159 blocks = 318 MiB per run.
@@ -32,7 +32,7 @@ TEST(SortModel, RunFormationAndFanInByHand) {
   EXPECT_EQ(rf.slot_bytes, 318ull << 20);
   EXPECT_EQ(rf.in_memory_elements(), 2 * rf.run_elements);
   // 100-byte records with a key: two slots, key pairs and half an element of write ring.
-  const sort_setup records{.element_bytes = 100, .keyed = true, .block_bytes = 0, .threads = 2};
+  const sort_setup records{.element_bytes = 100, .keyed = true, .block_bytes = 0};
   const auto r100 = flow::plan::run_formation(records, 256ull << 20);
   EXPECT_EQ(r100.slots, 2u);
   EXPECT_EQ(r100.geometry.bytes, 20 * 102400u); // lcm(100, 4096) = 102400, up to 2 MiB
@@ -64,7 +64,7 @@ TEST(SortModel, RunFormationFitsItsBudgetForAnyRecordAndBlock) {
   for (const std::uint64_t bytes : {4ull, 16ull, 100ull, 258ull, 1024ull, 2048ull}) {
     for (const std::uint64_t block : {4096ull, 65536ull, 0ull}) {
       for (const bool keyed : {false, true}) {
-        const sort_setup s{.element_bytes = bytes, .keyed = keyed, .block_bytes = block, .threads = 2};
+        const sort_setup s{.element_bytes = bytes, .keyed = keyed, .block_bytes = block};
         for (const std::uint64_t memory : {64ull << 10, 1ull << 20, 16ull << 20, 1ull << 30}) {
           const auto rf = flow::plan::run_formation(s, memory);
           if (rf.run_elements == 0) continue; // too small for a run: the planner asks for more
@@ -81,7 +81,7 @@ TEST(SortModel, RunFormationFitsItsBudgetForAnyRecordAndBlock) {
 }
 
 TEST(SortModel, InMemoryOnePassAndTwoPasses) {
-  const sort_setup edges{.element_bytes = 16, .keyed = true, .block_bytes = 2 << 20, .threads = 2};
+  const sort_setup edges{.element_bytes = 16, .keyed = true, .block_bytes = 2 << 20};
   const auto rf = flow::plan::run_formation(edges, 1ull << 30);
   auto in_memory = flow::plan::sort_estimate(edges, rf.in_memory_elements(), 1ull << 30, 1ull << 30);
   EXPECT_TRUE(in_memory.in_memory);
@@ -206,8 +206,7 @@ TEST(SortModel, GroupedPassesEqualRunByRun) {
   std::mt19937_64 rng(7);
   const std::uint64_t sizes[] = {8, 16, 24, 100};
   for (int i = 0; i < 3000; ++i) {
-    const sort_setup s{.element_bytes = sizes[rng() % 4], .keyed = rng() % 2 == 0, .block_bytes = 4096u << (rng() % 5),
-                       .threads = 2};
+    const sort_setup s{.element_bytes = sizes[rng() % 4], .keyed = rng() % 2 == 0, .block_bytes = 4096u << (rng() % 5)};
     const std::uint64_t run_memory = (256ull << 10) + rng() % (32ull << 20);
     const std::uint64_t merge_memory = (64ull << 10) + rng() % (8ull << 20);
     const auto rf = flow::plan::run_formation(s, run_memory);
@@ -229,7 +228,7 @@ TEST(SortModel, GroupedPassesEqualRunByRun) {
 // Up to 2^63 elements a sort plans at once, whatever the budget; bytes past 2^64 - 1
 // saturate instead of wrapping.
 TEST(SortModel, HugeCountsPlanInClosedForm) {
-  const sort_setup s{.element_bytes = 64, .keyed = true, .block_bytes = 0, .threads = 2};
+  const sort_setup s{.element_bytes = 64, .keyed = true, .block_bytes = 0};
   const auto start = std::chrono::steady_clock::now();
   for (const std::uint64_t n : {std::uint64_t{1'000'000'000'000'000}, std::uint64_t{1'000'000'000'000'000'000},
                                 flow::plan::max_elements}) {
@@ -262,7 +261,7 @@ TEST(MemoryPlan, HugeCountsPlanOrAreRejected) {
          .keyed = false, .partner = -1, .memory = 0, .in_memory = false, .runs = 0},
     };
     // 1 GiB cannot hold the first element of every block of their runs: refused at once.
-    flow::plan::memory_planner planner(nodes, 1ull << 30, 1ull << 20, 2);
+    flow::plan::memory_planner planner(nodes, 1ull << 30, 1ull << 20);
     const auto shortfall = planner.assign();
     EXPECT_TRUE(shortfall.has_value());
     EXPECT_GT(shortfall ? shortfall->needed : 0, 1ull << 30);

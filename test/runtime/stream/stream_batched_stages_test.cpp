@@ -3,10 +3,11 @@
 // and counts, across sizes that end on, just before and just after a chunk, a share and
 // one or two batches; the first error in input order, with the elements before it
 // emitted; a stop that drops the rest of a batch and its error; its memory as the plan
-// computes it. And a for stage's stretch, which puts out any number of elements per
+// computes it, the same at any thread count. And a for stage's stretch, which puts out any number of elements per
 // input: the same, where inputs put out far more than their room (chunks that overflow,
 // finished on the calling thread), none, or more than a chunk's room alone; and folded by
 // a key, what its outputs combine to.
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -74,7 +75,7 @@ std::string feed(Batches& b, std::uint64_t n, Emit&& emit, Stopped&& stopped) {
 
 result batched(unsigned threads, std::uint64_t n, std::uint64_t poison, std::uint64_t stop_after = UINT64_MAX) {
   result r;
-  const std::uint64_t memory = flow::plan::stage_batch_bytes(threads, sizeof(std::uint64_t) + sizeof(word), kBlock);
+  const std::uint64_t memory = flow::plan::stage_batch_bytes(sizeof(std::uint64_t) + sizeof(word), kBlock);
   flow::stream::batched_stages<std::uint64_t, word, stretch> b(threads, memory, 1, stretch{poison});
   r.error = feed(b, n, [&](const word& w) { r.words.push_back(w); }, [&] { return r.words.size() >= stop_after; });
   r.mapped = b.counted(0);
@@ -93,10 +94,16 @@ void expect_same(const result& want, const result& got, bool counts) {
   }
 }
 
+// A thread's share of a batch at `threads` (batched_stages divides the plan's memory,
+// the same at any thread count, among them; at one thread the batch sizes of two).
+std::uint64_t share_at(unsigned threads, std::uint64_t element_bytes, std::uint64_t room = 1) {
+  return flow::plan::stage_batch_bytes(element_bytes, kBlock, room) / 2 / std::max(threads, 2u) / element_bytes;
+}
+
 TEST(BatchedStages, SameElementsInTheSameOrderAtAnyThreadCount) {
-  const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + sizeof(word), kBlock);
   for (unsigned threads : {1u, 2u, 3u, 8u})
-    for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, share / 4 - 1, share / 4 + 1, share - 1, share, share + 1,
+    for (const std::uint64_t share = share_at(threads, sizeof(std::uint64_t) + sizeof(word));
+         std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, share / 4 - 1, share / 4 + 1, share - 1, share, share + 1,
                             share * threads, share * threads + 1, 2 * share * threads - 1,
                             2 * share * threads, 2 * share * threads + 1, 5 * share * threads + 7}) {
       SCOPED_TRACE("threads " + std::to_string(threads) + ", n " + std::to_string(n));
@@ -105,9 +112,9 @@ TEST(BatchedStages, SameElementsInTheSameOrderAtAnyThreadCount) {
 }
 
 TEST(BatchedStages, TheFirstErrorInInputOrderAfterTheElementsBeforeIt) {
-  const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + sizeof(word), kBlock);
   for (unsigned threads : {1u, 2u, 3u, 8u})
-    for (std::uint64_t poison : {std::uint64_t{0}, share / 4, share - 1, share, 3 * share * threads + 5}) {
+    for (const std::uint64_t share = share_at(threads, sizeof(std::uint64_t) + sizeof(word));
+         std::uint64_t poison : {std::uint64_t{0}, share / 4, share - 1, share, 3 * share * threads + 5}) {
       SCOPED_TRACE("threads " + std::to_string(threads) + ", poison " + std::to_string(poison));
       const result want = one_by_one(4 * share * threads, poison);
       ASSERT_EQ(want.error, "bad value " + std::to_string(poison));
@@ -116,8 +123,8 @@ TEST(BatchedStages, TheFirstErrorInInputOrderAfterTheElementsBeforeIt) {
 }
 
 TEST(BatchedStages, AStopDropsTheRestOfTheBatchAndItsError) {
-  const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + sizeof(word), kBlock);
   for (unsigned threads : {1u, 2u, 3u, 8u}) {
+    const std::uint64_t share = share_at(threads, sizeof(std::uint64_t) + sizeof(word));
     SCOPED_TRACE("threads " + std::to_string(threads));
     // The downstream loop stops after 10 elements; the input that fails comes later in the
     // same batch, so one thread never computes it.
@@ -135,7 +142,7 @@ TEST(BatchedStages, BoolElements) {
   };
   for (unsigned threads : {1u, 2u, 3u}) {
     flow::stream::batched_stages<bool, bool, decltype(keep_true)> b(
-        threads, flow::plan::stage_batch_bytes(threads, 2, kBlock), 0, keep_true);
+        threads, flow::plan::stage_batch_bytes(2, kBlock), 0, keep_true);
     std::uint64_t kept = 0;
     auto emit = [&](const bool& x) { kept += x ? 1 : 100; };
     auto never = [] { return false; };
@@ -182,7 +189,7 @@ result split_one_by_one(std::uint64_t n, splitter s, std::uint64_t stop_after = 
 result split_batched(unsigned threads, std::uint64_t n, splitter s, std::uint64_t stop_after = UINT64_MAX) {
   result r;
   constexpr std::size_t room = 4;
-  const std::uint64_t memory = flow::plan::stage_batch_bytes(threads, sizeof(std::uint64_t) + room * sizeof(word), kBlock);
+  const std::uint64_t memory = flow::plan::stage_batch_bytes(sizeof(std::uint64_t) + room * sizeof(word), kBlock);
   flow::stream::batched_stages<std::uint64_t, word, splitter> b(threads, memory, 0, s, room);
   // as a downstream loop's lambda does: nothing more once it has stopped (on one thread
   // the stage puts out the rest of the element it is in)
@@ -194,9 +201,12 @@ result split_batched(unsigned threads, std::uint64_t n, splitter s, std::uint64_
 }
 
 TEST(BatchedStages, AForStageThatPutsOutAnyNumberPerInput) {
-  const std::uint64_t share = flow::plan::stage_batch_share(sizeof(std::uint64_t) + 4 * sizeof(word), kBlock);
+  // a burst within, about and above a chunk's room (5 × most: above it at 2 threads too,
+  // whose chunks have eight times the room of 8 threads')
+  const std::uint64_t most = flow::plan::stage_batch_share(sizeof(std::uint64_t) + 4 * sizeof(word), kBlock, 4);
   for (unsigned threads : {1u, 2u, 3u, 8u})
-    for (std::uint64_t burst : {std::uint64_t{3}, share, 20 * share}) // a burst within, about and far above a chunk's room
+    for (const std::uint64_t share = share_at(threads, sizeof(std::uint64_t) + 4 * sizeof(word), 4);
+         std::uint64_t burst : {std::uint64_t{3}, most, 5 * most})
       for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, share - 1, share * threads + 1, std::uint64_t{9001}}) {
         SCOPED_TRACE("threads " + std::to_string(threads) + ", burst " + std::to_string(burst) + ", n " +
                      std::to_string(n));
@@ -254,7 +264,7 @@ keyed fold_batched(unsigned threads, std::uint64_t n, splitter s, std::uint64_t*
   auto keyed_stage = [s](const std::uint64_t& x, std::uint64_t position, auto&& out, std::uint64_t* counted) {
     s(x, position, [&](const word& w) { out(keyed_word(w)); }, counted);
   };
-  const std::uint64_t memory = flow::plan::stage_batch_bytes(threads, sizeof(std::uint64_t) + room * sizeof(word), kBlock);
+  const std::uint64_t memory = flow::plan::stage_batch_bytes(sizeof(std::uint64_t) + room * sizeof(word), kBlock);
   flow::stream::batched_stages<std::uint64_t, word, decltype(keyed_stage)> b(threads, memory, 0, keyed_stage, room,
                                                                              flow::stream::folds_outputs);
   const auto fold = flow::stream::folded_by([](const word& w) { return w.value * 0x9E3779B97F4A7C15ull; },
@@ -291,17 +301,16 @@ TEST(BatchedStages, OutputsFoldedByAKeyCombineToWhatTheUnfoldedGive) {
       }
 }
 
-TEST(BatchedStages, MemoryIsWhatThePlanGivesAndNoneOnOneThread) {
-  EXPECT_EQ(flow::plan::stage_batch_bytes(1, 24, kBlock), 0u);
+TEST(BatchedStages, MemoryIsWhatThePlanGivesTheSameAtAnyThreadCount) {
   EXPECT_EQ(flow::plan::stage_batch_share(24, kBlock), (128u << 10) / 24);
-  EXPECT_EQ(flow::plan::stage_batch_bytes(4, 24, kBlock), 2 * 4 * ((128u << 10) / 24) * 24); // two batches
+  EXPECT_EQ(flow::plan::stage_batch_bytes(24, kBlock), 2 * 4 * ((128u << 10) / 24) * 24); // two batches of 4 shares
   EXPECT_EQ(flow::plan::stage_batch_share(24, 16u << 10), (16u << 10) / 24);                // a small block: small batches
   EXPECT_EQ(flow::plan::stage_batch_share(1u << 20, kBlock), 32u); // large elements: still a batch worth waking threads for
   EXPECT_EQ(flow::plan::stage_batch_share(1, kBlock), 8192u);
   // a for stage's (room for 4 outputs an input): up to 1 MiB a share, still at most a block
   EXPECT_EQ(flow::plan::stage_batch_share(352, kBlock, 4), (1u << 20) / 352);
   EXPECT_EQ(flow::plan::stage_batch_share(352, 16u << 10, 4), 46u);
-  EXPECT_EQ(flow::plan::stage_batch_bytes(2, 352, kBlock, 4), 2 * 2 * ((1u << 20) / 352) * 352);
+  EXPECT_EQ(flow::plan::stage_batch_bytes(352, kBlock, 4), 2 * 4 * ((1u << 20) / 352) * 352);
 }
 
 } // namespace

@@ -561,7 +561,7 @@ TEST(ReduceHashPartitioned, FloatSumsAreTheSameBitsAtEveryThreadCount) {
 // ---- the plan model ------------------------------------------------------------------------
 
 TEST(ReduceModel, CombiningShrinksTheSortAndTheHashTableSaysWhatFits) {
-  const flow::plan::sort_setup s{.element_bytes = 16, .keyed = true, .block_bytes = 4096, .threads = 2};
+  const flow::plan::sort_setup s{.element_bytes = 16, .keyed = true, .block_bytes = 4096};
   const std::uint64_t n = 100'000'000, memory = 64 << 20;
   const auto plain = flow::plan::sort_estimate(s, n, memory, memory);
   const auto all = flow::plan::reduce_estimate(s, n, n, memory, memory);

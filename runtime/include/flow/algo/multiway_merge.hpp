@@ -60,7 +60,7 @@ T* merge2(const T* a, const T* ae, const T* b, const T* be, T* out, const Less& 
 // two players is one 128-bit compare and the replay is branch-free. Exhausted players get
 // the largest key and a flag bit above the segment number, so they lose every game even
 // against real keys equal to UINT64_MAX. For non-total keys, equal keys are decided by the
-// full order (a rare, predictable branch).
+// full order (a rare, predictable branch), and equal elements by the segment number.
 template <class T, class Cmp>
 T* merge_keyed(std::span<const segment<T>> segs, T* out, std::size_t total, const Cmp& cmp) {
   using K = key64<Cmp, T>;
@@ -86,7 +86,7 @@ T* merge_keyed(std::span<const segment<T>> segs, T* out, std::size_t total, cons
       bool r = a < b;
       if ((a >> 32) == (b >> 32)) {
         const auto sa = static_cast<std::uint32_t>(a), sb = static_cast<std::uint32_t>(b);
-        if (!((sa | sb) & exhausted_flag)) r = less(*cur[sa], *cur[sb]);
+        if (!((sa | sb) & exhausted_flag)) r = less(*cur[sa], *cur[sb]) || (sa < sb && !less(*cur[sb], *cur[sa]));
       }
       return r;
     }
@@ -120,7 +120,8 @@ T* merge_keyed(std::span<const segment<T>> segs, T* out, std::size_t total, cons
   return out;
 }
 
-// Loser tree of element pointers under the order (any T, any Cmp).
+// Loser tree of element pointers under the order (any T, any Cmp); equal elements are
+// taken by segment number.
 template <class T, class Less>
 T* merge_generic(std::span<const segment<T>> segs, T* out, std::size_t total, const Less& less) {
   struct node {
@@ -134,7 +135,7 @@ T* merge_generic(std::span<const segment<T>> segs, T* out, std::size_t total, co
   std::vector<const T*> end(leaves, nullptr);
   std::vector<node> tree(leaves);
   auto beats = [&](const node& a, const node& b) {
-    return !a.exhausted && (b.exhausted || less(*a.p, *b.p));
+    return !a.exhausted && (b.exhausted || less(*a.p, *b.p) || (a.seg < b.seg && !less(*b.p, *a.p)));
   };
   std::vector<node> win(2 * leaves);
   for (std::size_t s = 0; s < leaves; ++s) {
@@ -159,8 +160,10 @@ T* merge_generic(std::span<const segment<T>> segs, T* out, std::size_t total, co
 } // namespace detail
 
 /// Merges all elements of the sorted segments into `out` (which must not overlap them);
-/// returns the end of the output. The order of equal elements is deterministic (it
-/// depends only on the input), not necessarily by segment.
+/// returns the end of the output. Equal elements come in segment order (stable), as
+/// multiway_split takes them: a merge cut into parts on several threads puts out what
+/// one thread does, and a combining merge folds equal elements in the same order — a
+/// float sum's bits — at every thread count.
 template <class T, class Cmp>
 T* merge_segments(std::span<const segment<T>> segs, T* out, const Cmp& cmp) {
   std::size_t total = 0, nonempty = 0;

@@ -57,8 +57,7 @@ using run_formation_plan = plan::run_formation_shape;
 /// What the shared sort model needs to know of T, Cmp and the options.
 template <class T, class Cmp> plan::sort_setup sort_setup_of(const sort_options& opt) {
   static_assert(sizeof(key_index) == plan::key_index_bytes);
-  return {.element_bytes = sizeof(T), .keyed = run_sort_traits<T, Cmp>::keyed, .block_bytes = opt.block_bytes,
-          .threads = opt.thread_count()};
+  return {.element_bytes = sizeof(T), .keyed = run_sort_traits<T, Cmp>::keyed, .block_bytes = opt.block_bytes};
 }
 
 /// Run formation's division of `memory_bytes`; throws std::invalid_argument if it holds

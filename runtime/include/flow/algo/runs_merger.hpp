@@ -118,11 +118,12 @@ public:
     for (std::size_t i = 0; i < active_.size(); ++i) segs[i] = {active_[i].pos, active_[i].pos + counts_[i]};
     // While the merge mostly waits for the disk, a second merging thread only takes CPU
     // time from the I/O path: merge on one thread while recent batches waited longer than
-    // they merged, on all threads again once waits are under an eighth of merging.
+    // they merged, on all threads again once waits are under an eighth of merging — at
+    // most the merge_threads its arrays are planned for.
     wait_avg_ = 0.8 * wait_avg_ + 0.2 * (timings_.read_wait - waited_before);
     if (single_thread_ ? wait_avg_ < merge_avg_ / 8 : wait_avg_ > merge_avg_) single_thread_ = !single_thread_;
     const auto t = std::chrono::steady_clock::now();
-    parallel_merge<T, Cmp>(segs, out, cmp_, team_, 4096, single_thread_ ? 1u : 0u);
+    parallel_merge<T, Cmp>(segs, out, cmp_, team_, 4096, single_thread_ ? 1u : plan::merge_threads(g_));
     const double merged = detail::seconds_since(t);
     merge_avg_ = 0.8 * merge_avg_ + 0.2 * merged;
     timings_.merge += merged;
@@ -271,8 +272,8 @@ private:
 using merge_plan = plan::merge_shape;
 
 template <class T>
-merge_plan plan_merge(std::size_t memory_bytes, const block_geometry& g, std::size_t metadata_bytes, unsigned threads) {
-  return plan::merge({.element_bytes = sizeof(T), .threads = threads}, g, memory_bytes, metadata_bytes);
+merge_plan plan_merge(std::size_t memory_bytes, const block_geometry& g, std::size_t metadata_bytes) {
+  return plan::merge({.element_bytes = sizeof(T)}, g, memory_bytes, metadata_bytes);
 }
 
 template <class T, class Cmp, class Combine = no_combine>
@@ -454,7 +455,7 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
   // it finishes within its budget. (Checked again after the last run is written out from
   // memory: that adds a run and its firsts.)
   const auto spill_firsts_if_short = [&] {
-    const merge_plan p = plan_merge<T>(memory_bytes, buffer_geometry(), meta, team_->size());
+    const merge_plan p = plan_merge<T>(memory_bytes, buffer_geometry(), meta);
     const std::size_t n = runs_.run_count() + runs_.memory_sequences().size();
     bool in_memory = false;
     for (const auto& r : runs_.runs()) in_memory = in_memory || r.firsts.size() > 0;
@@ -468,7 +469,7 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
   if (const std::size_t held = runs_.memory_bytes(); held > 0) {
     // The last run was kept in memory: merge it from there if the rest of the budget
     // still takes every disk run in one pass, else write it out as a run first.
-    const merge_plan p = plan_merge<T>(memory_bytes > held ? memory_bytes - held : 0, buffer, meta, team_->size());
+    const merge_plan p = plan_merge<T>(memory_bytes > held ? memory_bytes - held : 0, buffer, meta);
     if (p.fan_in >= runs_.run_count()) {
       plan_ = p;
       for (const auto& q : runs_.memory_sequences()) memory_segments_.push_back({q.data(), q.data() + q.size()});
@@ -479,7 +480,7 @@ runs_merger<T, Cmp, Combine>::runs_merger(sorted_runs<T> input, std::size_t memo
       buffer = buffer_geometry();
     }
   }
-  if (memory_segments_.empty()) plan_ = plan_merge<T>(memory_bytes, buffer, meta, team_->size());
+  if (memory_segments_.empty()) plan_ = plan_merge<T>(memory_bytes, buffer, meta);
   if (plan_.fan_in < 2 && runs_.run_count() > 1) {
     throw std::invalid_argument(
         "flow: merging " + std::to_string(runs_.run_count()) + " sorted runs of " +

@@ -38,7 +38,7 @@ enum class memory_role {
   reserved,   ///< an in-memory array: elements × element_bytes in every phase it lives in
   cache,      ///< the block cache of v[i]: at least two blocks, up to the vector (elements)
   batches,    ///< a stretch of maps and filters on the program's threads: its batch buffers
-              ///< (stage_batch_bytes; element_bytes: an element in plus one out), none on one thread
+              ///< (stage_batch_bytes; element_bytes: an element in plus one out), the same at any thread count
 };
 /// The role as C++ names it ("sort_runs"): generated programs write their memory plan with it.
 const char* name(memory_role role);
@@ -114,12 +114,20 @@ inline constexpr std::uint64_t stage_batch_share(std::uint64_t element_bytes, st
   const std::uint64_t k = bytes / (element_bytes > 0 ? element_bytes : 1);
   return k < 32 ? 32 : k > 8192 ? 8192 : k;
 }
-/// Its buffers: two batches of inputs and outputs; nothing on one thread, where the
-/// stretch runs element by element.
-inline constexpr std::uint64_t stage_batch_bytes(unsigned threads, std::uint64_t element_bytes, std::uint64_t block_bytes,
+/// The threads a stretch's batches are planned for, whatever `--threads` is: at more
+/// threads each thread's share of a batch is smaller, at fewer larger (batched_stages
+/// divides what it is given), at one the stretch runs element by element and leaves
+/// them unused. So the memory split of a program — the budget of a reduce beside the
+/// stretch, and so the elements where its table spills and the bits of a float sum — is
+/// the same at every thread count (docs/language.md, "Threads"). Four: a share is twice
+/// its most at two threads, a quarter of it at 16, and a small budget (whose blocks are
+/// small) keeps most of itself for the rest.
+inline constexpr unsigned stage_batch_planned_threads = 4;
+/// Its buffers: two batches of inputs and outputs, stage_batch_planned_threads shares each.
+inline constexpr std::uint64_t stage_batch_bytes(std::uint64_t element_bytes, std::uint64_t block_bytes,
                                                  std::uint64_t outputs_per_input = 1) noexcept {
-  if (threads <= 1) return 0;
-  return sat_mul(sat_mul(2 * std::uint64_t{threads}, stage_batch_share(element_bytes, block_bytes, outputs_per_input)),
+  return sat_mul(sat_mul(2 * std::uint64_t{stage_batch_planned_threads},
+                         stage_batch_share(element_bytes, block_bytes, outputs_per_input)),
                  element_bytes);
 }
 
@@ -194,11 +202,15 @@ private:
 
 class memory_planner {
 public:
-  memory_planner(std::vector<memory_node>& nodes, std::uint64_t memory, std::uint64_t block, unsigned threads)
-      : nodes_(nodes), memory_(memory), block_(block), threads_(threads) {}
+  /// No thread count: every buffer that threads share is planned for a fixed number of
+  /// them (a stretch's batches, a merge's arrays: stage_batch_planned_threads,
+  /// merge_threads), so the plan — what each node gets, where a reduce's table spills,
+  /// the bits of its float sums — is the same at every `--threads`.
+  memory_planner(std::vector<memory_node>& nodes, std::uint64_t memory, std::uint64_t block)
+      : nodes_(nodes), memory_(memory), block_(block) {}
 
   sort_setup setup(const memory_node& n) const {
-    return {.element_bytes = n.element_bytes, .keyed = n.keyed, .block_bytes = block_, .threads = threads_};
+    return {.element_bytes = n.element_bytes, .keyed = n.keyed, .block_bytes = block_};
   }
   /// The node's count, whole; at most max_elements (assign() rejects larger ones).
   static std::uint64_t elements(const memory_node& n) {
@@ -267,7 +279,8 @@ private:
     return std::min(sat_mul(16, block_), memory_ / 8 / block_ * block_);
   }
   std::uint64_t spare_merge(const memory_node& merge) const {
-    return sat_add(minimum(merge), sat_mul(2, sat_add(block_, merge_buffer_overhead(threads_))));
+    const sort_geometry g = sort_block(setup(merge), memory_);
+    return sat_add(minimum(merge), sat_mul(2, sat_add(block_, merge_buffer_overhead(merge_threads(g)))));
   }
   static std::uint64_t in_memory_bytes(double bytes) { // the data and its reserve
     const auto b = bytes < 0x1p64 ? static_cast<std::uint64_t>(std::max(0.0, bytes)) : saturated;
@@ -277,7 +290,6 @@ private:
 
   std::vector<memory_node>& nodes_;
   std::uint64_t memory_, block_;
-  unsigned threads_;
 };
 
 /// The least budget above `memory` whose plan of `nodes` fits every phase, each budget M
@@ -292,6 +304,6 @@ private:
 /// ranges it may not hold: larger blocks need more, so a budget past a block change can
 /// fail where one just below it fits.)
 std::uint64_t least_budget(const std::vector<memory_node>& nodes, std::uint64_t memory,
-                           std::optional<std::uint64_t> fixed_block, unsigned threads);
+                           std::optional<std::uint64_t> fixed_block);
 
 } // namespace flow::plan

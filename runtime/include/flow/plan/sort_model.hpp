@@ -37,7 +37,6 @@ struct sort_setup {
   /// indirectly: (key, index) pairs are sorted, then the elements gathered.
   bool keyed = true;
   std::uint64_t block_bytes = 0; ///< requested block size; 0: chosen from the budget
-  unsigned threads = 2;          ///< threads merging (each keeps per-buffer arrays)
 
   bool indirect() const noexcept { return keyed && element_bytes > 32; }
 };
@@ -117,6 +116,12 @@ std::uint64_t runs_a_merge_takes(const sort_setup& s, const sort_geometry& g, st
 /// Heap bytes per block buffer of a merge besides the buffer itself: its read request,
 /// queue entries, and its share of the merge kernels' per-segment arrays on every thread.
 std::uint64_t merge_buffer_overhead(unsigned threads);
+/// The threads a merge of buffers of `g` merges on at most, whatever `--threads` is:
+/// their arrays are planned for that many, so that the merge's fan-in — and so which
+/// runs a combining merge folds first, and the bits of a float sum — is the same at
+/// every thread count. Two: each more thread would cost a merge of 4 KiB blocks a
+/// fiftieth of its buffers (a merge mostly waits for the disk: docs/runtime.md).
+unsigned merge_threads(const sort_geometry& g);
 
 /// How a merge divides its budget: the runs' metadata, an output buffer (1/16, 1 to 4
 /// blocks), then block buffers; 1/8 of them (1 to 16) read ahead, one per run for the rest.

@@ -17,7 +17,8 @@
 //   b.finish(emit, stopped);
 //
 // On one thread each element goes through `stages` as it comes, straight to `emit`. On
-// more, push() gathers a batch — plan::stage_batch_share elements for each thread — and
+// more, push() gathers a batch — half its memory, a share for each thread (the plan
+// gives it plan::stage_batch_planned_threads shares a batch at any thread count) — and
 // the batch is cut into chunks that the threads take one after another, each into its
 // own part of the batch's output buffer. Two batches take turns: while the helper threads
 // compute one, the calling thread hands the previous one's outputs to `emit`, chunk by
@@ -81,7 +82,7 @@ inline constexpr bool folds_outputs = true;
 
 template <class In, class Out, class Stages> class batched_stages {
 public:
-  /// `memory_bytes`: what the plan gives it (plan::stage_batch_bytes for `threads`, its
+  /// `memory_bytes`: what the plan gives it (plan::stage_batch_bytes of its
   /// element bytes sizeof(In) + outputs_per_input * sizeof(Out)); `counted_stages`: how
   /// many counts `stages` keeps (its stages before the last); `outputs_per_input`: the
   /// room for outputs each input has (1: a map and filter stretch, which puts out at most
