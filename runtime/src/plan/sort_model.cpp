@@ -88,7 +88,9 @@ std::uint64_t runs_a_merge_takes(const sort_setup& s, const sort_geometry& g, st
 
 std::uint64_t merge_buffer_overhead(unsigned threads) { return 384 + 96 * std::uint64_t{threads}; }
 
-unsigned merge_threads(const sort_geometry&) { return 2; }
+unsigned merge_threads(const sort_geometry& g) {
+  return static_cast<unsigned>(std::clamp<std::uint64_t>(g.bytes / (64 << 10), 2, 64));
+}
 
 merge_shape merge(const sort_setup& s, const sort_geometry& g, std::uint64_t memory,
                   std::uint64_t metadata_bytes) {

@@ -119,8 +119,9 @@ std::uint64_t merge_buffer_overhead(unsigned threads);
 /// The threads a merge of buffers of `g` merges on at most, whatever `--threads` is:
 /// their arrays are planned for that many, so that the merge's fan-in — and so which
 /// runs a combining merge folds first, and the bits of a float sum — is the same at
-/// every thread count. Two: each more thread would cost a merge of 4 KiB blocks a
-/// fiftieth of its buffers (a merge mostly waits for the disk: docs/runtime.md).
+/// every thread count. Two up to blocks of 128 KiB, then one per 64 KiB of block, at
+/// most 64: a thread's arrays cost 96 bytes a buffer, a fiftieth of a 4 KiB block but
+/// under a six-hundredth of a 64 KiB one, and large blocks are a large budget's.
 unsigned merge_threads(const sort_geometry& g);
 
 /// How a merge divides its budget: the runs' metadata, an output buffer (1/16, 1 to 4
