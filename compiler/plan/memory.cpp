@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <stdexcept>
 #include <optional>
-#include <thread>
 
 namespace flow::plan {
 
