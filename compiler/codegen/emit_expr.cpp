@@ -288,12 +288,19 @@ std::string Generator::call(const CallExpr& e) {
     return leftToRight(operands, [&](const std::vector<std::string>& a) {
       return std::string("flow::script::") + ast::info(*e.builtin).name + "(" + a[0] + ", " + a[1] + ")";
     });
-  case ast::Builtin::Str: return T + "::from(flow::script::show(" + expr(*e.args[0]) + "), " + where(e.loc) + ")";
+  case ast::Builtin::Str: return formatStr(T, where(e.loc), {expr(*e.args[0])});
   case ast::Builtin::Count:
   case ast::Builtin::Sum: break;
   }
   throw std::logic_error("codegen: an aggregate with no plan node at " + std::to_string(e.loc.line) + ":" +
                          std::to_string(e.loc.column));
+}
+
+std::string Generator::formatStr(const std::string& strType, const std::string& where,
+                                 const std::vector<std::string>& pieces) {
+  std::string list;
+  for (const std::string& p : pieces) list += ", " + p;
+  return "flow::script::format_str<" + strType + "::capacity>(" + where + list + ")";
 }
 
 std::string Generator::stringLiteral(const StringLitExpr& e) {
@@ -305,12 +312,10 @@ std::string Generator::stringLiteral(const StringLitExpr& e) {
   for (const StringPart& part : e.literal.parts)
     if (part.expr) values.push_back(part.expr.get());
   return leftToRight(values, [&](const std::vector<std::string>& shown) {
-    std::string text;
+    std::vector<std::string> pieces;
     size_t k = 0;
-    for (const StringPart& part : e.literal.parts)
-      text += (text.empty() ? "std::string(" : " + ") +
-              (part.expr ? "flow::script::show(" + shown[k++] + ")" : quote(part.text)) + (text.empty() ? ")" : "");
-    return T + "::from(" + text + ", " + where(e.loc) + ")";
+    for (const StringPart& part : e.literal.parts) pieces.push_back(part.expr ? shown[k++] : quote(part.text));
+    return formatStr(T, where(e.loc), pieces);
   });
 }
 

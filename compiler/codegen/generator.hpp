@@ -94,6 +94,10 @@ public:
   std::string call(const ast::CallExpr& e);
   std::string strMethod(const ast::MethodCallExpr& e);
   std::string stringLiteral(const ast::StringLitExpr& e);
+  /// flow::script::format_str: the pieces (C++ expressions: literal text, strs, scalars)
+  /// as print shows them, written into one str of type strType.
+  static std::string formatStr(const std::string& strType, const std::string& where,
+                               const std::vector<std::string>& pieces);
   std::string method(const ast::MethodCallExpr& e);
   std::string recordInit(const ast::RecordInitExpr& e);
   /// The array or vector `a[i]` indexes (null for a fixed array value).

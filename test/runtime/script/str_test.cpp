@@ -230,14 +230,40 @@ TEST(StrHash, HashesTheBytesAndTheLengthAndIsTheOverloadHashPicks) {
 TEST(StrShow, PrintsTheBytesAndConvertsScalars) {
   EXPECT_EQ(show(S("a b\tc")), "a b\tc");
   EXPECT_EQ(show(S(std::string("a\0b", 3))), std::string("a\0b", 3));
-  EXPECT_EQ((to_str<30>(std::uint8_t{200}, "")).view(), "200");
-  EXPECT_EQ((to_str<30>(std::int64_t{-42}, "")).view(), "-42");
-  EXPECT_EQ((to_str<30>(true, "")).view(), "true");
-  EXPECT_EQ((to_str<30>(2.5, "")).view(), "2.5");
-  EXPECT_EQ((to_str<30>(0.1f, "")).view(), "0.1");
-  EXPECT_EQ((to_str<30>(S("x y"), "")).view(), "x y");
-  EXPECT_EQ(error_of([] { to_str<4>(std::uint64_t{123456}, "p.flow:2"); }),
+  EXPECT_EQ((format_str<30>("", std::uint8_t{200})).view(), "200");
+  EXPECT_EQ((format_str<30>("", std::int64_t{-42})).view(), "-42");
+  EXPECT_EQ((format_str<30>("", true)).view(), "true");
+  EXPECT_EQ((format_str<30>("", 2.5)).view(), "2.5");
+  EXPECT_EQ((format_str<30>("", 0.1f)).view(), "0.1");
+  EXPECT_EQ((format_str<30>("", S("x y"))).view(), "x y");
+  EXPECT_EQ(error_of([] { format_str<4>("p.flow:2", std::uint64_t{123456}); }),
             "p.flow:2: a string of 6 bytes is longer than the 4 bytes a str holds (it starts '123456'); "
+            "compile with flowc --max-str BYTES for longer strings");
+}
+
+// "{a}, {b}" is format_str of its pieces: what show() gives each, joined, up to exactly
+// the capacity (zero bytes past the length, as every str has), and one byte more is the
+// error that names the whole text's length.
+TEST(StrFormat, IsTheShownPiecesJoinedUpToTheCapacity) {
+  const std::uint64_t big = 1'234'567'890'123'456ULL; // 16 digits: longer than std::string's own buffer
+  const auto s = format_str<60>("", "n=", big, ", x=", -2.25, ", ok=", false, ", s=", S("ab"));
+  EXPECT_EQ(s.view(), "n=" + show(big) + ", x=" + show(-2.25) + ", ok=false, s=ab");
+  const auto whole = format_str<16>("", big);
+  EXPECT_EQ(whole.view(), "1234567890123456");
+  const auto nan = format_str<16>("", std::numeric_limits<double>::quiet_NaN(), " ",
+                                  -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(nan.view(), show(std::numeric_limits<double>::quiet_NaN()) + " " +
+                            show(-std::numeric_limits<float>::infinity()));
+  const auto part = format_str<8>("", "ab", std::uint8_t{7});
+  EXPECT_EQ(part.view(), "ab7");
+  EXPECT_EQ(part, str<8>::from("ab7", "")); // the same bytes past the length: zero
+  EXPECT_EQ(hash(part), hash(str<8>::from("ab7", "")));
+  EXPECT_EQ((format_str<8>("", "")).view(), "");
+  EXPECT_EQ(error_of([] { format_str<8>("p.flow:3", "abcdef", std::int16_t{-100}); }),
+            "p.flow:3: a string of 10 bytes is longer than the 8 bytes a str holds (it starts 'abcdef-100'); "
+            "compile with flowc --max-str BYTES for longer strings");
+  EXPECT_EQ(error_of([] { format_str<8>("p.flow:4", "abcdefgh", S("x")); }),
+            "p.flow:4: a string of 9 bytes is longer than the 8 bytes a str holds (it starts 'abcdefghx'); "
             "compile with flowc --max-str BYTES for longer strings");
 }
 

@@ -9,6 +9,7 @@
 // past the length are always zero, so equal strings have equal bytes.
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -111,6 +112,10 @@ struct str_access {
     return r;
   }
   template <std::size_t Cap> static char* bytes(str<Cap>& s) noexcept { return s.bytes_; }
+  /// Sets the length of bytes written at bytes(s); the bytes past n must be zero.
+  template <std::size_t Cap> static void set_size(str<Cap>& s, std::size_t n) noexcept {
+    s.len_ = static_cast<std::uint16_t>(n);
+  }
   /// The length as stored: Cap + 1 for the sentinel, which size() clamps.
   template <std::size_t Cap> static std::size_t stored_length(const str<Cap>& s) noexcept { return s.len_; }
 };
@@ -295,10 +300,49 @@ template <std::size_t Cap> std::uint64_t key_length(const str<Cap>& s) noexcept 
   return detail::str_access::stored_length(s);
 }
 
-/// str(x): a scalar as print shows it, or a str as it is.
-template <std::size_t Cap, class T> str<Cap> to_str(const T& x, const char* where) {
-  if constexpr (std::is_same_v<T, str<Cap>>) return x;
-  else return str<Cap>::from(show(x), where);
+namespace detail {
+template <class T> constexpr bool is_str_v = false;
+template <std::size_t Cap> constexpr bool is_str_v<str<Cap>> = true;
+
+/// Writes x as print shows it (show()) at out[n, cap) and moves n past it; false when it
+/// does not fit (what was written past n is then garbage). No std::string: a 16-digit
+/// number is longer than its small-string buffer, and str(x) ran malloc per element.
+template <class T> bool append_shown(char* out, std::size_t cap, std::size_t& n, const T& x) noexcept {
+  if constexpr (is_str_v<T> || std::is_convertible_v<const T&, std::string_view>) {
+    const std::string_view v = [&] {
+      if constexpr (is_str_v<T>) return x.view();
+      else return std::string_view(x);
+    }();
+    if (v.size() > cap - n) return false;
+    if (!v.empty()) std::memcpy(out + n, v.data(), v.size());
+    n += v.size();
+    return true;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return append_shown(out, cap, n, std::string_view(x ? "true" : "false"));
+  } else {
+    std::to_chars_result r;
+    if constexpr (std::is_integral_v<T>) r = std::to_chars(out + n, out + cap, +x);
+    else r = std::to_chars(out + n, out + cap, x); // floats: show()'s shortest form
+    if (r.ec != std::errc()) return false;
+    n = static_cast<std::size_t>(r.ptr - out);
+    return true;
+  }
+}
+} // namespace detail
+
+/// "{a} and {b}" and str(x): the parts (literal text, strs and scalars) as print shows
+/// them, one after the other, written straight into the str; longer than Cap is a script
+/// error at `where` that names the whole text's length.
+template <std::size_t Cap, class... Parts> str<Cap> format_str(const char* where, const Parts&... parts) {
+  str<Cap> r;
+  std::size_t n = 0;
+  if ((detail::append_shown(detail::str_access::bytes(r), Cap, n, parts) && ...)) {
+    detail::str_access::set_size(r, n);
+    return r;
+  }
+  std::string whole;
+  ((whole += show(parts)), ...);
+  return str<Cap>::from(whole, where); // too long: its error
 }
 
 namespace detail {
