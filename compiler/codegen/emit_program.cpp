@@ -639,6 +639,11 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
   }
   for (const Node& n : plan.nodes)
     if (n.traits().io == plan::io_rule::queue && !n.livePhases.empty()) listed.push_back(&n);
+  // A phase that neither a while loop nor a listed node's I/O names (a top-level `q.size()`)
+  // is in the estimate all the same, so that --stats lists every phase explain does.
+  for (const plan::Phase& p : plan.phases)
+    if (p.loops.empty() && std::none_of(listed.begin(), listed.end(), [&](const Node* n) { return n->phase == p.id; }))
+      line("fl_e.phase(" + std::to_string(p.id) + ", " + phaseLabel(p.id) + ", 0, 0);");
   if (!listed.empty()) {
     line("// Each node's memory and I/O for this run, as `flowc explain` lists them (--plan prints");
     line("// them; a node's I/O adds to its phase's): {node, name, phase of its I/O, phases of its");

@@ -659,7 +659,7 @@ void GraphBuilder::methodCall(const MethodCallExpr& m, int phase, double executi
   if (!s || !m.methodId) return;
   if (*m.methodId == ast::Method::Push) {
     int where = phase;
-    if (where < 0) where = ownPhase(s->name + ".push at " + at(m.loc), m.loc);
+    if (where < 0) where = callPhase(s->name + ".push at " + at(m.loc), m.loc);
     if (s->kind == Symbol::Queue && queueOf_.count(s)) {
       Node& q = plan_.nodes[queueOf_[s]];
       // Calibrated: the fraction of the planned pushes that ran (a push under an `if`).
@@ -689,7 +689,7 @@ void GraphBuilder::methodCall(const MethodCallExpr& m, int phase, double executi
     }
   } else if (s->kind == Symbol::Queue && queueOf_.count(s)) {
     plan_.nodes[queueOf_[s]].livePhases.push_back(
-        phase >= 0 ? phase : ownPhase(s->name + "." + m.method + " at " + at(m.loc), m.loc));
+        phase >= 0 ? phase : callPhase(s->name + "." + m.method + " at " + at(m.loc), m.loc));
   }
 }
 
@@ -770,6 +770,21 @@ int GraphBuilder::ownPhase(const std::string& label, SourceLoc loc) {
   int phase = base_;
   endPhase();
   return phase;
+}
+
+int GraphBuilder::callPhase(const std::string& call, SourceLoc loc) {
+  // Calls on containers one after another in one top-level statement and the same loops
+  // (a drain loop's `while !q.empty() { … q.top() … q.pop(); }`) share a phase: nothing
+  // between them needs one of its own, and explain and --stats show the loop as one line.
+  // Not across statements: a queue is freed after the statement of its last phase.
+  if (callPhase_ >= 0 && callPhaseStatement_ == statement_ && nextPhase_ == callPhase_ + 1 &&
+      plan_.phases.back().id == callPhase_ && plan_.phases.back().loops == loops_) {
+    plan_.phases.back().label += ", " + call;
+    return callPhase_;
+  }
+  callPhase_ = ownPhase(call, loc);
+  callPhaseStatement_ = statement_;
+  return callPhase_;
 }
 
 // ---------------------------------------------------------------------------- pipelines

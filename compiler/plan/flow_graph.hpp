@@ -93,6 +93,7 @@ private:
   void beginPhase(const std::string& label, SourceLoc loc);
   void endPhase();
   int ownPhase(const std::string& label, SourceLoc loc);
+  int callPhase(const std::string& call, SourceLoc loc);
   static std::string at(SourceLoc loc);
 
   const sema::CheckedProgram& program_;
@@ -131,6 +132,8 @@ private:
   // Inside a loop body: the pipelines made now run once per element of that loop.
   bool perElement_ = false;
   int base_ = 0, maxPhase_ = 0, nextPhase_ = 1;
+  // The phase callPhase made last and the top-level statement it was in (-1: none).
+  int callPhase_ = -1, callPhaseStatement_ = -1;
   std::vector<const ast::WhileStmt*> loops_; // the top-level while loops the walk is in
   std::string label_;
   SourceLoc labelLoc_;

@@ -137,10 +137,21 @@ void program::memory_too_small(const plan::memory_shortfall& shortfall, const st
     needed += " (" + std::to_string(shortfall.needed) + " bytes)";
     budget += " (" + std::to_string(memory()) + " bytes)";
   }
+  // Why the least budget is not the phase's need: planned for that need, the plan is
+  // another (longer runs, so fewer to merge; other blocks) and a phase falls short again.
+  std::string then;
+  if (least > shortfall.needed) {
+    std::vector<plan::memory_node> scratch = nodes;
+    const std::uint64_t b = flow::block_size(std::nullopt, fixed_block, shortfall.needed);
+    if (const auto again = plan::memory_planner(scratch, shortfall.needed, b).assign())
+      then = "; planned for " + needed + (b != block() ? " (blocks of " + flow::format_bytes(b) + ")" : "") +
+             ", phase " + std::to_string(again->phase) + " would need " + flow::format_bytes(again->needed, true) +
+             " (a phase's need changes with the budget it is planned for)";
+  }
   throw usage_error("--memory", "--memory: phase " + std::to_string(shortfall.phase) + " needs " + needed +
                                     " with blocks of " + flow::format_bytes(block()) +
                                     (held.empty() ? "" : ", holding " + held) + ", but the budget is " + budget +
-                                    advice);
+                                    then + advice);
 }
 
 void program::warn_hash_join_passes(const plan::memory_planner& planner, const std::vector<plan::memory_node>& nodes,
