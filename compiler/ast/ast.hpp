@@ -350,6 +350,9 @@ struct JoinSource : NodeKind<Source, Source::Join> {
   /// through maps and filters), and its keys hash, so a hash join may compute it; the
   /// planner decides by the sizes.
   bool orderFree = false;
+  /// Set by sema where a reduce reads the output but the join is not order free: why a
+  /// hash join cannot compute it (explain says so: "a merge join: …").
+  std::string mergeOnly;
 };
 
 /// `zip(p1, p2, …) (a, b, …) => e`

@@ -190,7 +190,10 @@ int GraphBuilder::add(Node::Kind kind, std::string name, SourceLoc loc, int phas
   n.payload = payload;
   n.owner = owner_;
   n.perElement = perElement_;
-  for (int i : n.inputs) n.counted = n.counted && plan_.nodes[i].counted;
+  for (int i : n.inputs) {
+    n.counted = n.counted && plan_.nodes[i].counted;
+    n.countedNow = n.countedNow || plan_.nodes[i].countedNow;
+  }
   plan_.nodes.push_back(std::move(n));
   maxPhase_ = std::max(maxPhase_, phase);
   return plan_.nodes.back().id;
@@ -853,7 +856,10 @@ GraphBuilder::Flow GraphBuilder::pipeline(const Pipeline& p, int phase, double m
 }
 
 bool GraphBuilder::hashJoin(const JoinSource& j, const Node& right, double multiplier, std::string& why) const {
-  if (!j.orderFree) return false;
+  if (!j.orderFree) {
+    if (!j.mergeOnly.empty()) why = "a merge join: " + j.mergeOnly;
+    return false;
+  }
   // A calibrated plan has the program's nodes: the program chose by its own counts.
   if (options_.programPlan) {
     const auto& theirs = options_.programPlan->nodes;
@@ -862,6 +868,11 @@ bool GraphBuilder::hashJoin(const JoinSource& j, const Node& right, double multi
   if (!right.counted) {
     why = "a merge join: the right input's count is not known (with ~ COUNT on it, a hash join that fits "
           "needs no sort)";
+    return false;
+  }
+  if (right.countedNow) { // as flowc build plans it: the program is built without the file
+    why = "a merge join: the right input's count is known only from the file as it is now, and the program "
+          "is built without it (with ~ COUNT on it, a hash join that fits needs no sort)";
     return false;
   }
   // The table for one run of the statement, beside what the phase's other nodes need.
@@ -908,6 +919,7 @@ GraphBuilder::Flow GraphBuilder::source(const Source& s, int phase, double multi
     int id = add(r.text ? Node::ReadText : Node::ReadFile,
                  (r.csv ? "read_csv " : r.lines ? "read_lines " : r.text ? "read_text " : "read ") + plan_.pathLabel(r.path),
                  s.loc, phase, n * multiplier, s.elementType, {}, &r);
+    plan_.nodes[id].countedNow = now.known;
     if (now.known && r.text) // its lines' bytes as they are, not as planned (as a program does at start)
       plan_.nodes[id].elementBytes = text_line_bytes(now.bytes, now.elements, plan_.nodes[id].elementBytes);
     if (now.known)

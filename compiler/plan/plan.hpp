@@ -94,6 +94,9 @@ struct Node {
   // counted from kNominalInputElements there, which the file's size replaces at start.
   double startElements = 0;
   bool counted = true;          // false when no count or estimate was available
+  // Counted from an input file as it is when flowc runs (explain): a count the program
+  // has only at start, so no choice made when it is built (a hash join) rests on it.
+  bool countedNow = false;
   uint64_t elementBytes = 0;
   uint64_t memoryBytes = 0;     // buffers this node holds during its phase
   int passes = 0;               // sorts: merge passes over the data on disk (0: in memory)

@@ -162,7 +162,7 @@ const Type* Checker::checkPipeline(Pipeline& p, const std::string& consumer) {
   }
   p.elementType = t;
   orderings_[&p] = order;
-  if (auto* j = p.source->as<JoinSource>(); j && !t->isError()) j->orderFree = orderFreeJoin(p);
+  if (auto* j = p.source->as<JoinSource>(); j && !t->isError()) j->orderFree = orderFreeJoin(p, j->mergeOnly);
   return t;
 }
 
@@ -240,29 +240,43 @@ bool drawsOrCalls(const Expr& e) {
 
 } // namespace
 
-bool Checker::orderFreeJoin(const Pipeline& p) const {
+bool Checker::orderFreeJoin(const Pipeline& p, std::string& mergeOnly) const {
   auto& j = *p.source->as<JoinSource>();
-  if (j.left) return false; // (its unmatched rows would need the whole right side first)
-  if (impureUse(j.fn).first) return false; // (it runs on all threads)
+  // What reads the output: a reduce through maps and filters that draw nothing, or else
+  // something that sees its key order (then no reason is given: that is the usual case).
+  const ReduceStage* reduce = nullptr;
+  std::string stages;
+  for (const StagePtr& s : p.stages) {
+    if (auto* m = s->as<MapStage>()) {
+      if (drawsOrCalls(*m->body)) stages = "a map after it draws rand() or calls a function";
+    } else if (auto* f = s->as<FilterStage>()) {
+      if (drawsOrCalls(*f->cond)) stages = "a filter after it draws rand() or calls a function";
+    } else if (auto* r = s->as<ReduceStage>()) {
+      reduce = r;
+      break;
+    } else {
+      return false; // read as it comes: in key order
+    }
+  }
+  if (!reduce) return false;
+  const auto merge = [&](std::string why) {
+    mergeOnly = std::move(why);
+    return false;
+  };
+  if (!stages.empty()) return merge(stages);
+  if (reduce->inputSorted) return false; // the reduce folds the merge join's output as it comes
+  if (mayHoldFloat(reduce->elementType)) return merge("the reduce after it folds floats, whose sums depend on the order");
+  if (j.left) return merge("a left join's unmatched rows would need the whole right input first");
+  if (impureUse(j.fn).first) return merge("its function draws rand() or calls a function (a hash join runs it on all threads)");
   for (const OrderKeyInfo& k : orderingOf(j.keys[0].resolved))
-    if (!(k.type->isInteger() || k.type->kind == Type::Bool || k.type->isStr())) return false;
+    if (!(k.type->isInteger() || k.type->kind == Type::Bool || k.type->isStr()))
+      return merge("its keys are not integers, bools or strs");
   // A hash join pulls its inputs without the sorts inserted for a merge join: an input
   // that ends in a for stage cannot be pulled. (A named stream that other statements read
   // too is written out first: plan/flow_graph.cpp, streamsToWriteFirst.)
   for (const PipelinePtr& in : j.inputs)
-    if (!readableSideBySide(*in, true)) return false;
-  for (const StagePtr& s : p.stages) {
-    if (auto* m = s->as<MapStage>()) {
-      if (drawsOrCalls(*m->body)) return false;
-    } else if (auto* f = s->as<FilterStage>()) {
-      if (drawsOrCalls(*f->cond)) return false;
-    } else if (auto* r = s->as<ReduceStage>()) {
-      return !r->inputSorted && !mayHoldFloat(r->elementType); // (its function is pure: pureFunction)
-    } else {
-      return false;
-    }
-  }
-  return false; // read as it comes: in key order
+    if (!readableSideBySide(*in, true)) return merge("an input ends in a for stage, which a hash join cannot pull");
+  return true; // (the reduce's function is pure: pureFunction)
 }
 
 const Type* Checker::checkLambda(Lambda& fn, const std::vector<const Type*>& params, const std::string& what,

@@ -119,8 +119,8 @@ private:
   /// (withoutInsertedSort: as if the sort sema inserted at its end for a join were not there.)
   bool readableSideBySide(const ast::Pipeline& p, bool withoutInsertedSort = false) const;
   /// Whether the pipeline's join (its source) may put out its pairs in any order
-  /// (ast::JoinSource::orderFree).
-  bool orderFreeJoin(const ast::Pipeline& p) const;
+  /// (ast::JoinSource::orderFree); if not, and a reduce reads it, why not (mergeOnly).
+  bool orderFreeJoin(const ast::Pipeline& p, std::string& mergeOnly) const;
   bool pureFunction(const ast::Lambda& fn, const std::string& what);
 
   // ---- the order pipelines come out in (check_orders.cpp)
