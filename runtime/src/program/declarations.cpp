@@ -124,8 +124,25 @@ void program::memory_too_small(const plan::memory_shortfall& shortfall, const st
   const std::uint64_t least = plan::least_budget(nodes, memory(), fixed_block);
   // The least budget exactly: rounded up it could reach the next block size, which may
   // not hold the plan.
-  // A smaller block is advice only where there is one (4 KiB is the least).
-  const std::string smaller_block = block() > 4096 ? ", or a smaller --block" : "";
+  // A smaller block is advice only where it lowers the least budget by a tenth or more
+  // (it need not: smaller blocks mean more runs and more of them merged at once): the
+  // block, halving down to 4 KiB, whose least budget is the lowest, with that budget.
+  std::uint64_t best = least, best_block = 0;
+  for (std::uint64_t b = block() / 2; b >= 4096; b /= 2) {
+    std::vector<plan::memory_node> scratch = nodes;
+    const bool fits_now = !plan::memory_planner(scratch, memory(), b).assign();
+    if (const std::uint64_t l = fits_now ? memory() : plan::least_budget(nodes, memory(), b); l && (!best || l < best)) {
+      best = l;
+      best_block = b;
+    }
+  }
+  const auto flag_size = [](std::uint64_t b) { // a power of two of 4 KiB or more
+    return b % (std::uint64_t{1} << 20) == 0 ? std::to_string(b >> 20) + "MiB" : std::to_string(b >> 10) + "KiB";
+  };
+  std::string smaller_block;
+  if (best_block && best == memory()) smaller_block = ", or --block " + flag_size(best_block) + " (this budget holds its plan)";
+  else if (best_block && (!least || best <= least - least / 10))
+    smaller_block = ", or --block " + flag_size(best_block) + " --memory " + std::to_string(best);
   const std::string advice =
       least ? "; the least budget that holds this run's plan is " + flow::format_bytes(least, true) +
                   (fixed_block ? "" : " (blocks of " + flow::format_bytes(block_for_memory(least)) + ")") +
