@@ -6,6 +6,7 @@
 #include "flow/plan/memory_plan.hpp"
 #include "flow/plan/input_size.hpp"
 #include "flow/program.hpp"
+#include "flow/ranks.hpp"
 #include "options.hpp"
 
 namespace flow {
@@ -173,6 +174,8 @@ void program::memory_too_small(const plan::memory_shortfall& shortfall, const st
 
 void program::warn_hash_join_passes(const plan::memory_planner& planner, const std::vector<plan::memory_node>& nodes,
                                     std::span<const estimate::listed_node> listed) const {
+  // Every rank plans the same: the first one says it for all.
+  if (ranks::world().rank() != 0) return;
   for (const estimate::listed_node& n : listed) {
     if (nodes[n.id].role != plan::memory_role::hash_join) continue;
     const plan::node_cost cost = planner.cost(n.id);
