@@ -119,6 +119,8 @@ std::string ranksOf(const Plan& plan, const Phase& ph) {
     if (!n.spread) {
       read += n.readBytes;
       write += n.writeBytes;
+      sent += n.networkBytes / p; // standard input, which the first rank sends the others
+      network += n.networkBytes;
       continue;
     }
     read += n.readBytes / p;

@@ -257,6 +257,16 @@ void priceNetwork(Plan& plan) {
   // D (1 - (1 - 1/D)^(N/P)).
   const double away = ranks > 1 ? static_cast<double>(ranks - 1) / ranks : 0;
   for (Node& n : plan.nodes) {
+    // Standard input read whole: the first rank, which mpirun gives it, sends every other
+    // rank what it reads (docs/distributed.md): its bytes once per other rank. (Read
+    // without `~ N`, its size is not known here: 0.)
+    if (!n.spread && (n.kind == Node::ReadFile || n.kind == Node::ReadText)) {
+      const ast::PathRef& path = n.get<ast::ReadSource>()->path;
+      const auto value = path.isParam() ? plan.pathValues.find(path.symbol) : plan.pathValues.end();
+      const std::string file = !path.isParam() ? path.literal.text() : value != plan.pathValues.end() ? value->second : "";
+      if (file == "-") n.networkBytes = n.readBytes * (ranks - 1.0);
+      continue;
+    }
     if (!n.spread || (n.kind != Node::SortRuns && n.kind != Node::ReduceRuns && n.kind != Node::WriteFile)) continue;
     double sent = n.elements;
     const double distinct = n.kind == Node::ReduceRuns ? plan.nodes[n.partner].elements : 0;
