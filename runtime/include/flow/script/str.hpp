@@ -301,16 +301,13 @@ template <std::size_t Cap> std::uint64_t key_length(const str<Cap>& s) noexcept 
 }
 
 namespace detail {
-template <class T> constexpr bool is_str_v = false;
-template <std::size_t Cap> constexpr bool is_str_v<str<Cap>> = true;
-
 /// Writes x as print shows it (show()) at out[n, cap) and moves n past it; false when it
 /// does not fit (what was written past n is then garbage). No std::string: a 16-digit
 /// number is longer than its small-string buffer, and str(x) ran malloc per element.
 template <class T> bool append_shown(char* out, std::size_t cap, std::size_t& n, const T& x) noexcept {
-  if constexpr (is_str_v<T> || std::is_convertible_v<const T&, std::string_view>) {
+  if constexpr (is_str<T>::value || std::is_convertible_v<const T&, std::string_view>) {
     const std::string_view v = [&] {
-      if constexpr (is_str_v<T>) return x.view();
+      if constexpr (is_str<T>::value) return x.view();
       else return std::string_view(x);
     }();
     if (v.size() > cap - n) return false;
