@@ -246,9 +246,7 @@ std::optional<Calibration> calibrate(const BuildOptions& options, const sema::Ch
   // The run's standard input is flowc's: a script that reads it would take the user's.
   for (const Node& n : full.nodes) {
     if (n.traits().io != plan::io_rule::reads_file) continue;
-    const ast::PathRef& p = n.get<ast::ReadSource>()->path;
-    auto value = p.isParam() ? full.pathValues.find(p.symbol) : full.pathValues.end();
-    if ((p.isParam() ? value != full.pathValues.end() ? value->second : "" : p.literal.text()) == "-")
+    if (full.pathValue(n.get<ast::ReadSource>()->path) == "-")
       return fail("the script reads standard input (line " + std::to_string(n.loc.line) +
                   "), which a calibration run cannot have; give it a file (--set for a path param) to calibrate");
   }

@@ -1174,12 +1174,7 @@ void GraphBuilder::runInPhase(int node, int phase) {
 }
 
 GraphBuilder::InputNow GraphBuilder::inputNow(const ReadSource& r, const sema::Type& element) const {
-  std::string path = r.path.literal.text();
-  if (r.path.isParam()) {
-    auto it = plan_.pathValues.find(r.path.symbol);
-    if (it == plan_.pathValues.end()) return {};
-    path = it->second;
-  }
+  const std::string path = plan_.pathValue(r.path);
   if (path.empty() || path == "-") return {};
   // As the program will when it starts (program::check_input_files): a regular file's
   // size over its elements' bytes, or a text file's lines estimated from its start.

@@ -64,10 +64,14 @@ bool Plan::readsInput(const ast::ReadSource& read) const {
   return !writtenFiles.count(read.path.literal.text());
 }
 
-std::string Plan::pathLabel(const ast::PathRef& path) const {
-  if (!path.isParam()) return "\"" + path.literal.text() + "\"";
+std::string Plan::pathValue(const ast::PathRef& path) const {
+  if (!path.isParam()) return path.literal.text();
   auto it = pathValues.find(path.symbol);
-  return path.param + "=\"" + (it == pathValues.end() ? std::string() : it->second) + "\"";
+  return it == pathValues.end() ? std::string() : it->second;
+}
+
+std::string Plan::pathLabel(const ast::PathRef& path) const {
+  return path.isParam() ? path.param + "=\"" + pathValue(path) + "\"" : "\"" + pathValue(path) + "\"";
 }
 
 std::string formatBytes(double bytes) { return flow::format_bytes(bytes); }

@@ -265,6 +265,8 @@ struct Plan {
   /// an input that a different param or literal names at run time, see
   /// flow::program::output_file).
   bool readsInput(const ast::ReadSource& read) const;
+  /// The path the plan is for: a literal's text, a path param's value ("" if it has none).
+  std::string pathValue(const ast::PathRef& path) const;
   /// A path as explain shows it: `"edges.bin"`, or `input="edges.bin"` for a param.
   std::string pathLabel(const ast::PathRef& path) const;
   std::vector<Phase> phases;

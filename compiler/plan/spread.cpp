@@ -261,10 +261,7 @@ void priceNetwork(Plan& plan) {
     // rank what it reads (docs/distributed.md): its bytes once per other rank. (Read
     // without `~ N`, its size is not known here: 0.)
     if (!n.spread && (n.kind == Node::ReadFile || n.kind == Node::ReadText)) {
-      const ast::PathRef& path = n.get<ast::ReadSource>()->path;
-      const auto value = path.isParam() ? plan.pathValues.find(path.symbol) : plan.pathValues.end();
-      const std::string file = !path.isParam() ? path.literal.text() : value != plan.pathValues.end() ? value->second : "";
-      if (file == "-") n.networkBytes = n.readBytes * (ranks - 1.0);
+      if (plan.pathValue(n.get<ast::ReadSource>()->path) == "-") n.networkBytes = n.readBytes * (ranks - 1.0);
       continue;
     }
     if (!n.spread || (n.kind != Node::SortRuns && n.kind != Node::ReduceRuns && n.kind != Node::WriteFile)) continue;

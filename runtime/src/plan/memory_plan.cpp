@@ -486,12 +486,16 @@ std::optional<memory_shortfall> memory_planner::assign() {
   return std::nullopt;
 }
 
+std::optional<memory_shortfall> shortfall_at(const std::vector<memory_node>& nodes, std::uint64_t memory,
+                                             std::uint64_t block) {
+  std::vector<memory_node> scratch = nodes;
+  return memory_planner(scratch, memory, block).assign();
+}
+
 std::uint64_t least_budget(const std::vector<memory_node>& nodes, std::uint64_t memory,
                            std::optional<std::uint64_t> fixed_block) {
-  std::vector<memory_node> scratch;
   const auto fits = [&](std::uint64_t m) {
-    scratch = nodes;
-    return !memory_planner(scratch, m, flow::block_size(std::nullopt, fixed_block, m)).assign();
+    return !shortfall_at(nodes, m, flow::block_size(std::nullopt, fixed_block, m));
   };
   constexpr std::uint64_t most = ~std::uint64_t{0};
   std::uint64_t lo = memory; // fails (or is where the search starts)

@@ -130,8 +130,7 @@ void program::memory_too_small(const plan::memory_shortfall& shortfall, const st
   // block, halving down to 4 KiB, whose least budget is the lowest, with that budget.
   std::uint64_t best = least, best_block = 0;
   for (std::uint64_t b = block() / 2; b >= 4096; b /= 2) {
-    std::vector<plan::memory_node> scratch = nodes;
-    const bool fits_now = !plan::memory_planner(scratch, memory(), b).assign();
+    const bool fits_now = !plan::shortfall_at(nodes, memory(), b);
     if (const std::uint64_t l = fits_now ? memory() : plan::least_budget(nodes, memory(), b); l && (!best || l < best)) {
       best = l;
       best_block = b;
@@ -159,9 +158,8 @@ void program::memory_too_small(const plan::memory_shortfall& shortfall, const st
   // another (longer runs, so fewer to merge; other blocks) and a phase falls short again.
   std::string then;
   if (least > shortfall.needed) {
-    std::vector<plan::memory_node> scratch = nodes;
     const std::uint64_t b = flow::block_size(std::nullopt, fixed_block, shortfall.needed);
-    if (const auto again = plan::memory_planner(scratch, shortfall.needed, b).assign())
+    if (const auto again = plan::shortfall_at(nodes, shortfall.needed, b))
       then = "; planned for " + needed + (b != block() ? " (blocks of " + flow::format_bytes(b) + ")" : "") +
              ", phase " + std::to_string(again->phase) + " would need " + flow::format_bytes(again->needed, true) +
              " (a phase's need changes with the budget it is planned for)";

@@ -306,4 +306,9 @@ private:
 std::uint64_t least_budget(const std::vector<memory_node>& nodes, std::uint64_t memory,
                            std::optional<std::uint64_t> fixed_block);
 
+/// What a plan of (a copy of) `nodes` for `memory` and blocks of `block` bytes leaves
+/// short: the first phase that does not fit and its need, or nothing if all fit.
+std::optional<memory_shortfall> shortfall_at(const std::vector<memory_node>& nodes, std::uint64_t memory,
+                                             std::uint64_t block);
+
 } // namespace flow::plan
