@@ -54,12 +54,13 @@ const std::vector<std::string>& runtimeHeaders();
 
 /// A runtime class the program instantiates (a sorter's run creator or merger, a
 /// priority queue, an external vector of one element type) that flowc build compiles
-/// apart from main(): `GeneratedCpp::partPrelude` (every runtime header and the script's
-/// types) followed by `instantiation` (`template class …;`, after `extern template` of
-/// the classes it uses that are compiled apart too) is its translation unit. The
-/// generated C++ declares it `extern template` when compiled with -DFLOW_PARTS, and
-/// flowc keeps the object of each such unit in its cache, shared by every script whose
-/// types make the same one (driver/cache.hpp).
+/// apart from main(): `GeneratedCpp::partSource` (every runtime header, the script's
+/// types that its name mentions and those they use, then `instantiation`: `template
+/// class …;`, after `extern template` of the classes it uses that are compiled apart
+/// too) is its translation unit. The generated C++ declares it `extern template` when
+/// compiled with -DFLOW_PARTS, and flowc keeps the object of each such unit in its cache,
+/// shared by every script whose types make the same one (driver/cache.hpp): any script
+/// that sorts u64s ascending, say, whatever its other types.
 struct PartClass {
   std::string name;          // e.g. flow::algo::runs_creator<t_Edge, t_src_dst>
   std::vector<std::string> uses; // classes compiled apart that its code calls
@@ -80,7 +81,17 @@ struct GeneratedCpp {
   /// The classes that may be compiled apart (empty when the script imports C++
   /// headers, which may define non-inline functions that only one part may compile).
   std::vector<PartClass> partClasses;
-  std::string partPrelude; // what every class's translation unit starts with
+  std::string partPrelude; // what every class's translation unit starts with: the headers
+  /// The script's type definitions (a record, an order, str, a record's text or CSV
+  /// fields), each with the names it defines, in the order they are emitted.
+  struct TypeBlock {
+    std::string text;
+    std::vector<std::string> defines;
+  };
+  std::vector<TypeBlock> partTypes;
+  /// The translation unit of `classes` compiled together: the prelude, the type blocks
+  /// their names (and the blocks picked) mention, their instantiations.
+  std::string partSource(const std::vector<const PartClass*>& classes) const;
   double mainCost = 0; // the compile time of main() (the plan, the params), likewise
   double runCost = 0;  // of fl_run (the script's statements) and what only it can name
   /// Whether main() and fl_run may be compiled apart (-DFLOW_ONLY_MAIN, -DFLOW_ONLY_RUN):

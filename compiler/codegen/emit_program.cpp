@@ -11,6 +11,9 @@
 #include <clang/Tooling/Core/Replacement.h>
 
 #include <algorithm>
+#include <cctype>
+#include <set>
+#include <sstream>
 
 namespace flow::codegen {
 
@@ -624,7 +627,8 @@ void Generator::emitEstimate(const plan::Plan& plan, bool calibrated) {
     std::string rounds;
     for (const WhileStmt* w : p.loops)
       if (w->rounds) rounds += (rounds.empty() ? "" : " * ") + std::string("static_cast<double>(") + expr(*w->rounds->expr) + ")";
-    line("fl_e.rounds(" + std::to_string(p.id) + ", " + phaseLabel(p.id) + ", " + (rounds.empty() ? "1.0" : rounds) + ");");
+    line("fl_e.rounds(" + std::to_string(p.id) + ", " + phaseLabel(p.id) + ", " + (rounds.empty() ? "1.0" : rounds) +
+         (p.roundsAssumed ? ", /*counted_once=*/true" : "") + ");");
   }
   // The nodes --plan lists: every node with a row in the memory plan, a sort's merge
   // after its run formation, queues last (the estimate lists a phase where it first
@@ -883,7 +887,8 @@ GeneratedCpp Generator::run() {
   for (const std::string& h : runtimeHeaders()) prelude += "#include \"" + h + "\"\n";
   prelude += "\n";
   for (const char* h : kStandardHeaders) prelude += std::string("#include <") + h + ">\n";
-  prelude += "\n" + types + "using namespace fl_script;\n";
+  prelude += "\n";
+  result.partTypes = typeBlocks(types);
   result.partClasses = partClasses_;
   for (PartClass& c : result.partClasses) // only the classes compiled apart too are extern
     std::erase_if(c.uses, [&](const std::string& u) {
@@ -897,6 +902,77 @@ GeneratedCpp Generator::run() {
   result.runApart = program_.headers.empty();
   result.code = format(code);
   return result;
+}
+
+namespace {
+std::vector<std::string> identifiers(std::string_view text) {
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < text.size();) {
+    if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
+      size_t j = i;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+      ids.emplace_back(text.substr(i, j - i));
+      i = j;
+    } else {
+      ++i;
+    }
+  }
+  return ids;
+}
+} // namespace
+
+std::vector<GeneratedCpp::TypeBlock> Generator::typeBlocks(const std::string& types) {
+  // Each definition starts with a comment at the line's start ("// record Edge: …",
+  // "// order by_src …", "// str: …"); the lines inside one are indented. A block
+  // defines the names after `struct` and `using` at its lines' start.
+  std::vector<GeneratedCpp::TypeBlock> blocks;
+  std::istringstream in(types);
+  for (std::string l; std::getline(in, l);) {
+    if (l.starts_with("namespace fl_script") || l.starts_with("} // namespace fl_script")) continue;
+    if (l.starts_with("//")) blocks.emplace_back();
+    if (blocks.empty()) continue;
+    blocks.back().text += l + "\n";
+    for (const char* word : {"struct ", "using "})
+      if (l.starts_with(word)) {
+        const std::vector<std::string> ids = identifiers(std::string_view(l).substr(std::string_view(word).size()));
+        if (!ids.empty()) blocks.back().defines.push_back(ids.front());
+      }
+  }
+  // One blank line after each, wherever it was in the section (a cache key).
+  for (GeneratedCpp::TypeBlock& b : blocks) {
+    while (b.text.ends_with("\n\n")) b.text.pop_back();
+    b.text += "\n";
+  }
+  return blocks;
+}
+
+std::string GeneratedCpp::partSource(const std::vector<const PartClass*>& classes) const {
+  // The blocks that define a name the classes mention, then those their text mentions.
+  std::set<std::string> wanted;
+  std::vector<std::string> names;
+  for (const PartClass* c : classes) {
+    names.push_back(c->name);
+    for (const std::string& id : identifiers(c->name)) wanted.insert(id);
+    for (const std::string& u : c->uses)
+      for (const std::string& id : identifiers(u)) wanted.insert(id);
+  }
+  std::vector<bool> picked(partTypes.size(), false);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t b = 0; b < partTypes.size(); ++b) {
+      if (picked[b]) continue;
+      const auto& d = partTypes[b].defines;
+      if (std::none_of(d.begin(), d.end(), [&](const std::string& n) { return wanted.count(n); })) continue;
+      picked[b] = grew = true;
+      for (const std::string& id : identifiers(partTypes[b].text)) wanted.insert(id);
+    }
+  }
+  std::string source = partPrelude + "namespace fl_script {\n\n";
+  for (size_t b = 0; b < partTypes.size(); ++b)
+    if (picked[b]) source += partTypes[b].text;
+  source += "} // namespace fl_script\n\nusing namespace fl_script;\n";
+  for (const PartClass* c : classes) source += c->instantiation(names);
+  return source;
 }
 
 std::string Generator::format(const std::string& code) const {

@@ -40,6 +40,8 @@ public:
 
   /// `code` as clang-format lays it out (unless CodegenOptions::format is off).
   std::string format(const std::string& code) const;
+  /// The types section (namespace fl_script) cut into its definitions (GeneratedCpp::partTypes).
+  static std::vector<GeneratedCpp::TypeBlock> typeBlocks(const std::string& types);
   // ---- names and types (emit_types.cpp)
   std::string name(const sema::Symbol* s);
   static std::string mangle(const std::string& scriptName);   // a value, field or loop variable

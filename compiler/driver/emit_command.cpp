@@ -255,7 +255,7 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
   const std::vector<std::string> classFlags = inParts ? compileFlags(options, /*includeDirs=*/false) : std::vector<std::string>{};
   for (const codegen::PartClass& c : program.partClasses) {
     if (!inParts) break;
-    const std::string source = program.partPrelude + c.instantiation();
+    const std::string source = program.partSource({&c});
     const fs::path object = partObject(*cache, source, classFlags, runtimeLocation().includeDir);
     classObjects.push_back(object.string());
     if (fs::exists(object, ec)) {
@@ -314,13 +314,13 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
     work[least] += m.cls->cost;
   }
   for (size_t k = 0; k < groups; ++k) {
-    std::vector<std::string> names, objects;
-    for (const Missing* m : group[k]) names.push_back(m->cls->name);
-    std::string source = program.partPrelude;
+    std::vector<const codegen::PartClass*> classes;
+    std::vector<std::string> objects;
     for (const Missing* m : group[k]) {
-      source += m->cls->instantiation(names);
+      classes.push_back(m->cls);
       objects.push_back(m->object);
     }
+    const std::string source = program.partSource(classes);
     // In the cache's folder, so that its classes' objects can be links to it.
     const std::string partial = objects.front() + ".group.partial." + std::to_string(getpid());
     plan.sources.push_back({partial + ".cpp", source});

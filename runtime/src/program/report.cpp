@@ -23,14 +23,15 @@ void estimate::phase(unsigned id, std::string_view label, double read_bytes, dou
   phases_.push_back({id, std::string(label), read_bytes, write_bytes, 1});
 }
 
-void estimate::rounds(unsigned id, std::string_view label, double rounds) {
+void estimate::rounds(unsigned id, std::string_view label, double rounds, bool counted_once) {
   for (auto& p : phases_) {
     if (p.id == id) {
       p.rounds = rounds;
+      p.counted_once = counted_once;
       return;
     }
   }
-  phases_.push_back({id, std::string(label), 0, 0, rounds});
+  phases_.push_back({id, std::string(label), 0, 0, rounds, counted_once});
 }
 
 void estimate::node(node_estimate n, std::string_view label) {
@@ -108,8 +109,9 @@ std::vector<merged_phase> merge_phases(const run_report& r) {
 }
 
 /// How many times a phase's per-round estimate counts: the rounds it ran, or the rounds
-/// planned when it did not run.
+/// planned when it did not run or when a loop around it has no `~` (counted once).
 double rounds_of(const merged_phase& p) {
+  if (p.estimated && p.estimated->counted_once) return p.estimated->rounds;
   if (p.measured && p.measured->runs > 0) return p.measured->runs;
   return p.estimated ? p.estimated->rounds : 1;
 }
@@ -202,7 +204,8 @@ std::string to_json(const run_report& r) {
       const double n = rounds_of(p);
       o << "{\"read_bytes\":" << bytes_json(p.estimated->read_bytes * n)
         << ",\"write_bytes\":" << bytes_json(p.estimated->write_bytes * n)
-        << ",\"rounds_planned\":" << p.estimated->rounds << "}";
+        << ",\"rounds_planned\":" << p.estimated->rounds
+        << (p.estimated->counted_once ? ",\"counted_once\":true" : "") << "}";
     } else {
       o << "null";
     }
@@ -324,6 +327,13 @@ std::string to_text(const run_report& r) {
     o << buf;
   }
   if (calibrated) o << "  calibrated by " << r.calibrated_by << "\n";
+  // Phases whose estimate is not for the rounds they ran: their loop has no `~ ROUNDS`.
+  std::string once;
+  for (const auto& p : merge_phases(r))
+    if (p.estimated && p.estimated->counted_once && p.measured && p.measured->runs != p.estimated->rounds)
+      once += (once.empty() ? "" : ", ") + ("phase " + std::to_string(p.id) + " ran " + std::to_string(p.measured->runs) + " rounds");
+  if (!once.empty())
+    o << "  estimates count a while loop without ~ ROUNDS once, as flowc explain says: " << once << "\n";
   // A queue's I/O depends on the most items it held at once, which the static estimate
   // takes to be all its pushes (flowc explain --calibrate uses the measured peak).
   for (const node_count& q : r.nodes)

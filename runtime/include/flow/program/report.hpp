@@ -26,13 +26,18 @@ public:
     double read_bytes = 0;  ///< per round
     double write_bytes = 0; ///< per round
     double rounds = 1;      ///< the rounds planned (a phase in a while loop runs once per round)
+    /// A while loop around it has no `~ ROUNDS`: the estimate counts `rounds` however many
+    /// run, as flowc explain says ("counted once"), since a round's share of the data is
+    /// unknown (a drain loop's rounds each pop a few elements, not the planned whole).
+    bool counted_once = false;
   };
 
   /// The estimate of phase `id`, for one round. A second call with the same id adds to the
   /// first (a generator may emit one call per node).
   void phase(unsigned id, std::string_view label, double read_bytes, double write_bytes);
-  /// The rounds phase `id` is planned to run (the `~ N` of the while loops around it).
-  void rounds(unsigned id, std::string_view label, double rounds);
+  /// The rounds phase `id` is planned to run (the `~ N` of the while loops around it);
+  /// `counted_once`: one of those loops has no `~` (phase_estimate::counted_once).
+  void rounds(unsigned id, std::string_view label, double rounds, bool counted_once = false);
 
   /// A node of the plan as this run sizes it: what a program's --plan prints, node by
   /// node as `flowc explain` does.
