@@ -929,8 +929,7 @@ std::vector<GeneratedCpp::TypeBlock> Generator::typeBlocks(const std::string& ty
   std::istringstream in(types);
   for (std::string l; std::getline(in, l);) {
     if (l.starts_with("namespace fl_script") || l.starts_with("} // namespace fl_script")) continue;
-    if (l.starts_with("//")) blocks.emplace_back();
-    if (blocks.empty()) continue;
+    if (l.starts_with("//") || blocks.empty()) blocks.emplace_back();
     blocks.back().text += l + "\n";
     for (const char* word : {"struct ", "using "})
       if (l.starts_with(word)) {
