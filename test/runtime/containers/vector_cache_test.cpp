@@ -8,6 +8,7 @@
 
 #include "flow/containers/vector.hpp"
 #include "flow/io/buffer.hpp"
+#include "flow/io/stats.hpp"
 #include "flow/script/values.hpp"
 #include "test_support.hpp"
 
@@ -125,6 +126,45 @@ TEST(VectorCache, ScriptIndexErrorsNameTheLine) {
     EXPECT_STREQ(e.what(), "s.flow:4:7: index 1 is out of range for a vector of 1");
   }
   EXPECT_THROW(script::vector_ref(v, 5, "s.flow:5:1"), script::script_error);
+}
+
+// A vector's last block moves only the 4 KiB pages its elements fill, when written,
+// scanned or read back for more pushes: BFS's frontier vectors, a few thousand elements
+// a round, wrote and read whole 4 MiB blocks at 1 GiB.
+TEST(VectorCache, TheLastBlockMovesOnlyThePagesItsElementsFill) {
+  constexpr std::size_t big_block = 16 * 4096;
+  constexpr std::uint64_t per_big = big_block / sizeof(std::uint64_t);
+  on_each_disk([](mng::block_manager& bm) {
+    const auto moved = [] { return io::stats::instance().snapshot().total(); };
+    containers::vector<std::uint64_t> v(2 * big_block, big_block, bm);
+    std::uint64_t n = 2 * per_big + 1000; // 8,000 bytes in the last block: two pages
+    auto before = moved();
+    for (std::uint64_t i = 0; i < n; ++i) v.push_back(i);
+    v.flush();
+    EXPECT_EQ(moved().write_bytes - before.write_bytes, 2 * big_block + 2 * 4096);
+
+    before = moved();
+    std::uint64_t i = 0;
+    for (auto r = v.scan(); !r.empty(); ++r, ++i) ASSERT_EQ(*r, i);
+    EXPECT_EQ(i, n);
+    EXPECT_EQ(moved().read_bytes - before.read_bytes, 2 * big_block + 2 * 4096);
+
+    // More pushes read the partial block back (its two pages), fill it (a whole block
+    // written) and start a fourth block of one element (one page).
+    before = moved();
+    for (; n < 3 * per_big + 1; ++n) v.push_back(n);
+    v.release_cache();
+    EXPECT_EQ(moved().read_bytes - before.read_bytes, 2 * 4096);
+    EXPECT_EQ(moved().write_bytes - before.write_bytes, big_block + 4096);
+    before = moved();
+    EXPECT_EQ(v.get(n - 1), n - 1); // the last block: one page
+    EXPECT_EQ(v.get(n - 2), n - 2); // a whole block
+    EXPECT_EQ(moved().read_bytes - before.read_bytes, 4096 + big_block);
+    v.release_cache();
+    i = 0;
+    for (auto r = v.scan(); !r.empty(); ++r, ++i) ASSERT_EQ(*r, i);
+    EXPECT_EQ(i, n);
+  });
 }
 
 TEST(HeapArray, CheckedIndexFillAndSize) {

@@ -1,7 +1,8 @@
 #pragma once
 // An external vector: elements in blocks on the block manager's disks, a small LRU cache
 // of blocks in memory. push_back writes behind (a filled block starts its write at once,
-// so by the time the cache evicts it the write is done); get/set go through the cache
+// so by the time the cache evicts it the write is done); the last block moves only the
+// pages its elements use; get/set go through the cache
 // (one read per miss); scan() reads sequentially with prefetching. Its buffers never
 // exceed the memory budget given at construction: the cache holds memory / block bytes
 // blocks, and a scan borrows that same memory (the cache is emptied for the scan).
@@ -65,7 +66,8 @@ public:
     friend class vector;
     reader(vector& owner, std::size_t buffers)
         : owner_(owner),
-          in_(std::in_place, mng::block_sequence{owner.blocks_, owner.size_}, buffers, nullptr, owner.block_bytes_) {}
+          in_(std::in_place, mng::block_sequence{owner.blocks_, owner.size_}, buffers, nullptr, owner.block_bytes_,
+              owner.blocks_.empty() ? 0 : owner.stored_bytes(owner.blocks_.size() - 1)) {}
     vector& owner_;
     std::optional<mng::block_istream<block_type>> in_;
   };
@@ -183,6 +185,15 @@ private:
     s.dirty = true;
   }
   void write_slot(slot& s);
+
+  // Bytes of block b on disk: a whole block, but for the last one only the 4 KiB pages
+  // its elements fill (a vector of 8,800 u32s in blocks of 4 MiB writes and reads 36 KiB).
+  std::size_t stored_bytes(std::uint64_t b) const noexcept {
+    if (b + 1 < blocks_.size()) return block_bytes_;
+    const std::uint64_t used = (size_ - b * block_elements_) * sizeof(T);
+    const std::uint64_t page = io::buffer_alignment;
+    return static_cast<std::size_t>(std::max<std::uint64_t>(page, (used + page - 1) / page * page));
+  }
 
   void drop_cache();
 
@@ -356,7 +367,7 @@ void vector<T>::clear() {
 template <class T>
 void vector<T>::write_slot(slot& s) {
   wait_pending(s);
-  s.pending = s.block->write(blocks_[s.index]);
+  s.pending = s.block->write_first(blocks_[s.index], stored_bytes(s.index));
   s.dirty = false;
 }
 
@@ -389,7 +400,7 @@ std::size_t vector<T>::load(std::uint64_t b, bool read) {
   }
   if (!s.block) s.block.reset(new block_type(block_bytes_));
   s.index = none;
-  if (read) s.block->read(blocks_[b])->wait();
+  if (read) s.block->read_first(blocks_[b], stored_bytes(b))->wait();
   s.index = b;
   s.dirty = false;
   s.last_use = ++clock_;

@@ -1,7 +1,7 @@
 #pragma once
 // What typed_block and sized_block share: their elements lie in the block's raw bytes
-// (Self::raw()), Self::elements() of them, and the whole block (Self::bytes()) moves to
-// and from disk in one request. A base of each (CRTP), so every call inlines.
+// (Self::raw()), Self::elements() of them, and the whole block (Self::bytes()), or its first
+// pages, moves to and from disk in one request. A base of each (CRTP), so every call inlines.
 #include <cstddef>
 #include <new>
 #include <type_traits>
@@ -35,6 +35,15 @@ public:
   }
   io::request_ptr write(const block_id& id, io::completion_handler on_complete = {}) const {
     return id.storage->file().awrite(self().raw(), id.offset, self().bytes(), std::move(on_complete));
+  }
+  /// The same for only the block's first `bytes` (a multiple of 4096, at most bytes()): a
+  /// vector's last block moves only the pages its elements use, so a small vector in a
+  /// loop costs its own size a round and not a whole block of up to 4 MiB.
+  io::request_ptr read_first(const block_id& id, std::size_t bytes) {
+    return id.storage->file().aread(self().raw(), id.offset, bytes);
+  }
+  io::request_ptr write_first(const block_id& id, std::size_t bytes) const {
+    return id.storage->file().awrite(self().raw(), id.offset, bytes);
   }
 
 private:

@@ -24,10 +24,10 @@ public:
   /// buffers. If `free_to` is given, each block is returned to that block manager as
   /// soon as it has been read (consuming a run frees its space). Blocks until the first
   /// block is in memory. `block_bytes`: the size of a sized_block (a typed_block has
-  /// its own).
+  /// its own). `last_block_bytes`: the written part of the last block (0: all of it).
   block_istream(const block_sequence& seq, std::size_t buffers, block_manager* free_to = nullptr,
-                std::size_t block_bytes = 0)
-      : prefetcher_(seq.blocks, buffers, block_bytes), remaining_(seq.size), free_to_(free_to),
+                std::size_t block_bytes = 0, std::size_t last_block_bytes = 0)
+      : prefetcher_(seq.blocks, buffers, block_bytes, last_block_bytes), remaining_(seq.size), free_to_(free_to),
         blocks_(seq.blocks) {
     if (!free_to_) blocks_.clear(); // only kept to free them
     refill();

@@ -27,9 +27,11 @@ template <class Block> class block_prefetcher {
 public:
   /// Starts reading the first `buffers` (>= 1) blocks of `sequence` at once. Memory:
   /// min(buffers, sequence length) blocks of `block_bytes` (a sized_block's size; a
-  /// typed_block has its own).
-  block_prefetcher(std::vector<block_id> sequence, std::size_t buffers, std::size_t block_bytes = 0)
-      : sequence_(std::move(sequence)) {
+  /// typed_block has its own). `last_block_bytes` (a multiple of 4096; 0: the whole
+  /// block): the part of the sequence's last block that was written and is read.
+  block_prefetcher(std::vector<block_id> sequence, std::size_t buffers, std::size_t block_bytes = 0,
+                   std::size_t last_block_bytes = 0)
+      : sequence_(std::move(sequence)), last_block_bytes_(last_block_bytes) {
     if (buffers == 0) throw std::invalid_argument("flow: a prefetcher needs >= 1 buffer");
     const std::size_t n = std::min(buffers, sequence_.size()); // none for nothing to read
     owned_.reserve(n);
@@ -93,7 +95,9 @@ private:
       Block* b = free_.back();
       free_.pop_back();
       try {
-        in_flight_.push_back(pending{b, b->read(sequence_[next_issue_])});
+        const block_id& id = sequence_[next_issue_];
+        const bool part = last_block_bytes_ != 0 && next_issue_ + 1 == sequence_.size();
+        in_flight_.push_back(pending{b, part ? b->read_first(id, last_block_bytes_) : b->read(id)});
       } catch (...) {
         free_.push_back(b); // e.g. closed_file_error at submission
         throw;
@@ -103,6 +107,7 @@ private:
   }
 
   std::vector<block_id> sequence_;
+  std::size_t last_block_bytes_;
   std::vector<std::unique_ptr<Block>> owned_;
   std::vector<Block*> free_;
   std::deque<pending> in_flight_; // in sequence order
