@@ -13,9 +13,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <regex>
+#include <set>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -83,7 +85,7 @@ fs::path programFile(const std::string& word) {
 
 // What the cache holds, by the names flowc gives its entries.
 const std::regex kProgram(".*-[0-9a-f]{16}"); // a program flowc run built (+ .cpp, .headers)
-const std::regex kPart("[0-9a-f]{16}\\.(o|cpp)");  // in parts/: a class's object and source
+const std::regex kPart("[0-9a-f]{16}\\.(o|cpp|needs)");  // in parts/: a class's object, source, needs
 const std::regex kRuntime("runtime-[0-9a-f]{16}"); // a precompiled runtime (a folder)
 const std::regex kLeftover(".*\\.partial\\.[0-9]+.*"); // being written (or left by a killed flowc)
 
@@ -155,6 +157,46 @@ fs::path partObject(const fs::path& cache, const std::string& source, const std:
       key = codegen::fnv1a(file.string() + '\0' + std::to_string(st.st_size) + '\0' + std::to_string(st.st_mtime), key);
   }
   return cache / "parts" / (codegen::hex64(key) + ".o");
+}
+
+std::optional<std::vector<fs::path>> neededObjects(const fs::path& object) {
+  std::vector<fs::path> found;
+  std::set<fs::path> seen{object};
+  std::vector<fs::path> todo{object};
+  std::error_code ec;
+  while (!todo.empty()) {
+    const fs::path o = todo.back();
+    todo.pop_back();
+    std::ifstream list(fs::path(o).replace_extension(".needs"));
+    if (!list) return std::nullopt; // an object stored before the lists were kept
+    for (std::string name; std::getline(list, name);) {
+      const fs::path need = o.parent_path() / name;
+      if (name.empty() || !seen.insert(need).second) continue;
+      if (!fs::exists(need, ec)) return std::nullopt; // trimmed from the cache
+      found.push_back(need);
+      todo.push_back(need);
+    }
+  }
+  return found;
+}
+
+void storePartObject(const fs::path& compiled, const fs::path& object, const std::vector<std::string>& needs) {
+  // Each file written aside and renamed into place whole: a build that finds it reads a
+  // complete one. The list first, so that an object is never there without its list.
+  std::error_code ec;
+  const std::string aside = ".partial." + std::to_string(getpid());
+  const fs::path list = fs::path(object).replace_extension(".needs");
+  {
+    std::ofstream out(list.string() + aside, std::ios::trunc);
+    for (const std::string& name : needs) out << name << '\n';
+  }
+  fs::rename(list.string() + aside, list, ec);
+  // A link to the group's object where the folder allows hard links, else a copy.
+  const fs::path copy = object.string() + aside;
+  fs::remove(copy, ec);
+  if (::link(compiled.c_str(), copy.c_str()) != 0) fs::copy_file(compiled, copy, ec);
+  fs::rename(copy, object, ec);
+  fs::remove(copy, ec);
 }
 
 void markUsed(const fs::path& entry) {

@@ -26,6 +26,18 @@ std::optional<std::filesystem::path> cacheDirectory(bool quiet = false);
 std::filesystem::path partObject(const std::filesystem::path& cache, const std::string& source,
                                  const std::vector<std::string>& flags, const std::string& runtimeIncludeDir);
 
+/// A class's object is its group's (the classes one compile made together), whose code
+/// calls the classes that script compiled in other groups: `parts/KEY.needs` names their
+/// objects, one file name a line, and they are linked with it. The objects a cached class
+/// object needs, and theirs in turn; nullopt when its list or one of them is missing
+/// (the class is then compiled again).
+std::optional<std::vector<std::filesystem::path>> neededObjects(const std::filesystem::path& object);
+
+/// Puts `compiled` (a group's object) into the cache as the class object `object`, with
+/// `needs` (file names in parts/) as its list: both replace what was there.
+void storePartObject(const std::filesystem::path& compiled, const std::filesystem::path& object,
+                     const std::vector<std::string>& needs);
+
 /// Says that a cache entry (a program, a class's object) was used now: the cache keeps
 /// the most recently used within its size.
 void markUsed(const std::filesystem::path& entry);

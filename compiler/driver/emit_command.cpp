@@ -22,6 +22,7 @@
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -213,8 +214,14 @@ struct CompilePlan {
   std::vector<std::string> cpps;   // the C++ file each compiles (for its errors)
   std::vector<std::string> objects; // linked, in this order (none: one compile makes the program)
   size_t programObjects = 0;         // the first objects: the program's file's (main(), fl_run)
-  // A compiled group of classes → the cache's names of its classes' objects (links to it).
-  std::vector<std::pair<std::string, std::vector<std::string>>> stores;
+  // A compiled group of classes: the cache's names of its classes' objects (links to it)
+  // and the file names of the objects it needs (its classes' calls of other groups').
+  struct Store {
+    std::string partial; // the compile's output, without .o
+    std::vector<std::string> objects;
+    std::vector<std::string> needs;
+  };
+  std::vector<Store> stores;
   std::vector<std::pair<std::string, std::string>> sources; // C++ files to write, and their text
   size_t classesReused = 0;        // classes whose objects the cache had
   std::vector<std::string> mpiLink; // Open MPI's libraries (--mpi)
@@ -245,8 +252,9 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
   // are compiled together, in at most `jobs` groups (one more translation unit costs a
   // load of the precompiled runtime and the types again; the script's file, shorter than
   // most groups, takes the first job free), and each class's object in the cache is then
-  // a link to its group's.
+  // a link to its group's. A cached object comes with the objects its group needs.
   std::vector<std::string> classObjects;
+  std::map<std::string, std::string> objectOf; // class name -> its object in the cache
   struct Missing {
     const codegen::PartClass* cls;
     std::string object;
@@ -258,8 +266,14 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
     const std::string source = program.partSource({&c});
     const fs::path object = partObject(*cache, source, classFlags, runtimeLocation().includeDir);
     classObjects.push_back(object.string());
-    if (fs::exists(object, ec)) {
+    objectOf[c.name] = object.filename().string();
+    std::optional<std::vector<fs::path>> needs;
+    if (fs::exists(object, ec) && (needs = neededObjects(object))) {
       markUsed(object);
+      for (const fs::path& n : *needs) {
+        markUsed(n);
+        classObjects.push_back(n.string());
+      }
       ++plan.classesReused;
       if (options.verbose) std::cerr << "flowc: " << c.name << ": compiled before, " << object.string() << "\n";
       continue;
@@ -316,10 +330,16 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
   for (size_t k = 0; k < groups; ++k) {
     std::vector<const codegen::PartClass*> classes;
     std::vector<std::string> objects;
+    std::set<std::string> names;
     for (const Missing* m : group[k]) {
       classes.push_back(m->cls);
       objects.push_back(m->object);
+      names.insert(m->cls->name);
     }
+    std::set<std::string> needs; // the objects of the classes it calls that other units compile
+    for (const codegen::PartClass* c : classes)
+      for (const std::string& used : c->uses)
+        if (!names.count(used) && objectOf.count(used)) needs.insert(objectOf.at(used));
     const std::string source = program.partSource(classes);
     // In the cache's folder, so that its classes' objects can be links to it.
     const std::string partial = objects.front() + ".group.partial." + std::to_string(getpid());
@@ -329,7 +349,7 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
     plan.compiles.push_back({args, partial + ".log", ""});
     plan.costs.push_back(work[k]);
     plan.cpps.push_back(partial + ".cpp");
-    plan.stores.push_back({partial, objects});
+    plan.stores.push_back({partial, objects, {needs.begin(), needs.end()}});
   }
   return plan;
 }
@@ -365,8 +385,8 @@ int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, c
   // temporary object and log removed at the end, whatever happened.
   std::vector<std::string> leftovers;
   for (size_t k = 0; k < plan.programObjects; ++k) leftovers.push_back(plan.objects[k]); // linked, then not needed
-  for (const auto& [partial, objects] : plan.stores)
-    for (const char* suffix : {".cpp", ".o"}) leftovers.push_back(partial + suffix);
+  for (const CompilePlan::Store& store : plan.stores)
+    for (const char* suffix : {".cpp", ".o"}) leftovers.push_back(store.partial + suffix);
   auto runStep = [&](const std::vector<Command>& step, const std::vector<size_t>& which) {
     for (const Command& c : step) {
       leftovers.push_back(c.log);
@@ -382,16 +402,10 @@ int compile(const BuildOptions& options, const codegen::GeneratedCpp& program, c
   };
   int status = runStep(compiles, order);
   std::error_code ec;
-  // Compiled classes go into the cache whole (links made in one step to a finished
-  // object), for this link and later builds; another flowc's link of the same is as good.
-  for (const auto& [partial, objects] : plan.stores)
-    for (const std::string& object : objects)
-      if (status == 0 && ::link((partial + ".o").c_str(), object.c_str()) != 0 && errno != EEXIST) {
-        // A folder without hard links: a copy, renamed into place whole.
-        const std::string copy = object + ".partial." + std::to_string(getpid());
-        if (fs::copy_file(partial + ".o", copy, ec)) fs::rename(copy, object, ec);
-        fs::remove(copy, ec);
-      }
+  // Compiled classes go into the cache whole, for this link and later builds.
+  for (const CompilePlan::Store& store : plan.stores)
+    for (const std::string& object : store.objects)
+      if (status == 0) storePartObject(store.partial + ".o", object, store.needs);
   if (status == 0 && !plan.objects.empty()) {
     std::vector<std::string> link = options.compiler;
     link.push_back("-pthread");
