@@ -181,9 +181,24 @@ std::optional<std::vector<fs::path>> neededObjects(const fs::path& object) {
 }
 
 void storePartObject(const fs::path& compiled, const fs::path& object, const std::vector<std::string>& needs) {
-  // Each file written aside and renamed into place whole: a build that finds it reads a
-  // complete one. The list first, so that an object is never there without its list.
+  // Builds store one at a time (an exclusive lock on parts.lock), and an object already
+  // there with all it needs stays as it is: another build may have found it and be about
+  // to link it with the list it read. Else (none, or its list names one that is gone: no
+  // build links it) the list and then the object are written aside and renamed into
+  // place whole, so that a build finds a complete pair or no object.
+  const int lock = ::open((object.parent_path().parent_path() / "parts.lock").c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+  struct closer {
+    int fd;
+    ~closer() {
+      if (fd >= 0) ::close(fd); // releases the lock
+    }
+  } closeLock{lock};
+  if (lock >= 0)
+    while (::flock(lock, LOCK_EX) != 0 && errno == EINTR) {
+    }
   std::error_code ec;
+  if (fs::exists(object, ec) && neededObjects(object)) return;
+  fs::remove(object, ec);
   const std::string aside = ".partial." + std::to_string(getpid());
   const fs::path list = fs::path(object).replace_extension(".needs");
   {
@@ -285,6 +300,7 @@ int runCache(const std::vector<std::string>& words, const BuildOptions& build) {
     }
     fs::remove(*cache / "parts", ec); // only when empty
     fs::remove(*cache / "lock", ec);  // builds' CacheHold
+    fs::remove(*cache / "parts.lock", ec); // builds' storePartObject
     std::cout << "flowc: removed " << flow::format_bytes(static_cast<double>(bytes)) << " from " << cache->string()
               << "\n";
     return 0;

@@ -34,7 +34,8 @@ std::filesystem::path partObject(const std::filesystem::path& cache, const std::
 std::optional<std::vector<std::filesystem::path>> neededObjects(const std::filesystem::path& object);
 
 /// Puts `compiled` (a group's object) into the cache as the class object `object`, with
-/// `needs` (file names in parts/) as its list: both replace what was there.
+/// `needs` (file names in parts/) as its list, unless another build put one there with
+/// all it needs (first stored wins: a build may be linking it).
 void storePartObject(const std::filesystem::path& compiled, const std::filesystem::path& object,
                      const std::vector<std::string>& needs);
 
