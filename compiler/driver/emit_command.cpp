@@ -252,7 +252,8 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
   // are compiled together, in at most `jobs` groups (one more translation unit costs a
   // load of the precompiled runtime and the types again; the script's file, shorter than
   // most groups, takes the first job free), and each class's object in the cache is then
-  // a link to its group's. A cached object comes with the objects its group needs.
+  // a link to its group's. A cached object comes with the objects its group needs; the
+  // groups compiled now are linked from their own outputs.
   std::vector<std::string> classObjects;
   std::map<std::string, std::string> objectOf; // class name -> its object in the cache
   struct Missing {
@@ -265,10 +266,10 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
     if (!inParts) break;
     const std::string source = program.partSource({&c});
     const fs::path object = partObject(*cache, source, classFlags, runtimeLocation().includeDir);
-    classObjects.push_back(object.string());
     objectOf[c.name] = object.filename().string();
     std::optional<std::vector<fs::path>> needs;
     if (fs::exists(object, ec) && (needs = neededObjects(object))) {
+      classObjects.push_back(object.string());
       markUsed(object);
       for (const fs::path& n : *needs) {
         markUsed(n);
@@ -350,6 +351,9 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
     plan.costs.push_back(work[k]);
     plan.cpps.push_back(partial + ".cpp");
     plan.stores.push_back({partial, objects, {needs.begin(), needs.end()}});
+    // Linked as compiled, not from the cache: another build may have stored its own
+    // group's object for one of these classes meanwhile, which that one stays.
+    plan.objects.push_back(partial + ".o");
   }
   return plan;
 }
