@@ -92,6 +92,13 @@ struct GeneratedCpp {
   /// The translation unit of `classes` compiled together: the prelude, the type blocks
   /// their names (and the blocks picked) mention, their instantiations.
   std::string partSource(const std::vector<const PartClass*>& classes) const;
+  /// The indices in partTypes of the blocks that unit holds. An object may hold several
+  /// classes only where this is the same for each: its key (one class's unit) then covers
+  /// every type definition the object's code depends on.
+  std::vector<size_t> typeBlocksOf(const std::vector<const PartClass*>& classes) const;
+  /// Whether block b is the same in every script flowc makes: an ascending or descending
+  /// order of a scalar type (`fl_asc_u32`), which names no other block.
+  bool sameInEveryScript(size_t b) const;
   double mainCost = 0; // the compile time of main() (the plan, the params), likewise
   double runCost = 0;  // of fl_run (the script's statements) and what only it can name
   /// Whether main() and fl_run may be compiled apart (-DFLOW_ONLY_MAIN, -DFLOW_ONLY_RUN):

@@ -945,12 +945,10 @@ std::vector<GeneratedCpp::TypeBlock> Generator::typeBlocks(const std::string& ty
   return blocks;
 }
 
-std::string GeneratedCpp::partSource(const std::vector<const PartClass*>& classes) const {
+std::vector<size_t> GeneratedCpp::typeBlocksOf(const std::vector<const PartClass*>& classes) const {
   // The blocks that define a name the classes mention, then those their text mentions.
   std::set<std::string> wanted;
-  std::vector<std::string> names;
   for (const PartClass* c : classes) {
-    names.push_back(c->name);
     for (const std::string& id : identifiers(c->name)) wanted.insert(id);
     for (const std::string& u : c->uses)
       for (const std::string& id : identifiers(u)) wanted.insert(id);
@@ -966,9 +964,31 @@ std::string GeneratedCpp::partSource(const std::vector<const PartClass*>& classe
       for (const std::string& id : identifiers(partTypes[b].text)) wanted.insert(id);
     }
   }
-  std::string source = partPrelude + "namespace fl_script {\n\n";
+  std::vector<size_t> blocks;
   for (size_t b = 0; b < partTypes.size(); ++b)
-    if (picked[b]) source += partTypes[b].text;
+    if (picked[b]) blocks.push_back(b);
+  return blocks;
+}
+
+bool GeneratedCpp::sameInEveryScript(size_t b) const {
+  for (const std::string& n : partTypes[b].defines)
+    if (!n.starts_with("fl_asc_") && !n.starts_with("fl_desc_")) return false;
+  const std::set<std::string> mentioned = [&] {
+    const auto ids = identifiers(partTypes[b].text);
+    return std::set<std::string>(ids.begin(), ids.end());
+  }();
+  for (size_t other = 0; other < partTypes.size(); ++other)
+    if (other != b)
+      for (const std::string& n : partTypes[other].defines)
+        if (mentioned.count(n)) return false;
+  return true;
+}
+
+std::string GeneratedCpp::partSource(const std::vector<const PartClass*>& classes) const {
+  std::vector<std::string> names;
+  for (const PartClass* c : classes) names.push_back(c->name);
+  std::string source = partPrelude + "namespace fl_script {\n\n";
+  for (size_t b : typeBlocksOf(classes)) source += partTypes[b].text;
   source += "} // namespace fl_script\n\nusing namespace fl_script;\n";
   for (const PartClass* c : classes) source += c->instantiation(names);
   return source;

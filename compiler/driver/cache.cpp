@@ -146,7 +146,14 @@ uint64_t folderBytes(const fs::path& dir) {
 
 fs::path partObject(const fs::path& cache, const std::string& source, const std::vector<std::string>& flags,
                     const std::string& runtimeIncludeDir) {
-  uint64_t key = codegen::fnv1a(source, runtimeHeadersHash(runtimeIncludeDir));
+  // The objects' format is in the key too: since 2026-12-07 an object holds only classes
+  // of one type set and has a .needs list; objects made before may hold other classes.
+  // So is flowc itself: an object may hold a scalar's order (fl_asc_u32) that its key's
+  // source does not, which another flowc may write otherwise.
+  uint64_t key = codegen::fnv1a(source + "\nobjects of one type set, with .needs\n", runtimeHeadersHash(runtimeIncludeDir));
+  struct stat self {};
+  if (::stat("/proc/self/exe", &self) == 0)
+    key = codegen::fnv1a(std::to_string(self.st_size) + '\0' + std::to_string(self.st_mtime), key);
   for (const std::string& flag : flags) {
     key = codegen::fnv1a(flag + '\0', key);
     // The compiler itself: another version (an upgrade) makes other objects.

@@ -249,10 +249,9 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
   if (cache) fs::create_directory(*cache / "parts", ec);
   const bool inParts = cache && !ec;
   // Each class's object is keyed by its own translation unit; the classes the cache lacks
-  // are compiled together, in at most `jobs` groups (one more translation unit costs a
-  // load of the precompiled runtime and the types again; the script's file, shorter than
-  // most groups, takes the first job free), and each class's object in the cache is then
-  // a link to its group's. A cached object comes with the objects its group needs; the
+  // are compiled in groups (one more translation unit costs a load of the precompiled
+  // runtime and the types again; the script's file, shorter than most groups, takes the
+  // first job free), and each class's object in the cache is then a link to its group's. A cached object comes with the objects its group needs; the
   // groups compiled now are linked from their own outputs.
   std::vector<std::string> classObjects;
   std::map<std::string, std::string> objectOf; // class name -> its object in the cache
@@ -283,7 +282,41 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
     missing.push_back({&c, object.string()});
   }
   std::stable_sort(missing.begin(), missing.end(), [](const Missing& a, const Missing& b) { return a.cls->cost > b.cls->cost; });
-  const size_t groups = std::min<size_t>(missing.size(), options.jobs);
+  // Classes share an object only where their units hold the same type definitions, so
+  // that each one's key covers every definition the object's code depends on: another
+  // script may define a record of the same name differently, and a link of both scripts'
+  // code for it takes one of the two (a sort of the other layout crashed). Those with the
+  // same types (but for the orders of scalars, the same in every script) are compiled
+  // together, split further while a job would be idle.
+  std::map<std::vector<size_t>, std::vector<const Missing*>> byTypes;
+  for (const Missing& m : missing) {
+    std::vector<size_t> types = program.typeBlocksOf({m.cls});
+    std::erase_if(types, [&](size_t b) { return program.sameInEveryScript(b); });
+    byTypes[types].push_back(&m);
+  }
+  std::vector<std::vector<const Missing*>> group;
+  for (auto& [types, members] : byTypes) group.push_back(std::move(members));
+  auto workOf = [](const std::vector<const Missing*>& g) {
+    double w = 0;
+    for (const Missing* m : g) w += m->cls->cost;
+    return w;
+  };
+  while (group.size() < options.jobs) { // the costliest group of two or more in halves
+    auto split = group.end();
+    for (auto g = group.begin(); g != group.end(); ++g)
+      if (g->size() > 1 && (split == group.end() || workOf(*g) > workOf(*split))) split = g;
+    if (split == group.end()) break;
+    std::vector<const Missing*> halves[2];
+    double work[2] = {0, 0};
+    for (const Missing* m : *split) { // the most costly first, to the half with less work
+      const int h = work[1] < work[0] ? 1 : 0;
+      halves[h].push_back(m);
+      work[h] += m->cls->cost;
+    }
+    *split = std::move(halves[0]);
+    group.push_back(std::move(halves[1]));
+  }
+  const size_t groups = group.size();
   const bool runApart = program.runApart && groups + 2 <= options.jobs;
   const std::vector<std::string> programArgs = compileFlags(options, /*includeDirs=*/true);
   if (!inParts && !runApart) {
@@ -321,13 +354,6 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
   }
   plan.programObjects = units.size();
   plan.objects.insert(plan.objects.end(), classObjects.begin(), classObjects.end());
-  std::vector<std::vector<const Missing*>> group(groups);
-  std::vector<double> work(groups, 0);
-  for (const Missing& m : missing) { // the most costly first, to the group with the least work
-    const size_t least = static_cast<size_t>(std::min_element(work.begin(), work.end()) - work.begin());
-    group[least].push_back(&m);
-    work[least] += m.cls->cost;
-  }
   for (size_t k = 0; k < groups; ++k) {
     std::vector<const codegen::PartClass*> classes;
     std::vector<std::string> objects;
@@ -348,7 +374,7 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
     std::vector<std::string> args = classFlags;
     args.insert(args.end(), {"-c", partial + ".cpp", "-o", partial + ".o"});
     plan.compiles.push_back({args, partial + ".log", ""});
-    plan.costs.push_back(work[k]);
+    plan.costs.push_back(workOf(group[k]));
     plan.cpps.push_back(partial + ".cpp");
     plan.stores.push_back({partial, objects, {needs.begin(), needs.end()}});
     // Linked as compiled, not from the cache: another build may have stored its own
