@@ -251,8 +251,9 @@ CompilePlan planCompiles(const BuildOptions& options, const codegen::GeneratedCp
   // Each class's object is keyed by its own translation unit; the classes the cache lacks
   // are compiled in groups (one more translation unit costs a load of the precompiled
   // runtime and the types again; the script's file, shorter than most groups, takes the
-  // first job free), and each class's object in the cache is then a link to its group's. A cached object comes with the objects its group needs; the
-  // groups compiled now are linked from their own outputs.
+  // first job free), and each class's object in the cache is then a link to its group's.
+  // A cached object comes with the objects its group needs; the groups compiled now are
+  // linked from their own outputs.
   std::vector<std::string> classObjects;
   std::map<std::string, std::string> objectOf; // class name -> its object in the cache
   struct Missing {
