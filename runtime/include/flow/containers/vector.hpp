@@ -2,10 +2,10 @@
 // An external vector: elements in blocks on the block manager's disks, a small LRU cache
 // of blocks in memory. push_back writes behind (a filled block starts its write at once,
 // so by the time the cache evicts it the write is done); the last block moves only the
-// pages its elements use; get/set go through the cache
-// (one read per miss); scan() reads sequentially with prefetching. Its buffers never
-// exceed the memory budget given at construction: the cache holds memory / block bytes
-// blocks, and a scan borrows that same memory (the cache is emptied for the scan).
+// 4 KiB pages its elements use; get/set go through the cache (one read per miss);
+// scan() reads sequentially with prefetching. Its buffers never exceed the memory
+// budget given at construction: the cache holds memory / block bytes blocks, and a scan
+// borrows that same memory (the cache is emptied for the scan).
 // The block size is a run-time value (a program's block() follows its --memory); get,
 // set and modify on the block they used last compare the index with that block's range
 // and divide only when the block changes, so v[i] costs what it did with the size fixed
