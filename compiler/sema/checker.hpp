@@ -160,8 +160,9 @@ private:
   // ---- functions (functions.cpp)
   void declareFunction(ast::FnDecl& fn);
   /// Whether calls of `fn` are inlined where they stand (an expression body, value
-  /// parameters and result); the others become statements before the calling one.
-  static bool inlinable(const ast::FnDecl& fn);
+  /// parameters and result, no aggregate of a stream); the others become statements
+  /// before the calling one.
+  bool inlinable(const ast::FnDecl& fn);
   /// The script function `e` calls, if it is such a call.
   ast::FnDecl* functionCalled(const ast::Expr& e);
   /// "unknown function 'f'", with the nearest builtin or script function.
@@ -249,6 +250,7 @@ private:
   std::set<std::string> takenModuleIds_;
   // Functions by name ("mis", "graph.mis"), what their bodies declare, calls so far.
   std::map<std::string, ast::FnDecl*> functions_;
+  std::set<const ast::FnDecl*> askedInlinable_; // inlinable()'s walk through the calls
   std::map<const ast::FnDecl*, std::set<std::string>> bodyNames_;
   std::map<const ast::FnDecl*, int> expansions_;
   std::vector<ast::TypeRefPtr> resolvedTypes_;  // parameter types resolved for a call

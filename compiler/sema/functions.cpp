@@ -234,7 +234,25 @@ bool Checker::inlinable(const FnDecl& fn) {
   if (fn.hasBlock || !fn.result || fn.result->kind != FnParam::Value) return false;
   for (const FnParam& p : fn.params)
     if (p.kind != FnParam::Value) return false;
-  return true;
+  // An aggregate of a stream (`max(generate(n) { k } | …)`) runs as a phase of its own
+  // before the statement that needs its value, so a body with one (or with a call of a
+  // function that runs as statements) runs as statements too: inlined, the phase would
+  // read the parameters before the call bound them.
+  // (Functions that call each other are reported as recursion when called.)
+  if (!askedInlinable_.insert(&fn).second) return true;
+  struct Finder : Visitor {
+    Checker& checker;
+    bool phase = false;
+    explicit Finder(Checker& c) : checker(c) {}
+    bool visit(const Expr& e) override {
+      const FnDecl* called = checker.functionCalled(e);
+      phase = phase || e.as<PipelineArgExpr>() || (called && !checker.inlinable(*called));
+      return !phase;
+    }
+  } finder{*this};
+  finder.walk(*fn.exprBody);
+  askedInlinable_.erase(&fn);
+  return !finder.phase;
 }
 
 FnDecl* Checker::functionCalled(const Expr& e) {
@@ -689,8 +707,8 @@ bool Checker::expand(FnDecl& fn, CallExpr& call, Stmt* statement, ExprPtr& slot,
 const Type* Checker::checkInlinedCall(CallExpr& e, FnDecl& fn) {
   const std::string what = "'" + fn.name + "'";
   if (!inlinable(fn)) {
-    error(e.loc, "function " + what + " runs as statements (it has a block body, or takes or returns streams, "
-                 "vectors, arrays, orders or priority queues), so it is called where a statement runs — not per element in a "
+    error(e.loc, "function " + what + " runs as statements (it has a block body, takes or returns streams, "
+                 "vectors, arrays, orders or priority queues, or aggregates a stream), so it is called where a statement runs — not per element in a "
                  "lambda or stage, nor in a while condition; call it before and use its result");
     return out_.types.error();
   }
