@@ -295,6 +295,7 @@ public:
 
   ExprPtr* found = nullptr;
   Pipeline* foundSource = nullptr; // the pipeline whose source the call is, if it is one
+  bool foundConditional = false;   // in an operand that runs only when needed (&&, ||, if)
 
   void statement(Stmt& s) {
     switch (s.kind()) {
@@ -339,13 +340,34 @@ private:
 
   bool visit(ExprPtr& e) override {
     if (found) return false;
+    if (auto* b = e->as<BinaryExpr>(); b && kindOf(b->op) == OperatorKind::Logical) {
+      walk(b->lhs);
+      conditional(b->rhs);
+      return false;
+    }
+    if (auto* i = e->as<IfExpr>()) {
+      walk(i->cond);
+      conditional(i->then);
+      conditional(i->otherwise);
+      return false;
+    }
     // Arguments first: they run before the call. (A call's `inlined` body is still empty
     // here: sema fills it in when it checks the call, after this.)
     walkChildren(*e);
     FnDecl* fn = found ? nullptr : called_(*e);
-    if (fn && !inlinable_(*fn)) found = &e;
+    if (fn && !inlinable_(*fn)) {
+      found = &e;
+      foundConditional = conditional_ > 0;
+    }
     return false;
   }
+  void conditional(ExprPtr& operand) {
+    if (!operand) return;
+    ++conditional_;
+    walk(operand);
+    --conditional_;
+  }
+  int conditional_ = 0;
   bool visit(PipelinePtr& p) override {
     if (found) return false;
     walkChildren(*p);
@@ -417,6 +439,15 @@ bool Checker::expandCall(std::vector<StmtPtr>& body, size_t& i) {
   ExprPtr& slot = *finder.found;
   auto& call = *slot->as<CallExpr>();
   FnDecl& fn = *functionCalled(call);
+  if (finder.foundConditional) {
+    error(call.loc, "function '" + fn.name + "' runs as statements before the statement that calls it, whatever the "
+                    "'&&', '||' or 'if' around the call decides; call it before (let r = " + fn.name +
+                    "(…);) or test in an if statement");
+    auto empty = std::make_unique<BlockStmt>();
+    empty->loc = body[i]->loc;
+    body[i] = std::move(empty);
+    return false;
+  }
 
   std::vector<StmtPtr> checked;  // the arguments held in names (checked already)
   std::vector<StmtPtr> expanded; // the body (checked when the loop reaches it)
