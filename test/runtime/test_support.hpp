@@ -152,4 +152,17 @@ inline mng::disk_config direct_config(const std::string& dir, std::size_t disks 
   return c;
 }
 
+/// The thread counts a test of parallel code runs at. Under ThreadSanitizer (the suite's
+/// runtime_tsan, where each is about ten times slower) only those of two threads or
+/// more: one thread has no races to find, and the plain build runs them all.
+inline std::vector<unsigned> parallel_thread_counts(std::initializer_list<unsigned> counts) {
+  std::vector<unsigned> out;
+  for (unsigned threads : counts)
+#if defined(__SANITIZE_THREAD__)
+    if (threads > 1)
+#endif
+      out.push_back(threads);
+  return out;
+}
+
 } // namespace flow::test

@@ -17,6 +17,7 @@
 
 #include "flow/plan/memory_plan.hpp"
 #include "flow/stream/batched_stages.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -204,7 +205,7 @@ TEST(BatchedStages, AForStageThatPutsOutAnyNumberPerInput) {
   // a burst within, about and above a chunk's room (5 × most: above it at 2 threads too,
   // whose chunks have eight times the room of 8 threads')
   const std::uint64_t most = flow::plan::stage_batch_share(sizeof(std::uint64_t) + 4 * sizeof(word), kBlock, 4);
-  for (unsigned threads : {1u, 2u, 3u, 8u})
+  for (unsigned threads : flow::test::parallel_thread_counts({1u, 2u, 3u, 8u}))
     for (const std::uint64_t share = share_at(threads, sizeof(std::uint64_t) + 4 * sizeof(word), 4);
          std::uint64_t burst : {std::uint64_t{3}, most, 5 * most})
       for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, share - 1, share * threads + 1, std::uint64_t{9001}}) {

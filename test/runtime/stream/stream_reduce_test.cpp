@@ -485,7 +485,7 @@ TEST(ReduceHashPartitioned, AgainstReferenceAtEveryThreadCount) {
     for (keys k : {keys::random, keys::skewed, keys::all_equal, keys::all_distinct}) {
       const auto in = make_input<kv>(n, k, k == keys::all_distinct ? n : 150000, n + 11);
       const auto ref = reference(in);
-      for (unsigned threads : {1u, 2u, 3u, 8u}) {
+      for (unsigned threads : flow::test::parallel_thread_counts({1u, 2u, 3u, 8u})) {
         std::size_t spills = 0;
         const auto out = via_partitioned_hash(in, memory, expected, opt, threads, &spills);
         ASSERT_EQ(out.size(), ref.size());
@@ -499,7 +499,7 @@ TEST(ReduceHashPartitioned, AgainstReferenceAtEveryThreadCount) {
   }
   // far more keys than expected: the partitions grow to the budget, then the table spills
   const auto many = make_input<kv>(1200000, keys::all_distinct, 0, 5);
-  for (unsigned threads : {1u, 2u}) {
+  for (unsigned threads : flow::test::parallel_thread_counts({1u, 2u})) {
     std::size_t spills = 0;
     expect_reduced(many, via_partitioned_hash(many, memory, expected, opt, threads, &spills), "spilling");
     EXPECT_GE(spills, 1u);
