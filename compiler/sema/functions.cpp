@@ -337,6 +337,7 @@ public:
 private:
   std::function<FnDecl*(const Expr&)> called_;
   std::function<bool(const FnDecl&)> inlinable_;
+  int conditional_ = 0; // operands entered that run only when needed
 
   bool visit(ExprPtr& e) override {
     if (found) return false;
@@ -367,7 +368,6 @@ private:
     walk(operand);
     --conditional_;
   }
-  int conditional_ = 0;
   bool visit(PipelinePtr& p) override {
     if (found) return false;
     walkChildren(*p);
@@ -439,26 +439,23 @@ bool Checker::expandCall(std::vector<StmtPtr>& body, size_t& i) {
   ExprPtr& slot = *finder.found;
   auto& call = *slot->as<CallExpr>();
   FnDecl& fn = *functionCalled(call);
-  if (finder.foundConditional) {
-    error(call.loc, "function '" + fn.name + "' runs as statements before the statement that calls it, whatever the "
-                    "'&&', '||' or 'if' around the call decides; call it before (let r = " + fn.name +
-                    "(…);) or test in an if statement");
+  auto dropStatement = [&] { // reported; the statement would only repeat the error
     auto empty = std::make_unique<BlockStmt>();
     empty->loc = body[i]->loc;
     body[i] = std::move(empty);
     return false;
+  };
+  if (finder.foundConditional) {
+    error(call.loc, "function '" + fn.name + "' runs as statements before the statement that calls it, whatever the "
+                    "'&&', '||' or 'if' around the call decides; call it before (let r = " + fn.name +
+                    "(…);) or test in an if statement");
+    return dropStatement();
   }
 
   std::vector<StmtPtr> checked;  // the arguments held in names (checked already)
   std::vector<StmtPtr> expanded; // the body (checked when the loop reaches it)
   bool consumed = false;         // the statement was only the call
-  if (!expand(fn, call, body[i].get(), slot, finder.foundSource, checked, expanded, consumed)) {
-    // Reported; the statement would only repeat the error.
-    auto empty = std::make_unique<BlockStmt>();
-    empty->loc = body[i]->loc;
-    body[i] = std::move(empty);
-    return false;
-  }
+  if (!expand(fn, call, body[i].get(), slot, finder.foundSource, checked, expanded, consumed)) return dropStatement();
   const size_t n = checked.size();
   if (consumed) body.erase(body.begin() + static_cast<long>(i));
   std::vector<StmtPtr> inserted = std::move(checked);
