@@ -250,7 +250,7 @@ private:
   std::set<std::string> takenModuleIds_;
   // Functions by name ("mis", "graph.mis"), what their bodies declare, calls so far.
   std::map<std::string, ast::FnDecl*> functions_;
-  std::set<const ast::FnDecl*> askedInlinable_; // inlinable()'s walk through the calls
+  std::map<const ast::FnDecl*, bool> inlinableOf_; // inlinable()'s answers
   std::map<const ast::FnDecl*, std::set<std::string>> bodyNames_;
   std::map<const ast::FnDecl*, int> expansions_;
   std::vector<ast::TypeRefPtr> resolvedTypes_;  // parameter types resolved for a call

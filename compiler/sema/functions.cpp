@@ -238,8 +238,10 @@ bool Checker::inlinable(const FnDecl& fn) {
   // before the statement that needs its value, so a body with one (or with a call of a
   // function that runs as statements) runs as statements too: inlined, the phase would
   // read the parameters before the call bound them.
-  // (Functions that call each other are reported as recursion when called.)
-  if (!askedInlinable_.insert(&fn).second) return true;
+  // Asked once per function, at every call of it. (Functions that call each other are
+  // reported as recursion when called: while a walk is under way its answer is true.)
+  auto [known, first] = inlinableOf_.emplace(&fn, true);
+  if (!first) return known->second;
   struct Finder : Visitor {
     Checker& checker;
     bool phase = false;
@@ -251,8 +253,7 @@ bool Checker::inlinable(const FnDecl& fn) {
     }
   } finder{*this};
   finder.walk(*fn.exprBody);
-  askedInlinable_.erase(&fn);
-  return !finder.phase;
+  return known->second = !finder.phase;
 }
 
 FnDecl* Checker::functionCalled(const Expr& e) {
